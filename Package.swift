@@ -1,0 +1,145 @@
+// swift-tools-version:6.0
+//
+// SyncKeychain: one SwiftPM package. Dependencies point one way:
+//   KeychainModel, SyncCore (pure values and rules)
+//     -> KeychainCrypto (swift-crypto)
+//       -> KeychainStore (GRDB) -> SecurityCompat (Apple's names)
+//       -> SyncProtocol (wire types)
+//         -> SyncServer (Hummingbird, GRDB, PostgresNIO)   [Server/]
+//         -> SyncClient (AsyncHTTPClient)                  [Client/]
+// Executables (keychain, sync-server, sync-client, benchmarks) hold @main and wiring only.
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "SyncKeychain",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "KeychainModel", targets: ["KeychainModel"]),
+        .library(name: "SyncCore", targets: ["SyncCore"]),
+        .library(name: "KeychainCrypto", targets: ["KeychainCrypto"]),
+        .library(name: "KeychainStore", targets: ["KeychainStore"]),
+        .library(name: "SecurityCompat", targets: ["SecurityCompat"]),
+        .library(name: "SyncSimulation", targets: ["SyncSimulation"]),
+        .executable(name: "keychain", targets: ["keychain"]),
+        .executable(name: "sync-simulate", targets: ["sync-simulate"]),
+        .executable(name: "sync-server", targets: ["sync-server"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+    ],
+    targets: [
+        // MARK: Pure values and rules
+        .target(name: "KeychainModel", swiftSettings: swiftSettings),
+        .target(name: "SyncCore", swiftSettings: swiftSettings),
+
+        // MARK: Crypto
+        .target(
+            name: "KeychainCrypto",
+            dependencies: [
+                "SyncCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Local keychain
+        .target(
+            name: "KeychainStore",
+            dependencies: [
+                "KeychainModel",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(name: "SecurityCompat", dependencies: ["KeychainModel", "KeychainStore"], swiftSettings: swiftSettings),
+
+        // MARK: Simulation (a shipped test double: devices and server merge in one process)
+        .target(name: "SyncSimulation", dependencies: ["SyncCore"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "sync-simulate",
+            dependencies: ["SyncSimulation", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Wire protocol and server
+        .target(name: "SyncProtocol", dependencies: ["SyncCore"], swiftSettings: swiftSettings),
+        .target(
+            name: "SyncServer",
+            dependencies: [
+                "SyncCore", "SyncProtocol", "KeychainCrypto",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Server/SyncServer",
+            resources: [.copy("openapi.yaml")],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "sync-server",
+            dependencies: ["SyncServer", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Server/sync-server",
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Client side
+        .target(
+            name: "KeychainCLI",
+            dependencies: [
+                "KeychainModel", "KeychainStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Client/KeychainCLI",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(name: "keychain", dependencies: ["KeychainCLI"], path: "Client/keychain", swiftSettings: swiftSettings),
+
+        // MARK: Tests
+        .testTarget(name: "KeychainModelTests", dependencies: ["KeychainModel"], swiftSettings: swiftSettings),
+        .testTarget(name: "SyncCoreTests", dependencies: ["SyncCore"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "KeychainCryptoTests",
+            dependencies: ["KeychainCrypto", "SyncCore"],
+            resources: [.copy("Vectors")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "KeychainStoreTests", dependencies: ["KeychainStore", "KeychainModel"], swiftSettings: swiftSettings),
+        .testTarget(name: "SecurityCompatTests", dependencies: ["SecurityCompat"], swiftSettings: swiftSettings),
+        .testTarget(name: "KeychainCLITests", dependencies: ["keychain"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "SyncServerTests",
+            dependencies: [
+                "SyncServer", "SyncProtocol", "sync-server",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "SyncSimulationTests", dependencies: ["SyncSimulation", "SyncCore"], swiftSettings: swiftSettings),
+    ],
+    swiftLanguageModes: [.v6]
+)
