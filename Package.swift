@@ -26,7 +26,6 @@ let package = Package(
         .library(name: "SyncSimulation", targets: ["SyncSimulation"]),
         .executable(name: "keychain", targets: ["keychain"]),
         .executable(name: "sync-simulate", targets: ["sync-simulate"]),
-        .executable(name: "sync-server", targets: ["sync-server"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -71,39 +70,14 @@ let package = Package(
         ),
         .target(name: "SecurityCompat", dependencies: ["KeychainModel", "KeychainStore"], swiftSettings: swiftSettings),
 
+        // MARK: Wire protocol (shared by server and client)
+        .target(name: "SyncProtocol", dependencies: ["SyncCore"], swiftSettings: swiftSettings),
+
         // MARK: Simulation (a shipped test double: devices and server merge in one process)
         .target(name: "SyncSimulation", dependencies: ["SyncCore"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "sync-simulate",
             dependencies: ["SyncSimulation", .product(name: "ArgumentParser", package: "swift-argument-parser")],
-            swiftSettings: swiftSettings
-        ),
-
-        // MARK: Wire protocol and server
-        .target(name: "SyncProtocol", dependencies: ["SyncCore"], swiftSettings: swiftSettings),
-        .target(
-            name: "SyncServer",
-            dependencies: [
-                "SyncCore", "SyncProtocol", "KeychainCrypto",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTLS", package: "hummingbird"),
-                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Server/SyncServer",
-            resources: [.copy("openapi.yaml")],
-            swiftSettings: swiftSettings
-        ),
-        .executableTarget(
-            name: "sync-server",
-            dependencies: ["SyncServer", .product(name: "ArgumentParser", package: "swift-argument-parser")],
-            path: "Server/sync-server",
             swiftSettings: swiftSettings
         ),
 
@@ -131,15 +105,52 @@ let package = Package(
         .testTarget(name: "KeychainStoreTests", dependencies: ["KeychainStore", "KeychainModel"], swiftSettings: swiftSettings),
         .testTarget(name: "SecurityCompatTests", dependencies: ["SecurityCompat"], swiftSettings: swiftSettings),
         .testTarget(name: "KeychainCLITests", dependencies: ["keychain"], swiftSettings: swiftSettings),
-        .testTarget(
-            name: "SyncServerTests",
-            dependencies: [
-                "SyncServer", "SyncProtocol", "sync-server",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-            ],
-            swiftSettings: swiftSettings
-        ),
         .testTarget(name: "SyncSimulationTests", dependencies: ["SyncSimulation", "SyncCore"], swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]
 )
+
+// MARK: Network stack (server, and later the sync client)
+//
+// `SYNCKEYCHAIN_CORE_ONLY=1 swift test` leaves these out: a fast inner loop for work on the lower
+// layers, which then builds without Hummingbird, NIO and PostgresNIO. CI always builds everything.
+let networkTargets: [Target] = [
+    .target(
+        name: "SyncServer",
+        dependencies: [
+            "SyncCore", "SyncProtocol", "KeychainCrypto",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdTLS", package: "hummingbird"),
+            .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "X509", package: "swift-certificates"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "Logging", package: "swift-log"),
+        ],
+        path: "Server/SyncServer",
+        resources: [.copy("openapi.yaml")],
+        swiftSettings: swiftSettings
+    ),
+    .executableTarget(
+        name: "sync-server",
+        dependencies: ["SyncServer", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+        path: "Server/sync-server",
+        swiftSettings: swiftSettings
+    ),
+    .testTarget(
+        name: "SyncServerTests",
+        dependencies: [
+            "SyncServer", "SyncProtocol", "sync-server",
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+        ],
+        swiftSettings: swiftSettings
+    ),
+]
+
+if Context.environment["SYNCKEYCHAIN_CORE_ONLY"] == nil {
+    package.targets += networkTargets
+    package.products += [.executable(name: "sync-server", targets: ["sync-server"])]
+}
