@@ -1,0 +1,37 @@
+/// One version of an item as a device sees it after opening the sealed blob: what conflict
+/// resolution needs and an opaque content value for the local keychain.
+public struct ItemVersion: Versioned, Hashable, Sendable, Codable {
+    /// The history this version has seen, including itself.
+    public var vector: VersionVector
+    /// Whether this version is a tombstone (its content is then empty).
+    public var isDeleted: Bool
+    /// When the writing device made the change, milliseconds since 1970 on its clock.
+    public var modifiedAt: Int64
+    /// The device that made the change. A resolution keeps the winner's writer and time.
+    public var device: DeviceID
+    /// The item's attributes and secret, opaque to sync.
+    public var content: [UInt8]
+
+    /// Creates a version.
+    public init(vector: VersionVector, isDeleted: Bool, modifiedAt: Int64, device: DeviceID, content: [UInt8]) {
+        self.vector = vector
+        self.isDeleted = isDeleted
+        self.modifiedAt = modifiedAt
+        self.device = device
+        self.content = isDeleted ? [] : content
+    }
+
+    /// Whether two versions say the same thing (deleted flag, time, writer, content), whatever
+    /// their vectors. Resolutions of the same siblings made on different devices are the same.
+    public func sameValue(as other: ItemVersion) -> Bool {
+        isDeleted == other.isDeleted && modifiedAt == other.modifiedAt && device == other.device
+            && content == other.content
+    }
+
+    /// The receiver with another vector.
+    public func with(vector: VersionVector) -> ItemVersion {
+        var copy = self
+        copy.vector = vector
+        return copy
+    }
+}
