@@ -1,0 +1,33 @@
+import Crypto
+import Foundation
+
+/// The layout every sealed value in this module shares: `version (1) ‖ nonce (12) ‖ ciphertext ‖
+/// tag (16)`, AES-256-GCM, the version byte also leading the associated data.
+enum AEADLayout {
+    static let overhead = 1 + 12 + 16
+
+    static func join(version: UInt8, _ box: AES.GCM.SealedBox) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(overhead + box.ciphertext.count)
+        bytes.append(version)
+        box.nonce.withUnsafeBytes { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: box.ciphertext)
+        bytes.append(contentsOf: box.tag)
+        return bytes
+    }
+
+    /// Opens a joined value; every failure is the one coarse ``CryptoError/authenticationFailed``.
+    static func open(_ bytes: [UInt8], version: UInt8, under key: SymmetricKey, associatedData: [UInt8]) throws(CryptoError) -> Data {
+        guard bytes.count >= overhead, bytes[0] == version else { throw .authenticationFailed }
+        do {
+            let box = try AES.GCM.SealedBox(
+                nonce: AES.GCM.Nonce(data: bytes[1..<13]),
+                ciphertext: bytes[13..<(bytes.count - 16)],
+                tag: bytes[(bytes.count - 16)...]
+            )
+            return try AES.GCM.open(box, using: key, authenticating: associatedData)
+        } catch {
+            throw .authenticationFailed
+        }
+    }
+}
