@@ -93,6 +93,19 @@ let package = Package(
         ),
         .executableTarget(name: "keychain", dependencies: ["KeychainCLI"], path: "Client/keychain", swiftSettings: swiftSettings),
 
+        // MARK: Benchmarks
+        .executableTarget(
+            name: "keychain-bench",
+            dependencies: [
+                "KeychainCrypto", "KeychainStore", "SyncCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/keychain-bench",
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Tests
         .testTarget(name: "KeychainModelTests", dependencies: ["KeychainModel"], swiftSettings: swiftSettings),
         .testTarget(name: "SyncCoreTests", dependencies: ["SyncCore"], swiftSettings: swiftSettings),

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SyncCore
 
 /// The keys derived once from an ``AccountKey`` and kept for the hot paths (no HKDF per item): the
 /// item-ID key and the item-blob key.
