@@ -1,0 +1,85 @@
+import NIOCore
+import NIOPosix
+import NIOSSL
+
+/// Fetches a server's certificate over one TLS handshake whose verification callback checks the
+/// public-key pin (AsyncHTTPClient has no such callback). The certificate then becomes the only
+/// trust root of the real connections, so only that key is accepted (decision 0050).
+package enum CertificateProbe {
+    /// Connects to `host`:`port`, checks the leaf certificate's pin against `expected` (any pin
+    /// when nil: trust on first use), and returns the certificate.
+    ///
+    /// - Throws: ``SyncClientError`` `pinMismatch` when the key does not match, `unreachable`
+    ///   when no handshake happens.
+    package static func certificate(host: String, port: Int, expected: ServerPin?) async throws -> NIOSSLCertificate {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.minimumTLSVersion = .tlsv12
+        let context: NIOSSLContext
+        do {
+            context = try NIOSSLContext(configuration: configuration)
+        } catch {
+            throw SyncClientError(.unreachable, "cannot set up TLS", underlying: error)
+        }
+        let group = MultiThreadedEventLoopGroup.singleton
+        let promise = group.next().makePromise(of: NIOSSLCertificate.self)
+        let outcome = Outcome(promise: promise)
+        let bootstrap = ClientBootstrap(group: group)
+            .connectTimeout(.seconds(10))
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let handler = try NIOSSLClientHandler(context: context, serverHostname: nil) { certificates, verification in
+                        guard let leaf = certificates.first, let pin = try? ServerPin(of: leaf) else {
+                            outcome.fail(SyncClientError(.unreachable, "the server sent no usable certificate"))
+                            verification.succeed(.failed)
+                            return
+                        }
+                        if let expected, !expected.matches(pin) {
+                            outcome.fail(SyncClientError(.pinMismatch, "the server's public key \(pin) does not match the pin \(expected); refusing to connect"))
+                            verification.succeed(.failed)
+                            return
+                        }
+                        outcome.succeed(leaf)
+                        verification.succeed(.certificateVerified)
+                    }
+                    try channel.pipeline.syncOperations.addHandler(handler)
+                    try channel.pipeline.syncOperations.addHandler(CloseWatcher(outcome: outcome))
+                }
+            }
+        let channel: any Channel
+        do {
+            channel = try await bootstrap.connect(host: host, port: port).get()
+        } catch {
+            throw SyncClientError(.unreachable, "cannot connect to \(host):\(port)", underlying: error)
+        }
+        defer { channel.close(promise: nil) }
+        return try await promise.futureResult.get()
+    }
+
+    /// Completes the promise once: the verification callback and a closed channel race.
+    private final class Outcome: Sendable {
+        let promise: EventLoopPromise<NIOSSLCertificate>
+
+        init(promise: EventLoopPromise<NIOSSLCertificate>) { self.promise = promise }
+
+        func succeed(_ certificate: NIOSSLCertificate) { promise.completeWith(.success(certificate)) }
+        func fail(_ error: any Error) { promise.completeWith(.failure(error)) }
+    }
+
+    /// Fails the probe when the connection ends before the certificate was seen.
+    private final class CloseWatcher: ChannelInboundHandler, Sendable {
+        typealias InboundIn = ByteBuffer
+        let outcome: Outcome
+
+        init(outcome: Outcome) { self.outcome = outcome }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            outcome.fail(SyncClientError(.unreachable, "the server closed the connection during the TLS handshake"))
+            context.fireChannelInactive()
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            outcome.fail(SyncClientError(.unreachable, "TLS handshake failed", underlying: error))
+            context.close(promise: nil)
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import KeychainCrypto
+import KeychainStore
+import Logging
+import SyncCore
+
+/// An enrolled device ready to talk to its server: the keychain, the state file, the enrolment,
+/// the account keys, and a connection whose TLS accepts only the pinned key. Call ``close()``.
+package final class ClientSession: Sendable {
+    package let keychain: Keychain
+    package let database: ClientStateDatabase
+    package let enrolment: Enrolment
+    package let accountKey: AccountKey
+    package let connection: ServerConnection
+    package let logger: Logger
+
+    /// Opens the session of the keychain at `keychainPath`, checking the server's key against the
+    /// recorded pin.
+    package static func open(keychainPath: String, logger: Logger) async throws -> ClientSession {
+        let database = try ClientStateDatabase(keychainPath: keychainPath, create: false)
+        guard let enrolment = try database.enrolment() else {
+            throw SyncClientError(.notEnrolled, "this keychain is not enrolled; run `sync-client enroll` first")
+        }
+        let keychain = try DeviceEnrolment.openKeychain(keychainPath)
+        let secrets = DeviceSecrets(keychain: keychain)
+        let accountKey = try secrets.accountKey()
+        let token = try secrets.token()
+        let endpoint = try ServerEndpoint(enrolment.server, allowInsecure: enrolment.pin == nil)
+        let pin = try enrolment.pin.map { text throws(SyncClientError) in
+            guard let pin = ServerPin(text) else { throw SyncClientError(.localStorage, "the recorded pin is damaged") }
+            return pin
+        }
+        if !endpoint.isInsecure && pin == nil { throw SyncClientError(.localStorage, "no pin recorded for an https server") }
+        let (_, tls) = try await endpoint.verify(pin: pin)
+        let connection = ServerConnection(endpoint: endpoint, tlsConfiguration: tls, token: token)
+        return ClientSession(keychain: keychain, database: database, enrolment: enrolment, accountKey: accountKey, connection: connection, logger: logger)
+    }
+
+    private init(keychain: Keychain, database: ClientStateDatabase, enrolment: Enrolment, accountKey: AccountKey, connection: ServerConnection, logger: Logger) {
+        self.keychain = keychain
+        self.database = database
+        self.enrolment = enrolment
+        self.accountKey = accountKey
+        self.connection = connection
+        self.logger = logger
+    }
+
+    /// The sync engine of the keychain zone.
+    package func engine() throws(SyncClientError) -> SyncEngine {
+        let sealer = VersionSealer(keys: AccountKeys(accountKey: accountKey), account: enrolment.account, zone: .keychain)
+        return try SyncEngine(
+            keychain: keychain, database: database, transport: ZoneTransport(connection: connection, zone: .keychain),
+            sealer: sealer, device: enrolment.device, logger: logger)
+    }
+
+    package func close() async {
+        await connection.shutdown()
+    }
+
+    /// Runs `body` with an open session and closes it afterwards.
+    package static func with<T: Sendable>(keychainPath: String, logger: Logger, _ body: (ClientSession) async throws -> T) async throws -> T {
+        let session = try await open(keychainPath: keychainPath, logger: logger)
+        do {
+            let result = try await body(session)
+            await session.close()
+            return result
+        } catch {
+            await session.close()
+            throw error
+        }
+    }
+}

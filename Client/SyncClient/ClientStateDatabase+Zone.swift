@@ -1,0 +1,131 @@
+import Foundation
+import GRDB
+import SyncCore
+
+extension ClientStateDatabase {
+    /// What is durably kept per zone besides the machine's state.
+    package struct ZoneProgress: Sendable, Equatable {
+        /// The last keychain journal entry turned into local changes.
+        package var journalSequence: Int64 = 0
+        /// When the zone was last in step with the server.
+        package var lastSync: Date?
+    }
+
+    private struct StoredBatch: Codable {
+        struct Entry: Codable {
+            var item: ItemID
+            var vector: VersionVector
+            var deleted: Bool
+            var sealed: [UInt8]
+        }
+
+        var batchID: UInt64
+        var items: [Entry]
+    }
+
+    /// Loads a zone's state; a fresh state for a zone never synced.
+    package func loadZone(_ zone: ZoneID, device: DeviceID, sealer: VersionSealer) throws(SyncClientError) -> (ZoneSyncState, ZoneProgress) {
+        try read { db in
+            var state = ZoneSyncState(device: device, zone: zone)
+            var progress = ZoneProgress()
+            if let row = try Row.fetchOne(
+                db, sql: "SELECT cursor, write_counter, next_batch_id, epoch, unanswered_batch, journal_sequence, last_sync FROM zone_state WHERE zone = ?",
+                arguments: [zone.rawValue])
+            {
+                state.cursor = UInt64(row[0] as Int64)
+                state.writeCounter = UInt64(row[1] as Int64)
+                state.nextBatchID = UInt64(row[2] as Int64)
+                state.epoch = UInt64(row[3] as Int64)
+                if let data = row[4] as Data? {
+                    let stored = try JSONDecoder().decode(StoredBatch.self, from: data)
+                    let items = try stored.items.map { entry in
+                        PushedItem(item: entry.item, version: try sealer.open(
+                            entry.sealed, item: entry.item, vector: entry.vector, deleted: entry.deleted, forLocalState: true))
+                    }
+                    state.unansweredBatch = PushBatch(device: device, zone: zone, batchID: stored.batchID, items: items)
+                }
+                progress.journalSequence = row[5]
+                progress.lastSync = (row[6] as Double?).map(Date.init(timeIntervalSince1970:))
+            }
+            let decoder = JSONDecoder()
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT item, vector, deleted, sealed, pending, baseline, seen FROM item_record WHERE zone = ?",
+                arguments: [zone.rawValue])
+            while let row = try rows.next() {
+                let item = ItemID(row[0])
+                let vector = try decoder.decode(VersionVector.self, from: Data((row[1] as String).utf8))
+                let version = try sealer.open(row[3], item: item, vector: vector, deleted: row[2], forLocalState: true)
+                state.records[item] = ZoneSyncState.Record(
+                    version: version, isPending: row[4],
+                    baseline: try decoder.decode([VersionVector].self, from: Data((row[5] as String).utf8)),
+                    seen: try decoder.decode(VersionVector.self, from: Data((row[6] as String).utf8)))
+            }
+            return (state, progress)
+        }
+    }
+
+    /// Commits a zone's state in one transaction, writing only the records that differ from
+    /// `previous` (the state last committed).
+    package func saveZone(
+        _ state: ZoneSyncState, previous: ZoneSyncState?, progress: ZoneProgress, sealer: VersionSealer,
+        problems: [(ItemID, String?)] = []
+    ) throws(SyncClientError) {
+        try write { db in
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            func text(_ value: some Encodable) throws -> String { String(decoding: try encoder.encode(value), as: UTF8.self) }
+            var batch: Data?
+            if let unanswered = state.unansweredBatch {
+                let entries = try unanswered.items.map { pushed in
+                    StoredBatch.Entry(
+                        item: pushed.item, vector: pushed.version.vector, deleted: pushed.version.isDeleted,
+                        sealed: try sealer.seal(pushed.version, item: pushed.item, forLocalState: true))
+                }
+                batch = try encoder.encode(StoredBatch(batchID: unanswered.batchID, items: entries))
+            }
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO zone_state (zone, cursor, write_counter, next_batch_id, epoch, unanswered_batch, journal_sequence, last_sync)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    state.zone.rawValue, Int64(state.cursor), Int64(state.writeCounter), Int64(state.nextBatchID), Int64(state.epoch),
+                    batch, progress.journalSequence, progress.lastSync?.timeIntervalSince1970,
+                ])
+            let upsert = try db.cachedStatement(sql: """
+                INSERT OR REPLACE INTO item_record (zone, item, vector, deleted, sealed, pending, baseline, seen)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+            for (item, record) in state.records where previous?.records[item] != record {
+                try upsert.execute(arguments: [
+                    state.zone.rawValue, item.rawValue, try text(record.version.vector), record.version.isDeleted,
+                    try sealer.seal(record.version, item: item, forLocalState: true), record.isPending,
+                    try text(record.baseline), try text(record.seen),
+                ])
+            }
+            let delete = try db.cachedStatement(sql: "DELETE FROM item_record WHERE zone = ? AND item = ?")
+            for item in (previous?.records.keys).map(Array.init) ?? [] where state.records[item] == nil {
+                try delete.execute(arguments: [state.zone.rawValue, item.rawValue])
+            }
+            for (item, reason) in problems {
+                if let reason {
+                    try recordProblem(db, zone: state.zone, item: item, reason: reason)
+                } else {
+                    try clearProblem(db, zone: state.zone, item: item)
+                }
+            }
+        }
+    }
+}
+
+extension ClientStateDatabase {
+    /// A zone's counts for the status command, without opening any sealed record.
+    package func zoneSummary(_ zone: ZoneID) throws(SyncClientError) -> (journalSequence: Int64, lastSync: Date?, pending: Int) {
+        try read { db in
+            let row = try Row.fetchOne(db, sql: "SELECT journal_sequence, last_sync FROM zone_state WHERE zone = ?", arguments: [zone.rawValue])
+            let pending = try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM item_record WHERE zone = ? AND pending = 1", arguments: [zone.rawValue]) ?? 0
+            return (row?[0] ?? 0, (row?[1] as Double?).map(Date.init(timeIntervalSince1970:)), pending)
+        }
+    }
+}

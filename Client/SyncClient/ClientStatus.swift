@@ -1,0 +1,62 @@
+import Foundation
+import KeychainStore
+import SyncCore
+
+/// What `sync-client status` shows; read from the local state only (no server round trip).
+package struct ClientStatus: Sendable, Codable, Equatable {
+    package var account: String
+    package var server: String
+    package var pin: String?
+    package var device: String
+    package var deviceName: String
+    package var lastSync: Date?
+    /// Local changes not yet acknowledged by the server (pending versions plus journal entries
+    /// not yet taken).
+    package var pendingChanges: Int
+    package var problems: [ClientStateDatabase.Problem]
+
+    /// Reads the status of the keychain at `keychainPath`.
+    package static func read(keychainPath: String) throws -> ClientStatus {
+        let database = try ClientStateDatabase(keychainPath: keychainPath, create: false)
+        guard let enrolment = try database.enrolment() else {
+            throw SyncClientError(.notEnrolled, "this keychain is not enrolled; run `sync-client enroll` first")
+        }
+        let summary = try database.zoneSummary(.keychain)
+        let keychain = try DeviceEnrolment.openKeychain(keychainPath)
+        var untaken = 0
+        do {
+            untaken = try keychain.journalEntries(after: summary.journalSequence, limit: 100_000).filter(\.primaryKey.isSynchronizable).count
+        } catch {
+            throw SyncEngine.mapped(error)
+        }
+        return ClientStatus(
+            account: enrolment.account, server: enrolment.server, pin: enrolment.pin, device: enrolment.device.rawValue,
+            deviceName: enrolment.deviceName, lastSync: summary.lastSync, pendingChanges: summary.pending + untaken,
+            problems: try database.problems(zone: .keychain))
+    }
+}
+
+extension ClientStatus {
+    /// The status as JSON (ISO 8601 dates, sorted keys).
+    package func jsonText() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        encoder.dateEncodingStrategy = .iso8601
+        return String(decoding: try encoder.encode(self), as: UTF8.self)
+    }
+
+    /// The status for people.
+    package var text: String {
+        var lines = [
+            "account:         \(account)",
+            "server:          \(server)",
+            "pin:             \(pin ?? "none (plain http)")",
+            "device:          \(device) (\(deviceName))",
+            "last sync:       \(lastSync.map { ISO8601DateFormatter().string(from: $0) } ?? "never")",
+            "pending changes: \(pendingChanges)",
+            "problems:        \(problems.count)",
+        ]
+        lines += problems.map { "  item \($0.item.prefix(16))…: \($0.reason)" }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import KeychainCrypto
+import KeychainStore
+import Logging
+import SyncCore
+import SyncProtocol
+
+/// Enrols this device: creates the account (`create`) or signs in to it, recovers the account
+/// key, and keeps the key and the device token in the keychain and the rest in the state file.
+/// Nothing is written locally unless every step succeeded.
+package struct DeviceEnrolment: Sendable {
+    package var server: String
+    package var account: String
+    package var create: Bool
+    package var pin: ServerPin?
+    package var password: String
+    package var deviceName: String
+    package var allowInsecure: Bool
+    /// log2 of scrypt's N for a new account (never below the floor; KDFParameters checks).
+    package var logN: UInt8 = KDFParameters.defaultLogN
+
+    package init(server: String, account: String, create: Bool, pin: ServerPin?, password: String, deviceName: String, allowInsecure: Bool) {
+        self.server = server
+        self.account = account
+        self.create = create
+        self.pin = pin
+        self.password = password
+        self.deviceName = deviceName
+        self.allowInsecure = allowInsecure
+    }
+
+    /// What enrolment produced for the user to see.
+    package struct Outcome: Sendable {
+        package var enrolment: Enrolment
+        /// The recovery key of a new account, to print once.
+        package var recoveryKey: String?
+        /// The server's pin, when it was trusted on first use (no `--pin` given).
+        package var trustedPin: ServerPin?
+    }
+
+    package func run(keychainPath: String, logger: Logger) async throws -> Outcome {
+        if ClientStateDatabase.exists(forKeychain: keychainPath),
+            try ClientStateDatabase(keychainPath: keychainPath, create: false).enrolment() != nil
+        {
+            throw SyncClientError(.alreadyEnrolled, "this keychain is already enrolled; use another --keychain")
+        }
+        guard !password.isEmpty else { throw SyncClientError(.invalidInput, "the password must not be empty") }
+        let endpoint = try ServerEndpoint(server, allowInsecure: allowInsecure)
+        let (seenPin, tls) = try await endpoint.verify(pin: pin)
+        let connection = ServerConnection(endpoint: endpoint, tlsConfiguration: tls, token: nil)
+        do {
+            let outcome = try await run(connection, keychainPath: keychainPath, seenPin: seenPin, logger: logger)
+            await connection.shutdown()
+            return outcome
+        } catch {
+            await connection.shutdown()
+            throw error
+        }
+    }
+
+    private func run(_ connection: ServerConnection, keychainPath: String, seenPin: ServerPin?, logger: Logger) async throws -> Outcome {
+        let endpoint = connection.endpoint
+        let device = DeviceID.random()
+        var recoveryPrinted: String?
+        let secrets: AccountSecrets
+        if create {
+            let parameters = try KDFParameters(logN: logN, r: 8, p: 1, salt: KDFParameters.generate().salt)
+            secrets = try AccountSecrets.derive(password: password, parameters: parameters)
+            let accountKey = AccountKey.generate()
+            let recovery = RecoveryKey.generate()
+            let bundle = AccountKeyBundle(
+                kdf: PasswordKDF(algorithm: parameters.algorithm, logN: parameters.logN, r: parameters.r, p: parameters.p),
+                salt: Base64Bytes(parameters.salt),
+                wrappedAccountKey: Base64Bytes(try accountKey.wrapped(with: secrets, account: account, epoch: VersionSealer.keyEpoch)),
+                wrappedRecoveryKey: Base64Bytes(try accountKey.wrapped(with: recovery, account: account, epoch: VersionSealer.keyEpoch)))
+            do {
+                try await connection.send(.POST, "/v1/accounts", body: CreateAccountRequest(account: account, authKey: Base64Bytes(secrets.authKey), keys: bundle))
+            } catch where ServerFailure.code(of: error) == ErrorCode.accountExists {
+                throw SyncClientError(.invalidInput, "an account named \(account) exists already; enrol without --create")
+            }
+            recoveryPrinted = recovery.printed
+        } else {
+            let pre = try await connection.send(.POST, "/v1/sign-in/parameters", body: PreSignInRequest(account: account), as: PreSignInResponse.self)
+            secrets = try AccountSecrets.derive(password: password, parameters: try Self.parameters(pre.kdf, salt: pre.salt))
+        }
+        let signIn = try await connection.send(
+            .POST, "/v1/sign-in",
+            body: SignInRequest(account: account, authKey: Base64Bytes(secrets.authKey), device: device, deviceName: deviceName),
+            as: SignInResponse.self)
+        let accountKey: AccountKey
+        do {
+            guard try Self.parameters(signIn.keys.kdf, salt: signIn.keys.salt) == secrets.parameters else { throw CryptoError.authenticationFailed }
+            accountKey = try AccountKey.unwrap(signIn.keys.wrappedAccountKey.bytes, with: secrets, account: account, epoch: VersionSealer.keyEpoch)
+        } catch let error as SyncClientError {
+            throw error
+        } catch {
+            throw SyncClientError(.signInFailed, "the account key does not open with this password", underlying: error)
+        }
+
+        let keychain = try Self.openKeychain(keychainPath)
+        try DeviceSecrets(keychain: keychain).save(accountKey: accountKey, token: signIn.token)
+        var enrolment = Enrolment(
+            server: endpoint.url.absoluteString, pin: seenPin?.description, account: account, device: signIn.device,
+            deviceName: deviceName, enrolledAt: Date())
+        enrolment.wrappedRecoveryKey = signIn.keys.wrappedRecoveryKey?.bytes
+        try ClientStateDatabase(keychainPath: keychainPath, create: true).saveEnrolment(enrolment)
+        logger.info("device enrolled", metadata: ["account": "\(account)", "device": "\(signIn.device)"])
+        return Outcome(enrolment: enrolment, recoveryKey: recoveryPrinted, trustedPin: pin == nil ? seenPin : nil)
+    }
+
+    /// The server's KDF parameters, refused below this client's floors or above its limits.
+    package static func parameters(_ kdf: PasswordKDF, salt: Base64Bytes) throws(SyncClientError) -> KDFParameters {
+        do {
+            return try KDFParameters(algorithm: kdf.algorithm, logN: kdf.logN, r: kdf.r, p: kdf.p, salt: salt.bytes)
+        } catch {
+            throw SyncClientError(
+                .unsafeParameters, "the server's KDF parameters are outside this client's limits (\(error.message)); refusing them",
+                underlying: error)
+        }
+    }
+
+    package static func openKeychain(_ path: String) throws(SyncClientError) -> Keychain {
+        do {
+            return try Keychain.open(at: path)
+        } catch {
+            throw SyncClientError(.localStorage, "cannot open the keychain: \(error.message)", underlying: error)
+        }
+    }
+}

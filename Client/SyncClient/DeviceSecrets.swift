@@ -1,0 +1,78 @@
+import KeychainCrypto
+import KeychainModel
+import KeychainStore
+
+/// The account key and the device token, kept in the local keychain as `ThisDeviceOnly`,
+/// non-synchronizable generic passwords ("after first unlock", so the daemon works while the
+/// keychain is locked), in an access group of their own.
+package struct DeviceSecrets: Sendable {
+    package static let service = "synckeychain.sync-client"
+    package static let accessGroup = "synckeychain.sync-client"
+    private static let accountKeyName = "account-key"
+    private static let tokenName = "device-token"
+
+    package let keychain: Keychain
+
+    package init(keychain: Keychain) { self.keychain = keychain }
+
+    /// Stores both secrets, replacing earlier ones.
+    package func save(accountKey: AccountKey, token: String) throws(SyncClientError) {
+        try put(Self.accountKeyName, accountKey.rawRepresentation)
+        try put(Self.tokenName, Array(token.utf8))
+    }
+
+    /// Replaces the device token (a new sign-in).
+    package func saveToken(_ token: String) throws(SyncClientError) {
+        try put(Self.tokenName, Array(token.utf8))
+    }
+
+    /// The account key.
+    package func accountKey() throws(SyncClientError) -> AccountKey {
+        let bytes = try get(Self.accountKeyName)
+        do {
+            return try AccountKey(rawRepresentation: bytes)
+        } catch {
+            throw SyncClientError(.localStorage, "the stored account key is damaged; enrol again", underlying: error)
+        }
+    }
+
+    /// The device token.
+    package func token() throws(SyncClientError) -> String {
+        String(decoding: try get(Self.tokenName), as: UTF8.self)
+    }
+
+    private func query(_ name: String) -> Query {
+        var attributes = ItemAttributes()
+        attributes.service = Self.service
+        attributes.account = name
+        attributes.accessGroup = Self.accessGroup
+        return Query(itemClass: .genericPassword, attributes: attributes, synchronizable: .no)
+    }
+
+    private func put(_ name: String, _ secret: [UInt8]) throws(SyncClientError) {
+        let item = Item.genericPassword(service: Self.service, account: name, data: secret) { attributes in
+            attributes.accessGroup = Self.accessGroup
+            attributes.accessible = .afterFirstUnlockThisDeviceOnly
+            attributes.synchronizable = false
+            attributes.label = "sync-client \(name)"
+        }
+        do {
+            do {
+                try keychain.delete(query(name))
+            } catch let error where error.code == .itemNotFound {}
+            _ = try keychain.add(item)
+        } catch {
+            throw SyncClientError(.localStorage, "cannot store the \(name) in the keychain: \(error.message)", underlying: error)
+        }
+    }
+
+    private func get(_ name: String) throws(SyncClientError) -> [UInt8] {
+        do {
+            return try keychain.findData(query(name))
+        } catch let error where error.code == .itemNotFound {
+            throw SyncClientError(.notEnrolled, "the \(name) is missing from the keychain; enrol again")
+        } catch {
+            throw SyncClientError(.localStorage, "cannot read the \(name) from the keychain: \(error.message)", underlying: error)
+        }
+    }
+}

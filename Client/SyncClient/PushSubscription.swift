@@ -1,0 +1,48 @@
+import HTTPTypes
+import HummingbirdWSClient
+import Logging
+import NIOSSL
+
+/// Keeps the server's push channel (`GET /v1/push`, WebSocket) open and rings the doorbell on
+/// every message, and on every (re)connection, since changes may have happened while it was
+/// down. Reconnects with backoff and jitter.
+package struct PushSubscription: Sendable {
+    package let endpoint: ServerEndpoint
+    package let tlsConfiguration: TLSConfiguration?
+    package let token: String
+
+    package init(endpoint: ServerEndpoint, tlsConfiguration: TLSConfiguration?, token: String) {
+        self.endpoint = endpoint
+        self.tlsConfiguration = tlsConfiguration
+        self.token = token
+    }
+
+    package func run(doorbell: Doorbell, logger: Logger) async {
+        var backoff = Backoff(base: .milliseconds(500), maximum: .seconds(30))
+        let scheme = endpoint.isInsecure ? "ws" : "wss"
+        let url = "\(scheme)://\(endpoint.host):\(endpoint.port)/v1/push"
+        var configuration = WebSocketClientConfiguration()
+        configuration.additionalHeaders = [.authorization: "Bearer \(token)"]
+        configuration.autoPing = .enabled(timePeriod: .seconds(20))
+        while !Task.isCancelled {
+            do {
+                try await WebSocketClient.connect(
+                    url: url, configuration: configuration, tlsConfiguration: tlsConfiguration, logger: logger
+                ) { inbound, _, _ in
+                    logger.debug("push channel open")
+                    doorbell.ring()
+                    for try await _ in inbound { doorbell.ring() }
+                }
+                logger.debug("push channel closed")
+                backoff.reset()
+            } catch {
+                logger.debug("push channel failed", metadata: ["error": "\(error)"])
+            }
+            do {
+                try await Task.sleep(for: backoff.next())
+            } catch {
+                return
+            }
+        }
+    }
+}

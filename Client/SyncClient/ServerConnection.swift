@@ -1,0 +1,104 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+import SyncProtocol
+
+/// The HTTP side of the server's API: one pinned `HTTPClient`, JSON in and out, errors mapped to
+/// ``SyncClientError``. Call ``shutdown()`` when done.
+package final class ServerConnection: Sendable {
+    package let endpoint: ServerEndpoint
+    package let tlsConfiguration: TLSConfiguration?
+    private let client: HTTPClient
+    private let token: String?
+    private static let maximumResponseBytes = 64 << 20
+
+    package init(endpoint: ServerEndpoint, tlsConfiguration: TLSConfiguration?, token: String?) {
+        self.endpoint = endpoint
+        self.tlsConfiguration = tlsConfiguration
+        self.token = token
+        var configuration = HTTPClient.Configuration()
+        configuration.tlsConfiguration = tlsConfiguration
+        configuration.timeout = .init(connect: .seconds(10), read: .seconds(60))
+        configuration.httpVersion = .http1Only
+        client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }
+
+    /// The same server with a device token.
+    package func authorized(with token: String) -> ServerConnection {
+        ServerConnection(endpoint: endpoint, tlsConfiguration: tlsConfiguration, token: token)
+    }
+
+    package func shutdown() async {
+        try? await client.shutdown()
+    }
+
+    /// Sends a JSON request (no body when `body` is nil) and decodes the JSON answer.
+    package func send<Answer: Decodable>(_ method: HTTPMethod, _ path: String, body: (any Encodable)?, as answer: Answer.Type) async throws -> Answer {
+        let bytes = try await exchange(method, path, body: body)
+        do {
+            return try WireCoding.makeDecoder().decode(Answer.self, from: Data(buffer: bytes))
+        } catch {
+            throw SyncClientError(.unreachable, "the server's answer to \(path) cannot be read", underlying: error)
+        }
+    }
+
+    /// Sends a request whose answer has no body worth reading.
+    package func send(_ method: HTTPMethod, _ path: String, body: (any Encodable)?) async throws {
+        _ = try await exchange(method, path, body: body)
+    }
+
+    private func exchange(_ method: HTTPMethod, _ path: String, body: (any Encodable)?) async throws -> ByteBuffer {
+        var request = HTTPClientRequest(url: endpoint.url.absoluteString + path)
+        request.method = method
+        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            let data = try WireCoding.makeEncoder().encode(body)
+            request.body = .bytes(ByteBuffer(bytes: data))
+        }
+        let response: HTTPClientResponse
+        let bytes: ByteBuffer
+        do {
+            response = try await client.execute(request, timeout: .seconds(60))
+            bytes = try await response.body.collect(upTo: Self.maximumResponseBytes)
+        } catch let error as SyncClientError {
+            throw error
+        } catch {
+            throw SyncClientError(.unreachable, "cannot reach the server at \(endpoint.url.absoluteString)", underlying: error)
+        }
+        guard (200..<300).contains(response.status.code) else { throw Self.error(status: response.status, body: bytes) }
+        return bytes
+    }
+
+    private static func error(status: HTTPResponseStatus, body: ByteBuffer) -> SyncClientError {
+        let detail = try? WireCoding.makeDecoder().decode(ErrorResponse.self, from: Data(buffer: body)).error
+        let code = detail?.code ?? "http_\(status.code)"
+        let message = detail?.message ?? status.reasonPhrase
+        switch code {
+        case ErrorCode.signInFailed:
+            return SyncClientError(.signInFailed, "sign-in failed: wrong account name or password")
+        case ErrorCode.unauthorized:
+            return SyncClientError(.unauthorized, "the server no longer accepts this device (revoked?); enrol it again")
+        default:
+            return ServerFailure(code: code, message: message).error
+        }
+    }
+}
+
+/// A server error answer with its stable code, kept for callers that branch on it.
+package struct ServerFailure: Error, Sendable {
+    package let code: String
+    package let message: String
+
+    var error: SyncClientError {
+        SyncClientError(.serverError, "the server refused the request: \(message) (\(code))", underlying: self)
+    }
+
+    /// The stable code of `error` when it is a server error answer.
+    package static func code(of error: any Error) -> String? {
+        ((error as? SyncClientError)?.underlying as? ServerFailure)?.code
+    }
+}

@@ -1,0 +1,93 @@
+import Logging
+import ServiceLifecycle
+
+/// `sync-client run`: pushes local writes as soon as the keychain changes, pulls when the server
+/// pushes a notification, checks in periodically, and backs off with jitter while the server is
+/// away. A `Service`: graceful shutdown (SIGTERM) ends it between rounds' requests.
+package struct SyncDaemon: Service {
+    package struct Configuration: Sendable {
+        package var watchMode: JournalWatcher.Mode = .inotify
+        /// How often the daemon syncs without any notification.
+        package var checkInterval: Duration = .seconds(60)
+
+        package init() {}
+    }
+
+    package let session: ClientSession
+    package let engine: SyncEngine
+    package let keychainPath: String
+    package let configuration: Configuration
+
+    package init(session: ClientSession, engine: SyncEngine, keychainPath: String, configuration: Configuration) {
+        self.session = session
+        self.engine = engine
+        self.keychainPath = keychainPath
+        self.configuration = configuration
+    }
+
+    package func run() async throws {
+        let logger = session.logger
+        let wake = Doorbell()
+        let local = Doorbell()
+        let watcher = JournalWatcher(keychainPath: keychainPath, mode: configuration.watchMode)
+        let keychain = session.keychain
+        let subscription = PushSubscription(
+            endpoint: session.connection.endpoint, tlsConfiguration: session.connection.tlsConfiguration,
+            token: try DeviceSecrets(keychain: keychain).token())
+        try await cancelWhenGracefulShutdown {
+            try await withThrowingDiscardingTaskGroup { group in
+                group.addTask {
+                    try await watcher.run(doorbell: local, logger: logger)
+                }
+                group.addTask {
+                    while await local.wait() {
+                        if await engine.hasNewJournalEntries() { wake.ring() }
+                    }
+                }
+                group.addTask { await subscription.run(doorbell: wake, logger: logger) }
+                group.addTask {
+                    while !Task.isCancelled {
+                        try await Task.sleep(for: configuration.checkInterval)
+                        wake.ring()
+                    }
+                }
+                group.addTask { try await syncLoop(wake: wake, logger: logger) }
+            }
+        }
+        logger.info("daemon stopped")
+    }
+
+    private func syncLoop(wake: Doorbell, logger: Logger) async throws {
+        var backoff = Backoff()
+        wake.ring()
+        while await wake.wait() {
+            do {
+                let report = try await engine.syncUntilInStep(maximumRounds: 20)
+                backoff.reset()
+                if report.pushed + report.applied > 0 {
+                    logger.info("synced", metadata: ["pushed": "\(report.pushed)", "applied": "\(report.applied)"])
+                }
+            } catch let error as SyncClientError where error.code == .rejectedVersions {
+                logger.error("\(error.message)")
+            } catch let error as SyncClientError where error.code == .unauthorized {
+                logger.error("\(error.message)")
+                throw error
+            } catch is CancellationError {
+                return
+            } catch {
+                logger.warning("sync failed; retrying", metadata: ["error": "\(error)"])
+                try await Task.sleep(for: backoff.next())
+                wake.ring()
+            }
+        }
+    }
+}
+
+extension SyncDaemon {
+    /// Runs the daemon in a service group that shuts down gracefully on SIGTERM and SIGINT.
+    package func runInServiceGroup(logger: Logger) async throws {
+        let group = ServiceGroup(
+            configuration: .init(services: [.init(service: self)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+}

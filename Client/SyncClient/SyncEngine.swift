@@ -1,0 +1,291 @@
+import Foundation
+import KeychainCrypto
+import KeychainModel
+import KeychainStore
+import Logging
+import SyncCore
+
+/// Drives SyncCore's ``ZoneSyncMachine`` for one zone: the machine decides, this actor does the
+/// I/O — reads the keychain's change journal, seals and opens blobs, talks to the server, applies
+/// remote versions to the keychain and commits the machine's durable state (decision 0052).
+///
+/// Crash safety: keychain effects are applied first and are idempotent; the machine's state and
+/// the consumed journal position are committed together before every request, so a restart
+/// replays at most the last page and resends at most the unanswered batch (stale at the server).
+package actor SyncEngine {
+    /// What one round did.
+    package struct RoundReport: Sendable, Equatable {
+        package var pushed = 0
+        package var applied = 0
+        package var rejected: [String] = []
+        /// Whether the round ended in step with the server.
+        package var inStep = false
+    }
+
+    package let keychain: Keychain
+    package let database: ClientStateDatabase
+    package let transport: ZoneTransport
+    package let sealer: VersionSealer
+    private let logger: Logger
+    private let configuration: ZoneSyncMachine.Configuration
+    private var machine: ZoneSyncMachine
+    private var committed: ZoneSyncState
+    private var progress: ClientStateDatabase.ZoneProgress
+    private var problems: [(ItemID, String?)] = []
+    private var onProgress: (@Sendable (Int) -> Void)?
+
+    package init(
+        keychain: Keychain, database: ClientStateDatabase, transport: ZoneTransport, sealer: VersionSealer, device: DeviceID,
+        configuration: ZoneSyncMachine.Configuration = .init(pageSize: 500, maximumBatchSize: 200, maximumPushesPerRound: 8),
+        logger: Logger
+    ) throws(SyncClientError) {
+        self.keychain = keychain
+        self.database = database
+        self.transport = transport
+        self.sealer = sealer
+        self.logger = logger
+        self.configuration = configuration
+        (committed, progress) = try database.loadZone(transport.zone, device: device, sealer: sealer)
+        machine = ZoneSyncMachine(restoring: committed, configuration: configuration)
+    }
+
+    /// Reports the number of items applied so far in a round (for a progress indicator).
+    package func setProgressHandler(_ handler: (@Sendable (Int) -> Void)?) { onProgress = handler }
+
+    /// The last journal sequence taken.
+    package var journalPosition: Int64 { progress.journalSequence }
+
+    /// Whether local changes are waiting to be pushed.
+    package var hasPendingChanges: Bool { machine.hasPendingChanges }
+
+    /// Runs rounds until the zone is in step with the server, at most `maximumRounds`.
+    ///
+    /// - Throws: ``SyncClientError`` `rejectedVersions` when some pulled versions were rejected,
+    ///   `notInStep` when the rounds ran out, or the I/O error that stopped a round.
+    @discardableResult
+    package func syncUntilInStep(maximumRounds: Int = 100) async throws -> RoundReport {
+        var total = RoundReport()
+        for _ in 0..<maximumRounds {
+            let report = try await round()
+            total.pushed += report.pushed
+            total.applied += report.applied
+            total.rejected += report.rejected
+            if report.inStep {
+                total.inStep = true
+                break
+            }
+        }
+        guard total.inStep else { throw SyncClientError(.notInStep, "not in step with the server after \(maximumRounds) rounds") }
+        if !total.rejected.isEmpty {
+            throw SyncClientError(
+                .rejectedVersions,
+                "\(total.rejected.count) pulled version(s) were rejected and not applied: \(total.rejected.prefix(3).joined(separator: "; "))")
+        }
+        return total
+    }
+
+    /// One round: take the journal's new changes, push, pull until the feed is drained, push
+    /// resolutions. After a failure the machine restarts from the committed state.
+    package func round() async throws -> RoundReport {
+        do {
+            try ingestJournal()
+            var report = RoundReport()
+            try await perform(machine.startSync(), report: &report)
+            if report.inStep, try keychain.journalEntries(after: progress.journalSequence, limit: 1).isEmpty == false {
+                report.inStep = false
+            }
+            return report
+        } catch {
+            machine = ZoneSyncMachine(restoring: committed, configuration: configuration)
+            throw Self.mapped(error)
+        }
+    }
+
+    // MARK: - Local changes
+
+    /// Turns the journal's entries after the consumed position into local changes, then commits.
+    package func ingestJournal() throws(SyncClientError) {
+        while true {
+            let entries: [JournalEntry]
+            do {
+                entries = try keychain.journalEntries(after: progress.journalSequence, limit: 1000)
+            } catch {
+                throw Self.mapped(error)
+            }
+            guard let last = entries.last else { return }
+            var latest: [PrimaryKey: JournalEntry] = [:]
+            var order: [PrimaryKey] = []
+            for entry in entries where entry.primaryKey.isSynchronizable {
+                if latest.updateValue(entry, forKey: entry.primaryKey) == nil { order.append(entry.primaryKey) }
+            }
+            for key in order {
+                guard let entry = latest[key] else { continue }
+                try localChange(entry)
+            }
+            progress.journalSequence = last.sequence
+            try commit()
+        }
+    }
+
+    private func localChange(_ entry: JournalEntry) throws(SyncClientError) {
+        let current: Item?
+        do {
+            current = try keychain.item(withPrimaryKey: entry.primaryKey)
+        } catch {
+            throw Self.mapped(error)
+        }
+        let item = itemID(of: entry.primaryKey)
+        guard let current, current.isSynchronizable else {
+            _ = machine.localChange(LocalChange(item: item, scope: .synchronizable, content: nil, modifiedAt: milliseconds(entry.time)))
+            return
+        }
+        let content = ItemContent.encode(current)
+        if let record = machine.state.records[item], !record.version.isDeleted, record.version.content == content { return }
+        let scope: LocalChange.Scope = current.accessibility.isThisDeviceOnly ? .thisDeviceOnly : .synchronizable
+        let modified = current.attributes.modificationDate ?? entry.time
+        _ = machine.localChange(LocalChange(item: item, scope: scope, content: content, modifiedAt: milliseconds(modified)))
+    }
+
+    // MARK: - Actions
+
+    private func perform(_ initial: [SyncAction], report: inout RoundReport) async throws {
+        var actions = initial[...]
+        var before = machine.state.records
+        while let action = actions.popFirst() {
+            switch action {
+            case .push(let batch):
+                try commit()
+                let sealed = PushBatch(
+                    device: batch.device, zone: batch.zone, batchID: batch.batchID,
+                    items: try batch.items.map { pushed in
+                        PushedItem(item: pushed.item, version: SealedVersion(
+                            vector: pushed.version.vector, isDeleted: pushed.version.isDeleted,
+                            payload: try sealer.seal(pushed.version, item: pushed.item)))
+                    })
+                let response = try await transport.push(sealed)
+                if response.status == .committed { report.pushed += batch.items.count }
+                before = machine.state.records
+                actions.append(contentsOf: machine.receive(response))
+            case .pull(let request):
+                try commit()
+                let page = try await transport.pull(request)
+                let opened = open(page, report: &report)
+                before = machine.state.records
+                actions.append(contentsOf: machine.receive(opened))
+            case .store(let item, let version):
+                try store(version, item: item)
+                report.applied += 1
+                if report.applied % 500 == 0 { onProgress?(report.applied) }
+            case .remove(let item):
+                if let old = before[item]?.version, let removed = ItemContent.decode(old.content) {
+                    try keychainWrite { try keychain.applyRemoteDeletion(of: removed.primaryKey) }
+                }
+                problems.append((item, nil))
+                report.applied += 1
+            case .keepInHistory(let item, let version):
+                if let loser = ItemContent.decode(version.content) {
+                    try keychainWrite { try keychain.recordHistoryVersion(loser) }
+                } else {
+                    reject(item, "a losing version's content cannot be read", report: &report)
+                }
+            case .reject(let item, let rejection):
+                let reason = rejection == .vectorWentBackwards
+                    ? "its version vector goes backwards" : "it claims a write of this device that this device never made"
+                reject(item, reason, report: &report)
+            case .synced:
+                progress.lastSync = Date()
+                try commit()
+                try await transport.acknowledge(machine.state.cursor)
+                report.inStep = true
+            }
+        }
+    }
+
+    private func store(_ version: ItemVersion, item: ItemID) throws {
+        guard let remote = ItemContent.decode(version.content), remote.isSynchronizable, !remote.accessibility.isThisDeviceOnly else {
+            logger.warning("pulled item content cannot be applied", metadata: ["item": "\(item)"])
+            problems.append((item, "its content is not a synchronizable keychain item"))
+            return
+        }
+        try keychainWrite { try keychain.applyRemoteVersion(remote) }
+        problems.append((item, nil))
+    }
+
+    /// Opens every version of a page; an item with a version that fails to open, or whose
+    /// content is not the item its ID names, is left out of the page and reported.
+    private func open(_ page: PullResponse<SealedVersion>, report: inout RoundReport) -> PullResponse<ItemVersion> {
+        guard case .changes(let requestID, let items, let nextCursor, let hasMore) = page else {
+            return .cursorExpired(requestID: page.requestID)
+        }
+        var opened: [SyncCore.ChangedItem<ItemVersion>] = []
+        opened.reserveCapacity(items.count)
+        for changed in items {
+            do {
+                let versions = try changed.versions.map { sealed in
+                    let version = try sealer.open(sealed.payload, item: changed.item, vector: sealed.vector, deleted: sealed.isDeleted)
+                    if !version.isDeleted {
+                        guard let content = ItemContent.decode(version.content), itemID(of: content.primaryKey) == changed.item else {
+                            throw CryptoError.authenticationFailed
+                        }
+                    }
+                    return version
+                }
+                opened.append(.init(item: changed.item, sequence: changed.sequence, versions: versions))
+            } catch {
+                reject(changed.item, "a version failed to open (wrong key or tampered)", report: &report)
+            }
+        }
+        return .changes(requestID: requestID, items: opened, nextCursor: nextCursor, hasMore: hasMore)
+    }
+
+    private func reject(_ item: ItemID, _ reason: String, report: inout RoundReport) {
+        logger.warning("pulled version rejected", metadata: ["item": "\(item)", "reason": "\(reason)"])
+        problems.append((item, reason))
+        report.rejected.append("item \(item.rawValue.prefix(12))…: \(reason)")
+    }
+
+    // MARK: - Durability
+
+    private func commit() throws(SyncClientError) {
+        try database.saveZone(machine.state, previous: committed, progress: progress, sealer: sealer, problems: problems)
+        committed = machine.state
+        problems.removeAll()
+    }
+
+    private func keychainWrite(_ body: () throws(KeychainError) -> Void) throws(SyncClientError) {
+        do {
+            try body()
+        } catch {
+            throw Self.mapped(error)
+        }
+    }
+
+    // MARK: - Helpers
+
+    package func itemID(of primaryKey: PrimaryKey) -> ItemID {
+        sealer.keys.itemID(zone: sealer.zone.rawValue, fields: primaryKey.fields.map { (name: $0.name, value: $0.bytes) })
+    }
+
+    private func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+
+    static func mapped(_ error: any Error) -> SyncClientError {
+        if let error = error as? SyncClientError { return error }
+        if let error = error as? KeychainError {
+            if error.code == .interactionNotAllowed {
+                return SyncClientError(.keychainLocked, "the keychain is locked; unlock it to sync", underlying: error)
+            }
+            return SyncClientError(.localStorage, "keychain: \(error.message)", underlying: error)
+        }
+        if let error = error as? CryptoError {
+            return SyncClientError(.localStorage, "crypto: \(error.message)", underlying: error)
+        }
+        return SyncClientError(.unreachable, "sync failed", underlying: error)
+    }
+}
+
+extension SyncEngine {
+    /// Whether the keychain's journal has entries this engine has not taken yet.
+    package func hasNewJournalEntries() -> Bool {
+        (try? keychain.journalEntries(after: journalPosition, limit: 1).isEmpty == false) ?? true
+    }
+}

@@ -1,0 +1,54 @@
+import NIOHTTP1
+import SyncCore
+import SyncProtocol
+
+/// The zone endpoints of the server in SyncCore's terms: a sealed push batch becomes an upload, a
+/// pull request a page of the change feed.
+package struct ZoneTransport: Sendable {
+    package let connection: ServerConnection
+    package let zone: ZoneID
+
+    package init(connection: ServerConnection, zone: ZoneID) {
+        self.connection = connection
+        self.zone = zone
+    }
+
+    private var base: String { "/v1/zones/\(zone.rawValue)" }
+
+    /// Uploads a batch. The server keeps no batch numbers: a retried batch is merged again, and
+    /// versions it already holds come back `stale`, which is idempotent.
+    package func push(_ batch: PushBatch<SealedVersion>) async throws -> PushResponse {
+        let upload = UploadRequest(items: batch.items.map {
+            UploadItem(id: $0.item.rawValue, vector: $0.version.vector, deleted: $0.version.isDeleted, blob: Base64Bytes($0.version.payload))
+        })
+        do {
+            let answer = try await connection.send(.POST, base + "/items", body: upload, as: UploadResponse.self)
+            let results = answer.results.map { PushResponse.ItemResult(item: ItemID($0.id), outcome: $0.outcome) }
+            return PushResponse(batchID: batch.batchID, status: .committed, results: results)
+        } catch where ServerFailure.code(of: error) == ErrorCode.tooManySiblings {
+            return PushResponse(batchID: batch.batchID, status: .refused, results: [])
+        }
+    }
+
+    /// Fetches one page of the change feed.
+    package func pull(_ request: PullRequest) async throws -> PullResponse<SealedVersion> {
+        var path = base + "/changes?after=\(request.cursor)&limit=\(request.limit)"
+        if request.isFullResync { path += "&resync=true" }
+        do {
+            let page = try await connection.send(.GET, path, body: nil, as: ChangesResponse.self)
+            let items = page.items.map { changed in
+                SyncCore.ChangedItem(
+                    item: ItemID(changed.id), sequence: changed.sequence,
+                    versions: changed.versions.map { SealedVersion(vector: $0.vector, isDeleted: $0.deleted, payload: $0.blob.bytes) })
+            }
+            return .changes(requestID: request.requestID, items: items, nextCursor: page.cursor, hasMore: page.hasMore)
+        } catch where ServerFailure.code(of: error) == ErrorCode.cursorExpired {
+            return .cursorExpired(requestID: request.requestID)
+        }
+    }
+
+    /// Tells the server this device applied everything up to `cursor` (tombstone collection).
+    package func acknowledge(_ cursor: UInt64) async throws {
+        try await connection.send(.POST, base + "/acknowledge", body: AcknowledgeRequest(cursor: cursor))
+    }
+}

@@ -1,0 +1,193 @@
+import ArgumentParser
+import Foundation
+import Logging
+import SyncClient
+import SyncCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct KeychainOptions: ParsableArguments {
+    @Option(help: "The keychain file (default: $KEYCHAIN_PATH, else the per-user data directory).")
+    var keychain: String?
+
+    var path: String { KeychainLocation.resolve(keychain) }
+}
+
+/// Runs a command body, printing a failure on one stderr line with exit status 1.
+func runReportingErrors(_ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch let error as SyncClientError {
+        FileHandle.standardError.write(Data("sync-client: \(error.message)\n".utf8))
+        throw ExitCode(1)
+    }
+}
+
+func makeLogger(_ label: String) -> Logger {
+    LoggingSystem.bootstrap { label in
+        var handler = StreamLogHandler.standardError(label: label)
+        handler.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init) ?? .notice
+        return handler
+    }
+    return Logger(label: label)
+}
+
+struct EnrollCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "enroll", abstract: "Enrol this device (and with --create, create the account).")
+
+    @OptionGroup var keychain: KeychainOptions
+    @Option(help: "The server's URL, https://host:port.") var server: String
+    @Option(help: "The account name.") var account: String
+    @Flag(help: "Create the account (prints its recovery key once).") var create = false
+    @Option(help: "The server's public-key pin, sha256/BASE64 (default: trust on first use).") var pin: String?
+    @Option(help: "A file whose first line is the password (default: $SYNC_PASSWORD, else a prompt).") var passwordFile: String?
+    @Option(help: "This device's name on the server (default: the host name).") var deviceName: String?
+    @Flag(help: "Allow a plain http:// server (tests only: no TLS, no pin).") var insecureHttp = false
+    @Option(help: "log2 of scrypt's N for a new account (default 17, floor 15).") var kdfLogN: UInt8 = 17
+
+    func run() async throws {
+        let logger = makeLogger("sync-client")
+        try await runReportingErrors {
+            var pinValue: ServerPin?
+            if let pin {
+                guard let parsed = ServerPin(pin) else { throw SyncClientError(.invalidInput, "--pin must look like sha256/BASE64") }
+                pinValue = parsed
+            }
+            let password = try PasswordInput.read(environment: "SYNC_PASSWORD", file: passwordFile, prompt: "Account password: ")
+            var enrolment = DeviceEnrolment(
+                server: server, account: account, create: create, pin: pinValue, password: password,
+                deviceName: deviceName ?? ProcessInfo.processInfo.hostName, allowInsecure: insecureHttp)
+            enrolment.logN = kdfLogN
+            let outcome = try await enrolment.run(keychainPath: keychain.path, logger: logger)
+            if let pin = outcome.trustedPin {
+                print("server pin: \(pin) (trusted on first use; every later connection must match)")
+            }
+            if let recovery = outcome.recoveryKey {
+                print("recovery key (write it down; it is shown only once): \(recovery)")
+            }
+            print("enrolled device \(outcome.enrolment.device) in account \(outcome.enrolment.account)")
+        }
+    }
+}
+
+struct SyncCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "sync", abstract: "One push/pull round; exits 0 once in step with the server.")
+
+    @OptionGroup var keychain: KeychainOptions
+
+    func run() async throws {
+        let logger = makeLogger("sync-client")
+        try await runReportingErrors {
+            let lock = try StateLock.acquire(keychainPath: keychain.path)
+            defer { lock.release() }
+            let report = try await ClientSession.with(keychainPath: keychain.path, logger: logger) { session in
+                let engine = try session.engine()
+                if isatty(STDERR_FILENO) == 1 {
+                    await engine.setProgressHandler { count in
+                        FileHandle.standardError.write(Data("\rapplied \(count) items…".utf8))
+                    }
+                }
+                return try await engine.syncUntilInStep()
+            }
+            print("in step: pushed \(report.pushed), applied \(report.applied)")
+        }
+    }
+}
+
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "run", abstract: "The daemon: pushes local changes within a second and applies pushes.")
+
+    @OptionGroup var keychain: KeychainOptions
+    @Option(help: "How to notice keychain writes: inotify or poll.") var watch: String = "inotify"
+
+    func run() async throws {
+        let logger = makeLogger("sync-client")
+        try await runReportingErrors {
+            guard let mode = JournalWatcher.Mode(rawValue: watch) else { throw SyncClientError(.invalidInput, "--watch must be inotify or poll") }
+            let lock = try StateLock.acquire(keychainPath: keychain.path)
+            defer { lock.release() }
+            try await ClientSession.with(keychainPath: keychain.path, logger: logger) { session in
+                var configuration = SyncDaemon.Configuration()
+                configuration.watchMode = mode
+                let daemon = SyncDaemon(session: session, engine: try session.engine(), keychainPath: keychain.path, configuration: configuration)
+                print("sync-client: running for device \(session.enrolment.device)")
+                fflush(stdout)
+                try await daemon.runInServiceGroup(logger: logger)
+            }
+        }
+    }
+}
+
+struct StatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "status", abstract: "Account, server, pin, device, last sync, pending changes, problems.")
+
+    @OptionGroup var keychain: KeychainOptions
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() async throws {
+        try await runReportingErrors {
+            let status = try ClientStatus.read(keychainPath: keychain.path)
+            print(json ? try status.jsonText() : status.text)
+        }
+    }
+}
+
+struct DevicesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "devices", abstract: "List the account's devices.")
+
+    @OptionGroup var keychain: KeychainOptions
+
+    func run() async throws {
+        let logger = makeLogger("sync-client")
+        try await runReportingErrors {
+            let devices = try await ClientSession.with(keychainPath: keychain.path, logger: logger) { session in
+                try await AccountAdministration(session: session).devices()
+            }
+            for device in devices {
+                let state = device.revokedAt == nil ? "active" : "revoked"
+                print("\(device.id)\t\(device.name)\t\(state)\(device.current ? "\t(this device)" : "")")
+            }
+        }
+    }
+}
+
+struct RevokeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "revoke", abstract: "Revoke a device: its token stops working.")
+
+    @OptionGroup var keychain: KeychainOptions
+    @Argument(help: "The device ID.") var device: String
+
+    func run() async throws {
+        let logger = makeLogger("sync-client")
+        try await runReportingErrors {
+            guard let id = DeviceID(device) else { throw SyncClientError(.invalidInput, "not a device ID: \(device)") }
+            try await ClientSession.with(keychainPath: keychain.path, logger: logger) { session in
+                try await AccountAdministration(session: session).revoke(id)
+            }
+            print("revoked \(id)")
+        }
+    }
+}
+
+struct ChangePasswordCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "change-password", abstract: "Re-wrap the account key under a new password; other devices keep working.")
+
+    @OptionGroup var keychain: KeychainOptions
+    @Option(help: "A file whose first line is the current password (default: $SYNC_PASSWORD, else a prompt).") var passwordFile: String?
+    @Option(help: "A file whose first line is the new password (default: $SYNC_NEW_PASSWORD, else a prompt).") var newPasswordFile: String?
+
+    func run() async throws {
+        let logger = makeLogger("sync-client")
+        try await runReportingErrors {
+            let current = try PasswordInput.read(environment: "SYNC_PASSWORD", file: passwordFile, prompt: "Current password: ")
+            let new = try PasswordInput.read(environment: "SYNC_NEW_PASSWORD", file: newPasswordFile, prompt: "New password: ")
+            try await ClientSession.with(keychainPath: keychain.path, logger: logger) { session in
+                try await AccountAdministration(session: session).changePassword(current: current, new: new)
+            }
+            print("password changed")
+        }
+    }
+}
