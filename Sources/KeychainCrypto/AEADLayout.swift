@@ -6,6 +6,15 @@ import Foundation
 enum AEADLayout {
     static let overhead = 1 + 12 + 16
 
+    /// A nonce from the 12 bytes a known-answer test gives.
+    static func nonce(_ bytes: [UInt8]) throws(CryptoError) -> AES.GCM.Nonce {
+        do {
+            return try AES.GCM.Nonce(data: bytes)
+        } catch {
+            throw .invalidInput("a nonce has 12 bytes")
+        }
+    }
+
     static func join(version: UInt8, _ box: AES.GCM.SealedBox) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(overhead + box.ciphertext.count)
