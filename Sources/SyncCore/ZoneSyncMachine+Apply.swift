@@ -17,7 +17,7 @@ extension ZoneSyncMachine {
                 localIsCandidate = candidates.contains(record.version)
             }
         }
-        guard let winner = ConflictResolution.winner(of: candidates) else { return [] }
+        guard let winner = ConflictResolution.resolve(candidates) else { return [] }
         var actions: [SyncAction] = []
         let version: ItemVersion
         let isPending: Bool
@@ -30,7 +30,7 @@ extension ZoneSyncMachine {
             version = winner.with(vector: seen.written(by: state.device, counter: state.writeCounter))
             isPending = true
             var kept: [ItemVersion] = []
-            for loser in candidates where !loser.isDeleted && !loser.sameValue(as: winner) {
+            for loser in ConflictResolution.contenders(candidates) where !loser.isDeleted && !loser.sameValue(as: winner) {
                 if kept.contains(where: { $0.sameValue(as: loser) }) { continue }
                 kept.append(loser)
                 actions.append(.keepInHistory(item, loser))

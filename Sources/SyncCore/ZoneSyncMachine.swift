@@ -59,6 +59,12 @@ public struct ZoneSyncMachine: Sendable {
     /// Whether no round is running.
     public var isIdle: Bool { phase == .idle }
 
+    /// Whether a full resync is under way.
+    package var isResyncing: Bool {
+        if case .pulling(_, mentioned: .some) = phase { return true }
+        return false
+    }
+
     /// Whether some local change still has to be pushed.
     public var hasPendingChanges: Bool { state.records.values.contains(where: \.isPending) }
 
