@@ -1,10 +1,10 @@
 /// The deterministic rule that picks one value among concurrent versions, the same on every device
 /// whatever the order in which they arrived.
 ///
-/// First, a version is *superseded* when another one with a different value has seen the write
-/// that made its value (the other's vector descends from its ``ItemVersion/origin``): a user
-/// overwrote or deleted that value, so a copy of it (a resolution made elsewhere) must not come
-/// back. Among the rest, an update beats a delete; between two updates, or two deletes, the later
+/// First, a version is *superseded* when a user overwrote or deleted its value: another
+/// candidate's ``ItemVersion/overwritten`` descends from its ``ItemVersion/origin``. A copy of
+/// such a value (a resolution made elsewhere) must not come back, even when the deletion that
+/// overwrote it lost to a concurrent update. Among the rest, an update beats a delete; between two updates, or two deletes, the later
 /// modification time wins; then the greater device ID (bytewise); then the greater content
 /// (bytewise), so that the order is total over distinct values. Vectors play no part in the
 /// order, so resolutions made independently by two devices carry the same value and the next
@@ -14,7 +14,7 @@ public enum ConflictResolution {
     /// (resolutions that each saw the other's value, which cannot happen with a deletion).
     public static func contenders(_ versions: [ItemVersion]) -> [ItemVersion] {
         let standing = versions.filter { version in
-            !versions.contains { !$0.sameValue(as: version) && $0.vector.descends(from: version.origin) }
+            !versions.contains { !$0.sameValue(as: version) && $0.overwritten.descends(from: version.origin) }
         }
         return standing.isEmpty ? versions : standing
     }
@@ -30,6 +30,14 @@ public enum ConflictResolution {
         if lhs.modifiedAt != rhs.modifiedAt { return lhs.modifiedAt < rhs.modifiedAt }
         if lhs.device != rhs.device { return lhs.device < rhs.device }
         return lhs.content.lexicographicallyPrecedes(rhs.content)
+    }
+
+    /// The resolution of `candidates` under `vector` (which must dominate them all): the winner's
+    /// value, with everything any candidate overwrote. `nil` for no candidates.
+    public static func resolution(of candidates: [ItemVersion], vector: VersionVector) -> ItemVersion? {
+        guard var resolved = resolve(candidates)?.with(vector: vector) else { return nil }
+        resolved.overwritten = .join(candidates.map(\.overwritten))
+        return resolved
     }
 
     /// The greatest of `versions` in the order above, supersession left aside; `nil` for none.

@@ -15,11 +15,16 @@ public struct ItemVersion: Versioned, Hashable, Sendable, Codable {
     /// and origin under a new vector; a version whose value another version has already seen
     /// (that one's vector descends from this origin) is superseded by it.
     public var origin: VersionVector
+    /// What the user writes in this version's history had seen when they were made (the join of
+    /// their vectors before the writer's increment): every value whose origin this descends from
+    /// was overwritten or deleted by a user, even if that write later lost a conflict.
+    public var overwritten: VersionVector
 
-    /// Creates a version; `origin` defaults to `vector` (a user's write, not a resolution).
+    /// Creates a version. For a user's write, `origin` is `vector` (the default) and
+    /// `overwritten` is what the device had seen of the item before writing.
     public init(
         vector: VersionVector, isDeleted: Bool, modifiedAt: Int64, device: DeviceID, content: [UInt8],
-        origin: VersionVector? = nil
+        origin: VersionVector? = nil, overwritten: VersionVector = VersionVector()
     ) {
         self.vector = vector
         self.isDeleted = isDeleted
@@ -27,6 +32,7 @@ public struct ItemVersion: Versioned, Hashable, Sendable, Codable {
         self.device = device
         self.content = isDeleted ? [] : content
         self.origin = origin ?? vector
+        self.overwritten = overwritten
     }
 
     /// Whether two versions carry the same value (the same user write: deleted flag, time,

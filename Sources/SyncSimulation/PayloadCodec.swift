@@ -8,6 +8,7 @@ enum PayloadCodec {
         var bytes: [UInt8] = [version.isDeleted ? 1 : 0]
         appendBlock(version.vector.canonicalEncoding, to: &bytes)
         appendBlock(version.origin.canonicalEncoding, to: &bytes)
+        appendBlock(version.overwritten.canonicalEncoding, to: &bytes)
         appendBlock(Array(version.device.rawValue.utf8), to: &bytes)
         withUnsafeBytes(of: version.modifiedAt.bigEndian) { bytes.append(contentsOf: $0) }
         bytes.append(contentsOf: version.content)
@@ -20,9 +21,10 @@ enum PayloadCodec {
         var reader = sealed.payload[...]
         guard let flag = reader.popFirst(),
             let vectorBytes = readBlock(&reader), let originBytes = readBlock(&reader),
-            let deviceBytes = readBlock(&reader), reader.count >= 8,
+            let overwrittenBytes = readBlock(&reader), let deviceBytes = readBlock(&reader), reader.count >= 8,
             let vector = try? VersionVector(canonicalEncoding: vectorBytes),
             let origin = try? VersionVector(canonicalEncoding: originBytes),
+            let overwritten = try? VersionVector(canonicalEncoding: overwrittenBytes),
             let device = DeviceID(String(decoding: deviceBytes, as: UTF8.self))
         else { return nil }
         let modifiedAt = reader.prefix(8).reduce(Int64(0)) { $0 << 8 | Int64($1) }
@@ -30,7 +32,7 @@ enum PayloadCodec {
         guard vector == sealed.vector, (flag == 1) == sealed.isDeleted else { return nil }
         return ItemVersion(
             vector: vector, isDeleted: sealed.isDeleted, modifiedAt: modifiedAt, device: device,
-            content: content, origin: origin
+            content: content, origin: origin, overwritten: overwritten
         )
     }
 

@@ -32,6 +32,9 @@ extension Simulation {
             guard commits else { return }
             let response = server.push(batch, now: now)
             ledger.recordPush(batch, response: response)
+            for (pushed, result) in zip(batch.items, response.results) {
+                traceServer(batch.zone, pushed.item, "\(response.status) \(result.outcome) from \(batch.device)")
+            }
             guard !crashes, let index = deviceIndex(batch.device) else { return }
             network.send(.pushAnswer(response, zone: batch.zone), to: .device(index), now: now, configuration: configuration, random: &random)
         case .pull(let request):
@@ -55,6 +58,9 @@ extension Simulation {
                 return
             }
             let wasResyncing = devices[index].machines[zone]!.isResyncing
+            if case .changes(_, let items, _, _) = opened {
+                for changed in items { trace(zone, changed.item, "\(devices[index].id) pulls \(changed.versions.map(Self.describe))\(wasResyncing ? " (resync)" : "")") }
+            }
             let actions = devices[index].machines[zone]!.receive(opened)
             countResync(response: opened, actions: actions, wasResyncing: wasResyncing)
             perform(actions, device: index, zone: zone)

@@ -86,6 +86,7 @@ public struct Simulation {
     }
 
     mutating func perform(_ actions: [SyncAction], device index: Int, zone: ZoneID) {
+        if configuration.traceItem != nil { trace(actions, device: index, zone: zone) }
         let messages = devices[index].perform(actions, zone: zone, now: now, ledger: &ledger)
         for message in messages where isReachable(index) {
             network.send(message, to: .server, now: now, configuration: configuration, random: &random)

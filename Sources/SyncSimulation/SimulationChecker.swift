@@ -18,7 +18,7 @@ struct SimulationChecker {
         found += inventedValues()
         found += lostWrites(live: live)
         found += undoneDeletions(live: live)
-        return found
+        return found.sorted()
     }
 
     /// The server's items as a device resolves them: the winning value of each live item.

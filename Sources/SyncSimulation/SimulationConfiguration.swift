@@ -23,6 +23,8 @@ public struct SimulationConfiguration: Sendable {
     public var pageSize: Int
     /// After how long without an answer a device retries, in milliseconds.
     public var retryAfter: Int64
+    /// When set (`zone/item`), the run prints every event touching that item.
+    public var traceItem: String?
     /// The server's merge rule: only tests break it.
     package var mergeRule: ServerModel.MergeRule
 

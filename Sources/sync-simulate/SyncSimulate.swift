@@ -20,6 +20,9 @@ struct SyncSimulate: AsyncParsableCommand {
     @Option(help: "Devices per run (2-5); drawn from each seed when omitted.")
     var devices: Int?
 
+    @Option(help: "Print every event touching one item, e.g. keychain/item-1 (use with --seeds 1).")
+    var traceItem: String?
+
     @Flag(help: "Print what the runs exercised (writes, conflicts, resyncs, purges, crashes).")
     var verbose = false
 
@@ -34,9 +37,14 @@ struct SyncSimulate: AsyncParsableCommand {
     func run() async throws {
         let operations = operations
         let devices = devices
+        let traceItem = traceItem
         let summary = await SimulationBatch.run(
             firstSeed: firstSeed, seeds: seeds, operations: operations, parallelism: parallelism
-        ) { SimulationConfiguration(seed: $0, operations: operations, devices: devices) }
+        ) {
+            var configuration = SimulationConfiguration(seed: $0, operations: operations, devices: devices)
+            configuration.traceItem = traceItem
+            return configuration
+        }
         for failure in summary.failures {
             print("seed \(failure.seed) (\(failure.devices) devices) failed:")
             for violation in failure.violations.prefix(5) { print("  \(violation)") }
