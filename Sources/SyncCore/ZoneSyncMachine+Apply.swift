@@ -17,20 +17,25 @@ extension ZoneSyncMachine {
                 localIsCandidate = candidates.contains(record.version)
             }
         }
-        guard let winner = ConflictResolution.winner(of: candidates) else { return [] }
+        guard let winner = ConflictResolution.resolve(candidates) else { return [] }
         var actions: [SyncAction] = []
-        let version: ItemVersion
+        var version: ItemVersion
         let isPending: Bool
         if candidates.allSatisfy({ $0.sameValue(as: winner) }) {
             // One value (possibly the same resolution made on several devices): nothing to resolve.
-            version = candidates.count == 1 ? winner : winner.with(vector: .join(candidates.map(\.vector)))
+            version = winner
+            if candidates.count > 1 {
+                version.vector = .join(candidates.map(\.vector))
+                version.overwritten = .join(candidates.map(\.overwritten))
+            }
             isPending = candidates.count == 1 && localIsCandidate
         } else {
             state.writeCounter += 1
-            version = winner.with(vector: seen.written(by: state.device, counter: state.writeCounter))
+            let vector = seen.written(by: state.device, counter: state.writeCounter)
+            version = ConflictResolution.resolution(of: candidates, vector: vector) ?? winner
             isPending = true
             var kept: [ItemVersion] = []
-            for loser in candidates where !loser.isDeleted && !loser.sameValue(as: winner) {
+            for loser in ConflictResolution.contenders(candidates) where !loser.isDeleted && !loser.sameValue(as: winner) {
                 if kept.contains(where: { $0.sameValue(as: loser) }) { continue }
                 kept.append(loser)
                 actions.append(.keepInHistory(item, loser))
