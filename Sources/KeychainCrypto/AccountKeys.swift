@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SyncCore
 
 /// The keys derived once from an ``AccountKey`` and kept for the hot paths (no HKDF per item): the
 /// item-ID key and the item-blob key.
@@ -16,7 +17,8 @@ public struct AccountKeys: Sendable {
         blobKey = KeyPurpose.itemBlob.derive(from: accountKey.key)
     }
 
-    /// The opaque ID of the item whose primary key is `fields`, in order, in `zone`.
+    /// The opaque ID of the item whose primary key is `fields`, in order, in `zone`: 64 lowercase
+    /// hex digits of an HMAC, as SyncCore's ``ItemID``.
     ///
     /// HMAC-SHA256 under the item-ID key over `len(zone) ‖ zone ‖ count ‖ (len(name) ‖ name ‖
     /// len(value) ‖ value)…`, lengths and the count 4-byte big-endian, text UTF-8: the same item
@@ -30,7 +32,7 @@ public struct AccountKeys: Sendable {
             message.appendLengthPrefixed(field.value)
         }
         let code = HMAC<SHA256>.authenticationCode(for: message, using: idKey)
-        return ItemID(bytes: Array(code))!
+        return ItemID(Array(code).hexString)
     }
 
     /// Seals one item version (or a tombstone) into a blob for the server.

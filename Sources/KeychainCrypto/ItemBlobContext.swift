@@ -37,17 +37,17 @@ public struct ItemBlobContext: Sendable, Equatable {
         lhs.associatedData == rhs.associatedData
     }
 
-    /// `version (1) ‖ len(account) ‖ account ‖ len(zone) ‖ zone ‖ itemID (32) ‖ keyEpoch (4) ‖
+    /// `version (1) ‖ len(account) ‖ account ‖ len(zone) ‖ zone ‖ len(itemID) ‖ itemID ‖ keyEpoch (4) ‖
     /// len(vector) ‖ VersionVector.canonicalEncoding ‖ deleted (1: 0x00 or 0x01)`; lengths and
     /// integers 4-byte big-endian, text UTF-8.
     private mutating func encode() {
         let vector = versionVector.canonicalEncoding
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(1 + 4 + account.utf8.count + 4 + zone.utf8.count + ItemID.byteCount + 4 + 4 + vector.count + 1)
+        bytes.reserveCapacity(1 + 4 + account.utf8.count + 4 + zone.utf8.count + 4 + itemID.rawValue.utf8.count + 4 + 4 + vector.count + 1)
         bytes.append(ItemBlobFormat.version)
         bytes.appendLengthPrefixed(account.utf8)
         bytes.appendLengthPrefixed(zone.utf8)
-        bytes.append(contentsOf: itemID.bytes)
+        bytes.appendLengthPrefixed(itemID.rawValue.utf8)
         bytes.appendBigEndian(keyEpoch)
         bytes.appendLengthPrefixed(vector)
         bytes.append(isDeleted ? 1 : 0)
