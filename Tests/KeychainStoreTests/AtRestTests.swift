@@ -11,8 +11,7 @@ import Testing
             var isDirectory: ObjCBool = false
             let path = directory.appendingPathComponent(name).path
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else { return false }
-            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-            return bytes.count >= needle.count && (0...(bytes.count - needle.count)).contains { bytes[$0..<($0 + needle.count)].elementsEqual(needle) }
+            return try Data(contentsOf: URL(fileURLWithPath: path)).range(of: Data(needle)) != nil
         }
     }
 
@@ -36,7 +35,7 @@ import Testing
         }
     }
 
-    @Test func everyFileIsPrivateAndTheDirectoryTooo() throws {
+    @Test func everyFileIsPrivateAndTheDirectoryToo() throws {
         try withTemporaryKeychain { keychain, directory in
             try keychain.add(password())
             let keychainDirectory = directory.appendingPathComponent("keychain")
