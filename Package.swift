@@ -116,7 +116,11 @@ let package = Package(
             resources: [.copy("Vectors")],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "KeychainStoreTests", dependencies: ["KeychainStore", "KeychainModel"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "KeychainStoreTests",
+            dependencies: ["KeychainStore", "KeychainModel", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "SecurityCompatTests", dependencies: ["SecurityCompat"], swiftSettings: swiftSettings),
         .testTarget(name: "KeychainCLITests", dependencies: ["keychain"], swiftSettings: swiftSettings),
         .testTarget(name: "SyncSimulationTests", dependencies: ["SyncSimulation", "SyncCore"], swiftSettings: swiftSettings),

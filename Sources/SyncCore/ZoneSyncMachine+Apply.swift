@@ -47,14 +47,16 @@ extension ZoneSyncMachine {
         return actions
     }
 
-    /// The end of a full resync, by the horizon rule: an item the server no longer knows was
-    /// deleted elsewhere and purged if the local copy is unchanged since its baseline (delete it);
-    /// a changed copy is a concurrent update and a copy without baseline was never uploaded (both
-    /// stay pending and are pushed).
+    /// The end of a full resync, by the horizon rule. An item the server no longer knows was
+    /// deleted elsewhere and purged if the local value is one the server had (the local copy is
+    /// unchanged since its baseline, or a pending resolution picked a value pulled from the
+    /// server): delete it. A value the server never had (a local change since the baseline, or
+    /// an item never uploaded) is a concurrent update: it stays pending and is pushed.
     mutating func reconcileResync(mentioned: Set<ItemID>) -> [SyncAction] {
         var actions: [SyncAction] = []
         for (item, record) in state.records.sorted(by: { $0.key < $1.key }) where !mentioned.contains(item) {
-            if record.isPending {
+            let serverHadValue = record.baseline.contains { $0.descends(from: record.version.origin) }
+            if record.isPending, !serverHadValue {
                 state.records[item]?.baseline = []
                 continue
             }

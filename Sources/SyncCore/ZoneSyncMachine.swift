@@ -114,6 +114,7 @@ public struct ZoneSyncMachine: Sendable {
             let batch = state.unansweredBatch, batch.batchID == batchID
         else { return [] }
         state.unansweredBatch = nil
+        if response.status == .cursorExpired { return pull(after: 0, mentioned: []) }
         if response.status == .committed {
             for (pushed, result) in zip(batch.items, response.results) where result.item == pushed.item {
                 acknowledge(pushed)
@@ -168,7 +169,7 @@ public struct ZoneSyncMachine: Sendable {
             .prefix(configuration.maximumBatchSize)
         guard !pending.isEmpty else { return pull(after: state.cursor, mentioned: nil) }
         let batch = PushBatch(
-            device: state.device, zone: state.zone, batchID: state.nextBatchID,
+            device: state.device, zone: state.zone, batchID: state.nextBatchID, cursor: state.cursor,
             items: pending.map { PushedItem(item: $0.key, version: $0.value.version) }
         )
         state.nextBatchID += 1

@@ -50,6 +50,7 @@ extension Simulation {
     private mutating func deliverToDevice(_ index: Int, _ message: SimulatedNetwork.Message) {
         switch message {
         case .pushAnswer(let response, let zone):
+            if response.status == .cursorExpired { ledger.statistics.expiredCursors += 1 }
             let actions = devices[index].machines[zone]!.receive(response)
             perform(actions, device: index, zone: zone)
         case .pullAnswer(let response, let zone):

@@ -11,6 +11,19 @@ extension Simulation {
         network.isFaulty = false
         partitioned = []
         serverDownUntil = 0
+        // Devices on a long absence stay away a little longer while the others sync and the
+        // server collects tombstones: they come back past the horizon.
+        if devices.contains(where: { $0.absentUntil != nil }) {
+            now += configuration.inactivityLimit + 1
+            for _ in 0..<2 {
+                for index in devices.indices where devices[index].absentUntil == nil {
+                    devices[index].isOnline = true
+                    syncDevice(index)
+                }
+                drainNetwork()
+                ledger.statistics.purgedTombstones += server.collectGarbage(now: now)
+            }
+        }
         for index in devices.indices {
             devices[index].isOnline = true
             devices[index].absentUntil = nil
@@ -38,7 +51,7 @@ extension Simulation {
                 continue
             }
             let waiting = devices.indices.flatMap { index in
-                configuration.zones.filter { !devices[index].machines[$0]!.isIdle }.map { (index, $0) }
+                configuration.zones.filter { isReachable(index) && !devices[index].machines[$0]!.isIdle }.map { (index, $0) }
             }
             guard !waiting.isEmpty else { return }
             for (index, zone) in waiting {

@@ -14,7 +14,7 @@ extension Simulation {
         let zone = random.pick(configuration.zones)
         let item = ItemID("item-\(random.below(configuration.itemsPerZone))")
         let current = devices[index].keychain[zone]?[item]
-        let content: [UInt8]? = current != nil && random.chance(percent: 30) ? nil : ledger.freshContent(localOnly: false)
+        let content: [UInt8]? = current != nil && random.chance(percent: 40) ? nil : ledger.freshContent(localOnly: false)
         devices[index].keychain[zone, default: [:]][item] = content
         let change = LocalChange(item: item, scope: .synchronizable, content: content, modifiedAt: modifiedAt)
         let actions = devices[index].machines[zone]!.localChange(change)

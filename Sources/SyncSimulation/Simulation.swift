@@ -65,9 +65,9 @@ public struct Simulation {
             case 80..<82:
                 serverDownUntil = now + Int64(random.number(in: 50...1_000))
                 ledger.statistics.serverCrashes += 1
-            case 82..<84: startLongAbsence(random.below(devices.count))
-            case 84..<86: now += configuration.inactivityLimit + Int64(random.number(in: 1...5_000))
-            case 86..<91: ledger.statistics.purgedTombstones += server.collectGarbage(now: now)
+            case 82..<85: startLongAbsence(random.below(devices.count))
+            case 85..<88: now += configuration.inactivityLimit + Int64(random.number(in: 1...5_000))
+            case 88..<94: ledger.statistics.purgedTombstones += server.collectGarbage(now: now)
             default: now += Int64(random.number(in: 0...2_000))
             }
         }
@@ -116,7 +116,7 @@ public struct Simulation {
 
     mutating func startLongAbsence(_ index: Int) {
         devices[index].isOnline = false
-        devices[index].absentUntil = now + configuration.inactivityLimit + Int64(random.number(in: 1...30_000))
+        devices[index].absentUntil = now + configuration.inactivityLimit * Int64(random.number(in: 2...4))
     }
 
     mutating func endElapsedAbsences() {

@@ -34,7 +34,7 @@ public struct SimulationConfiguration: Sendable {
         self.operations = operations
         self.devices = devices
         self.zones = [.keychain, ZoneID("kv.preferences")]
-        self.itemsPerZone = 4
+        self.itemsPerZone = 8
         self.dropPercent = 5
         self.duplicatePercent = 5
         self.maximumDelay = 300

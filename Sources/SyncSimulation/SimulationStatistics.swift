@@ -10,7 +10,7 @@ public struct SimulationStatistics: Sendable, Equatable {
     public var conflictsKept = 0
     /// Losing versions devices put in their history.
     public var historyEntries = 0
-    /// "Cursor expired" answers, each starting a full resync.
+    /// "Cursor expired" answers to pulls and pushes, each starting a full resync.
     public var expiredCursors = 0
     /// Local copies removed by the horizon rule at the end of a resync.
     public var horizonRemovals = 0

@@ -28,8 +28,8 @@ enum Fixtures {
         ))
     }
 
-    static func push(_ device: DeviceID, batch: UInt64, _ items: [(ItemID, ItemVersion)]) -> SyncAction {
-        .push(PushBatch(device: device, zone: .keychain, batchID: batch, items: items.map { PushedItem(item: $0.0, version: $0.1) }))
+    static func push(_ device: DeviceID, batch: UInt64, cursor: UInt64, _ items: [(ItemID, ItemVersion)]) -> SyncAction {
+        .push(PushBatch(device: device, zone: .keychain, batchID: batch, cursor: cursor, items: items.map { PushedItem(item: $0.0, version: $0.1) }))
     }
 
     static func committed(_ batch: UInt64, _ results: [(ItemID, ServerMerge.Outcome)]) -> PushResponse {

@@ -11,8 +11,10 @@ struct ServerModelTests {
         SealedVersion(vector: VersionVector(vector), isDeleted: deleted, payload: [1, 2, 3])
     }
 
-    func batch(_ device: DeviceID, _ id: UInt64, zone: ZoneID = .keychain, _ items: [(ItemID, SealedVersion)]) -> PushBatch<SealedVersion> {
-        PushBatch(device: device, zone: zone, batchID: id, items: items.map { PushedItem(item: $0.0, version: $0.1) })
+    func batch(
+        _ device: DeviceID, _ id: UInt64, zone: ZoneID = .keychain, cursor: UInt64 = 0, _ items: [(ItemID, SealedVersion)]
+    ) -> PushBatch<SealedVersion> {
+        PushBatch(device: device, zone: zone, batchID: id, cursor: cursor, items: items.map { PushedItem(item: $0.0, version: $0.1) })
     }
 
     func pull(_ device: DeviceID, zone: ZoneID = .keychain, after cursor: UInt64, full: Bool = false, limit: Int = 100) -> PullRequest {
@@ -97,6 +99,17 @@ struct ServerModelTests {
         #expect(server.pull(pull(b, after: 0, full: true), now: 1_300)
             == .changes(requestID: RequestID(epoch: 1, number: 0), items: [], nextCursor: 2, hasMore: false))
         #expect(server.pull(pull(a, after: 2), now: 1_300) != .cursorExpired(requestID: RequestID(epoch: 1, number: 2)))
+    }
+
+    @Test func aBatchMadeBelowTheHorizonIsRefused() {
+        var server = ServerModel(configuration: .init(inactivityLimit: 100))
+        _ = server.push(batch(a, 1, [(x, sealed([a: 1], deleted: true))]), now: 0)
+        _ = server.pull(pull(a, after: 1), now: 0)
+        #expect(server.collectGarbage(now: 0) == 1)
+        let stale = batch(b, 1, cursor: 0, [(x, sealed([b: 1]))])
+        #expect(server.push(stale, now: 50) == PushResponse(batchID: 1, status: .cursorExpired, results: []))
+        #expect(server.zones[.keychain]?.items[x] == nil)
+        #expect(server.push(batch(b, 2, cursor: 1, [(x, sealed([b: 1]))]), now: 50).status == .committed)
     }
 
     @Test func revokedDevicesNoLongerHoldTombstonesBack() {
