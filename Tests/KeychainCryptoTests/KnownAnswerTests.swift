@@ -145,7 +145,7 @@ import Testing
         let keys = try AccountKeys(accountKey: AccountKey(rawRepresentation: vectors.accountKey.bytes))
         for vector in vectors.cases {
             let id = keys.itemID(zone: vector.zone, fields: vector.fields.map { (name: $0.name, value: $0.value.bytes) })
-            #expect(id.hex == vector.itemID)
+            #expect(id.rawValue == vector.itemID)
         }
     }
 
@@ -153,7 +153,7 @@ import Testing
         struct Context: Decodable {
             let account: String
             let zone: String
-            let itemID: ItemID
+            let itemID: String
             let keyEpoch: UInt32
             let versionVector: [String: UInt64]
             let isDeleted: Bool
@@ -184,7 +184,7 @@ import Testing
         for vector in vectors.cases {
             let counters = Dictionary(uniqueKeysWithValues: vector.context.versionVector.map { (DeviceID($0.key)!, $0.value) })
             let context = ItemBlobContext(
-                account: vector.context.account, zone: vector.context.zone, itemID: vector.context.itemID,
+                account: vector.context.account, zone: vector.context.zone, itemID: ItemID(vector.context.itemID),
                 keyEpoch: vector.context.keyEpoch, versionVector: VersionVector(counters), isDeleted: vector.context.isDeleted
             )
             let envelope = ItemEnvelope(payload: vector.envelope.payload.bytes, modificationTime: vector.envelope.modificationTime, device: vector.envelope.device)

@@ -136,7 +136,7 @@ for i, (zone, epoch, vector, deleted, payload, mtime, device) in enumerate(blob_
     iid = item_id(zone, [("key", f"item{i}".encode())])
     plain = struct.pack(">q", mtime) + bytes([len(device)]) + device.encode() + lp(payload)
     plain += bytes(padded_length(len(plain)) - len(plain))
-    ad = bytes([1]) + lp(account.encode()) + lp(zone.encode()) + iid + u32(epoch) + lp(vv_encoding(vector)) + bytes([1 if deleted else 0])
+    ad = bytes([1]) + lp(account.encode()) + lp(zone.encode()) + lp(hx(iid).encode()) + u32(epoch) + lp(vv_encoding(vector)) + bytes([1 if deleted else 0])
     n = seq(12, 0xc0 + i)
     blobs.append({
         "context": {"account": account, "zone": zone, "itemID": hx(iid), "keyEpoch": epoch, "versionVector": vector, "isDeleted": deleted},
