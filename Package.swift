@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "KeychainStore", targets: ["KeychainStore"]),
         .library(name: "SecurityCompat", targets: ["SecurityCompat"]),
         .library(name: "SyncSimulation", targets: ["SyncSimulation"]),
+        .library(name: "KeyValueStore", targets: ["KeyValueStore"]),
         .executable(name: "keychain", targets: ["keychain"]),
         .executable(name: "sync-simulate", targets: ["sync-simulate"]),
     ],
@@ -71,6 +72,17 @@ let package = Package(
         ),
         .target(name: "SecurityCompat", dependencies: ["KeychainModel", "KeychainStore"], swiftSettings: swiftSettings),
 
+        // MARK: Key-value store (iCloud key-value store semantics; each store is its own zone)
+        .target(
+            name: "KeyValueStore",
+            dependencies: [
+                "SyncCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Wire protocol (shared by server and client)
         .target(name: "SyncProtocol", dependencies: ["SyncCore"], swiftSettings: swiftSettings),
 
@@ -86,7 +98,7 @@ let package = Package(
         .target(
             name: "KeychainCLI",
             dependencies: [
-                "KeychainModel", "KeychainStore",
+                "KeychainModel", "KeychainStore", "KeyValueStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Client/KeychainCLI",
@@ -116,9 +128,14 @@ let package = Package(
             resources: [.copy("Vectors")],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "KeychainStoreTests", dependencies: ["KeychainStore", "KeychainModel"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "KeychainStoreTests",
+            dependencies: ["KeychainStore", "KeychainModel", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "SecurityCompatTests", dependencies: ["SecurityCompat"], swiftSettings: swiftSettings),
         .testTarget(name: "KeychainCLITests", dependencies: ["keychain"], swiftSettings: swiftSettings),
+        .testTarget(name: "KeyValueStoreTests", dependencies: ["KeyValueStore"], swiftSettings: swiftSettings),
         .testTarget(name: "SyncSimulationTests", dependencies: ["SyncSimulation", "SyncCore"], swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]

@@ -6,14 +6,23 @@ import Foundation
 enum AEADLayout {
     static let overhead = 1 + 12 + 16
 
+    /// A nonce from the 12 bytes a known-answer test gives.
+    static func nonce(_ bytes: [UInt8]) throws(CryptoError) -> AES.GCM.Nonce {
+        do {
+            return try AES.GCM.Nonce(data: bytes)
+        } catch {
+            throw .invalidInput("a nonce has 12 bytes")
+        }
+    }
+
     static func join(version: UInt8, _ box: AES.GCM.SealedBox) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(overhead + box.ciphertext.count)
-        bytes.append(version)
-        box.nonce.withUnsafeBytes { bytes.append(contentsOf: $0) }
-        bytes.append(contentsOf: box.ciphertext)
-        bytes.append(contentsOf: box.tag)
-        return bytes
+        // `combined` is nonce ‖ ciphertext ‖ tag for a 12-byte nonce: one copy after the version.
+        let combined = box.combined!
+        return [UInt8](unsafeUninitializedCapacity: 1 + combined.count) { buffer, initialized in
+            buffer[0] = version
+            _ = combined.copyBytes(to: UnsafeMutableBufferPointer(rebasing: buffer[1...]))
+            initialized = 1 + combined.count
+        }
     }
 
     /// Opens a joined value; every failure is the one coarse ``CryptoError/authenticationFailed``.

@@ -35,6 +35,11 @@ public struct AccountKey: Sendable {
         try KeyWrap.seal(key, under: secrets.wrappingKey, associatedData: KeyWrap.passwordAssociatedData(account: account, parameters: secrets.parameters, epoch: epoch))
     }
 
+    /// ``wrapped(with:account:epoch:)`` with a given nonce: for known-answer tests only.
+    package func wrapped(with secrets: AccountSecrets, account: String, epoch: UInt32, nonce: [UInt8]) throws(CryptoError) -> [UInt8] {
+        try KeyWrap.seal(key, under: secrets.wrappingKey, associatedData: KeyWrap.passwordAssociatedData(account: account, parameters: secrets.parameters, epoch: epoch), nonce: AEADLayout.nonce(nonce))
+    }
+
     /// Unwraps a key wrapped by ``wrapped(with:account:epoch:)``.
     ///
     /// - Throws: ``CryptoError`` with code ``CryptoError/Code/authenticationFailed`` for every
@@ -44,12 +49,17 @@ public struct AccountKey: Sendable {
         return AccountKey(key: key)
     }
 
-    /// Wraps the key under a recovery key, binding the account and `epoch`.
+    /// Wraps the key under a recovery key, binding the account and `epoch`; 61 bytes.
     public func wrapped(with recoveryKey: RecoveryKey, account: String, epoch: UInt32) throws(CryptoError) -> [UInt8] {
         try KeyWrap.seal(key, under: recoveryKey.wrappingKey, associatedData: KeyWrap.recoveryAssociatedData(account: account, epoch: epoch))
     }
 
-    /// Unwraps a key wrapped by ``wrapped(with:account:epoch:)-(RecoveryKey,_,_)``.
+    /// The recovery-key wrap with a given nonce: for known-answer tests only.
+    package func wrapped(with recoveryKey: RecoveryKey, account: String, epoch: UInt32, nonce: [UInt8]) throws(CryptoError) -> [UInt8] {
+        try KeyWrap.seal(key, under: recoveryKey.wrappingKey, associatedData: KeyWrap.recoveryAssociatedData(account: account, epoch: epoch), nonce: AEADLayout.nonce(nonce))
+    }
+
+    /// Unwraps a key wrapped under a recovery key.
     ///
     /// - Throws: ``CryptoError`` with code ``CryptoError/Code/authenticationFailed`` for every failure.
     public static func unwrap(_ wrapped: [UInt8], with recoveryKey: RecoveryKey, account: String, epoch: UInt32) throws(CryptoError) -> AccountKey {

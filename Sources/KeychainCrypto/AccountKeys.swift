@@ -46,7 +46,11 @@ public struct AccountKeys: Sendable {
     }
 
     /// ``seal(_:context:)`` with a given nonce: for known-answer tests only.
-    package func seal(_ envelope: ItemEnvelope, context: ItemBlobContext, nonce: AES.GCM.Nonce) throws(CryptoError) -> [UInt8] {
+    package func seal(_ envelope: ItemEnvelope, context: ItemBlobContext, nonce: [UInt8]) throws(CryptoError) -> [UInt8] {
+        try seal(envelope, context: context, nonce: AEADLayout.nonce(nonce))
+    }
+
+    private func seal(_ envelope: ItemEnvelope, context: ItemBlobContext, nonce: AES.GCM.Nonce) throws(CryptoError) -> [UInt8] {
         let plaintext = try ItemBlobFormat.plaintext(of: envelope)
         do {
             let box = try AES.GCM.seal(plaintext, using: blobKey, nonce: nonce, authenticating: context.associatedData)

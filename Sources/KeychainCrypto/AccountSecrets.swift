@@ -26,7 +26,12 @@ public struct AccountSecrets: Sendable {
         return AccountSecrets(master: master, parameters: parameters)
     }
 
-    package init(master: SymmetricKey, parameters: KDFParameters) {
+    /// The secrets of a known master secret, without the floor check: for tests only.
+    package init(masterSecret: [UInt8], parameters: KDFParameters) {
+        self.init(master: SymmetricKey(data: masterSecret), parameters: parameters)
+    }
+
+    private init(master: SymmetricKey, parameters: KDFParameters) {
         self.parameters = parameters
         self.authSecret = KeyPurpose.auth.derive(from: master)
         self.wrappingKey = KeyPurpose.wrap.derive(from: master)

@@ -2,17 +2,17 @@
 /// big-endian, and every variable-length field is preceded by its length as a 4-byte big-endian
 /// integer, so no two different field lists encode to the same bytes.
 extension [UInt8] {
-    mutating func appendBigEndian<Integer: FixedWidthInteger>(_ value: Integer) {
+    package mutating func appendBigEndian<Integer: FixedWidthInteger>(_ value: Integer) {
         Swift.withUnsafeBytes(of: value.bigEndian) { append(contentsOf: $0) }
     }
 
-    mutating func appendLengthPrefixed(_ bytes: some Collection<UInt8>) {
+    package mutating func appendLengthPrefixed(_ bytes: some Collection<UInt8>) {
         appendBigEndian(UInt32(bytes.count))
         append(contentsOf: bytes)
     }
 
     /// Lowercase hexadecimal text of the bytes.
-    var hexString: String {
+    package var hexString: String {
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
         text.reserveCapacity(count * 2)
@@ -24,7 +24,7 @@ extension [UInt8] {
     }
 
     /// Parses lowercase or uppercase hexadecimal text; `nil` for anything else.
-    init?(hexString text: String) {
+    package init?(hexString text: String) {
         let characters = Array(text.utf8)
         guard characters.count.isMultiple(of: 2) else { return nil }
         var bytes: [UInt8] = []

@@ -21,17 +21,26 @@ package enum ItemBlobFormat {
 
     static func plaintext(of envelope: ItemEnvelope) throws(CryptoError) -> [UInt8] {
         guard envelope.payload.count <= ItemEnvelope.maximumPayloadSize else { throw .invalidInput("payload too large") }
-        let device = envelope.device.rawValue.utf8
-        let length = headerByteCount + device.count + envelope.payload.count
+        var device = envelope.device.rawValue
+        let deviceLength = device.utf8.count
+        let length = headerByteCount + deviceLength + envelope.payload.count
         let padded = paddedLength(length)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(padded)
-        bytes.appendBigEndian(envelope.modificationTime)
-        bytes.append(UInt8(device.count))
-        bytes.append(contentsOf: device)
-        bytes.appendLengthPrefixed(envelope.payload)
-        bytes.append(contentsOf: repeatElement(0, count: padded - length))
-        return bytes
+        // Written in place, without intermediate arrays: this is the hot path of every seal.
+        return [UInt8](unsafeUninitializedCapacity: padded) { buffer, initialized in
+            let raw = UnsafeMutableRawBufferPointer(buffer)
+            raw.storeBytes(of: envelope.modificationTime.bigEndian, toByteOffset: 0, as: Int64.self)
+            raw[8] = UInt8(deviceLength)
+            device.withUTF8 { raw.baseAddress!.advanced(by: 9).copyMemory(from: $0.baseAddress!, byteCount: deviceLength) }
+            raw.storeBytes(of: UInt32(envelope.payload.count).bigEndian, toByteOffset: 9 + deviceLength, as: UInt32.self)
+            let payloadOffset = headerByteCount + deviceLength
+            envelope.payload.withUnsafeBytes { payload in
+                if let source = payload.baseAddress {
+                    raw.baseAddress!.advanced(by: payloadOffset).copyMemory(from: source, byteCount: payload.count)
+                }
+            }
+            raw.baseAddress!.advanced(by: length).initializeMemory(as: UInt8.self, repeating: 0, count: padded - length)
+            initialized = padded
+        }
     }
 
     static func envelope(from plaintext: [UInt8]) -> ItemEnvelope? {

@@ -21,6 +21,11 @@ public struct RecoveryKey: Sendable {
         RecoveryKey(key: SymmetricKey(size: .bits256))
     }
 
+    /// A recovery key from its 32 bytes: for known-answer tests.
+    package init(bytes: [UInt8]) {
+        self.init(key: SymmetricKey(data: bytes))
+    }
+
     package init(key: SymmetricKey) {
         precondition(key.bitCount == 256, "a recovery key has 256 bits")
         self.key = key

@@ -83,15 +83,33 @@ public final class Keychain: Sendable {
             database = try DatabaseQueue(path: files.databasePath, configuration: databaseConfiguration)
             let migrator = Schema.migrator
             state = Mutex(.empty)
-            if try database.read(migrator.hasBeenSuperseded) {
-                throw KeychainError(.notAvailable, "the keychain was created by a newer version")
-            }
+            try database.read { db in try Self.checkIdentity(db, migrator: migrator) }
+            let wasMigrated = try database.read(migrator.hasCompletedMigrations)
             try migrator.migrate(database)
             try database.write { db in try KeyState.createClassKeys(db, deviceKey: deviceKey) }
+            if !wasMigrated {
+                // Write the new header (application ID, schema version) into the main file now.
+                try database.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+            }
         } catch {
             throw Self.mapped(error)
         }
         configuration.logger.debug("keychain opened")
+    }
+
+    /// Refuses, before any write, a database that belongs to another application or to a newer
+    /// version of this one (the header check may have seen a header not yet checkpointed).
+    private static func checkIdentity(_ db: Database, migrator: DatabaseMigrator) throws {
+        let applicationID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+        let userVersion = try Int32.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+        let tableCount = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master") ?? 0
+        if applicationID != Schema.applicationID && tableCount > 0 {
+            throw KeychainError(.notAvailable, "the file is not a keychain (a database of another application)")
+        }
+        let superseded = try migrator.hasBeenSuperseded(db)
+        if userVersion > Schema.version || superseded {
+            throw KeychainError(.notAvailable, "the keychain was created by a newer version")
+        }
     }
 
     /// Runs `body` in an immediate write transaction with the current key state.

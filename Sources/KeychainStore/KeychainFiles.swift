@@ -43,12 +43,14 @@ struct KeychainFiles {
                 throw KeychainError(.notAvailable, "cannot create the keychain directory", underlying: error)
             }
         }
-        try createPrivateFile(databasePath, contents: [])
-        if FileManager.default.fileExists(atPath: deviceKeyPath) {
+        try createPrivateFile(databasePath, contents: [], exclusive: false)
+        let key = SymmetricKey(size: .bits256)
+        do {
+            try createPrivateFile(deviceKeyPath, contents: key.withUnsafeBytes { Array($0) }, exclusive: true)
+        } catch where error.code == .duplicateItem {
+            // Another process created it first (or it outlived an earlier database): use that one.
             return try readDeviceKey()
         }
-        let key = SymmetricKey(size: .bits256)
-        try createPrivateFile(deviceKeyPath, contents: key.withUnsafeBytes { Array($0) })
         return key
     }
 
@@ -67,7 +69,11 @@ struct KeychainFiles {
         }
         let applicationID = Int32(bitPattern: bigEndian(header[68..<72]))
         let userVersion = Int32(bitPattern: bigEndian(header[60..<64]))
-        guard applicationID == Schema.applicationID else {
+        // A keychain still being created by another process has its identity only in the WAL so
+        // far; the database's own pragmas are checked again after opening (see Keychain.init).
+        let beingCreated = applicationID == 0 && userVersion == 0 && header[18] == 2
+            && FileManager.default.fileExists(atPath: databasePath + "-wal")
+        guard applicationID == Schema.applicationID || beingCreated else {
             throw KeychainError(.notAvailable, "the file is not a keychain (a database of another application)")
         }
         guard userVersion <= Schema.version else {
@@ -90,8 +96,9 @@ struct KeychainFiles {
         return SymmetricKey(data: data)
     }
 
-    private func createPrivateFile(_ path: String, contents: UnsafeRawBufferPointer) throws(KeychainError) {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+    private func createPrivateFile(_ path: String, contents: UnsafeRawBufferPointer, exclusive: Bool) throws(KeychainError) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (exclusive ? O_EXCL : 0), 0o600)
+        if descriptor < 0 && errno == EEXIST { throw KeychainError(.duplicateItem) }
         guard descriptor >= 0 else {
             throw KeychainError(.notAvailable, "cannot create a keychain file (errno \(errno))")
         }
@@ -107,9 +114,9 @@ struct KeychainFiles {
         guard fsync(descriptor) == 0 else { throw KeychainError(.notAvailable, "cannot sync a keychain file") }
     }
 
-    private func createPrivateFile(_ path: String, contents: [UInt8]) throws(KeychainError) {
+    private func createPrivateFile(_ path: String, contents: [UInt8], exclusive: Bool) throws(KeychainError) {
         do {
-            try contents.withUnsafeBytes { bytes in try createPrivateFile(path, contents: bytes) }
+            try contents.withUnsafeBytes { bytes in try createPrivateFile(path, contents: bytes, exclusive: exclusive) }
         } catch {
             throw Keychain.mapped(error)
         }

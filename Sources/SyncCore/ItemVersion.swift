@@ -11,21 +11,36 @@ public struct ItemVersion: Versioned, Hashable, Sendable, Codable {
     public var device: DeviceID
     /// The item's attributes and secret, opaque to sync.
     public var content: [UInt8]
+    /// The vector of the user's write that made this value. A resolution copies the winner's value
+    /// and origin under a new vector; a version whose value another version has already seen
+    /// (that one's vector descends from this origin) is superseded by it.
+    public var origin: VersionVector
+    /// What the user writes in this version's history had seen when they were made (the join of
+    /// their vectors before the writer's increment): every value whose origin this descends from
+    /// was overwritten or deleted by a user, even if that write later lost a conflict.
+    public var overwritten: VersionVector
 
-    /// Creates a version.
-    public init(vector: VersionVector, isDeleted: Bool, modifiedAt: Int64, device: DeviceID, content: [UInt8]) {
+    /// Creates a version. For a user's write, `origin` is `vector` (the default) and
+    /// `overwritten` is what the device had seen of the item before writing.
+    public init(
+        vector: VersionVector, isDeleted: Bool, modifiedAt: Int64, device: DeviceID, content: [UInt8],
+        origin: VersionVector? = nil, overwritten: VersionVector = VersionVector()
+    ) {
         self.vector = vector
         self.isDeleted = isDeleted
         self.modifiedAt = modifiedAt
         self.device = device
         self.content = isDeleted ? [] : content
+        self.origin = origin ?? vector
+        self.overwritten = overwritten
     }
 
-    /// Whether two versions say the same thing (deleted flag, time, writer, content), whatever
-    /// their vectors. Resolutions of the same siblings made on different devices are the same.
+    /// Whether two versions carry the same value (the same user write: deleted flag, time,
+    /// writer, content and origin), whatever their vectors. Resolutions of the same siblings made
+    /// on different devices carry the same value.
     public func sameValue(as other: ItemVersion) -> Bool {
         isDeleted == other.isDeleted && modifiedAt == other.modifiedAt && device == other.device
-            && content == other.content
+            && content == other.content && origin == other.origin
     }
 
     /// The receiver with another vector.

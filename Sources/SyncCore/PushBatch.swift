@@ -25,21 +25,25 @@ public struct PushBatch<Version: Hashable & Sendable>: Hashable, Sendable {
     public var zone: ZoneID
     /// The batch's number, increasing per device and zone.
     public var batchID: UInt64
+    /// The feed position the device had applied when it made these versions. Below the zone's
+    /// horizon the device may not have seen a purged deletion, so the batch is refused.
+    public var cursor: UInt64
     /// The versions, at most one per item.
     public var items: [PushedItem<Version>]
 
     /// Creates a batch.
-    public init(device: DeviceID, zone: ZoneID, batchID: UInt64, items: [PushedItem<Version>]) {
+    public init(device: DeviceID, zone: ZoneID, batchID: UInt64, cursor: UInt64, items: [PushedItem<Version>]) {
         self.device = device
         self.zone = zone
         self.batchID = batchID
+        self.cursor = cursor
         self.items = items
     }
 
     /// The same batch with each version transformed, e.g. sealed for the server.
     public func map<Other>(_ transform: (Version) throws -> Other) rethrows -> PushBatch<Other> {
         PushBatch<Other>(
-            device: device, zone: zone, batchID: batchID,
+            device: device, zone: zone, batchID: batchID, cursor: cursor,
             items: try items.map { PushedItem(item: $0.item, version: try transform($0.version)) }
         )
     }
@@ -55,6 +59,9 @@ public struct PushResponse: Hashable, Sendable, Codable {
         case refused
         /// The batch is older than the device's last one; it was ignored.
         case superseded
+        /// Nothing was stored: the batch's cursor is below the zone's horizon. The device must
+        /// resync in full before pushing again.
+        case cursorExpired
     }
 
     /// One item's outcome.
@@ -75,7 +82,7 @@ public struct PushResponse: Hashable, Sendable, Codable {
     public var batchID: UInt64
     /// What became of the batch.
     public var status: Status
-    /// Per item, in the batch's order (empty when superseded).
+    /// Per item, in the batch's order (empty when superseded or the cursor expired).
     public var results: [ItemResult]
 
     /// Creates a response.

@@ -4,7 +4,8 @@
 ///
 /// - Every accepted write gets the account's next sequence number (shared by the zones); an
 ///   item's state in the feed is its current siblings at the sequence of its last change.
-/// - A push is a batch merged with ``ServerMerge`` all or nothing.
+/// - A push is a batch merged with ``ServerMerge`` all or nothing. A batch made at a cursor below
+///   the zone's horizon is refused: its versions may revive a deletion the device never saw.
 /// - Devices acknowledge positions by pulling; a tombstone is purged once every active device has
 ///   acknowledged past it. A zone's *horizon* is the highest sequence of a purged tombstone: a
 ///   cursor below it is too old (the device may have missed a purge) and gets
@@ -113,6 +114,12 @@ public struct ServerModel: Sendable, Equatable {
             }
         }
         var zone = zones[batch.zone] ?? Zone()
+        if batch.cursor < zone.horizon {
+            let response = PushResponse(batchID: batch.batchID, status: .cursorExpired, results: [])
+            devices[batch.device]?.lastBatch[batch.zone] = response
+            return response
+        }
+        acknowledge(batch.device, zone: batch.zone, cursor: batch.cursor, now: now)
         var results: [PushResponse.ItemResult] = []
         var changed: [ItemID] = []
         for pushed in batch.items {

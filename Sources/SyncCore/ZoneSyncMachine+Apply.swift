@@ -17,20 +17,25 @@ extension ZoneSyncMachine {
                 localIsCandidate = candidates.contains(record.version)
             }
         }
-        guard let winner = ConflictResolution.winner(of: candidates) else { return [] }
+        guard let winner = ConflictResolution.resolve(candidates) else { return [] }
         var actions: [SyncAction] = []
-        let version: ItemVersion
+        var version: ItemVersion
         let isPending: Bool
         if candidates.allSatisfy({ $0.sameValue(as: winner) }) {
             // One value (possibly the same resolution made on several devices): nothing to resolve.
-            version = candidates.count == 1 ? winner : winner.with(vector: .join(candidates.map(\.vector)))
+            version = winner
+            if candidates.count > 1 {
+                version.vector = .join(candidates.map(\.vector))
+                version.overwritten = .join(candidates.map(\.overwritten))
+            }
             isPending = candidates.count == 1 && localIsCandidate
         } else {
             state.writeCounter += 1
-            version = winner.with(vector: seen.written(by: state.device, counter: state.writeCounter))
+            let vector = seen.written(by: state.device, counter: state.writeCounter)
+            version = ConflictResolution.resolution(of: candidates, vector: vector) ?? winner
             isPending = true
             var kept: [ItemVersion] = []
-            for loser in candidates where !loser.isDeleted && !loser.sameValue(as: winner) {
+            for loser in ConflictResolution.contenders(candidates) where !loser.isDeleted && !loser.sameValue(as: winner) {
                 if kept.contains(where: { $0.sameValue(as: loser) }) { continue }
                 kept.append(loser)
                 actions.append(.keepInHistory(item, loser))
@@ -42,14 +47,16 @@ extension ZoneSyncMachine {
         return actions
     }
 
-    /// The end of a full resync, by the horizon rule: an item the server no longer knows was
-    /// deleted elsewhere and purged if the local copy is unchanged since its baseline (delete it);
-    /// a changed copy is a concurrent update and a copy without baseline was never uploaded (both
-    /// stay pending and are pushed).
+    /// The end of a full resync, by the horizon rule. An item the server no longer knows was
+    /// deleted elsewhere and purged if the local value is one the server had (the local copy is
+    /// unchanged since its baseline, or a pending resolution picked a value pulled from the
+    /// server): delete it. A value the server never had (a local change since the baseline, or
+    /// an item never uploaded) is a concurrent update: it stays pending and is pushed.
     mutating func reconcileResync(mentioned: Set<ItemID>) -> [SyncAction] {
         var actions: [SyncAction] = []
         for (item, record) in state.records.sorted(by: { $0.key < $1.key }) where !mentioned.contains(item) {
-            if record.isPending {
+            let serverHadValue = record.baseline.contains { $0.descends(from: record.version.origin) }
+            if record.isPending, !serverHadValue {
                 state.records[item]?.baseline = []
                 continue
             }

@@ -59,6 +59,12 @@ public struct ZoneSyncMachine: Sendable {
     /// Whether no round is running.
     public var isIdle: Bool { phase == .idle }
 
+    /// Whether a full resync is under way.
+    package var isResyncing: Bool {
+        if case .pulling(_, mentioned: .some) = phase { return true }
+        return false
+    }
+
     /// Whether some local change still has to be pushed.
     public var hasPendingChanges: Bool { state.records.values.contains(where: \.isPending) }
 
@@ -70,10 +76,11 @@ public struct ZoneSyncMachine: Sendable {
         let record = state.records[change.item]
         if change.content == nil, record?.version.isDeleted ?? true { return [] }
         state.writeCounter += 1
-        let vector = (record?.seen ?? VersionVector()).written(by: state.device, counter: state.writeCounter)
+        let seen = record?.seen ?? VersionVector()
+        let vector = seen.written(by: state.device, counter: state.writeCounter)
         let version = ItemVersion(
             vector: vector, isDeleted: change.content == nil, modifiedAt: change.modifiedAt,
-            device: state.device, content: change.content ?? []
+            device: state.device, content: change.content ?? [], overwritten: seen
         )
         state.records[change.item] = .init(version: version, isPending: true, baseline: record?.baseline ?? [], seen: vector)
         return []
@@ -107,6 +114,7 @@ public struct ZoneSyncMachine: Sendable {
             let batch = state.unansweredBatch, batch.batchID == batchID
         else { return [] }
         state.unansweredBatch = nil
+        if response.status == .cursorExpired { return pull(after: 0, mentioned: []) }
         if response.status == .committed {
             for (pushed, result) in zip(batch.items, response.results) where result.item == pushed.item {
                 acknowledge(pushed)
@@ -161,7 +169,7 @@ public struct ZoneSyncMachine: Sendable {
             .prefix(configuration.maximumBatchSize)
         guard !pending.isEmpty else { return pull(after: state.cursor, mentioned: nil) }
         let batch = PushBatch(
-            device: state.device, zone: state.zone, batchID: state.nextBatchID,
+            device: state.device, zone: state.zone, batchID: state.nextBatchID, cursor: state.cursor,
             items: pending.map { PushedItem(item: $0.key, version: $0.value.version) }
         )
         state.nextBatchID += 1
