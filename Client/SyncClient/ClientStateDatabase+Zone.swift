@@ -54,7 +54,7 @@ extension ClientStateDatabase {
             while let row = try rows.next() {
                 let item = ItemID(row[0])
                 let vector = try decoder.decode(VersionVector.self, from: Data((row[1] as String).utf8))
-                let version = try sealer.open(row[3], item: item, vector: vector, deleted: row[2], forLocalState: true)
+                let version = try sealer.open(Array(row[3] as Data), item: item, vector: vector, deleted: row[2], forLocalState: true)
                 state.records[item] = ZoneSyncState.Record(
                     version: version, isPending: row[4],
                     baseline: try decoder.decode([VersionVector].self, from: Data((row[5] as String).utf8)),
@@ -99,7 +99,7 @@ extension ClientStateDatabase {
             for (item, record) in state.records where previous?.records[item] != record {
                 try upsert.execute(arguments: [
                     state.zone.rawValue, item.rawValue, try text(record.version.vector), record.version.isDeleted,
-                    try sealer.seal(record.version, item: item, forLocalState: true), record.isPending,
+                    Data(try sealer.seal(record.version, item: item, forLocalState: true)), record.isPending,
                     try text(record.baseline), try text(record.seen),
                 ])
             }

@@ -89,7 +89,9 @@ package struct DeviceEnrolment: Sendable {
             as: SignInResponse.self)
         let accountKey: AccountKey
         do {
-            guard try Self.parameters(signIn.keys.kdf, salt: signIn.keys.salt) == secrets.parameters else { throw CryptoError.authenticationFailed }
+            guard try Self.parameters(signIn.keys.kdf, salt: signIn.keys.salt) == secrets.parameters else {
+                throw SyncClientError(.signInFailed, "the server's key material does not match its sign-in parameters")
+            }
             accountKey = try AccountKey.unwrap(signIn.keys.wrappedAccountKey.bytes, with: secrets, account: account, epoch: VersionSealer.keyEpoch)
         } catch let error as SyncClientError {
             throw error

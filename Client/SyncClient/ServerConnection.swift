@@ -39,7 +39,7 @@ package final class ServerConnection: Sendable {
     package func send<Answer: Decodable>(_ method: HTTPMethod, _ path: String, body: (any Encodable)?, as answer: Answer.Type) async throws -> Answer {
         let bytes = try await exchange(method, path, body: body)
         do {
-            return try WireCoding.makeDecoder().decode(Answer.self, from: Data(buffer: bytes))
+            return try WireCoding.makeDecoder().decode(Answer.self, from: Data(bytes.readableBytesView))
         } catch {
             throw SyncClientError(.unreachable, "the server's answer to \(path) cannot be read", underlying: error)
         }
@@ -74,7 +74,7 @@ package final class ServerConnection: Sendable {
     }
 
     private static func error(status: HTTPResponseStatus, body: ByteBuffer) -> SyncClientError {
-        let detail = try? WireCoding.makeDecoder().decode(ErrorResponse.self, from: Data(buffer: body)).error
+        let detail = try? WireCoding.makeDecoder().decode(ErrorResponse.self, from: Data(body.readableBytesView)).error
         let code = detail?.code ?? "http_\(status.code)"
         let message = detail?.message ?? status.reasonPhrase
         switch code {

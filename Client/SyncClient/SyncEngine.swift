@@ -225,7 +225,7 @@ package actor SyncEngine {
                     let version = try sealer.open(sealed.payload, item: changed.item, vector: sealed.vector, deleted: sealed.isDeleted)
                     if !version.isDeleted {
                         guard let content = ItemContent.decode(version.content), itemID(of: content.primaryKey) == changed.item else {
-                            throw CryptoError.authenticationFailed
+                            throw SyncClientError(.rejectedVersions, "content does not match its item ID")
                         }
                     }
                     return version
@@ -252,7 +252,7 @@ package actor SyncEngine {
         problems.removeAll()
     }
 
-    private func keychainWrite(_ body: () throws(KeychainError) -> Void) throws(SyncClientError) {
+    private func keychainWrite(_ body: () throws -> Void) throws(SyncClientError) {
         do {
             try body()
         } catch {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KeychainStore
 import Logging
 import SyncClient
 import SyncCore
@@ -12,7 +13,7 @@ struct KeychainOptions: ParsableArguments {
     @Option(help: "The keychain file (default: $KEYCHAIN_PATH, else the per-user data directory).")
     var keychain: String?
 
-    var path: String { KeychainLocation.resolve(keychain) }
+    var path: String { keychain ?? KeychainLocation.defaultPath() }
 }
 
 /// Runs a command body, printing a failure on one stderr line with exit status 1.
@@ -28,7 +29,7 @@ func runReportingErrors(_ body: () async throws -> Void) async throws {
 func makeLogger(_ label: String) -> Logger {
     LoggingSystem.bootstrap { label in
         var handler = StreamLogHandler.standardError(label: label)
-        handler.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init) ?? .notice
+        handler.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) } ?? .notice
         return handler
     }
     return Logger(label: label)
@@ -112,8 +113,7 @@ struct RunCommand: AsyncParsableCommand {
                 var configuration = SyncDaemon.Configuration()
                 configuration.watchMode = mode
                 let daemon = SyncDaemon(session: session, engine: try session.engine(), keychainPath: keychain.path, configuration: configuration)
-                print("sync-client: running for device \(session.enrolment.device)")
-                fflush(stdout)
+                FileHandle.standardOutput.write(Data("sync-client: running for device \(session.enrolment.device)\n".utf8))
                 try await daemon.runInServiceGroup(logger: logger)
             }
         }

@@ -1,0 +1,89 @@
+import Foundation
+
+/// One device: its own keychain file, driven through the built `keychain` and `sync-client`.
+struct TestDevice: Sendable {
+    static let password = "correct horse battery staple"
+    let name: String
+    let keychainPath: String
+
+    init(name: String, in directory: URL) {
+        self.name = name
+        keychainPath = directory.appendingPathComponent("\(name)/keychain.db").path
+    }
+
+    @discardableResult
+    func keychain(_ arguments: [String]) async throws -> ChildProcess.Result {
+        try await ChildProcess.run(Products.keychain, [arguments[0], "--keychain", keychainPath] + arguments.dropFirst())
+    }
+
+    @discardableResult
+    func syncClient(_ arguments: [String], password: String? = TestDevice.password) async throws -> ChildProcess.Result {
+        var environment: [String: String] = [:]
+        if let password { environment["SYNC_PASSWORD"] = password }
+        return try await ChildProcess.run(Products.syncClient, [arguments[0], "--keychain", keychainPath] + arguments.dropFirst(), environment: environment)
+    }
+
+    /// Enrols (creating the account when `create`), at the KDF floor to keep tests fast.
+    func enroll(_ server: TestServer, account: String, create: Bool = false, pin: String? = nil) async throws {
+        var arguments = ["enroll", "--server", server.url, "--account", account, "--device-name", name, "--kdf-log-n", "15"]
+        if create { arguments.append("--create") }
+        if let pin = pin ?? server.pin { arguments += ["--pin", pin] }
+        let result = try await syncClient(arguments)
+        guard result.status == 0 else { throw TestFailure("enroll \(name) failed: \(result.stderr)") }
+    }
+
+    /// One sync round that must succeed.
+    func sync() async throws {
+        let result = try await syncClient(["sync"])
+        guard result.status == 0 else { throw TestFailure("sync on \(name) failed (\(result.status)): \(result.stderr)") }
+    }
+
+    func add(service: String, account: String, password: String, update: Bool = false) async throws {
+        var arguments = ["add-generic-password", "-s", service, "-a", account, "-w", password, "--sync"]
+        if update { arguments.append("-U") }
+        let result = try await keychain(arguments)
+        guard result.status == 0 else { throw TestFailure("add on \(name) failed: \(result.stderr)") }
+    }
+
+    func delete(service: String, account: String) async throws {
+        let result = try await keychain(["delete-generic-password", "-s", service, "-a", account, "--sync", "yes"])
+        guard result.status == 0 else { throw TestFailure("delete on \(name) failed: \(result.stderr)") }
+    }
+
+    /// The synchronizable item's password, or nil when there is none (exit 44).
+    func password(service: String, account: String) async throws -> String? {
+        let result = try await keychain(["find-generic-password", "-s", service, "-a", account, "--sync", "yes", "-w"])
+        if result.status == 44 { return nil }
+        guard result.status == 0 else { throw TestFailure("find on \(name) failed (\(result.status)): \(result.stderr)") }
+        return result.stdout.trimmingCharacters(in: .newlines)
+    }
+
+    /// Starts `sync-client run` and waits until it runs.
+    func startDaemon() async throws -> ChildProcess {
+        let daemon = try ChildProcess(Products.syncClient, ["run", "--keychain", keychainPath], environment: ["LOG_LEVEL": "warning"])
+        try await daemon.waitForOutput(containing: "running for device")
+        return daemon
+    }
+}
+
+/// A temporary directory per test, removed afterwards.
+func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throws -> T {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-client-tests-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    return try await body(directory)
+}
+
+/// A server and `count` enrolled devices of one new account; the server is stopped afterwards.
+func withAccount<T>(devices count: Int, _ body: (TestServer, [TestDevice]) async throws -> T) async throws -> T {
+    try await withTemporaryDirectory { directory in
+        let server = try await TestServer(dataDirectory: directory.appendingPathComponent("server"))
+        defer { server.stop() }
+        let devices = (0..<count).map { TestDevice(name: "device\($0)", in: directory) }
+        let account = "user-\(UUID().uuidString.prefix(8))"
+        for (index, device) in devices.enumerated() {
+            try await device.enroll(server, account: account, create: index == 0)
+        }
+        return try await body(server, devices)
+    }
+}
