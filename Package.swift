@@ -129,6 +129,8 @@ let networkTargets: [Target] = [
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "CryptoExtras", package: "swift-crypto"),
         ],
         path: "Server/SyncServer",
         resources: [.copy("openapi.yaml")],
@@ -145,6 +147,9 @@ let networkTargets: [Target] = [
         dependencies: [
             "SyncServer", "SyncProtocol", "sync-server",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "InMemoryLogging", package: "swift-log"),
         ],
         swiftSettings: swiftSettings
     ),
