@@ -20,6 +20,7 @@ extension ClientStateDatabase {
         }
 
         var batchID: UInt64
+        var cursor: UInt64
         var items: [Entry]
     }
 
@@ -42,7 +43,7 @@ extension ClientStateDatabase {
                         PushedItem(item: entry.item, version: try sealer.open(
                             entry.sealed, item: entry.item, vector: entry.vector, deleted: entry.deleted, forLocalState: true))
                     }
-                    state.unansweredBatch = PushBatch(device: device, zone: zone, batchID: stored.batchID, items: items)
+                    state.unansweredBatch = PushBatch(device: device, zone: zone, batchID: stored.batchID, cursor: stored.cursor, items: items)
                 }
                 progress.journalSequence = row[5]
                 progress.lastSync = (row[6] as Double?).map(Date.init(timeIntervalSince1970:))
@@ -81,7 +82,7 @@ extension ClientStateDatabase {
                         item: pushed.item, vector: pushed.version.vector, deleted: pushed.version.isDeleted,
                         sealed: try sealer.seal(pushed.version, item: pushed.item, forLocalState: true))
                 }
-                batch = try encoder.encode(StoredBatch(batchID: unanswered.batchID, items: entries))
+                batch = try encoder.encode(StoredBatch(batchID: unanswered.batchID, cursor: unanswered.cursor, items: entries))
             }
             try db.execute(
                 sql: """

@@ -156,7 +156,7 @@ package actor SyncEngine {
             case .push(let batch):
                 try commit()
                 let sealed = PushBatch(
-                    device: batch.device, zone: batch.zone, batchID: batch.batchID,
+                    device: batch.device, zone: batch.zone, batchID: batch.batchID, cursor: batch.cursor,
                     items: try batch.items.map { pushed in
                         PushedItem(item: pushed.item, version: SealedVersion(
                             vector: pushed.version.vector, isDeleted: pushed.version.isDeleted,

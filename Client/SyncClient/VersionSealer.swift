@@ -18,7 +18,7 @@ package struct VersionSealer: Sendable {
     }
 
     package func seal(_ version: ItemVersion, item: ItemID, forLocalState: Bool = false) throws(CryptoError) -> [UInt8] {
-        let envelope = ItemEnvelope(payload: version.content, modificationTime: version.modifiedAt, device: version.device)
+        let envelope = ItemEnvelope(payload: Self.payload(of: version), modificationTime: version.modifiedAt, device: version.device)
         return try keys.seal(envelope, context: context(item: item, vector: version.vector, deleted: version.isDeleted, local: forLocalState))
     }
 
@@ -26,7 +26,42 @@ package struct VersionSealer: Sendable {
         _ blob: [UInt8], item: ItemID, vector: VersionVector, deleted: Bool, forLocalState: Bool = false
     ) throws(CryptoError) -> ItemVersion {
         let envelope = try keys.open(blob, context: context(item: item, vector: vector, deleted: deleted, local: forLocalState))
-        return ItemVersion(vector: vector, isDeleted: deleted, modifiedAt: envelope.modificationTime, device: envelope.device, content: envelope.payload)
+        guard let (origin, overwritten, content) = Self.parts(of: envelope.payload) else { throw Self.malformed }
+        return ItemVersion(
+            vector: vector, isDeleted: deleted, modifiedAt: envelope.modificationTime, device: envelope.device, content: content,
+            origin: origin, overwritten: overwritten)
+    }
+
+    private static let malformed = CryptoError(code: .authenticationFailed, message: "authentication failed")
+
+    /// The envelope's payload: the version's sync metadata and the item's content,
+    /// `len(origin) (4) ‖ origin ‖ len(overwritten) (4) ‖ overwritten ‖ content`, vectors in their
+    /// canonical encoding. Sealed, so the server sees none of it.
+    static func payload(of version: ItemVersion) -> [UInt8] {
+        let origin = version.origin.canonicalEncoding
+        let overwritten = version.overwritten.canonicalEncoding
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(8 + origin.count + overwritten.count + version.content.count)
+        for part in [origin, overwritten] {
+            withUnsafeBytes(of: UInt32(part.count).bigEndian) { bytes += $0 }
+            bytes += part
+        }
+        bytes += version.content
+        return bytes
+    }
+
+    static func parts(of payload: [UInt8]) -> (VersionVector, VersionVector, [UInt8])? {
+        var rest = payload[...]
+        var vectors: [VersionVector] = []
+        for _ in 0..<2 {
+            guard rest.count >= 4 else { return nil }
+            let length = Int(rest.prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+            rest = rest.dropFirst(4)
+            guard rest.count >= length, let vector = try? VersionVector(canonicalEncoding: rest.prefix(length)) else { return nil }
+            vectors.append(vector)
+            rest = rest.dropFirst(length)
+        }
+        return (vectors[0], vectors[1], Array(rest))
     }
 
     private func context(item: ItemID, vector: VersionVector, deleted: Bool, local: Bool) -> ItemBlobContext {
