@@ -40,7 +40,7 @@ extension ClientStatus {
     /// The status as JSON (ISO 8601 dates, sorted keys).
     package func jsonText() throws -> String {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
         return String(decoding: try encoder.encode(self), as: UTF8.self)
     }

@@ -34,7 +34,8 @@ package struct SyncDaemon: Service {
         let subscription = PushSubscription(
             endpoint: session.connection.endpoint, tlsConfiguration: session.connection.tlsConfiguration,
             token: try DeviceSecrets(keychain: keychain).token())
-        try await cancelWhenGracefulShutdown {
+        do {
+            try await cancelWhenGracefulShutdown {
             try await withThrowingDiscardingTaskGroup { group in
                 group.addTask {
                     try await watcher.run(doorbell: local, logger: logger)
@@ -53,6 +54,9 @@ package struct SyncDaemon: Service {
                 }
                 group.addTask { try await syncLoop(wake: wake, logger: logger) }
             }
+            }
+        } catch is CancellationError {
+            // Graceful shutdown cancels the tasks; that is a clean stop.
         }
         logger.info("daemon stopped")
     }
