@@ -57,9 +57,22 @@ package final class ClientSession: Sendable {
         await connection.shutdown()
     }
 
-    /// Runs `body` with an open session and closes it afterwards.
-    package static func with<T: Sendable>(keychainPath: String, logger: Logger, _ body: (ClientSession) async throws -> T) async throws -> T {
-        let session = try await open(keychainPath: keychainPath, logger: logger)
+    /// Runs `body` with an open session and closes it afterwards. With `waitForServer` (the
+    /// daemon), an unreachable server is retried with backoff and jitter instead of failing.
+    package static func with<T: Sendable>(
+        keychainPath: String, logger: Logger, waitForServer: Bool = false, _ body: (ClientSession) async throws -> T
+    ) async throws -> T {
+        var backoff = Backoff(base: .milliseconds(500), maximum: .seconds(30))
+        var opened: ClientSession?
+        while opened == nil {
+            do {
+                opened = try await open(keychainPath: keychainPath, logger: logger)
+            } catch let error as SyncClientError where waitForServer && error.code == .unreachable {
+                logger.warning("server unreachable; retrying", metadata: ["error": "\(error.message)"])
+                try await Task.sleep(for: backoff.next())
+            }
+        }
+        guard let session = opened else { throw CancellationError() }
         do {
             let result = try await body(session)
             await session.close()

@@ -31,6 +31,7 @@ package actor SyncEngine {
     private var machine: ZoneSyncMachine
     private var committed: ZoneSyncState
     private var progress: ClientStateDatabase.ZoneProgress
+    private var committedProgress: ClientStateDatabase.ZoneProgress
     private var problems: [(ItemID, String?)] = []
     private var onProgress: (@Sendable (Int) -> Void)?
 
@@ -46,6 +47,7 @@ package actor SyncEngine {
         self.logger = logger
         self.configuration = configuration
         (committed, progress) = try database.loadZone(transport.zone, device: device, sealer: sealer)
+        committedProgress = progress
         machine = ZoneSyncMachine(restoring: committed, configuration: configuration)
     }
 
@@ -97,6 +99,8 @@ package actor SyncEngine {
             return report
         } catch {
             machine = ZoneSyncMachine(restoring: committed, configuration: configuration)
+            progress = committedProgress
+            problems.removeAll()
             throw Self.mapped(error)
         }
     }
@@ -249,6 +253,7 @@ package actor SyncEngine {
     private func commit() throws(SyncClientError) {
         try database.saveZone(machine.state, previous: committed, progress: progress, sealer: sealer, problems: problems)
         committed = machine.state
+        committedProgress = progress
         problems.removeAll()
     }
 

@@ -109,7 +109,7 @@ struct RunCommand: AsyncParsableCommand {
             guard let mode = JournalWatcher.Mode(rawValue: watch) else { throw SyncClientError(.invalidInput, "--watch must be inotify or poll") }
             let lock = try StateLock.acquire(keychainPath: keychain.path)
             defer { lock.release() }
-            try await ClientSession.with(keychainPath: keychain.path, logger: logger) { session in
+            try await ClientSession.with(keychainPath: keychain.path, logger: logger, waitForServer: true) { session in
                 var configuration = SyncDaemon.Configuration()
                 configuration.watchMode = mode
                 let daemon = SyncDaemon(session: session, engine: try session.engine(), keychainPath: keychain.path, configuration: configuration)

@@ -1,0 +1,29 @@
+import Foundation
+import Testing
+
+@Suite(.serialized)
+struct CrashSafetyTests {
+    @Test func aSyncKilledAtAnyPointAndRunAgainLosesAndDuplicatesNothing() async throws {
+        try await withAccount(devices: 2) { _, devices in
+            let (a, b) = (devices[0], devices[1])
+            for index in 0..<120 {
+                try await a.add(service: "crash\(index)", account: "ned", password: "v\(index)")
+            }
+            // Kill `sync` with SIGKILL after growing delays, so it dies at different points.
+            for delay in [30, 80, 150, 300] {
+                let sync = try ChildProcess(Products.syncClient, ["sync", "--keychain", a.keychainPath])
+                try await Task.sleep(for: .milliseconds(delay))
+                sync.stop()
+            }
+            try await a.sync()
+            try await b.sync()
+            let dump = try await b.keychain(["dump-keychain", "--json"])
+            let services = (0..<120).filter { dump.stdout.contains("\"crash\($0)\"") }
+            #expect(services.count == 120)
+            #expect(dump.stdout.components(separatedBy: "\"crash7\"").count - 1 == 1)
+            #expect(try await b.password(service: "crash119", account: "ned") == "v119")
+            let status = try await a.syncClient(["status", "--json"])
+            #expect(status.stdout.contains("\"pendingChanges\" : 0"))
+        }
+    }
+}
