@@ -36,6 +36,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
@@ -93,6 +94,19 @@ let package = Package(
         ),
         .executableTarget(name: "keychain", dependencies: ["KeychainCLI"], path: "Client/keychain", swiftSettings: swiftSettings),
 
+        // MARK: Benchmarks
+        .executableTarget(
+            name: "keychain-bench",
+            dependencies: [
+                "KeychainCrypto", "KeychainStore", "SyncCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/keychain-bench",
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Tests
         .testTarget(name: "KeychainModelTests", dependencies: ["KeychainModel"], swiftSettings: swiftSettings),
         .testTarget(name: "SyncCoreTests", dependencies: ["SyncCore"], swiftSettings: swiftSettings),
@@ -102,7 +116,11 @@ let package = Package(
             resources: [.copy("Vectors")],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "KeychainStoreTests", dependencies: ["KeychainStore", "KeychainModel"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "KeychainStoreTests",
+            dependencies: ["KeychainStore", "KeychainModel", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "SecurityCompatTests", dependencies: ["SecurityCompat"], swiftSettings: swiftSettings),
         .testTarget(name: "KeychainCLITests", dependencies: ["keychain"], swiftSettings: swiftSettings),
         .testTarget(name: "SyncSimulationTests", dependencies: ["SyncSimulation", "SyncCore"], swiftSettings: swiftSettings),
@@ -140,6 +158,31 @@ let networkTargets: [Target] = [
         path: "Server/sync-server",
         swiftSettings: swiftSettings
     ),
+    .target(
+        name: "SyncClient",
+        dependencies: [
+            "SyncCore", "SyncProtocol", "KeychainCrypto", "KeychainStore", "KeychainModel",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
+        ],
+        path: "Client/SyncClient",
+        swiftSettings: swiftSettings
+    ),
+    .executableTarget(
+        name: "sync-client",
+        dependencies: ["SyncClient", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+        path: "Client/sync-client",
+        swiftSettings: swiftSettings
+    ),
+    .testTarget(
+        name: "SyncClientTests",
+        dependencies: ["SyncClient", "sync-client", "sync-server", "keychain"],
+        swiftSettings: swiftSettings
+    ),
     .testTarget(
         name: "SyncServerTests",
         dependencies: [
@@ -152,5 +195,8 @@ let networkTargets: [Target] = [
 
 if Context.environment["SYNCKEYCHAIN_CORE_ONLY"] == nil {
     package.targets += networkTargets
-    package.products += [.executable(name: "sync-server", targets: ["sync-server"])]
+    package.products += [
+        .executable(name: "sync-server", targets: ["sync-server"]),
+        .executable(name: "sync-client", targets: ["sync-client"]),
+    ]
 }
