@@ -35,7 +35,8 @@ extension ZoneSyncMachine {
             version = ConflictResolution.resolution(of: candidates, vector: vector) ?? winner
             isPending = true
             var kept: [ItemVersion] = []
-            for loser in ConflictResolution.contenders(candidates) where !loser.isDeleted && !loser.sameValue(as: winner) {
+            let contenders = ConflictResolution.contenders(candidates)
+            for loser in contenders.isEmpty ? candidates : contenders where !loser.isDeleted && !loser.sameValue(as: winner) {
                 if kept.contains(where: { $0.sameValue(as: loser) }) { continue }
                 kept.append(loser)
                 actions.append(.keepInHistory(item, loser))
