@@ -95,7 +95,7 @@ extension KeyValueStore {
     /// that had a value. The new account's values then arrive by sync.
     public func resetForAccountChange() throws(KeyValueStoreError) {
         try database.write { db in
-            let keys = try String.fetchAll(db, sql: "SELECT key FROM kv_value WHERE store = ?", arguments: [name])
+            let keys = try String.fetchAll(db, sql: "SELECT key FROM kv_value WHERE store = ? ORDER BY key", arguments: [name])
             for table in ["kv_value", "kv_version", "kv_journal", "kv_store_state"] {
                 try db.execute(sql: "DELETE FROM \(table) WHERE store = ?", arguments: [name])
             }
