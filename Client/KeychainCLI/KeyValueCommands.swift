@@ -28,7 +28,7 @@ struct KeyValueCommand: ParsableCommand {
     struct Set: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Set a value: a string by default, or --int, --double, --bool (true/false), --data (base64), --json (any JSON but null).",
-            discussion: "A value that begins with - is taken as it is; put -- before a key or value that is itself an option name.")
+            discussion: "A value that begins with - is taken as it is. For a key or value that is -- or an option name, put -- before the key (after every option).")
 
         @OptionGroup var options: StoreOptions
         @Flag(name: .customLong("int"), help: "The value is a 64-bit integer.") var int = false
