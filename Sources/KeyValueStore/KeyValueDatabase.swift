@@ -14,6 +14,9 @@ import Darwin
 /// The database of every key-value store of a device: one SQLite file (0600, WAL) beside the
 /// keychain, rows keyed by (store, key). Open it once per process and take stores from it with
 /// ``store(named:)``; stores of the same name share their change events and sync engine.
+///
+/// Values are not encrypted at rest (they are preferences, as in Apple's store; secrets belong in
+/// the keychain). They are encrypted end to end when they sync.
 public final class KeyValueDatabase: Sendable {
     /// Settings of an open database.
     public struct Configuration: Sendable {

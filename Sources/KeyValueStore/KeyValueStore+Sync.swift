@@ -9,7 +9,7 @@ extension KeyValueStore {
     public enum RemoteOutcome: Hashable, Sendable {
         /// The store already had this version or a later one: nothing changed.
         case stale
-        /// The version was kept, and the key's value changed.
+        /// The version won: the key's value is now its value (or the key is removed).
         case applied
         /// The version was kept as a concurrent sibling but lost to another: the value is unchanged.
         case lost
@@ -78,15 +78,17 @@ extension KeyValueStore {
             let kept = ConflictResolution.maximal(versions + [remote.version])
             let winner = ConflictResolution.resolve(kept)!
             try replaceVersions(db, key: key, with: kept)
+            let outcome: RemoteOutcome = winner.sameValue(as: remote.version) ? .applied : .lost
+            // A tombstone of a key this device never had changes no value.
             let changed = before.map { !$0.sameValue(as: winner) } ?? !winner.isDeleted
-            guard changed else { return .lost }
+            guard changed else { return outcome }
             try setVisible(db, key: key, winner: try KeyVersion(key: key, version: winner))
             try publishAfterCommit(db, KeyValueChange(reason: reason, keys: [key]))
             let usage = try usage(db)
             if usage.keys > KeyValueLimits.maximumKeys || usage.bytes > KeyValueLimits.maximumStoreBytes {
                 try publishAfterCommit(db, KeyValueChange(reason: .quotaViolationChange, keys: [key]))
             }
-            return winner.sameValue(as: remote.version) ? .applied : .lost
+            return outcome
         }
     }
 
