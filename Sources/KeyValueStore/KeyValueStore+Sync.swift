@@ -92,6 +92,27 @@ extension KeyValueStore {
         }
     }
 
+    /// Takes the sync engine's version of a local write in place of the store's own: the engine
+    /// numbers a device's writes with its own counter, so the same write (same value, time and
+    /// writer) gets another vector there. Adopting it makes the store and the engine compare the
+    /// same vectors. Does nothing when the key's version is another one by now.
+    /// - Returns: Whether the version was adopted.
+    @discardableResult
+    public func adoptLocalVersion(_ engineVersion: KeyVersion) throws(KeyValueStoreError) -> Bool {
+        let adopted = engineVersion.version
+        return try database.write { db in
+            let versions = try storedVersions(db, key: engineVersion.key)
+            guard versions.count == 1, let local = versions.first, local.device == database.device, adopted.device == local.device,
+                local.isDeleted == adopted.isDeleted, local.modifiedAt == adopted.modifiedAt, local.content == adopted.content
+            else { return false }
+            try replaceVersions(db, key: engineVersion.key, with: [adopted])
+            try db.execute(
+                sql: "UPDATE kv_store_state SET write_counter = MAX(write_counter, ?) WHERE store = ?",
+                arguments: [Int64(clamping: adopted.vector[database.device]), name])
+            return true
+        }
+    }
+
     /// Replaces the store's contents for a new account: every value, version and journal entry
     /// goes, and subscribers get an ``KeyValueChange/Reason/accountChange`` event with the keys
     /// that had a value. The new account's values then arrive by sync.
