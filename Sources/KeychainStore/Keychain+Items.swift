@@ -32,11 +32,15 @@ extension Keychain {
     ///   ``KeychainStatus/interactionNotAllowed`` while locked (whether or not anything matches).
     public func find(_ query: Query) throws(KeychainError) -> [ItemResult] {
         try ItemRules.validate(query)
-        return try read { db, state in
-            guard state.mayTouch(query) else { throw KeychainError(.interactionNotAllowed) }
+        // One SELECT reads the rows and the lock generation together; only when the generation
+        // moved does the key state reload (with its own statements, in a transaction).
+        return try readOneStatement { db in
             let wantsData = query.returns.contains(.data)
-            let rows = try ItemFilter(query).fetch(
-                db, attributes: query.returns.contains(.attributes), secrets: wantsData, limit: query.rowLimit)
+            let (rows, generation) = try ItemFilter(query).fetchWithGeneration(
+                db, attributes: query.returns.contains(.attributes), secrets: wantsData, limit: query.rowLimit, generation: true)
+            // The lock decision comes before the answer, found or not.
+            let state = try currentState(db, knownGeneration: generation)
+            guard state.mayTouch(query) else { throw KeychainError(.interactionNotAllowed) }
             if rows.isEmpty { throw KeychainError(.itemNotFound) }
             return try rows.map { stored in
                 var result = ItemResult(itemClass: stored.itemClass)
@@ -108,7 +112,7 @@ extension Keychain {
 
     static func newIdentity() -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
-        return (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        return withUnsafeBytes(of: (generator.next() as UInt64, generator.next() as UInt64), Array.init)
     }
 
     static let insertSQL = """
@@ -129,7 +133,7 @@ extension Keychain {
         arguments += item.attributes.columnValues
         arguments += [protectionClass.rawValue.databaseValue, sealed.wrappedKey.databaseValue, sealed.sealedData.databaseValue]
         do {
-            try db.cachedStatement(sql: Self.insertSQL).execute(arguments: StatementArguments(arguments))
+            try db.cachedStatement(sql: Self.insertSQL).execute(arguments: StatementArguments(databaseValues: arguments))
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
             throw try duplicateError(db, primaryKey: item.primaryKey, state: state)
         }
@@ -142,8 +146,8 @@ extension Keychain {
         if let data = updated.data {
             sealed = try SecretSealer.seal(data, identity: stored.identity, protectionClass: newClass, classKey: state.key(for: newClass))
         } else if newClass != stored.protectionClass {
-            sealed.wrappedKey = try SecretSealer.rewrap(
-                sealed.wrappedKey, identity: stored.identity, from: stored.protectionClass,
+            sealed = try SecretSealer.reseal(
+                sealed, identity: stored.identity, from: stored.protectionClass,
                 oldKey: state.key(for: stored.protectionClass), to: newClass, newKey: state.key(for: newClass))
         }
         let oldKey = PrimaryKey(itemClass: stored.itemClass, attributes: stored.attributes)
@@ -151,7 +155,7 @@ extension Keychain {
         var arguments = updated.attributes.columnValues
         arguments += [newClass.rawValue.databaseValue, sealed.wrappedKey.databaseValue, sealed.sealedData.databaseValue, stored.rowID.databaseValue]
         do {
-            try db.cachedStatement(sql: Self.replaceSQL).execute(arguments: StatementArguments(arguments))
+            try db.cachedStatement(sql: Self.replaceSQL).execute(arguments: StatementArguments(databaseValues: arguments))
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
             throw try duplicateError(db, primaryKey: newKey, state: state)
         }
