@@ -111,8 +111,7 @@ extension Keychain {
     // MARK: - Row writes shared with the sync methods
 
     static func newIdentity() -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        return withUnsafeBytes(of: (generator.next() as UInt64, generator.next() as UInt64), Array.init)
+        RandomBytes(count: 16).bytes
     }
 
     static let insertSQL = """
@@ -133,7 +132,8 @@ extension Keychain {
         arguments += item.attributes.columnValues
         arguments += [protectionClass.rawValue.databaseValue, sealed.wrappedKey.databaseValue, sealed.sealedData.databaseValue]
         do {
-            try db.cachedStatement(sql: Self.insertSQL).execute(arguments: StatementArguments(databaseValues: arguments))
+            // Bound and run directly, like lookups: the add is the other hot path.
+            try RawColumns(statement: db.cachedStatement(sql: Self.insertSQL).sqliteStatement).execute(arguments, db)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
             throw try duplicateError(db, primaryKey: item.primaryKey, state: state)
         }

@@ -29,6 +29,13 @@ struct RawColumns {
         }
     }
 
+    /// Runs a statement that returns no rows (an insert), with `values` bound.
+    func execute(_ values: [DatabaseValue], _ db: Database) throws {
+        bind(values)
+        defer { finish() }
+        while try step(db) {}
+    }
+
     /// Resets the statement and drops its bindings (no argument outlives the lookup).
     func finish() {
         sqlite3_reset(statement)

@@ -2,6 +2,12 @@ import Crypto
 import Foundation
 import KeychainModel
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The at-rest sealing of secrets and keys (see docs/decisions/0011).
 ///
 /// Secrets and class keys are sealed with AES-256-GCM and a random nonce; the associated data
@@ -22,9 +28,15 @@ enum SecretSealer {
     static func seal(_ data: [UInt8], identity: [UInt8], protectionClass: ProtectionClass, classKey: SymmetricKey)
         throws(KeychainError) -> SealedSecret
     {
-        let itemKey = SymmetricKey(size: .bits256)
+        // One draw from the system's random source for the item key and the nonce: each separate
+        // draw is a system call, and adds are a hot path.
+        var random = RandomBytes(count: 32 + 12)
+        defer { random.wipe() }
+        let itemKey = SymmetricKey(data: random.bytes[0..<32])
         do {
-            let sealedData = try AES.GCM.seal(data, using: itemKey, authenticating: dataContext(identity, protectionClass)).combined!
+            let nonce = try AES.GCM.Nonce(data: random.bytes[32..<44])
+            let sealedData = try AES.GCM.seal(
+                data, using: itemKey, nonce: nonce, authenticating: dataContext(identity, protectionClass)).combined!
             let wrappedKey = try AES.KeyWrap.wrap(itemKey, using: classKey)
             return SealedSecret(wrappedKey: wrappedKey, sealedData: sealedData)
         } catch {
@@ -82,5 +94,26 @@ enum SecretSealer {
     /// "SKv1" "item-data" ‖ class code ‖ row identity.
     private static func dataContext(_ identity: [UInt8], _ protectionClass: ProtectionClass) -> [UInt8] {
         dataPrefixes[protectionClass]! + identity
+    }
+}
+
+/// Bytes from the operating system's random source, drawn in one call (`arc4random_buf`, which
+/// glibc serves with a single getrandom call; the standard library's generator elsewhere).
+struct RandomBytes {
+    var bytes: [UInt8]
+
+    init(count: Int) {
+        bytes = [UInt8](repeating: 0, count: count)
+        #if canImport(Glibc) || canImport(Darwin)
+        bytes.withUnsafeMutableBytes { arc4random_buf($0.baseAddress!, $0.count) }
+        #else
+        var generator = SystemRandomNumberGenerator()
+        for index in bytes.indices { bytes[index] = UInt8.random(in: .min ... .max, using: &generator) }
+        #endif
+    }
+
+    /// Overwrites the bytes with zeros.
+    mutating func wipe() {
+        for index in bytes.indices { bytes[index] = 0 }
     }
 }
