@@ -9,8 +9,9 @@ struct ItemFilter {
     var arguments: [DatabaseValue]
 
     init(_ query: Query) {
-        var clauses = ["class = ?"]
-        var arguments: [DatabaseValue] = [query.itemClass.rawValue.databaseValue]
+        // The class is a fixed code, written literally so SQLite can use the class's partial index.
+        var clauses = ["class = '\(query.itemClass.rawValue)'"]
+        var arguments: [DatabaseValue] = []
         for attribute in query.attributes.present {
             clauses.append("\"\(attribute.rawValue)\" = ?")
             arguments.append(query.attributes[attribute]!.databaseValue)
@@ -21,8 +22,8 @@ struct ItemFilter {
         case .any: break
         }
         if let reference = query.persistentReference {
-            clauses.append("identity = ?")
-            arguments.append(Data(reference.itemIdentity).databaseValue)
+            clauses.append("id = ? AND identity = ?")
+            arguments += [reference.rowID.databaseValue, Data(reference.itemIdentity).databaseValue]
         }
         sql = clauses.joined(separator: " AND ")
         self.arguments = arguments

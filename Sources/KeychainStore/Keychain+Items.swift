@@ -42,7 +42,7 @@ extension Keychain {
                 var result = ItemResult(itemClass: stored.itemClass)
                 if query.returns.contains(.attributes) { result.attributes = stored.attributes }
                 if query.returns.contains(.persistentReference) {
-                    result.persistentReference = PersistentReference(itemIdentity: stored.identity)
+                    result.persistentReference = PersistentReference(rowID: stored.rowID, itemIdentity: stored.identity)
                 }
                 if wantsData, let sealed = stored.sealed {
                     result.data = try SecretSealer.open(
@@ -112,12 +112,12 @@ extension Keychain {
     }
 
     static let insertSQL = """
-        INSERT INTO item (identity, class, primary_key, \(StoredItem.attributeList), protection_class, wrapped_key, sealed_data)
-        VALUES (?, ?, ?, \(Schema.attributeColumns.map { _ in "?" }.joined(separator: ", ")), ?, ?, ?)
+        INSERT INTO item (identity, class, \(StoredItem.attributeList), protection_class, wrapped_key, sealed_data)
+        VALUES (?, ?, \(Schema.attributeColumns.map { _ in "?" }.joined(separator: ", ")), ?, ?, ?)
         """
 
     static let replaceSQL = """
-        UPDATE item SET primary_key = ?, \(Schema.attributeColumns.map { "\"\($0.rawValue)\" = ?" }.joined(separator: ", ")),
+        UPDATE item SET \(Schema.attributeColumns.map { "\"\($0.rawValue)\" = ?" }.joined(separator: ", ")),
         protection_class = ?, wrapped_key = ?, sealed_data = ? WHERE id = ?
         """
 
@@ -125,14 +125,13 @@ extension Keychain {
         let protectionClass = try checkedProtectionClass(item, state: state)
         let sealed = try SecretSealer.seal(
             item.data ?? [], identity: identity, protectionClass: protectionClass, classKey: state.key(for: protectionClass))
-        let primaryKey = item.primaryKey.storageBytes
-        var arguments: [DatabaseValue] = [Data(identity).databaseValue, item.itemClass.rawValue.databaseValue, primaryKey.databaseValue]
+        var arguments: [DatabaseValue] = [Data(identity).databaseValue, item.itemClass.rawValue.databaseValue]
         arguments += item.attributes.columnValues
         arguments += [protectionClass.rawValue.databaseValue, sealed.wrappedKey.databaseValue, sealed.sealedData.databaseValue]
         do {
             try db.cachedStatement(sql: Self.insertSQL).execute(arguments: StatementArguments(arguments))
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-            throw try duplicateError(db, primaryKey: primaryKey, state: state)
+            throw try duplicateError(db, primaryKey: item.primaryKey, state: state)
         }
     }
 
@@ -149,13 +148,12 @@ extension Keychain {
         }
         let oldKey = PrimaryKey(itemClass: stored.itemClass, attributes: stored.attributes)
         let newKey = updated.primaryKey
-        var arguments: [DatabaseValue] = [newKey.storageBytes.databaseValue]
-        arguments += updated.attributes.columnValues
+        var arguments = updated.attributes.columnValues
         arguments += [newClass.rawValue.databaseValue, sealed.wrappedKey.databaseValue, sealed.sealedData.databaseValue, stored.rowID.databaseValue]
         do {
             try db.cachedStatement(sql: Self.replaceSQL).execute(arguments: StatementArguments(arguments))
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-            throw try duplicateError(db, primaryKey: newKey.storageBytes, state: state)
+            throw try duplicateError(db, primaryKey: newKey, state: state)
         }
         try journalReplacement(db, identity: stored.identity, from: oldKey, to: newKey)
     }
@@ -178,11 +176,8 @@ extension Keychain {
 
     /// A duplicate, unless the keychain is locked and the existing item is of a locked class:
     /// then "interaction not allowed", so a locked item's existence is not revealed.
-    private func duplicateError(_ db: Database, primaryKey: Data, state: KeyState) throws -> KeychainError {
-        if state.locked,
-            let raw = try String.fetchOne(db, sql: "SELECT protection_class FROM item WHERE primary_key = ?", arguments: [primaryKey]),
-            ProtectionClass(rawValue: raw)?.isLockedWithKeychain ?? true
-        {
+    private func duplicateError(_ db: Database, primaryKey: PrimaryKey, state: KeyState) throws -> KeychainError {
+        if state.locked, let existing = try fetchStored(db, primaryKey: primaryKey), existing.protectionClass.isLockedWithKeychain {
             return KeychainError(.interactionNotAllowed)
         }
         return KeychainError(.duplicateItem)

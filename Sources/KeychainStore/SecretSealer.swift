@@ -90,11 +90,16 @@ enum SecretSealer {
         return SymmetricKey(data: try AES.GCM.open(box, using: classKey, authenticating: keyContext(identity, protectionClass)))
     }
 
+    private static let dataPrefix = formatTag + Array("item-data".utf8)
+    private static let keyPrefixes = Dictionary(uniqueKeysWithValues: ProtectionClass.allCases.map {
+        ($0, formatTag + Array("item-key".utf8) + Array($0.rawValue.utf8))
+    })
+
     private static func dataContext(_ identity: [UInt8]) -> [UInt8] {
-        formatTag + Array("item-data".utf8) + identity
+        dataPrefix + identity
     }
 
     private static func keyContext(_ identity: [UInt8], _ protectionClass: ProtectionClass) -> [UInt8] {
-        formatTag + Array("item-key".utf8) + Array(protectionClass.rawValue.utf8) + identity
+        keyPrefixes[protectionClass]! + identity
     }
 }
