@@ -1,1 +1,4 @@
-print("placeholder")
+import Foundation
+import KeychainCLI
+
+exit(KeychainTool.run(arguments: Array(CommandLine.arguments.dropFirst())))

@@ -3,7 +3,7 @@
 /// key). Opaque to the server; sent at account creation and password change, returned at sign-in.
 public struct AccountKeyBundle: Hashable, Sendable, Codable {
     /// The KDF parameters the keys were derived with.
-    public var kdf: KDFParameters
+    public var kdf: PasswordKDF
     /// The KDF salt (16...64 bytes).
     public var salt: Base64Bytes
     /// The account key wrapped by the password-derived wrapping key.
@@ -12,7 +12,7 @@ public struct AccountKeyBundle: Hashable, Sendable, Codable {
     public var wrappedRecoveryKey: Base64Bytes?
 
     /// Creates a bundle.
-    public init(kdf: KDFParameters, salt: Base64Bytes, wrappedAccountKey: Base64Bytes, wrappedRecoveryKey: Base64Bytes? = nil) {
+    public init(kdf: PasswordKDF, salt: Base64Bytes, wrappedAccountKey: Base64Bytes, wrappedRecoveryKey: Base64Bytes? = nil) {
         self.kdf = kdf
         self.salt = salt
         self.wrappedAccountKey = wrappedAccountKey

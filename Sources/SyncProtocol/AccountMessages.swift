@@ -29,12 +29,12 @@ public struct PreSignInRequest: Hashable, Sendable, Codable {
 /// The answer to ``PreSignInRequest``.
 public struct PreSignInResponse: Hashable, Sendable, Codable {
     /// The KDF parameters.
-    public var kdf: KDFParameters
+    public var kdf: PasswordKDF
     /// The KDF salt.
     public var salt: Base64Bytes
 
     /// Creates a response.
-    public init(kdf: KDFParameters, salt: Base64Bytes) {
+    public init(kdf: PasswordKDF, salt: Base64Bytes) {
         self.kdf = kdf
         self.salt = salt
     }
@@ -56,4 +56,13 @@ public struct ChangeCredentialsRequest: Hashable, Sendable, Codable {
         self.authKey = authKey
         self.keys = keys
     }
+}
+
+/// The answer to ``CreateAccountRequest`` (`201 Created`).
+public struct AccountCreatedResponse: Hashable, Sendable, Codable {
+    /// The account name.
+    public var account: String
+
+    /// Creates a response.
+    public init(account: String) { self.account = account }
 }

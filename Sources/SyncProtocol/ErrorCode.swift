@@ -26,6 +26,8 @@ public enum ErrorCode {
     public static let methodNotAllowed = "method_not_allowed"
     /// 415: the body is not `application/json`.
     public static let unsupportedMediaType = "unsupported_media_type"
+    /// 426: `GET /v1/push` must be a WebSocket upgrade.
+    public static let upgradeRequired = "upgrade_required"
     /// 503: the server cannot serve the request now (storage failure); retry later.
     public static let unavailable = "unavailable"
 }

@@ -1,0 +1,104 @@
+import ArgumentParser
+import Foundation
+import KeychainModel
+import KeychainStore
+
+/// `--keychain PATH`, taken by every verb.
+struct KeychainOptions: ParsableArguments {
+    @Option(name: .customLong("keychain"), parsing: .unconditional, help: "Keychain database (default: $KEYCHAIN_PATH, else the per-user data directory).", transform: ArgumentEscaping.unescape)
+    var path: String?
+
+    func open() throws -> Keychain {
+        try Keychain.open(at: path ?? KeychainLocation.defaultPath())
+    }
+}
+
+/// `--sync yes|no|any` of the search verbs.
+enum SyncFilter: String, ExpressibleByArgument, CaseIterable {
+    case yes, no, any
+
+    var match: SynchronizableMatch {
+        switch self {
+        case .yes: .yes
+        case .no: .no
+        case .any: .any
+        }
+    }
+}
+
+extension Accessibility: ExpressibleByArgument {
+    static let names: [String: Accessibility] = [
+        "when-unlocked": .whenUnlocked, "after-first-unlock": .afterFirstUnlock, "always": .always,
+        "when-unlocked-this-device-only": .whenUnlockedThisDeviceOnly,
+        "after-first-unlock-this-device-only": .afterFirstUnlockThisDeviceOnly,
+        "always-this-device-only": .alwaysThisDeviceOnly,
+        "when-passcode-set-this-device-only": .whenPasscodeSetThisDeviceOnly,
+    ]
+
+    /// Accepts a name such as `when-unlocked` or Apple's code such as `ak`.
+    public init?(argument: String) {
+        guard let value = Self.names[argument] ?? Accessibility(rawValue: argument) else { return nil }
+        self = value
+    }
+
+    public static var allValueStrings: [String] { names.keys.sorted() }
+
+    var name: String { Self.names.first { $0.value == self }!.key }
+}
+
+/// The optional attributes of the add verbs, and `-w`, `--sync`, `-U`.
+struct AddOptions: ParsableArguments {
+    @Option(name: .customShort("w"), parsing: .unconditional, help: "The password (any value, including one beginning with -).", transform: ArgumentEscaping.unescape)
+    var password: String
+    @Option(name: .customShort("l"), parsing: .unconditional, help: "Label.", transform: ArgumentEscaping.unescape) var label: String?
+    @Option(name: .customShort("j"), parsing: .unconditional, help: "Comment.", transform: ArgumentEscaping.unescape) var comment: String?
+    @Option(name: .customShort("D"), parsing: .unconditional, help: "Kind (description).", transform: ArgumentEscaping.unescape) var kind: String?
+    @Option(name: .customShort("G"), parsing: .unconditional, help: "Generic attribute.", transform: ArgumentEscaping.unescape) var generic: String?
+    @Option(name: .customLong("access-group"), parsing: .unconditional, help: "Access group.", transform: ArgumentEscaping.unescape) var accessGroup: String?
+    @Option(name: .customLong("accessible"), help: "Accessibility, e.g. when-unlocked, after-first-unlock, always.")
+    var accessible: Accessibility?
+    @Flag(name: .customLong("sync"), help: "Make the item synchronizable.") var sync = false
+    @Flag(name: .customShort("U"), help: "Update the item if it already exists.") var updateExisting = false
+
+    /// The attributes these options set, except the primary-key ones.
+    var changes: ItemAttributes {
+        var attributes = ItemAttributes()
+        attributes.label = label
+        attributes.comment = comment
+        attributes.itemDescription = kind
+        attributes.generic = generic.map { Array($0.utf8) }
+        attributes.accessible = accessible
+        return attributes
+    }
+
+    /// Adds the item; with `-U`, updates the existing item with the same primary key instead.
+    func add(_ itemClass: ItemClass, keyAttributes: ItemAttributes, to keychain: Keychain) throws {
+        var attributes = keyAttributes
+        for attribute in changes.present { attributes[attribute] = changes[attribute] }
+        attributes.accessGroup = accessGroup
+        attributes.synchronizable = sync
+        let item = Item(itemClass: itemClass, attributes: attributes, data: Array(password.utf8))
+        do {
+            try keychain.add(item)
+        } catch {
+            guard updateExisting, error.code == .duplicateItem else { throw error }
+            var key = PrimaryKey(itemClass: itemClass, attributes: attributes).attributes
+            key.accessGroup = accessGroup ?? ItemRules.defaultAccessGroup
+            try keychain.update(Query(itemClass: itemClass, attributes: key), changes: changes, data: item.data)
+        }
+    }
+}
+
+/// `-l`, `--sync` and `--access-group` of the search verbs.
+struct SearchOptions: ParsableArguments {
+    @Option(name: .customShort("l"), parsing: .unconditional, help: "Label.", transform: ArgumentEscaping.unescape) var label: String?
+    @Option(name: .customLong("access-group"), parsing: .unconditional, help: "Access group.", transform: ArgumentEscaping.unescape) var accessGroup: String?
+    @Option(name: .customLong("sync"), help: "Match synchronizable items: yes, no (default) or any.") var sync: SyncFilter = .no
+
+    func query(_ itemClass: ItemClass, _ filters: ItemAttributes, limit: MatchLimit = .one, returns: ReturnTypes = []) -> Query {
+        var attributes = filters
+        attributes.label = label
+        attributes.accessGroup = accessGroup
+        return Query(itemClass: itemClass, attributes: attributes, synchronizable: sync.match, limit: limit, returns: returns)
+    }
+}

@@ -1,0 +1,31 @@
+import ArgumentParser
+import KeychainModel
+
+/// The one mapping from errors to exit codes and stderr lines, as macOS `security` does it:
+/// 0 success, 44 item not found, 45 duplicate item, other non-zero for everything else.
+enum ExitStatus {
+    static let success: Int32 = 0
+    static let itemNotFound: Int32 = 44
+    static let duplicateItem: Int32 = 45
+    static let keychainError: Int32 = 1
+
+    /// The exit code and the one-line message for an error (no secret is ever in a message).
+    static func report(_ error: any Error) -> (code: Int32, message: String?) {
+        if let error = error as? KeychainError {
+            let code: Int32 = switch error.code {
+            case .itemNotFound: itemNotFound
+            case .duplicateItem: duplicateItem
+            default: keychainError
+            }
+            return (code, error.message)
+        }
+        let code = KeychainTool.exitCode(for: error).rawValue
+        if code == 0 { return (0, nil) }
+        return (code, KeychainTool.message(for: error))
+    }
+
+    /// One line: newlines and tabs become spaces.
+    static func oneLine(_ message: String) -> String {
+        String(message.map { $0.isNewline || $0 == "\t" ? " " : $0 }).trimmingCharacters(in: .whitespaces)
+    }
+}

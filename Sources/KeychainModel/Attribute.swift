@@ -1,0 +1,102 @@
+/// A keychain item attribute, with Apple's short attribute codes as raw values.
+///
+/// The raw values are also the store's column names and stable across versions.
+public enum Attribute: String, CaseIterable, Sendable, Codable, Hashable, Comparable {
+    case accessGroup = "agrp"
+    case accessible = "pdmn"
+    case synchronizable = "sync"
+    case label = "labl"
+    case comment = "icmt"
+    case itemDescription = "desc"
+    case generic = "gena"
+    case creationDate = "cdat"
+    case modificationDate = "mdat"
+    case account = "acct"
+    case service = "svce"
+    case server = "srvr"
+    case `protocol` = "ptcl"
+    case port = "port"
+    case path = "path"
+    case authenticationType = "atyp"
+    case securityDomain = "sdmn"
+    case certificateType = "ctyp"
+    case issuer = "issr"
+    case serialNumber = "slnr"
+    case subject = "subj"
+    case keyClass = "kcls"
+    case applicationLabel = "klbl"
+    case applicationTag = "atag"
+    case keyType = "type"
+    case keySizeInBits = "bsiz"
+    case effectiveKeySize = "esiz"
+
+    /// The kind of value an attribute holds.
+    public enum Kind: Sendable {
+        case string, data, integer, bool, date
+    }
+
+    /// The kind of value this attribute holds.
+    public var kind: Kind {
+        switch self {
+        case .generic, .issuer, .serialNumber, .subject, .applicationLabel, .applicationTag: .data
+        case .port, .certificateType, .keySizeInBits, .effectiveKeySize: .integer
+        case .synchronizable: .bool
+        case .creationDate, .modificationDate: .date
+        default: .string
+        }
+    }
+
+    /// Attributes every class carries.
+    public static let common: Set<Attribute> = [
+        .accessGroup, .accessible, .synchronizable, .label, .comment, .itemDescription, .generic,
+        .creationDate, .modificationDate,
+    ]
+
+    /// Attributes set by the store, never by a caller.
+    public static let storeManaged: Set<Attribute> = [.creationDate, .modificationDate]
+
+    /// The value a missing primary-key attribute counts as.
+    public var emptyValue: AttributeValue {
+        switch kind {
+        case .string: .string("")
+        case .data: .data([])
+        case .integer: .integer(0)
+        case .bool: .bool(false)
+        case .date: .date(0)
+        }
+    }
+
+    public static func < (lhs: Attribute, rhs: Attribute) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// One attribute value. Dates are seconds since 1970 (UTC).
+public enum AttributeValue: Hashable, Sendable, Codable {
+    case string(String)
+    case data([UInt8])
+    case integer(Int64)
+    case bool(Bool)
+    case date(Double)
+
+    /// The kind of this value.
+    public var kind: Attribute.Kind {
+        switch self {
+        case .string: .string
+        case .data: .data
+        case .integer: .integer
+        case .bool: .bool
+        case .date: .date
+        }
+    }
+
+    /// The stable byte encoding used in primary-key fields: UTF-8 for strings, the bytes for
+    /// data, 8 bytes big-endian for integers and dates (bit pattern), one byte 0/1 for booleans.
+    public var canonicalBytes: [UInt8] {
+        switch self {
+        case .string(let text): Array(text.utf8)
+        case .data(let bytes): bytes
+        case .integer(let value): withUnsafeBytes(of: value.bigEndian, Array.init)
+        case .bool(let flag): [flag ? 1 : 0]
+        case .date(let seconds): withUnsafeBytes(of: seconds.bitPattern.bigEndian, Array.init)
+        }
+    }
+}

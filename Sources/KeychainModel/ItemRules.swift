@@ -1,0 +1,84 @@
+import Foundation
+
+/// Apple's rules for adding, updating and searching items, as pure functions.
+public enum ItemRules {
+    /// The access group of items added without one.
+    public static let defaultAccessGroup = "default"
+
+    /// Validates a new item and applies the defaults: accessibility "when unlocked", not
+    /// synchronizable, the default access group, empty values for missing key attributes,
+    /// creation and modification dates `now`, and empty data when none is given.
+    /// - Throws: ``KeychainStatus/param`` for wrong value types and for a `ThisDeviceOnly`
+    ///   accessibility on a synchronizable item; ``KeychainStatus/noSuchAttribute`` for an
+    ///   attribute the class does not have.
+    public static func preparedForAdd(_ item: Item, now: Date, defaultAccessGroup: String = defaultAccessGroup)
+        throws(KeychainError) -> Item
+    {
+        try validate(item.attributes, for: item.itemClass)
+        var prepared = item
+        var attributes = item.attributes
+        if attributes.accessible == nil { attributes.accessible = .default }
+        if attributes.synchronizable == nil { attributes.synchronizable = false }
+        if attributes.accessGroup == nil { attributes.accessGroup = defaultAccessGroup }
+        for attribute in item.itemClass.primaryKeyAttributes where attributes[attribute] == nil {
+            attributes[attribute] = attribute.emptyValue
+        }
+        attributes.creationDate = now
+        attributes.modificationDate = now
+        prepared.attributes = attributes
+        prepared.data = item.data ?? []
+        try checkThisDeviceOnly(prepared)
+        return prepared
+    }
+
+    /// Applies an update's changes to a stored item and sets its modification date.
+    /// - Parameters:
+    ///   - item: The stored item (attributes and, when `data` is given, any data).
+    ///   - changes: New attribute values (dates are refused: the store sets them).
+    ///   - data: New secret, or nil to keep the current one.
+    /// - Throws: ``KeychainStatus/param`` and ``KeychainStatus/noSuchAttribute`` as for an add.
+    public static func updated(_ item: Item, changes: ItemAttributes, data: [UInt8]?, now: Date)
+        throws(KeychainError) -> Item
+    {
+        try validateChanges(changes, for: item.itemClass)
+        var result = item
+        for (attribute, value) in changes.values {
+            result.attributes[attribute] = value
+        }
+        if let data { result.data = data }
+        result.attributes.modificationDate = now
+        try checkThisDeviceOnly(result)
+        return result
+    }
+
+    /// Validates an update's attribute changes before any item is touched.
+    public static func validateChanges(_ changes: ItemAttributes, for itemClass: ItemClass) throws(KeychainError) {
+        try validate(changes, for: itemClass)
+        if changes.present.contains(where: Attribute.storeManaged.contains) {
+            throw KeychainError(.param, "creation and modification dates are set by the keychain")
+        }
+    }
+
+    /// Validates a query's filters.
+    public static func validate(_ query: Query) throws(KeychainError) {
+        try validate(query.attributes, for: query.itemClass)
+        if case .count(let count) = query.limit, count < 1 {
+            throw KeychainError(.param, "match limit must be at least 1")
+        }
+    }
+
+    /// Throws when an attribute has the wrong kind or does not belong to the class.
+    public static func validate(_ attributes: ItemAttributes, for itemClass: ItemClass) throws(KeychainError) {
+        try attributes.validateKinds()
+        let allowed = itemClass.allowedAttributes
+        if let unknown = attributes.present.first(where: { !allowed.contains($0) }) {
+            throw KeychainError(.noSuchAttribute, "attribute \(unknown.rawValue) does not apply to class \(itemClass.rawValue)")
+        }
+    }
+
+    static func checkThisDeviceOnly(_ item: Item) throws(KeychainError) {
+        if item.isSynchronizable && item.accessibility.isThisDeviceOnly {
+            throw KeychainError(.param, "a ThisDeviceOnly item cannot be synchronizable")
+        }
+    }
+}

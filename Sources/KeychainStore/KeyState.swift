@@ -1,0 +1,70 @@
+import Crypto
+import Foundation
+import GRDB
+import KeychainModel
+
+/// The class keys this process holds and the lock state they were loaded for.
+///
+/// Loaded once per open and again only when another process (or this one) bumps the state's
+/// generation by locking, unlocking or changing the passcode, so no operation re-derives a key.
+struct KeyState: Sendable {
+    var generation: Int64
+    var locked: Bool
+    var passcodeSet: Bool
+    var keys: [ProtectionClass: SymmetricKey]
+
+    static let empty = KeyState(generation: -1, locked: true, passcodeSet: false, keys: [:])
+
+    /// The class key, or ``KeychainStatus/interactionNotAllowed`` while locked.
+    func key(for protectionClass: ProtectionClass) throws(KeychainError) -> SymmetricKey {
+        if locked && protectionClass.isLockedWithKeychain {
+            throw KeychainError(.interactionNotAllowed)
+        }
+        guard let key = keys[protectionClass] else { throw KeychainError(.interactionNotAllowed) }
+        return key
+    }
+
+    /// Whether a query may look at stored items at all. While locked, only a query limited to a
+    /// class that stays available may run: any other answer (found or not) would reveal whether a
+    /// "when unlocked" item exists.
+    func mayTouch(_ query: Query) -> Bool {
+        guard locked else { return true }
+        guard let accessible = query.attributes.accessible else { return false }
+        return !accessible.protectionClass.isLockedWithKeychain
+    }
+
+    static func deviceContext(_ protectionClass: ProtectionClass) -> String { "class-key device \(protectionClass.rawValue)" }
+    static func passcodeContext(_ protectionClass: ProtectionClass) -> String { "class-key passcode \(protectionClass.rawValue)" }
+    static func sessionContext(_ protectionClass: ProtectionClass) -> String { "class-key session \(protectionClass.rawValue)" }
+
+    /// Reads the lock state and unwraps every class key the device key alone can open now.
+    static func load(_ db: Database, deviceKey: SymmetricKey) throws -> KeyState {
+        guard let row = try Row.fetchOne(db, sql: "SELECT generation, locked, passcode_salt FROM keychain_state WHERE id = 1") else {
+            throw KeychainError(.notAvailable, "the keychain file is corrupt")
+        }
+        var state = KeyState(
+            generation: row[0], locked: row[1], passcodeSet: !(row[2] as DatabaseValue).isNull, keys: [:])
+        for row in try Row.fetchAll(db, sql: "SELECT protection_class, device_wrapped FROM class_key") {
+            guard let protectionClass = ProtectionClass(rawValue: row[0]), let wrapped = row[1] as Data? else { continue }
+            state.keys[protectionClass] = try SecretSealer.openKey(wrapped, with: deviceKey, context: deviceContext(protectionClass))
+        }
+        if state.passcodeSet && !state.locked {
+            for row in try Row.fetchAll(db, sql: "SELECT protection_class, device_wrapped FROM session_key") {
+                guard let protectionClass = ProtectionClass(rawValue: row[0]) else { continue }
+                state.keys[protectionClass] = try SecretSealer.openKey(row[1], with: deviceKey, context: sessionContext(protectionClass))
+            }
+        }
+        return state
+    }
+
+    /// Creates the class keys of a new keychain, each wrapped by the device key.
+    static func createClassKeys(_ db: Database, deviceKey: SymmetricKey) throws {
+        guard try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM class_key") == 0 else { return }
+        for protectionClass in ProtectionClass.allCases {
+            let wrapped = try SecretSealer.sealKey(SymmetricKey(size: .bits256), with: deviceKey, context: deviceContext(protectionClass))
+            try db.execute(
+                sql: "INSERT INTO class_key (protection_class, device_wrapped) VALUES (?, ?)",
+                arguments: [protectionClass.rawValue, wrapped])
+        }
+    }
+}

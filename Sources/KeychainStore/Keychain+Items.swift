@@ -1,0 +1,190 @@
+import Crypto
+import Foundation
+import GRDB
+import KeychainModel
+
+extension Keychain {
+    /// Adds an item: applies Apple's defaults, seals its data and inserts it, in one transaction.
+    ///
+    /// - Parameter item: The item; its data is the secret (empty when nil).
+    /// - Returns: The stored item's attributes (defaults and dates filled in), without its data.
+    /// - Throws: ``KeychainStatus/duplicateItem`` when an item with the same primary key exists,
+    ///   ``KeychainStatus/param`` / ``KeychainStatus/noSuchAttribute`` for invalid attributes,
+    ///   ``KeychainStatus/interactionNotAllowed`` when the item's class is locked.
+    @discardableResult
+    public func add(_ item: Item) throws(KeychainError) -> ItemAttributes {
+        let prepared = try ItemRules.preparedForAdd(item, now: now, defaultAccessGroup: configuration.defaultAccessGroup)
+        return try write { db, state in
+            let identity = Self.newIdentity()
+            try insert(db, prepared, identity: identity, state: state)
+            if prepared.isSynchronizable {
+                try appendJournal(db, identity: identity, primaryKey: prepared.primaryKey, operation: .add)
+            }
+            return prepared.attributes
+        }
+    }
+
+    /// Searches for items.
+    ///
+    /// - Parameter query: What to match and what to return (data, attributes, persistent reference).
+    /// - Returns: One result per match, at most the query's match limit.
+    /// - Throws: ``KeychainStatus/itemNotFound`` when nothing matches,
+    ///   ``KeychainStatus/interactionNotAllowed`` while locked (whether or not anything matches).
+    public func find(_ query: Query) throws(KeychainError) -> [ItemResult] {
+        try ItemRules.validate(query)
+        return try read { db, state in
+            guard state.mayTouch(query) else { throw KeychainError(.interactionNotAllowed) }
+            let wantsData = query.returns.contains(.data)
+            let rows = try ItemFilter(query).fetch(
+                db, attributes: query.returns.contains(.attributes), secrets: wantsData, limit: query.rowLimit)
+            if rows.isEmpty { throw KeychainError(.itemNotFound) }
+            return try rows.map { stored in
+                var result = ItemResult(itemClass: stored.itemClass)
+                if query.returns.contains(.attributes) { result.attributes = stored.attributes }
+                if query.returns.contains(.persistentReference) {
+                    result.persistentReference = PersistentReference(itemIdentity: stored.identity)
+                }
+                if wantsData, let sealed = stored.sealed {
+                    result.data = try SecretSealer.open(
+                        sealed, identity: stored.identity, protectionClass: stored.protectionClass,
+                        classKey: try state.key(for: stored.protectionClass))
+                }
+                return result
+            }
+        }
+    }
+
+    /// Finds one item's secret: the fast path for `find` with return data and match limit one.
+    ///
+    /// - Parameter query: The filters (its limit and return types are ignored).
+    /// - Returns: The first match's data.
+    public func findData(_ query: Query) throws(KeychainError) -> [UInt8] {
+        var single = query
+        single.limit = .one
+        single.returns = .data
+        return try find(single)[0].data ?? []
+    }
+
+    /// Updates every match in one transaction.
+    ///
+    /// - Parameters:
+    ///   - query: The items to change (limit and return types are ignored: every match changes).
+    ///   - changes: New attribute values.
+    ///   - data: A new secret, or nil to keep each item's secret.
+    /// - Throws: ``KeychainStatus/itemNotFound`` when nothing matches,
+    ///   ``KeychainStatus/duplicateItem`` when a change moves an item onto an existing primary key
+    ///   (then nothing changes).
+    public func update(_ query: Query, changes: ItemAttributes, data: [UInt8]? = nil) throws(KeychainError) {
+        try ItemRules.validate(query)
+        try ItemRules.validateChanges(changes, for: query.itemClass)
+        let now = self.now
+        try write { db, state in
+            guard state.mayTouch(query) else { throw KeychainError(.interactionNotAllowed) }
+            let rows = try ItemFilter(query).fetch(db, attributes: true, secrets: true, limit: nil)
+            if rows.isEmpty { throw KeychainError(.itemNotFound) }
+            for stored in rows {
+                let updated = try ItemRules.updated(stored.item, changes: changes, data: data, now: now)
+                try replace(db, stored, with: updated, state: state)
+            }
+        }
+    }
+
+    /// Deletes every match in one transaction.
+    ///
+    /// - Throws: ``KeychainStatus/itemNotFound`` when nothing matches.
+    public func delete(_ query: Query) throws(KeychainError) {
+        try ItemRules.validate(query)
+        try write { db, state in
+            guard state.mayTouch(query) else { throw KeychainError(.interactionNotAllowed) }
+            let rows = try ItemFilter(query).fetch(db, attributes: true, secrets: false, limit: nil)
+            if rows.isEmpty { throw KeychainError(.itemNotFound) }
+            for stored in rows {
+                try deleteRow(db, stored, journaled: true)
+            }
+        }
+    }
+
+    // MARK: - Row writes shared with the sync methods
+
+    static func newIdentity() -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+    }
+
+    static let insertSQL = """
+        INSERT INTO item (identity, class, primary_key, \(StoredItem.attributeList), protection_class, wrapped_key, sealed_data)
+        VALUES (?, ?, ?, \(Schema.attributeColumns.map { _ in "?" }.joined(separator: ", ")), ?, ?, ?)
+        """
+
+    static let replaceSQL = """
+        UPDATE item SET primary_key = ?, \(Schema.attributeColumns.map { "\"\($0.rawValue)\" = ?" }.joined(separator: ", ")),
+        protection_class = ?, wrapped_key = ?, sealed_data = ? WHERE id = ?
+        """
+
+    func insert(_ db: Database, _ item: Item, identity: [UInt8], state: KeyState) throws {
+        let protectionClass = try checkedProtectionClass(item, state: state)
+        let sealed = try SecretSealer.seal(
+            item.data ?? [], identity: identity, protectionClass: protectionClass, classKey: state.key(for: protectionClass))
+        let primaryKey = item.primaryKey.storageBytes
+        var arguments: [DatabaseValue] = [Data(identity).databaseValue, item.itemClass.rawValue.databaseValue, primaryKey.databaseValue]
+        arguments += item.attributes.columnValues
+        arguments += [protectionClass.rawValue.databaseValue, sealed.wrappedKey.databaseValue, sealed.sealedData.databaseValue]
+        do {
+            try db.cachedStatement(sql: Self.insertSQL).execute(arguments: StatementArguments(arguments))
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+            throw try duplicateError(db, primaryKey: primaryKey, state: state)
+        }
+    }
+
+    /// Writes `updated` over the stored row, resealing or rewrapping only when needed, and journals it.
+    func replace(_ db: Database, _ stored: StoredItem, with updated: Item, state: KeyState) throws {
+        let newClass = try checkedProtectionClass(updated, state: state)
+        guard var sealed = stored.sealed else { throw KeychainError(.decode) }
+        if let data = updated.data {
+            sealed = try SecretSealer.seal(data, identity: stored.identity, protectionClass: newClass, classKey: state.key(for: newClass))
+        } else if newClass != stored.protectionClass {
+            sealed.wrappedKey = try SecretSealer.rewrap(
+                sealed.wrappedKey, identity: stored.identity, from: stored.protectionClass,
+                oldKey: state.key(for: stored.protectionClass), to: newClass, newKey: state.key(for: newClass))
+        }
+        let oldKey = PrimaryKey(itemClass: stored.itemClass, attributes: stored.attributes)
+        let newKey = updated.primaryKey
+        var arguments: [DatabaseValue] = [newKey.storageBytes.databaseValue]
+        arguments += updated.attributes.columnValues
+        arguments += [newClass.rawValue.databaseValue, sealed.wrappedKey.databaseValue, sealed.sealedData.databaseValue, stored.rowID.databaseValue]
+        do {
+            try db.cachedStatement(sql: Self.replaceSQL).execute(arguments: StatementArguments(arguments))
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+            throw try duplicateError(db, primaryKey: newKey.storageBytes, state: state)
+        }
+        try journalReplacement(db, identity: stored.identity, from: oldKey, to: newKey)
+    }
+
+    func deleteRow(_ db: Database, _ stored: StoredItem, journaled: Bool) throws {
+        try db.cachedStatement(sql: "DELETE FROM item WHERE id = ?").execute(arguments: [stored.rowID])
+        let primaryKey = PrimaryKey(itemClass: stored.itemClass, attributes: stored.attributes)
+        if journaled && primaryKey.isSynchronizable {
+            try appendJournal(db, identity: stored.identity, primaryKey: primaryKey, operation: .delete)
+        }
+    }
+
+    private func checkedProtectionClass(_ item: Item, state: KeyState) throws(KeychainError) -> ProtectionClass {
+        let protectionClass = item.accessibility.protectionClass
+        if protectionClass == .whenPasscodeSet && !state.passcodeSet {
+            throw KeychainError(.notAvailable, "this accessibility needs a keychain passcode")
+        }
+        return protectionClass
+    }
+
+    /// A duplicate, unless the keychain is locked and the existing item is of a locked class:
+    /// then "interaction not allowed", so a locked item's existence is not revealed.
+    private func duplicateError(_ db: Database, primaryKey: Data, state: KeyState) throws -> KeychainError {
+        if state.locked,
+            let raw = try String.fetchOne(db, sql: "SELECT protection_class FROM item WHERE primary_key = ?", arguments: [primaryKey]),
+            ProtectionClass(rawValue: raw)?.isLockedWithKeychain ?? true
+        {
+            return KeychainError(.interactionNotAllowed)
+        }
+        return KeychainError(.duplicateItem)
+    }
+}

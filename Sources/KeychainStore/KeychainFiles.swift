@@ -1,0 +1,128 @@
+import Crypto
+import Foundation
+import KeychainModel
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The keychain's files: the database and the device key beside it (see docs/decisions/0011).
+///
+/// Every file is created 0600 and a created directory 0700. An existing database is checked by
+/// reading its header only, so a file that is not a keychain, or one from a newer version, is left
+/// byte-for-byte untouched.
+struct KeychainFiles {
+    let databasePath: String
+
+    /// The device key file: 32 random bytes, standing in for a hardware key.
+    var deviceKeyPath: String { databasePath + ".devicekey" }
+
+    /// The files SQLite may add beside the database.
+    var companionPaths: [String] { [databasePath + "-wal", databasePath + "-shm"] }
+
+    /// True when there is no keychain yet (no file, or an empty one).
+    func isNew() -> Bool {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: databasePath),
+            let size = attributes[.size] as? NSNumber
+        else { return true }
+        return size.intValue == 0
+    }
+
+    /// Creates the directory (0700), the empty database file and the device key file (0600).
+    func create() throws(KeychainError) -> SymmetricKey {
+        let directory = (databasePath as NSString).deletingLastPathComponent
+        if !directory.isEmpty && !FileManager.default.fileExists(atPath: directory) {
+            do {
+                try FileManager.default.createDirectory(
+                    atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw KeychainError(.notAvailable, "cannot create the keychain directory", underlying: error)
+            }
+        }
+        try createPrivateFile(databasePath, contents: [], exclusive: false)
+        let key = SymmetricKey(size: .bits256)
+        do {
+            try createPrivateFile(deviceKeyPath, contents: key.withUnsafeBytes { Array($0) }, exclusive: true)
+        } catch where error.code == .duplicateItem {
+            // Another process created it first (or it outlived an earlier database): use that one.
+            return try readDeviceKey()
+        }
+        return key
+    }
+
+    /// Checks that the existing file is a keychain this build can open, without writing to it.
+    func validateExisting() throws(KeychainError) {
+        let header: [UInt8]
+        do {
+            let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: databasePath))
+            defer { try? handle.close() }
+            header = Array(try handle.read(upToCount: 100) ?? Data())
+        } catch {
+            throw KeychainError(.notAvailable, "cannot read the keychain file", underlying: error)
+        }
+        guard header.count == 100, header.starts(with: Array("SQLite format 3\0".utf8)) else {
+            throw KeychainError(.notAvailable, "the file is not a keychain (not a database)")
+        }
+        let applicationID = Int32(bitPattern: bigEndian(header[68..<72]))
+        let userVersion = Int32(bitPattern: bigEndian(header[60..<64]))
+        // A keychain still being created by another process has its identity only in the WAL so
+        // far; the database's own pragmas are checked again after opening (see Keychain.init).
+        let beingCreated = applicationID == 0 && userVersion == 0 && header[18] == 2
+            && FileManager.default.fileExists(atPath: databasePath + "-wal")
+        guard applicationID == Schema.applicationID || beingCreated else {
+            throw KeychainError(.notAvailable, "the file is not a keychain (a database of another application)")
+        }
+        guard userVersion <= Schema.version else {
+            throw KeychainError(.notAvailable, "the keychain was created by a newer version (schema \(userVersion), this build reads up to \(Schema.version))")
+        }
+        // A keychain is always in WAL mode (header bytes 18 and 19 are 2); anything else is damage.
+        guard header[18] == 2, header[19] == 2 else {
+            throw KeychainError(.notAvailable, "the keychain file is corrupt")
+        }
+    }
+
+    /// Reads the device key; a keychain without its device key cannot be opened.
+    func readDeviceKey() throws(KeychainError) -> SymmetricKey {
+        guard let data = FileManager.default.contents(atPath: deviceKeyPath) else {
+            throw KeychainError(.notAvailable, "the keychain's device key file is missing")
+        }
+        guard data.count == 32 else {
+            throw KeychainError(.notAvailable, "the keychain's device key file is damaged")
+        }
+        return SymmetricKey(data: data)
+    }
+
+    private func createPrivateFile(_ path: String, contents: UnsafeRawBufferPointer, exclusive: Bool) throws(KeychainError) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (exclusive ? O_EXCL : 0), 0o600)
+        if descriptor < 0 && errno == EEXIST { throw KeychainError(.duplicateItem) }
+        guard descriptor >= 0 else {
+            throw KeychainError(.notAvailable, "cannot create a keychain file (errno \(errno))")
+        }
+        defer { close(descriptor) }
+        // open(2) applies the umask only to narrow the mode; make 0600 exact even for an existing file.
+        fchmod(descriptor, 0o600)
+        var written = 0
+        while written < contents.count {
+            let result = write(descriptor, contents.baseAddress! + written, contents.count - written)
+            guard result > 0 else { throw KeychainError(.notAvailable, "cannot write a keychain file (errno \(errno))") }
+            written += result
+        }
+        guard fsync(descriptor) == 0 else { throw KeychainError(.notAvailable, "cannot sync a keychain file") }
+    }
+
+    private func createPrivateFile(_ path: String, contents: [UInt8], exclusive: Bool) throws(KeychainError) {
+        do {
+            try contents.withUnsafeBytes { bytes in try createPrivateFile(path, contents: bytes, exclusive: exclusive) }
+        } catch {
+            throw Keychain.mapped(error)
+        }
+    }
+
+    private func bigEndian(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+        bytes.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+    }
+}

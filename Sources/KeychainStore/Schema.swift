@@ -1,0 +1,86 @@
+import GRDB
+import KeychainModel
+
+/// The keychain's database schema and its migrations (see docs/decisions/0010).
+enum Schema {
+    /// `PRAGMA application_id` of a keychain database: "SKCH".
+    static let applicationID: Int32 = 0x534B_4348
+    /// The schema version this build writes (`PRAGMA user_version`).
+    static let version: Int32 = 1
+
+    /// Attribute columns of the item table, in a fixed order.
+    static let attributeColumns: [Attribute] = Attribute.allCases
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: "PRAGMA application_id = \(applicationID)")
+            try db.execute(sql: "PRAGMA user_version = \(version)")
+            try db.execute(sql: """
+                CREATE TABLE keychain_state (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    generation INTEGER NOT NULL,
+                    locked INTEGER NOT NULL,
+                    passcode_salt BLOB,
+                    passcode_rounds INTEGER,
+                    passcode_block_size INTEGER,
+                    passcode_parallelism INTEGER
+                );
+                INSERT INTO keychain_state (id, generation, locked) VALUES (1, 1, 0);
+                CREATE TABLE class_key (
+                    protection_class TEXT PRIMARY KEY NOT NULL,
+                    device_wrapped BLOB,
+                    passcode_wrapped BLOB
+                );
+                CREATE TABLE session_key (
+                    protection_class TEXT PRIMARY KEY NOT NULL,
+                    device_wrapped BLOB NOT NULL
+                );
+                """)
+            let columns = attributeColumns.map { "\"\($0.rawValue)\" \(sqlType($0))" }.joined(separator: ",\n")
+            try db.execute(sql: """
+                CREATE TABLE item (
+                    id INTEGER PRIMARY KEY,
+                    identity BLOB NOT NULL UNIQUE,
+                    class TEXT NOT NULL,
+                    primary_key BLOB NOT NULL UNIQUE,
+                    \(columns),
+                    protection_class TEXT NOT NULL,
+                    wrapped_key BLOB NOT NULL,
+                    sealed_data BLOB NOT NULL
+                );
+                CREATE INDEX item_by_service ON item (class, "svce", "acct");
+                CREATE INDEX item_by_server ON item (class, "srvr", "acct");
+                CREATE TABLE change_journal (
+                    sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+                    item_identity BLOB NOT NULL,
+                    primary_key BLOB NOT NULL,
+                    operation TEXT NOT NULL,
+                    time REAL NOT NULL
+                );
+                CREATE TABLE item_history (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    identity BLOB NOT NULL UNIQUE,
+                    class TEXT NOT NULL,
+                    primary_key BLOB NOT NULL,
+                    attributes BLOB NOT NULL,
+                    protection_class TEXT NOT NULL,
+                    wrapped_key BLOB NOT NULL,
+                    sealed_data BLOB NOT NULL,
+                    recorded REAL NOT NULL
+                );
+                CREATE INDEX item_history_by_key ON item_history (primary_key);
+                """)
+        }
+        return migrator
+    }
+
+    private static func sqlType(_ attribute: Attribute) -> String {
+        switch attribute.kind {
+        case .string: "TEXT"
+        case .data: "BLOB"
+        case .integer, .bool: "INTEGER"
+        case .date: "REAL"
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import GRDB
+import KeychainModel
+import KeychainStore
+import Testing
+
+@Suite struct AtRestTests {
+    func filesContain(_ needle: [UInt8], in directory: URL) throws -> [String] {
+        let files = try FileManager.default.subpathsOfDirectory(atPath: directory.path)
+        return try files.filter { name in
+            var isDirectory: ObjCBool = false
+            let path = directory.appendingPathComponent(name).path
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else { return false }
+            return try Data(contentsOf: URL(fileURLWithPath: path)).range(of: Data(needle)) != nil
+        }
+    }
+
+    @Test func noPlaintextSecretInAnyFileAfterAddsUpdatesAndDeletes() throws {
+        try withTemporaryKeychain { keychain, directory in
+            let secrets = (0..<20).map { "PLAINTEXT-SECRET-\($0)-\(UUID().uuidString)" }
+            for (index, secret) in secrets.prefix(10).enumerated() {
+                try keychain.add(password(account: "a\(index)", secret: secret) { $0.synchronizable = index % 2 == 0 })
+            }
+            for index in 0..<5 {
+                try keychain.update(query(account: "a\(index)", sync: .any), changes: ItemAttributes(), data: Array(secrets[10 + index].utf8))
+            }
+            for index in 5..<8 { try keychain.delete(query(account: "a\(index)", sync: .any)) }
+            try keychain.recordHistoryVersion(password(account: "h", secret: secrets[15]) { $0.synchronizable = true })
+            #expect(FileManager.default.fileExists(atPath: keychain.path + "-wal"))
+            for secret in secrets {
+                #expect(try filesContain(Array(secret.utf8), in: directory).isEmpty, "a secret is on disk in plaintext")
+            }
+            // The check itself finds plaintext: an account name is stored as a plain attribute.
+            #expect(!(try filesContain(Array("a9".utf8), in: directory)).isEmpty)
+        }
+    }
+
+    @Test func everyFileIsPrivateAndTheDirectoryToo() throws {
+        try withTemporaryKeychain { keychain, directory in
+            try keychain.add(password())
+            let keychainDirectory = directory.appendingPathComponent("keychain")
+            let names = try FileManager.default.contentsOfDirectory(atPath: keychainDirectory.path)
+            #expect(Set(names).isSuperset(of: ["keychain.db", "keychain.db-wal", "keychain.db-shm", "keychain.db.devicekey"]))
+            for name in names {
+                let attributes = try FileManager.default.attributesOfItem(atPath: keychainDirectory.appendingPathComponent(name).path)
+                #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600, "\(name)")
+            }
+            let directoryAttributes = try FileManager.default.attributesOfItem(atPath: keychainDirectory.path)
+            #expect((directoryAttributes[.posixPermissions] as? NSNumber)?.intValue == 0o700)
+        }
+    }
+
+    @Test func sealedSecretsCannotBeSwappedBetweenRows() throws {
+        try withTemporaryKeychain { keychain, _ in
+            try keychain.add(password(account: "a", secret: "one"))
+            try keychain.add(password(account: "b", secret: "two"))
+            let database = try DatabaseQueue(path: keychain.path)
+            try database.write { db in
+                let rows = try Row.fetchAll(db, sql: "SELECT id, wrapped_key, sealed_data FROM item ORDER BY id")
+                try db.execute(sql: "UPDATE item SET wrapped_key = ?, sealed_data = ? WHERE id = ?", arguments: [rows[1][1], rows[1][2], rows[0][0]])
+            }
+            try database.close()
+            #expect(status { try keychain.find(query(account: "a")) } == .decode)
+            #expect(try keychain.findData(query(account: "b")) == Array("two".utf8))
+        }
+    }
+
+    @Test func missingDeviceKeyMakesTheKeychainUnavailable() throws {
+        try withTemporaryKeychain { keychain, directory in
+            try keychain.add(password())
+            try FileManager.default.removeItem(atPath: keychain.path + ".devicekey")
+            #expect(status { try openKeychain(in: directory) } == .notAvailable)
+        }
+    }
+}

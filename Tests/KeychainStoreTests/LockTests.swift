@@ -1,0 +1,116 @@
+import Foundation
+import GRDB
+import KeychainModel
+import KeychainStore
+import Testing
+
+@Suite struct LockTests {
+    func alwaysQuery() -> Query {
+        var filters = ItemAttributes()
+        filters.service = "mail"
+        filters.accessible = .always
+        return Query(itemClass: .genericPassword, attributes: filters, returns: .data)
+    }
+
+    @Test func lockedWhenUnlockedItemIsInteractionNotAllowed() throws {
+        try withTemporaryKeychain { keychain, _ in
+            try keychain.add(password())
+            try keychain.lock()
+            #expect(status { try keychain.find(query()) } == .interactionNotAllowed)
+            #expect(status { try keychain.update(query(), changes: ItemAttributes(), data: [1]) } == .interactionNotAllowed)
+            #expect(status { try keychain.delete(query()) } == .interactionNotAllowed)
+            try keychain.unlock(passcode: nil)
+            #expect(try keychain.findData(query()) == Array("s3cret".utf8))
+        }
+    }
+
+    @Test func lockedKeychainDoesNotRevealWhetherAnItemExists() throws {
+        try withTemporaryKeychain { keychain, _ in
+            try keychain.add(password(account: "exists"))
+            try keychain.lock()
+            #expect(status { try keychain.find(query(account: "exists")) } == .interactionNotAllowed)
+            #expect(status { try keychain.find(query(account: "missing")) } == .interactionNotAllowed)
+            #expect(status { try keychain.add(password(account: "exists") { $0.accessible = .always }) } == .interactionNotAllowed)
+            #expect(status { try keychain.add(password(account: "new")) } == .interactionNotAllowed)
+        }
+    }
+
+    @Test func alwaysItemsStayReadableWhileLocked() throws {
+        try withTemporaryKeychain { keychain, _ in
+            try keychain.add(password { $0.accessible = .always })
+            try keychain.lock()
+            #expect(try keychain.findData(alwaysQuery()) == Array("s3cret".utf8))
+        }
+    }
+
+    @Test func lockInOneInstanceTakesEffectInAnother() throws {
+        try withTemporaryKeychain { keychain, directory in
+            try keychain.add(password())
+            let other = try openKeychain(in: directory)
+            #expect(try other.findData(query()) == Array("s3cret".utf8))
+            try keychain.lock()
+            #expect(status { try other.find(query()) } == .interactionNotAllowed)
+            try keychain.unlock(passcode: nil)
+            #expect(try other.findData(query()) == Array("s3cret".utf8))
+        }
+    }
+
+    @Test func passcodeUnlocksAndWrongPasscodeFails() throws {
+        try withTemporaryKeychain { keychain, directory in
+            try keychain.add(password())
+            try keychain.setPasscode("1234", current: nil)
+            let lockStatus = try keychain.lockStatus()
+            #expect(!lockStatus.isLocked && lockStatus.hasPasscode)
+            #expect(try keychain.findData(query()) == Array("s3cret".utf8))
+            try keychain.lock()
+            #expect(status { try keychain.unlock(passcode: "9999") } == .authFailed)
+            #expect(status { try keychain.unlock(passcode: nil) } == .authFailed)
+            let other = try openKeychain(in: directory)
+            #expect(status { try other.find(query()) } == .interactionNotAllowed)
+            try other.unlock(passcode: "1234")
+            #expect(try keychain.findData(query()) == Array("s3cret".utf8))
+        }
+    }
+
+    @Test func changingThePasscodeNeedsTheCurrentOne() throws {
+        try withTemporaryKeychain { keychain, _ in
+            try keychain.add(password())
+            try keychain.setPasscode("old", current: nil)
+            #expect(status { try keychain.setPasscode("new", current: "wrong") } == .authFailed)
+            try keychain.setPasscode("new", current: "old")
+            try keychain.lock()
+            #expect(status { try keychain.unlock(passcode: "old") } == .authFailed)
+            try keychain.unlock(passcode: "new")
+            #expect(try keychain.findData(query()) == Array("s3cret".utf8))
+        }
+    }
+
+    @Test func lockWithPasscodeLeavesNoClassKeyTheDeviceKeyCanOpen() throws {
+        try withTemporaryKeychain { keychain, directory in
+            try keychain.add(password())
+            try keychain.setPasscode("1234", current: nil)
+            try keychain.lock()
+            let database = try DatabaseQueue(path: keychain.path)
+            let deviceWrapped = try database.read { db in
+                try Row.fetchAll(db, sql: "SELECT protection_class FROM class_key WHERE device_wrapped IS NOT NULL").map { $0[0] as String }
+            }
+            let sessionKeys = try database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM session_key") }
+            #expect(Set(deviceWrapped) == [ProtectionClass.afterFirstUnlock.rawValue, ProtectionClass.always.rawValue])
+            #expect(sessionKeys == 0)
+            try database.close()
+            // A fresh process with the device key but without the passcode cannot read the item.
+            let fresh = try openKeychain(in: directory)
+            #expect(status { try fresh.find(query()) } == .interactionNotAllowed)
+        }
+    }
+
+    @Test func passcodeClassNeedsAPasscode() throws {
+        try withTemporaryKeychain { keychain, _ in
+            let item = password { $0.accessible = .whenPasscodeSetThisDeviceOnly }
+            #expect(status { try keychain.add(item) } == .notAvailable)
+            try keychain.setPasscode("1234", current: nil)
+            try keychain.add(item)
+            #expect(try keychain.findData(query()) == Array("s3cret".utf8))
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import KeychainModel
+import KeychainStore
+import Testing
+
+@Suite struct SyncSupportTests {
+    func synced(_ account: String = "alice", secret: String = "s3cret") -> Item {
+        password(account: account, secret: secret) {
+            $0.synchronizable = true
+            $0.accessGroup = ItemRules.defaultAccessGroup
+        }
+    }
+
+    @Test func journalRecordsChangesToSynchronizableItemsOnly() throws {
+        try withTemporaryKeychain { keychain, _ in
+            try keychain.add(password(account: "local"))
+            try keychain.add(synced())
+            try keychain.update(query(sync: .yes), changes: ItemAttributes(), data: [1])
+            try keychain.delete(query(sync: .yes))
+            let entries = try keychain.journalEntries(after: 0)
+            #expect(entries.map(\.operation) == [.add, .update, .delete])
+            #expect(entries.map(\.sequence) == entries.map(\.sequence).sorted())
+            #expect(Set(entries.map(\.sequence)).count == 3)
+            #expect(entries.allSatisfy { $0.primaryKey == self.synced().primaryKey })
+            #expect(Set(entries.map(\.itemIdentity)).count == 1)
+            #expect(try keychain.journalEntries(after: entries[1].sequence).map(\.operation) == [.delete])
+        }
+    }
+
+    @Test func primaryKeyChangeJournalsDeleteAndAdd() throws {
+        try withTemporaryKeychain { keychain, _ in
+            try keychain.add(synced("a"))
+            var changes = ItemAttributes()
+            changes.account = "b"
+            try keychain.update(query(account: "a", sync: .yes), changes: changes)
+            let entries = try keychain.journalEntries(after: 0)
+            #expect(entries.map(\.operation) == [.add, .delete, .add])
+            #expect(entries[1].primaryKey == synced("a").primaryKey && entries[2].primaryKey == synced("b").primaryKey)
+        }
+    }
+
+    @Test func remoteVersionsAreAppliedWithoutJournal() throws {
+        try withTemporaryKeychain { keychain, _ in
+            var remote = synced(secret: "remote")
+            remote.attributes.modificationDate = Date(timeIntervalSince1970: 1_000)
+            try keychain.applyRemoteVersion(remote)
+            let fetched = try #require(try keychain.item(withPrimaryKey: remote.primaryKey))
+            #expect(fetched.data == Array("remote".utf8))
+            #expect(fetched.attributes.modificationDate == Date(timeIntervalSince1970: 1_000))
+            try keychain.applyRemoteVersion(synced(secret: "newer"))
+            #expect(try keychain.item(withPrimaryKey: remote.primaryKey)?.data == Array("newer".utf8))
+            try keychain.applyRemoteDeletion(of: remote.primaryKey)
+            #expect(try keychain.item(withPrimaryKey: remote.primaryKey) == nil)
+            #expect(try keychain.journalEntries(after: 0).isEmpty)
+            #expect(status { try keychain.applyRemoteVersion(password()) } == .param)
+        }
+    }
+
+    @Test func historyKeepsLostVersionsAndRestoresThem() throws {
+        try withTemporaryKeychain { keychain, _ in
+            try keychain.add(synced(secret: "winner"))
+            try keychain.recordHistoryVersion(synced(secret: "loser"))
+            let versions = try keychain.historyVersions(of: synced().primaryKey)
+            #expect(versions.count == 1)
+            #expect(versions[0].item.data == nil)
+            try keychain.restoreHistoryVersion(versions[0].id)
+            #expect(try keychain.findData(query(sync: .yes)) == Array("loser".utf8))
+            let afterRestore = try keychain.historyVersions(of: synced().primaryKey)
+            #expect(afterRestore.count == 1)
+            try keychain.restoreHistoryVersion(afterRestore[0].id)
+            #expect(try keychain.findData(query(sync: .yes)) == Array("winner".utf8))
+            #expect(try keychain.journalEntries(after: 0).map(\.operation) == [.add, .update, .update])
+            #expect(status { try keychain.restoreHistoryVersion(9999) } == .itemNotFound)
+        }
+    }
+}
