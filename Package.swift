@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "KeychainStore", targets: ["KeychainStore"]),
         .library(name: "SecurityCompat", targets: ["SecurityCompat"]),
         .library(name: "SyncSimulation", targets: ["SyncSimulation"]),
+        .library(name: "KeyValueStore", targets: ["KeyValueStore"]),
         .executable(name: "keychain", targets: ["keychain"]),
         .executable(name: "sync-simulate", targets: ["sync-simulate"]),
     ],
@@ -36,6 +37,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
@@ -71,6 +73,17 @@ let package = Package(
         ),
         .target(name: "SecurityCompat", dependencies: ["KeychainModel", "KeychainStore"], swiftSettings: swiftSettings),
 
+        // MARK: Key-value store (iCloud key-value store semantics; each store is its own zone)
+        .target(
+            name: "KeyValueStore",
+            dependencies: [
+                "SyncCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Wire protocol (shared by server and client)
         .target(name: "SyncProtocol", dependencies: ["SyncCore"], swiftSettings: swiftSettings),
 
@@ -86,13 +99,26 @@ let package = Package(
         .target(
             name: "KeychainCLI",
             dependencies: [
-                "KeychainModel", "KeychainStore",
+                "KeychainModel", "KeychainStore", "KeyValueStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Client/KeychainCLI",
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "keychain", dependencies: ["KeychainCLI"], path: "Client/keychain", swiftSettings: swiftSettings),
+
+        // MARK: Benchmarks
+        .executableTarget(
+            name: "keychain-bench",
+            dependencies: [
+                "KeychainCrypto", "KeychainStore", "SyncCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/keychain-bench",
+            swiftSettings: swiftSettings
+        ),
 
         // MARK: Tests
         .testTarget(name: "KeychainModelTests", dependencies: ["KeychainModel"], swiftSettings: swiftSettings),
@@ -110,6 +136,7 @@ let package = Package(
         ),
         .testTarget(name: "SecurityCompatTests", dependencies: ["SecurityCompat"], swiftSettings: swiftSettings),
         .testTarget(name: "KeychainCLITests", dependencies: ["keychain"], swiftSettings: swiftSettings),
+        .testTarget(name: "KeyValueStoreTests", dependencies: ["KeyValueStore"], swiftSettings: swiftSettings),
         .testTarget(name: "SyncSimulationTests", dependencies: ["SyncSimulation", "SyncCore"], swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]
@@ -134,6 +161,8 @@ let networkTargets: [Target] = [
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "CryptoExtras", package: "swift-crypto"),
         ],
         path: "Server/SyncServer",
         resources: [.copy("openapi.yaml")],
@@ -145,11 +174,39 @@ let networkTargets: [Target] = [
         path: "Server/sync-server",
         swiftSettings: swiftSettings
     ),
+    .target(
+        name: "SyncClient",
+        dependencies: [
+            "SyncCore", "SyncProtocol", "KeychainCrypto", "KeychainStore", "KeychainModel",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
+        ],
+        path: "Client/SyncClient",
+        swiftSettings: swiftSettings
+    ),
+    .executableTarget(
+        name: "sync-client",
+        dependencies: ["SyncClient", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+        path: "Client/sync-client",
+        swiftSettings: swiftSettings
+    ),
+    .testTarget(
+        name: "SyncClientTests",
+        dependencies: ["SyncClient", "sync-client", "sync-server", "keychain"],
+        swiftSettings: swiftSettings
+    ),
     .testTarget(
         name: "SyncServerTests",
         dependencies: [
             "SyncServer", "SyncProtocol", "sync-server",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "InMemoryLogging", package: "swift-log"),
         ],
         swiftSettings: swiftSettings
     ),
@@ -157,5 +214,8 @@ let networkTargets: [Target] = [
 
 if Context.environment["SYNCKEYCHAIN_CORE_ONLY"] == nil {
     package.targets += networkTargets
-    package.products += [.executable(name: "sync-server", targets: ["sync-server"])]
+    package.products += [
+        .executable(name: "sync-server", targets: ["sync-server"]),
+        .executable(name: "sync-client", targets: ["sync-client"]),
+    ]
 }

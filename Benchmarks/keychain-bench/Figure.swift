@@ -1,0 +1,62 @@
+/// One line of the benchmark table: a product measurement, the baseline it is judged against
+/// (measured in the same run), and the target.
+struct Figure: Sendable, Codable {
+    /// How the figure is judged.
+    enum Target: Sendable, Codable {
+        /// product / baseline throughput must be at least this.
+        case throughputRatioAtLeast(Double)
+        /// product / baseline time must be at most this.
+        case timeRatioAtMost(Double)
+        /// An absolute throughput (operations per second) to reach.
+        case throughputAtLeast(Double)
+        /// Reported only.
+        case report
+    }
+
+    var name: String
+    var unit: String
+    var product: Statistics
+    var baselineName: String?
+    var baseline: Statistics?
+    var target: Target
+    var note: String?
+
+    /// product / baseline medians, when there is a baseline.
+    var ratio: Double? {
+        guard let baseline, baseline.median > 0 else { return nil }
+        return product.median / baseline.median
+    }
+
+    /// Whether the figure meets its target; `nil` when it only reports.
+    var meetsTarget: Bool? {
+        switch target {
+        case .throughputRatioAtLeast(let minimum): ratio.map { $0 >= minimum }
+        case .timeRatioAtMost(let maximum): ratio.map { $0 <= maximum }
+        case .throughputAtLeast(let minimum): product.median >= minimum
+        case .report: nil
+        }
+    }
+
+    var targetText: String {
+        switch target {
+        case .throughputRatioAtLeast(let minimum): "≥ \(format(minimum))×"
+        case .timeRatioAtMost(let maximum): "≤ \(format(maximum))× time"
+        case .throughputAtLeast(let minimum): "≥ \(format(minimum, digits: 0)) \(unit)"
+        case .report: "report"
+        }
+    }
+}
+
+func format(_ value: Double, digits: Int = 2) -> String {
+    var text = String(Int((value * pow10(digits)).rounded()))
+    guard digits > 0 else { return text }
+    let negative = text.hasPrefix("-")
+    if negative { text.removeFirst() }
+    while text.count <= digits { text = "0" + text }
+    text.insert(".", at: text.index(text.endIndex, offsetBy: -digits))
+    return (negative ? "-" : "") + text
+}
+
+private func pow10(_ digits: Int) -> Double {
+    (0..<digits).reduce(1.0) { value, _ in value * 10 }
+}

@@ -1,0 +1,21 @@
+import Crypto
+
+/// The HKDF-SHA256 info label of every key derived in the hierarchy: one label per purpose, each
+/// carrying the format version, so no two purposes can ever share a key.
+package enum KeyPurpose: String, CaseIterable, Sendable {
+    /// From the scrypt master secret: the auth key sent to the server at sign-in.
+    case auth = "synckeychain/v1/auth"
+    /// From the scrypt master secret: the key that wraps the account key (never leaves the device).
+    case wrap = "synckeychain/v1/wrap"
+    /// From a recovery key: the key that wraps the account key for recovery.
+    case recoveryWrap = "synckeychain/v1/recovery-wrap"
+    /// From the account key: the HMAC key of item IDs.
+    case itemID = "synckeychain/v1/item-id"
+    /// From the account key: the AES-256-GCM key of item blobs.
+    case itemBlob = "synckeychain/v1/item-blob"
+
+    /// Derives this purpose's 256-bit key from `inputKeyMaterial` (HKDF-SHA256, empty salt).
+    package func derive(from inputKeyMaterial: SymmetricKey) -> SymmetricKey {
+        HKDF<SHA256>.deriveKey(inputKeyMaterial: inputKeyMaterial, info: Array(rawValue.utf8), outputByteCount: 32)
+    }
+}

@@ -1,0 +1,96 @@
+/// Identifies one request of a device, so that a late or duplicated answer to an earlier request
+/// (possibly from before a restart) is recognised and ignored. `epoch` grows at every restart.
+public struct RequestID: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
+    /// The device's restart count.
+    public var epoch: UInt64
+    /// The request's number within the epoch.
+    public var number: UInt64
+
+    /// Creates a request ID.
+    public init(epoch: UInt64, number: UInt64) {
+        self.epoch = epoch
+        self.number = number
+    }
+
+    public static func < (lhs: RequestID, rhs: RequestID) -> Bool {
+        (lhs.epoch, lhs.number) < (rhs.epoch, rhs.number)
+    }
+
+    public var description: String { "\(epoch).\(number)" }
+}
+
+/// "Changes since cursor": one page of a zone's change feed.
+///
+/// Asking for changes after `cursor` also acknowledges that the device has durably applied
+/// everything up to `cursor`; the server's tombstone collection relies on it.
+public struct PullRequest: Hashable, Sendable, Codable {
+    /// The request, echoed in the answer.
+    public var requestID: RequestID
+    /// The asking device.
+    public var device: DeviceID
+    /// The zone.
+    public var zone: ZoneID
+    /// The sequence number after which changes are wanted (0: from the start).
+    public var cursor: UInt64
+    /// A full resync: the cursor is a position in a snapshot and never expires.
+    public var isFullResync: Bool
+    /// The most items in the answer.
+    public var limit: Int
+
+    /// Creates a pull request.
+    public init(requestID: RequestID, device: DeviceID, zone: ZoneID, cursor: UInt64, isFullResync: Bool, limit: Int) {
+        self.requestID = requestID
+        self.device = device
+        self.zone = zone
+        self.cursor = cursor
+        self.isFullResync = isFullResync
+        self.limit = limit
+    }
+}
+
+/// One changed item in the feed: its whole current state, not the history of changes.
+public struct ChangedItem<Version: Hashable & Sendable>: Hashable, Sendable {
+    /// The item.
+    public var item: ItemID
+    /// The sequence number of the item's last change.
+    public var sequence: UInt64
+    /// Its current siblings; all deleted when the item is a tombstone. Never empty.
+    public var versions: [Version]
+
+    /// Creates a changed item.
+    public init(item: ItemID, sequence: UInt64, versions: [Version]) {
+        self.item = item
+        self.sequence = sequence
+        self.versions = versions
+    }
+}
+
+/// The server's answer to a ``PullRequest``.
+public enum PullResponse<Version: Hashable & Sendable>: Hashable, Sendable {
+    /// A page of changes in sequence order. `nextCursor` is where the next page starts; when
+    /// `hasMore` is false the device is in step with the server as of `nextCursor`.
+    case changes(requestID: RequestID, items: [ChangedItem<Version>], nextCursor: UInt64, hasMore: Bool)
+    /// The cursor is older than the zone's horizon: tombstones after it were purged, so the
+    /// device must resync in full.
+    case cursorExpired(requestID: RequestID)
+
+    /// The request answered.
+    public var requestID: RequestID {
+        switch self {
+        case .changes(let requestID, _, _, _), .cursorExpired(let requestID): requestID
+        }
+    }
+
+    /// The same answer with each version transformed, e.g. opened by the device.
+    public func map<Other>(_ transform: (Version) throws -> Other) rethrows -> PullResponse<Other> {
+        switch self {
+        case .cursorExpired(let requestID):
+            return .cursorExpired(requestID: requestID)
+        case .changes(let requestID, let items, let nextCursor, let hasMore):
+            let mapped = try items.map {
+                ChangedItem(item: $0.item, sequence: $0.sequence, versions: try $0.versions.map(transform))
+            }
+            return .changes(requestID: requestID, items: mapped, nextCursor: nextCursor, hasMore: hasMore)
+        }
+    }
+}

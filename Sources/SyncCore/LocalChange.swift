@@ -1,0 +1,32 @@
+/// A change from the local keychain's journal, as the sync machine receives it.
+public struct LocalChange: Hashable, Sendable {
+    /// Which items may leave the device.
+    public enum Scope: Hashable, Sendable {
+        /// A synchronizable item: it follows the account.
+        case synchronizable
+        /// A local item (not synchronizable).
+        case local
+        /// An item with a `ThisDeviceOnly` accessibility class.
+        case thisDeviceOnly
+
+        /// Whether items of this scope are synced. Only ``synchronizable`` ones are.
+        public var leavesDevice: Bool { self == .synchronizable }
+    }
+
+    /// The item.
+    public var item: ItemID
+    /// The item's scope.
+    public var scope: Scope
+    /// The new content, or `nil` for a deletion.
+    public var content: [UInt8]?
+    /// When the change was made, milliseconds since 1970 on this device's clock.
+    public var modifiedAt: Int64
+
+    /// Creates a local change.
+    public init(item: ItemID, scope: Scope, content: [UInt8]?, modifiedAt: Int64) {
+        self.item = item
+        self.scope = scope
+        self.content = content
+        self.modifiedAt = modifiedAt
+    }
+}

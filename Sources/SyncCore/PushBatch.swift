@@ -1,0 +1,102 @@
+/// One item version in a push.
+public struct PushedItem<Version: Hashable & Sendable>: Hashable, Sendable {
+    /// The item.
+    public var item: ItemID
+    /// The version uploaded.
+    public var version: Version
+
+    /// Creates a pushed item.
+    public init(item: ItemID, version: Version) {
+        self.item = item
+        self.version = version
+    }
+}
+
+/// An atomic upload of versions of one zone: the server applies all of them or none.
+///
+/// A device numbers its batches per zone and has at most one unanswered batch; it retries that
+/// batch unchanged, under the same number, until it gets an answer. The server remembers each
+/// device's last batch and its answer, so a retry is answered from memory rather than merged
+/// again (which matters once the items it touched were deleted and purged meanwhile).
+public struct PushBatch<Version: Hashable & Sendable>: Hashable, Sendable {
+    /// The uploading device.
+    public var device: DeviceID
+    /// The zone of every item in the batch.
+    public var zone: ZoneID
+    /// The batch's number, increasing per device and zone.
+    public var batchID: UInt64
+    /// The feed position the device had applied when it made these versions. Below the zone's
+    /// horizon the device may not have seen a purged deletion, so the batch is refused.
+    public var cursor: UInt64
+    /// The versions, at most one per item.
+    public var items: [PushedItem<Version>]
+
+    /// Creates a batch.
+    public init(device: DeviceID, zone: ZoneID, batchID: UInt64, cursor: UInt64, items: [PushedItem<Version>]) {
+        self.device = device
+        self.zone = zone
+        self.batchID = batchID
+        self.cursor = cursor
+        self.items = items
+    }
+
+    /// Creates a batch without saying which cursor it was made at: the server treats it as made
+    /// at 0, which is safe (after any purge it answers ``PushResponse/Status/cursorExpired`` and
+    /// the device resyncs) but costs resyncs.
+    @available(*, deprecated, message: "pass the cursor the versions were made at (ZoneSyncState.cursor)")
+    public init(device: DeviceID, zone: ZoneID, batchID: UInt64, items: [PushedItem<Version>]) {
+        self.init(device: device, zone: zone, batchID: batchID, cursor: 0, items: items)
+    }
+
+    /// The same batch with each version transformed, e.g. sealed for the server.
+    public func map<Other>(_ transform: (Version) throws -> Other) rethrows -> PushBatch<Other> {
+        PushBatch<Other>(
+            device: device, zone: zone, batchID: batchID, cursor: cursor,
+            items: try items.map { PushedItem(item: $0.item, version: try transform($0.version)) }
+        )
+    }
+}
+
+/// The server's answer to a ``PushBatch``.
+public struct PushResponse: Hashable, Sendable, Codable {
+    /// What became of the batch as a whole.
+    public enum Status: String, Hashable, Sendable, Codable {
+        /// Every item was merged and the batch is durable.
+        case committed
+        /// Nothing was stored: at least one item would exceed the sibling bound.
+        case refused
+        /// The batch is older than the device's last one; it was ignored.
+        case superseded
+        /// Nothing was stored: the batch's cursor is below the zone's horizon. The device must
+        /// resync in full before pushing again.
+        case cursorExpired
+    }
+
+    /// One item's outcome.
+    public struct ItemResult: Hashable, Sendable, Codable {
+        /// The item.
+        public var item: ItemID
+        /// What the merge did (or would have done, in a refused batch).
+        public var outcome: ServerMerge.Outcome
+
+        /// Creates an item result.
+        public init(item: ItemID, outcome: ServerMerge.Outcome) {
+            self.item = item
+            self.outcome = outcome
+        }
+    }
+
+    /// The batch answered.
+    public var batchID: UInt64
+    /// What became of the batch.
+    public var status: Status
+    /// Per item, in the batch's order (empty when superseded or the cursor expired).
+    public var results: [ItemResult]
+
+    /// Creates a response.
+    public init(batchID: UInt64, status: Status, results: [ItemResult]) {
+        self.batchID = batchID
+        self.status = status
+        self.results = results
+    }
+}

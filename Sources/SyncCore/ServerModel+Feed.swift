@@ -1,0 +1,59 @@
+extension ServerModel {
+    /// Answers "changes since cursor" with one page, and records the cursor as acknowledged.
+    ///
+    /// Items come in the order of their last change's sequence number, each with its whole
+    /// current state. A cursor below the zone's horizon is expired unless the request is a full
+    /// resync, whose pages never expire: the device reconciles what they do not mention.
+    public mutating func pull(_ request: PullRequest, now: Int64) -> PullResponse<SealedVersion> {
+        acknowledge(request.device, zone: request.zone, cursor: request.cursor, now: now)
+        let zone = zones[request.zone] ?? Zone()
+        if !request.isFullResync, request.cursor < zone.horizon {
+            return .cursorExpired(requestID: request.requestID)
+        }
+        let limit = max(1, min(request.limit, configuration.maximumPageSize))
+        let newer = zone.items.filter { $0.value.sequence > request.cursor }
+            .sorted { $0.value.sequence < $1.value.sequence }
+        let page = newer.prefix(limit).map {
+            ChangedItem(item: $0.key, sequence: $0.value.sequence, versions: $0.value.versions)
+        }
+        let hasMore = newer.count > limit
+        let nextCursor = hasMore ? page.last!.sequence : max(request.cursor, sequence)
+        return .changes(requestID: request.requestID, items: page, nextCursor: nextCursor, hasMore: hasMore)
+    }
+
+    /// Records that `device` has durably applied the zone's feed up to `cursor`.
+    public mutating func acknowledge(_ device: DeviceID, zone: ZoneID, cursor: UInt64, now: Int64) {
+        register(device, now: now)
+        let previous = devices[device]?.acknowledged[zone] ?? 0
+        devices[device]?.acknowledged[zone] = max(previous, cursor)
+    }
+
+    /// The devices heard from within the inactivity limit.
+    public func activeDevices(now: Int64) -> [DeviceID] {
+        devices.filter { now - $0.value.lastSeen <= configuration.inactivityLimit }.map(\.key)
+    }
+
+    /// The sequence number up to which every active device has acknowledged `zone`; `nil` when no
+    /// device is active (then nothing is purged).
+    public func acknowledgedFloor(of zone: ZoneID, now: Int64) -> UInt64? {
+        activeDevices(now: now).map { devices[$0]?.acknowledged[zone] ?? 0 }.min()
+    }
+
+    /// Purges the tombstones every active device has acknowledged and moves each zone's horizon
+    /// past them. Returns the number purged.
+    @discardableResult
+    public mutating func collectGarbage(now: Int64) -> Int {
+        var purged = 0
+        for (zoneID, zone) in zones {
+            guard let floor = acknowledgedFloor(of: zoneID, now: now) else { continue }
+            var updated = zone
+            for (item, stored) in zone.items where stored.isTombstone && stored.sequence <= floor {
+                updated.items[item] = nil
+                updated.horizon = max(updated.horizon, stored.sequence)
+                purged += 1
+            }
+            zones[zoneID] = updated
+        }
+        return purged
+    }
+}

@@ -1,0 +1,27 @@
+/// What the sync machine asks its driver to do. Local-keychain actions and the machine's new
+/// ``ZoneSyncState`` are committed in one transaction before any request is sent.
+public enum SyncAction: Hashable, Sendable {
+    /// Send this batch to the server (seal each version first).
+    case push(PushBatch<ItemVersion>)
+    /// Send this pull request to the server.
+    case pull(PullRequest)
+    /// Write this value into the local keychain, replacing the local copy.
+    case store(ItemID, ItemVersion)
+    /// Delete the local copy.
+    case remove(ItemID)
+    /// Keep this losing version in the item's local history, where the user can restore it.
+    case keepInHistory(ItemID, ItemVersion)
+    /// A pulled version was refused; report it (the server misbehaves or replays old data).
+    case reject(ItemID, Rejection)
+    /// The round is over: the zone is in step with the server as of the stored cursor.
+    case synced
+
+    /// Why a pulled version was refused.
+    public enum Rejection: Hashable, Sendable {
+        /// The version is older than one the server already acknowledged for this item: the
+        /// vector goes backwards.
+        case vectorWentBackwards
+        /// The version claims a write by this device that this device never made.
+        case unknownWriteOfThisDevice
+    }
+}

@@ -1,0 +1,87 @@
+extension ZoneSyncMachine {
+    /// Applies one item's current server state: validates it, resolves siblings (with the local
+    /// pending version, if the server has not seen it), and returns the keychain effects.
+    mutating func apply(_ versions: [ItemVersion], to item: ItemID) -> [SyncAction] {
+        let record = state.records[item]
+        if let rejection = validate(versions, against: record) { return [.reject(item, rejection)] }
+        let incoming = ConflictResolution.maximal(versions)
+        guard !incoming.isEmpty else { return [] }
+        var seen = VersionVector.join(incoming.map(\.vector))
+        var candidates = incoming
+        var localIsCandidate = false
+        if let record {
+            seen.join(record.seen)
+            let serverHasLocal = incoming.contains { $0.vector.descends(from: record.version.vector) }
+            if record.isPending, !serverHasLocal {
+                candidates = ConflictResolution.maximal(incoming + [record.version])
+                localIsCandidate = candidates.contains(record.version)
+            }
+        }
+        guard let winner = ConflictResolution.resolve(candidates) else { return [] }
+        var actions: [SyncAction] = []
+        var version: ItemVersion
+        let isPending: Bool
+        if candidates.allSatisfy({ $0.sameValue(as: winner) }) {
+            // One value (possibly the same resolution made on several devices): nothing to resolve.
+            version = winner
+            if candidates.count > 1 {
+                version.vector = .join(candidates.map(\.vector))
+                version.overwritten = .join(candidates.map(\.overwritten))
+            }
+            isPending = candidates.count == 1 && localIsCandidate
+        } else {
+            state.writeCounter += 1
+            let vector = seen.written(by: state.device, counter: state.writeCounter)
+            version = ConflictResolution.resolution(of: candidates, vector: vector) ?? winner
+            isPending = true
+            var kept: [ItemVersion] = []
+            for loser in ConflictResolution.contenders(candidates) where !loser.isDeleted && !loser.sameValue(as: winner) {
+                if kept.contains(where: { $0.sameValue(as: loser) }) { continue }
+                kept.append(loser)
+                actions.append(.keepInHistory(item, loser))
+            }
+        }
+        actions += keychainEffect(of: version, replacing: record?.version, item: item)
+        seen.join(version.vector)
+        state.records[item] = .init(version: version, isPending: isPending, baseline: incoming.map(\.vector), seen: seen)
+        return actions
+    }
+
+    /// The end of a full resync, by the horizon rule. An item the server no longer knows was
+    /// deleted elsewhere and purged if the local value is one the server had (the local copy is
+    /// unchanged since its baseline, or a pending resolution picked a value pulled from the
+    /// server): delete it. A value the server never had (a local change since the baseline, or
+    /// an item never uploaded) is a concurrent update: it stays pending and is pushed.
+    mutating func reconcileResync(mentioned: Set<ItemID>) -> [SyncAction] {
+        var actions: [SyncAction] = []
+        for (item, record) in state.records.sorted(by: { $0.key < $1.key }) where !mentioned.contains(item) {
+            let serverHadValue = record.baseline.contains { $0.descends(from: record.version.origin) }
+            if record.isPending, !serverHadValue {
+                state.records[item]?.baseline = []
+                continue
+            }
+            if !record.version.isDeleted { actions.append(.remove(item)) }
+            state.records[item] = nil
+        }
+        return actions
+    }
+
+    private func validate(_ versions: [ItemVersion], against record: ZoneSyncState.Record?) -> SyncAction.Rejection? {
+        for version in versions {
+            if version.vector[state.device] > state.writeCounter { return .unknownWriteOfThisDevice }
+            if let record, record.baseline.contains(where: { $0.compare(to: version.vector) == .dominates }) {
+                return .vectorWentBackwards
+            }
+        }
+        return nil
+    }
+
+    private func keychainEffect(of version: ItemVersion, replacing old: ItemVersion?, item: ItemID) -> [SyncAction] {
+        if version.isDeleted {
+            guard let old, !old.isDeleted else { return [] }
+            return [.remove(item)]
+        }
+        if let old, !old.isDeleted, old.sameValue(as: version) { return [] }
+        return [.store(item, version)]
+    }
+}

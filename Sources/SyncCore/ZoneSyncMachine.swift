@@ -1,0 +1,198 @@
+/// The client side of syncing one zone: a value-type state machine whose event methods return the
+/// actions its driver performs. It decides what to push from the local journal, what to apply
+/// from pulled versions, resolves siblings with ``ConflictResolution``, and reconciles a full
+/// resync with the horizon rule. It does no I/O and reads no clock.
+///
+/// A round: push the unanswered batch, or the pending changes, if any; then pull until the feed
+/// has no more; then push what resolving conflicts produced; then ``SyncAction/synced``.
+/// One request is outstanding at a time; ``retry()`` resends it when the driver's timer fires.
+///
+/// Durability contract: ``state`` is durable and must be committed, with the keychain effects of
+/// the returned actions, in one transaction before the driver sends any request. The rest (the
+/// phase, the resync's progress) is lost on a crash; ``init(restoring:configuration:)`` resumes.
+public struct ZoneSyncMachine: Sendable {
+    /// Tunables.
+    public struct Configuration: Sendable, Equatable {
+        /// The most items asked for per pull.
+        public var pageSize: Int
+        /// The most versions per pushed batch.
+        public var maximumBatchSize: Int
+        /// The most pushes in one round before it ends (a refused push is retried next round).
+        public var maximumPushesPerRound: Int
+
+        /// The defaults: pages of 200, batches of 100, 4 pushes per round.
+        public init(pageSize: Int = 200, maximumBatchSize: Int = 100, maximumPushesPerRound: Int = 4) {
+            self.pageSize = pageSize
+            self.maximumBatchSize = maximumBatchSize
+            self.maximumPushesPerRound = maximumPushesPerRound
+        }
+    }
+
+    enum Phase: Hashable, Sendable {
+        case idle
+        case pushing(batchID: UInt64)
+        /// `mentioned` is set during a full resync: the items its pages mentioned so far.
+        case pulling(PullRequest, mentioned: Set<ItemID>?)
+    }
+
+    /// The durable state.
+    public internal(set) var state: ZoneSyncState
+    /// The tunables.
+    public let configuration: Configuration
+    var phase: Phase = .idle
+    var requestNumber: UInt64 = 0
+    var pushesThisRound = 0
+
+    /// A machine for a device that never synced `zone`.
+    public init(device: DeviceID, zone: ZoneID, configuration: Configuration = Configuration()) {
+        self.init(restoring: ZoneSyncState(device: device, zone: zone), configuration: configuration)
+    }
+
+    /// A machine resuming from durable state after a start or a crash; starts a new epoch, so
+    /// answers to requests made before are ignored.
+    public init(restoring state: ZoneSyncState, configuration: Configuration = Configuration()) {
+        self.state = state
+        self.state.epoch += 1
+        self.configuration = configuration
+    }
+
+    /// Whether no round is running.
+    public var isIdle: Bool { phase == .idle }
+
+    /// Whether a full resync is under way.
+    package var isResyncing: Bool {
+        if case .pulling(_, mentioned: .some) = phase { return true }
+        return false
+    }
+
+    /// Whether some local change still has to be pushed.
+    public var hasPendingChanges: Bool { state.records.values.contains(where: \.isPending) }
+
+    /// Takes a change from the local journal. Changes of items that never leave the device are
+    /// ignored; a synchronizable one becomes a new pending version whose vector dominates
+    /// everything the device has seen of the item. Pushed by the next round.
+    public mutating func localChange(_ change: LocalChange) -> [SyncAction] {
+        guard change.scope.leavesDevice else { return [] }
+        let record = state.records[change.item]
+        if change.content == nil, record?.version.isDeleted ?? true { return [] }
+        state.writeCounter += 1
+        let seen = record?.seen ?? VersionVector()
+        let vector = seen.written(by: state.device, counter: state.writeCounter)
+        let version = ItemVersion(
+            vector: vector, isDeleted: change.content == nil, modifiedAt: change.modifiedAt,
+            device: state.device, content: change.content ?? [], overwritten: seen
+        )
+        state.records[change.item] = .init(version: version, isPending: true, baseline: record?.baseline ?? [], seen: vector)
+        return []
+    }
+
+    /// Starts a round unless one is running.
+    public mutating func startSync() -> [SyncAction] {
+        guard phase == .idle else { return [] }
+        pushesThisRound = 0
+        return pushOrPull()
+    }
+
+    /// Resends the outstanding request (the driver's timer fired without an answer). A pull gets a
+    /// new request ID; a batch is resent unchanged.
+    public mutating func retry() -> [SyncAction] {
+        switch phase {
+        case .idle:
+            return []
+        case .pushing:
+            guard let batch = state.unansweredBatch else { return pull(after: state.cursor, mentioned: nil) }
+            return [.push(batch)]
+        case .pulling(let request, let mentioned):
+            return pull(after: request.cursor, mentioned: mentioned)
+        }
+    }
+
+    /// Takes the server's answer to a push; answers to anything but the unanswered batch are
+    /// ignored. Acknowledged versions become baselines; then the round pulls.
+    public mutating func receive(_ response: PushResponse) -> [SyncAction] {
+        guard case .pushing(let batchID) = phase, batchID == response.batchID,
+            let batch = state.unansweredBatch, batch.batchID == batchID
+        else { return [] }
+        state.unansweredBatch = nil
+        if response.status == .cursorExpired { return pull(after: 0, mentioned: []) }
+        if response.status == .committed {
+            for (pushed, result) in zip(batch.items, response.results) where result.item == pushed.item {
+                acknowledge(pushed)
+            }
+        }
+        return pull(after: state.cursor, mentioned: nil)
+    }
+
+    /// Takes a pulled page, its versions already opened by the driver; answers to anything but
+    /// the outstanding pull are ignored.
+    public mutating func receive(_ response: PullResponse<ItemVersion>) -> [SyncAction] {
+        guard case .pulling(let request, var mentioned) = phase, request.requestID == response.requestID else {
+            return []
+        }
+        switch response {
+        case .cursorExpired:
+            return pull(after: 0, mentioned: [])
+        case .changes(_, let items, let nextCursor, let hasMore):
+            var actions: [SyncAction] = []
+            for changed in items {
+                mentioned?.insert(changed.item)
+                actions += apply(changed.versions, to: changed.item)
+            }
+            if hasMore {
+                // A resync's position is not a feed cursor: a crash restarts the resync.
+                if mentioned == nil { state.cursor = nextCursor }
+                return actions + pull(after: nextCursor, mentioned: mentioned)
+            }
+            if let mentioned { actions += reconcileResync(mentioned: mentioned) }
+            state.cursor = nextCursor
+            return actions + endOfPull()
+        }
+    }
+
+    private mutating func endOfPull() -> [SyncAction] {
+        if hasPendingChanges {
+            if pushesThisRound < configuration.maximumPushesPerRound { return pushOrPull() }
+            phase = .idle
+            return []
+        }
+        phase = .idle
+        return [.synced]
+    }
+
+    private mutating func pushOrPull() -> [SyncAction] {
+        if let batch = state.unansweredBatch {
+            phase = .pushing(batchID: batch.batchID)
+            pushesThisRound += 1
+            return [.push(batch)]
+        }
+        let pending = state.records.filter(\.value.isPending).sorted { $0.key < $1.key }
+            .prefix(configuration.maximumBatchSize)
+        guard !pending.isEmpty else { return pull(after: state.cursor, mentioned: nil) }
+        let batch = PushBatch(
+            device: state.device, zone: state.zone, batchID: state.nextBatchID, cursor: state.cursor,
+            items: pending.map { PushedItem(item: $0.key, version: $0.value.version) }
+        )
+        state.nextBatchID += 1
+        state.unansweredBatch = batch
+        phase = .pushing(batchID: batch.batchID)
+        pushesThisRound += 1
+        return [.push(batch)]
+    }
+
+    private mutating func pull(after cursor: UInt64, mentioned: Set<ItemID>?) -> [SyncAction] {
+        requestNumber += 1
+        let request = PullRequest(
+            requestID: RequestID(epoch: state.epoch, number: requestNumber), device: state.device,
+            zone: state.zone, cursor: cursor, isFullResync: mentioned != nil, limit: configuration.pageSize
+        )
+        phase = .pulling(request, mentioned: mentioned)
+        return [.pull(request)]
+    }
+
+    private mutating func acknowledge(_ pushed: PushedItem<ItemVersion>) {
+        guard var record = state.records[pushed.item] else { return }
+        record.baseline = [pushed.version.vector]
+        if record.version == pushed.version { record.isPending = false }
+        state.records[pushed.item] = record
+    }
+}

@@ -1,0 +1,47 @@
+/// What a device durably keeps to sync one zone; the driver commits it with the local keychain.
+/// Everything else in ``ZoneSyncMachine`` is lost on a crash, by design.
+public struct ZoneSyncState: Hashable, Sendable {
+    /// What the device keeps per synchronizable item.
+    public struct Record: Hashable, Sendable {
+        /// The local version: the keychain's value (or a deletion) and its vector.
+        public var version: ItemVersion
+        /// Whether the local version changed since the baseline and still has to be pushed.
+        public var isPending: Bool
+        /// The vectors of the item's versions the server last acknowledged or sent; empty when
+        /// the server has never acknowledged a version of it.
+        public var baseline: [VersionVector]
+        /// The join of every version of the item this device has seen.
+        public var seen: VersionVector
+
+        /// Creates a record.
+        public init(version: ItemVersion, isPending: Bool, baseline: [VersionVector], seen: VersionVector) {
+            self.version = version
+            self.isPending = isPending
+            self.baseline = baseline
+            self.seen = seen
+        }
+    }
+
+    /// This device.
+    public var device: DeviceID
+    /// The zone.
+    public var zone: ZoneID
+    /// The feed position applied so far.
+    public var cursor: UInt64 = 0
+    /// The device's last write number in this zone (its own vector entries never exceed it).
+    public var writeCounter: UInt64 = 0
+    /// The number the next batch gets.
+    public var nextBatchID: UInt64 = 1
+    /// The batch sent and not yet answered; resent unchanged after a restart.
+    public var unansweredBatch: PushBatch<ItemVersion>?
+    /// How many times the machine was restored; makes request IDs unique across restarts.
+    public var epoch: UInt64 = 0
+    /// Per synchronizable item the device knows.
+    public var records: [ItemID: Record] = [:]
+
+    /// The state of a device that never synced the zone.
+    public init(device: DeviceID, zone: ZoneID) {
+        self.device = device
+        self.zone = zone
+    }
+}

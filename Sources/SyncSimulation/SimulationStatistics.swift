@@ -1,0 +1,37 @@
+/// Counts of what a run exercised, so a green run can be told from one that tested nothing.
+public struct SimulationStatistics: Sendable, Equatable {
+    /// Synchronizable writes (updates and deletions) made by users.
+    public var writes = 0
+    /// Writes of items that must never leave their device.
+    public var localOnlyWrites = 0
+    /// Batches the server committed.
+    public var committedBatches = 0
+    /// Versions the server kept beside a concurrent sibling.
+    public var conflictsKept = 0
+    /// Losing versions devices put in their history.
+    public var historyEntries = 0
+    /// "Cursor expired" answers to pulls and pushes, each starting a full resync.
+    public var expiredCursors = 0
+    /// Local copies removed by the horizon rule at the end of a resync.
+    public var horizonRemovals = 0
+    /// Tombstones the server purged.
+    public var purgedTombstones = 0
+    /// Device crashes (restarts from durable state).
+    public var deviceCrashes = 0
+    /// Server crashes and outages (a request in progress committed or not, its answer lost).
+    public var serverCrashes = 0
+
+    /// Adds another run's counts.
+    public mutating func add(_ other: SimulationStatistics) {
+        writes += other.writes
+        localOnlyWrites += other.localOnlyWrites
+        committedBatches += other.committedBatches
+        conflictsKept += other.conflictsKept
+        historyEntries += other.historyEntries
+        expiredCursors += other.expiredCursors
+        horizonRemovals += other.horizonRemovals
+        purgedTombstones += other.purgedTombstones
+        deviceCrashes += other.deviceCrashes
+        serverCrashes += other.serverCrashes
+    }
+}

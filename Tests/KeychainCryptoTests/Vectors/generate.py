@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""Writes the KeychainCrypto known-answer vectors from an independent implementation of the formats
+(Python's hashlib and the `cryptography` package), following docs/decisions/0021 byte for byte.
+
+Run from this directory: python3 generate.py. The Swift tests read the JSON files; regenerate only
+when a format deliberately changes (which also means a new format version)."""
+import hashlib, hmac, json, struct, unicodedata
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+def hx(b): return b.hex()
+def seq(n, start=0): return bytes((start + i) % 256 for i in range(n))
+def u32(n): return struct.pack(">I", n)
+def lp(b): return u32(len(b)) + b
+
+def hkdf(ikm, info, length=32):
+    prk = hmac.new(b"", ikm, hashlib.sha256).digest()
+    out, block, counter = b"", b"", 1
+    while len(out) < length:
+        block = hmac.new(prk, block + info + bytes([counter]), hashlib.sha256).digest()
+        out += block
+        counter += 1
+    return out[:length]
+
+LABELS = {
+    "auth": b"synckeychain/v1/auth",
+    "wrap": b"synckeychain/v1/wrap",
+    "recoveryWrap": b"synckeychain/v1/recovery-wrap",
+    "itemID": b"synckeychain/v1/item-id",
+    "itemBlob": b"synckeychain/v1/item-blob",
+}
+
+def scrypt(password, salt, log_n, r, p, dklen):
+    return hashlib.scrypt(password, salt=salt, n=1 << log_n, r=r, p=p, dklen=dklen, maxmem=1 << 30)
+
+def params_json(log_n, r, p, salt):
+    return {"algorithm": "scrypt", "logN": log_n, "r": r, "p": p, "salt": hx(salt)}
+
+def params_encoding(log_n, r, p, salt):
+    return lp(b"scrypt") + bytes([log_n]) + u32(r) + u32(p) + lp(salt)
+
+def write(name, value):
+    with open(name, "w") as f:
+        json.dump(value, f, indent=2)
+        f.write("\n")
+
+# scrypt: RFC 7914 section 12 (the 2^20 one left out for time), then the default parameters.
+scrypt_vectors = [
+    {"password": "", "salt": "", "logN": 4, "r": 1, "p": 1, "outputByteCount": 64},
+    {"password": "password", "salt": hx(b"NaCl"), "logN": 10, "r": 8, "p": 16, "outputByteCount": 64},
+    {"password": "pleaseletmein", "salt": hx(b"SodiumChloride"), "logN": 14, "r": 8, "p": 1, "outputByteCount": 64},
+    {"password": "correct horse battery staple", "salt": hx(seq(16)), "logN": 17, "r": 8, "p": 1, "outputByteCount": 32},
+]
+rfc7914 = [
+    "77d6576238657b203b19ca42c18a0497f16b4844e3074ae8dfdffa3fede21442fcd0069ded0948f8326a753a0fc81f17e8d3e0fb2e0d3628cf35e20c38d18906",
+    "fdbabe1c9d3472007856e7190d01e9fe7c6ad7cbc8237830e77376634b3731622eaf30d92e22a3886ff109279d9830dac727afb94a83ee6d8360cbdfa2cc0640",
+    "7023bdcb3afd7348461c06cd81fd38ebfda8fbba904f8e3ea9b543f6545da1f2d5432955613f0fcf62d49705242a9af9e61e85dc0d651e40dfcf017b45575887",
+]
+for v in scrypt_vectors:
+    v["output"] = hx(scrypt(v["password"].encode(), bytes.fromhex(v["salt"]), v["logN"], v["r"], v["p"], v["outputByteCount"]))
+for v, expected in zip(scrypt_vectors, rfc7914):
+    assert v["output"] == expected
+write("scrypt.json", scrypt_vectors)
+
+# Every HKDF label, and full password derivations (the second password is not NFC: "é" decomposed).
+labels = [{"purpose": k, "label": l.decode(), "inputKeyMaterial": hx(seq(32, 0x40)), "output": hx(hkdf(seq(32, 0x40), l))}
+          for k, l in LABELS.items()]
+secrets = []
+for password, log_n, salt in [("hunter2", 15, seq(16, 0x10)), ("caf\u0065\u0301 \u00fc", 15, seq(24, 0x80))]:
+    normalized = unicodedata.normalize("NFC", password).encode()
+    master = scrypt(normalized, salt, log_n, 8, 1, 32)
+    secrets.append({"password": password, "parameters": params_json(log_n, 8, 1, salt), "masterSecret": hx(master),
+                    "authKey": hx(hkdf(master, LABELS["auth"])), "wrappingKey": hx(hkdf(master, LABELS["wrap"]))})
+write("derivations.json", {"labels": labels, "accountSecrets": secrets})
+
+# Wrapped account keys.
+def b32(data):
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+    bits = "".join(f"{b:08b}" for b in data)
+    chars = "".join(alphabet[int(bits[i:i + 5], 2)] for i in range(0, len(bits), 5))
+    return "-".join(chars[i:i + 4] for i in range(0, len(chars), 4))
+
+account_key = seq(32, 0xa0)
+master = bytes.fromhex(secrets[0]["masterSecret"])
+p = secrets[0]["parameters"]
+salt = bytes.fromhex(p["salt"])
+wrapping_key = hkdf(master, LABELS["wrap"])
+nonce = seq(12, 0x01)
+account, epoch = "alice@example.com", 3
+ad = bytes([1, 1]) + lp(account.encode()) + u32(epoch) + lp(params_encoding(15, 8, 1, salt))
+password_wrap = bytes([1]) + nonce + AESGCM(wrapping_key).encrypt(nonce, account_key, ad)
+recovery_key = seq(32, 0x33)
+recovery_check = hashlib.sha256(b"synckeychain/v1/recovery-check" + recovery_key).digest()[:3]
+recovery_nonce = seq(12, 0x77)
+recovery_ad = bytes([1, 2]) + lp(account.encode()) + u32(epoch)
+recovery_wrap = bytes([1]) + recovery_nonce + AESGCM(hkdf(recovery_key, LABELS["recoveryWrap"])).encrypt(recovery_nonce, account_key, recovery_ad)
+write("account-key.json", {
+    "accountKey": hx(account_key), "account": account, "epoch": epoch,
+    "password": {"masterSecret": hx(master), "parameters": p, "nonce": hx(nonce), "wrapped": hx(password_wrap)},
+    "recovery": {"recoveryKey": hx(recovery_key), "printed": b32(recovery_key + recovery_check),
+                 "nonce": hx(recovery_nonce), "wrapped": hx(recovery_wrap)},
+})
+
+# Item IDs.
+id_key = hkdf(account_key, LABELS["itemID"])
+def item_id(zone, fields):
+    message = lp(zone.encode()) + u32(len(fields)) + b"".join(lp(n.encode()) + lp(v) for n, v in fields)
+    return hmac.new(id_key, message, hashlib.sha256).digest()
+id_cases = [
+    ("keychain", [("class", b"genp"), ("agrp", b"default"), ("sync", b"1"), ("acct", b"alice"), ("svce", b"mail")]),
+    ("keychain", [("class", b"genp"), ("agrp", b"default"), ("sync", b"1"), ("acct", b""), ("svce", b"mail")]),
+    ("keychain", [("class", b"genp"), ("agrp", b"default"), ("sync", b"1"), ("acct", b"alicem"), ("svce", b"ail")]),
+    ("kv.settings", [("key", b"theme")]),
+    ("kv.settings", []),
+]
+write("item-ids.json", {"accountKey": hx(account_key), "cases": [
+    {"zone": z, "fields": [{"name": n, "value": hx(v)} for n, v in f], "itemID": hx(item_id(z, f))} for z, f in id_cases]})
+
+# Item blobs.
+blob_key = hkdf(account_key, LABELS["itemBlob"])
+def vv_encoding(vector):
+    entries = sorted(vector.items(), key=lambda e: e[0].encode())
+    return bytes([len(entries)]) + b"".join(bytes([len(d)]) + d.encode() + struct.pack(">Q", c) for d, c in entries)
+def padded_length(n):
+    power = 1
+    while power < n:
+        power *= 2
+    granule = max(128, power // 16)
+    return (n + granule - 1) // granule * granule
+blob_cases = [
+    ("keychain", 0, {"deviceA": 2, "deviceB": 1}, False, bytes(seq(40, 0x20)), 1_700_000_000_123, "deviceA"),
+    ("keychain", 1, {"deviceB": 3}, True, b"", 1_700_000_500_000, "deviceB"),
+    ("kv.settings", 7, {"0123456789abcdef0123456789abcdef": 18446744073709551615}, False, bytes(seq(1000, 0x05)), -5, "0123456789abcdef0123456789abcdef"),
+]
+blobs = []
+for i, (zone, epoch, vector, deleted, payload, mtime, device) in enumerate(blob_cases):
+    iid = item_id(zone, [("key", f"item{i}".encode())])
+    plain = struct.pack(">q", mtime) + bytes([len(device)]) + device.encode() + lp(payload)
+    plain += bytes(padded_length(len(plain)) - len(plain))
+    ad = bytes([1]) + lp(account.encode()) + lp(zone.encode()) + lp(hx(iid).encode()) + u32(epoch) + lp(vv_encoding(vector)) + bytes([1 if deleted else 0])
+    n = seq(12, 0xc0 + i)
+    blobs.append({
+        "context": {"account": account, "zone": zone, "itemID": hx(iid), "keyEpoch": epoch, "versionVector": vector, "isDeleted": deleted},
+        "envelope": {"payload": hx(payload), "modificationTime": mtime, "device": device},
+        "nonce": hx(n), "paddedPlaintextLength": len(plain),
+        "blob": hx(bytes([1]) + n + AESGCM(blob_key).encrypt(n, plain, ad)),
+    })
+write("item-blobs.json", {"accountKey": hx(account_key), "cases": blobs})
+
+# Auth key verifiers.
+verifiers = []
+for auth_key, salt, rounds in [(seq(32, 0x55), seq(16, 0x66), 20_000), (seq(32, 0x99), seq(16, 0x11), 1_000)]:
+    digest = hashlib.pbkdf2_hmac("sha256", auth_key, salt, rounds, 32)
+    verifiers.append({"authKey": hx(auth_key), "salt": hx(salt), "rounds": rounds,
+                      "encoded": hx(bytes([1, 1]) + u32(rounds) + salt + digest)})
+write("auth-verifier.json", verifiers)

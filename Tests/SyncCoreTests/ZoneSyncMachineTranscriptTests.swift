@@ -1,0 +1,198 @@
+import SyncCore
+import Testing
+
+/// Transcripts of the client state machine: each event and the exact actions it must return.
+@Suite("Client sync machine transcripts")
+struct ZoneSyncMachineTranscriptTests {
+    typealias F = Fixtures
+    let a = Fixtures.a, b = Fixtures.b
+    let x = ItemID("x"), y = ItemID("y"), z = ItemID("z"), w = ItemID("w"), q = ItemID("q")
+
+    /// Device A after writing `x` (content 1 at t=1000) and a first round: synced at cursor 1.
+    func syncedWithX() -> (ZoneSyncMachine, ItemVersion) {
+        var machine = ZoneSyncMachine(device: a, zone: .keychain)
+        let v1 = F.write(1, by: a, [a: 1], at: 1_000)
+        #expect(machine.localChange(F.change(x, 1, at: 1_000)) == [])
+        #expect(machine.startSync() == [F.push(a, batch: 1, cursor: 0, [(x, v1)])])
+        #expect(machine.receive(F.committed(1, [(x, .applied)])) == [F.pull(a, 1, after: 0)])
+        #expect(machine.receive(F.page(1, [(x, 1, [v1])], next: 1)) == [.synced])
+        return (machine, v1)
+    }
+
+    @Test func updateVersusUpdateLaterTimeWinsAndTheLoserGoesToHistory() {
+        var (machine, v1) = syncedWithX()
+        let mine = F.write(2, by: a, [a: 2], at: 3_000, overwritten: [a: 1])
+        let theirs = F.write(3, by: b, [a: 1, b: 1], at: 5_000, overwritten: [a: 1])
+        #expect(machine.localChange(F.change(x, 2, at: 3_000)) == [])
+        #expect(machine.startSync() == [F.push(a, batch: 2, cursor: 1, [(x, mine)])])
+        #expect(machine.receive(F.committed(2, [(x, .conflictKept)])) == [F.pull(a, 2, after: 1)])
+        var resolved = theirs.with(vector: VersionVector([a: 3, b: 1]))
+        resolved.overwritten = v1.vector
+        #expect(machine.receive(F.page(2, [(x, 3, [theirs, mine])], next: 3)) == [
+            .keepInHistory(x, mine), .store(x, resolved), F.push(a, batch: 3, cursor: 3, [(x, resolved)]),
+        ])
+        #expect(resolved.vector.compare(to: mine.vector) == .dominates && resolved.vector.compare(to: theirs.vector) == .dominates)
+        // B resolved the same siblings at the same time: same value, concurrent vector. The next
+        // round sees both and settles without another write.
+        var resolvedByB = theirs.with(vector: VersionVector([a: 2, b: 2]))
+        resolvedByB.overwritten = v1.vector
+        #expect(machine.receive(F.committed(3, [(x, .conflictKept)])) == [F.pull(a, 3, after: 3)])
+        #expect(machine.receive(F.page(3, [(x, 5, [resolvedByB, resolved])], next: 5)) == [.synced])
+        #expect(!machine.hasPendingChanges)
+    }
+
+    @Test func updateBeatsAConcurrentDelete() {
+        var (machine, v1) = syncedWithX()
+        let update = F.write(2, by: a, [a: 2], at: 3_000, overwritten: [a: 1])
+        let deletion = F.write(nil, by: b, [a: 1, b: 1], at: 9_000, overwritten: [a: 1])
+        _ = machine.localChange(F.change(x, 2, at: 3_000))
+        #expect(machine.startSync() == [F.push(a, batch: 2, cursor: 1, [(x, update)])])
+        #expect(machine.receive(F.committed(2, [(x, .conflictKept)])) == [F.pull(a, 2, after: 1)])
+        var resolved = update.with(vector: VersionVector([a: 3, b: 1]))
+        resolved.overwritten = v1.vector
+        // The local copy already shows the update: nothing to store, nothing for history.
+        #expect(machine.receive(F.page(2, [(x, 3, [deletion, update])], next: 3)) == [F.push(a, batch: 3, cursor: 3, [(x, resolved)])])
+    }
+
+    @Test func theDeletingDeviceGetsTheConcurrentUpdateBack() {
+        var machine = ZoneSyncMachine(device: b, zone: .keychain)
+        let v1 = F.write(1, by: a, [a: 1], at: 1_000)
+        let update = F.write(2, by: a, [a: 2], at: 3_000, overwritten: [a: 1])
+        #expect(machine.startSync() == [F.pull(b, 1, after: 0)])
+        #expect(machine.receive(F.page(1, [(x, 1, [v1])], next: 1)) == [.store(x, v1), .synced])
+        _ = machine.localChange(F.change(x, nil, at: 9_000))
+        let deletion = F.write(nil, by: b, [a: 1, b: 1], at: 9_000, overwritten: [a: 1])
+        #expect(machine.startSync() == [F.push(b, batch: 1, cursor: 1, [(x, deletion)])])
+        #expect(machine.receive(F.committed(1, [(x, .conflictKept)])) == [F.pull(b, 2, after: 1)])
+        var resolved = update.with(vector: VersionVector([a: 2, b: 2]))
+        resolved.overwritten = v1.vector
+        #expect(machine.receive(F.page(2, [(x, 3, [update, deletion])], next: 3)) == [
+            .store(x, resolved), F.push(b, batch: 2, cursor: 3, [(x, resolved)]),
+        ])
+    }
+
+    @Test func deleteVersusDeleteStaysDeletedWithOneTombstone() {
+        var (machine, _) = syncedWithX()
+        let mine = F.write(nil, by: a, [a: 2], at: 3_000, overwritten: [a: 1])
+        let theirs = F.write(nil, by: b, [a: 1, b: 1], at: 4_000, overwritten: [a: 1])
+        _ = machine.localChange(F.change(x, nil, at: 3_000))
+        #expect(machine.startSync() == [F.push(a, batch: 2, cursor: 1, [(x, mine)])])
+        #expect(machine.receive(F.committed(2, [(x, .conflictKept)])) == [F.pull(a, 2, after: 1)])
+        var tombstone = theirs.with(vector: VersionVector([a: 3, b: 1]))
+        tombstone.overwritten = VersionVector([a: 1])
+        #expect(machine.receive(F.page(2, [(x, 3, [mine, theirs])], next: 3)) == [F.push(a, batch: 3, cursor: 3, [(x, tombstone)])])
+        #expect(machine.receive(F.committed(3, [(x, .applied)])) == [F.pull(a, 3, after: 3)])
+        #expect(machine.receive(F.page(3, [(x, 4, [tombstone])], next: 4)) == [.synced])
+    }
+
+    @Test func theSameItemCreatedOnTwoDevicesBecomesOneItem() {
+        var machine = ZoneSyncMachine(device: a, zone: .keychain)
+        let mine = F.write(1, by: a, [a: 1], at: 1_000)
+        let theirs = F.write(2, by: b, [b: 1], at: 1_000)  // same time: the greater device ID wins
+        _ = machine.localChange(F.change(x, 1, at: 1_000))
+        _ = machine.localChange(F.change(y, 7, at: 1_000, scope: .thisDeviceOnly))
+        #expect(machine.startSync() == [F.push(a, batch: 1, cursor: 0, [(x, mine)])])
+        // The push is lost; the machine retries the same batch, then pulls B's version first.
+        #expect(machine.retry() == [F.push(a, batch: 1, cursor: 0, [(x, mine)])])
+        #expect(machine.receive(F.committed(1, [(x, .conflictKept)])) == [F.pull(a, 1, after: 0)])
+        let resolved = theirs.with(vector: VersionVector([a: 2, b: 1]))
+        #expect(machine.receive(F.page(1, [(x, 2, [theirs, mine])], next: 2)) == [
+            .keepInHistory(x, mine), .store(x, resolved), F.push(a, batch: 2, cursor: 2, [(x, resolved)]),
+        ])
+        #expect(Set(machine.state.records.keys) == [x])
+    }
+
+    @Test func aDeviceBackFromALongAbsenceAppliesTheHorizonRule() {
+        var machine = ZoneSyncMachine(device: a, zone: .keychain)
+        for (item, content) in [(x, 1), (y, 2), (z, 3)] as [(ItemID, UInt8)] {
+            _ = machine.localChange(F.change(item, content, at: 1_000))
+        }
+        let first = machine.state.records.mapValues(\.version)
+        #expect(machine.startSync() == [F.push(a, batch: 1, cursor: 0, [(x, first[x]!), (y, first[y]!), (z, first[z]!)])])
+        #expect(machine.receive(F.committed(1, [(x, .applied), (y, .applied), (z, .applied)])) == [F.pull(a, 1, after: 0)])
+        #expect(machine.receive(F.page(1, [(x, 1, [first[x]!]), (y, 2, [first[y]!]), (z, 3, [first[z]!])], next: 3)) == [.synced])
+        // Away for months: x, y and z were deleted elsewhere and purged. Meanwhile z changed here
+        // (a concurrent update) and w was created here (never uploaded).
+        _ = machine.localChange(F.change(z, 4, at: 2_000))
+        _ = machine.localChange(F.change(w, 5, at: 2_000))
+        let changed = machine.state.records.mapValues(\.version)
+        #expect(machine.startSync() == [F.push(a, batch: 2, cursor: 3, [(w, changed[w]!), (z, changed[z]!)])])
+        #expect(machine.receive(F.committed(2, [(w, .applied), (z, .applied)])) == [F.pull(a, 2, after: 3)])
+        #expect(machine.receive(.cursorExpired(requestID: RequestID(epoch: 1, number: 2))) == [F.pull(a, 3, after: 0, full: true)])
+        let other = F.write(6, by: b, [b: 4], at: 3_000)
+        #expect(machine.receive(F.page(3, [(q, 90, [other]), (z, 101, [changed[z]!])], next: 101, hasMore: true))
+            == [.store(q, other), F.pull(a, 4, after: 101, full: true)])
+        // The unchanged stale copies of x and y are deleted; z and w survive.
+        #expect(machine.receive(F.page(4, [(w, 102, [changed[w]!])], next: 102)) == [.remove(x), .remove(y), .synced])
+        #expect(Set(machine.state.records.keys) == [q, z, w])
+        #expect(machine.state.cursor == 102)
+    }
+
+    @Test func aChangeTheServerNeverAcknowledgedSurvivesAResyncAndIsPushed() {
+        var (machine, _) = syncedWithX()
+        _ = machine.localChange(F.change(x, 2, at: 2_000))
+        let update = machine.state.records[x]!.version
+        #expect(machine.startSync() == [F.push(a, batch: 2, cursor: 1, [(x, update)])])
+        let refused = PushResponse(batchID: 2, status: .refused, results: [.init(item: x, outcome: .tooManySiblings)])
+        #expect(machine.receive(refused) == [F.pull(a, 2, after: 1)])
+        #expect(machine.receive(.cursorExpired(requestID: RequestID(epoch: 1, number: 2))) == [F.pull(a, 3, after: 0, full: true)])
+        #expect(machine.receive(F.page(3, [], next: 40)) == [F.push(a, batch: 3, cursor: 40, [(x, update)])])
+        #expect(machine.state.records[x]?.baseline == [])
+    }
+
+    @Test func aResolutionOfAValueTheServerPurgedIsNotPushedBack() {
+        var (machine, _) = syncedWithX()
+        let mine = F.write(nil, by: a, [a: 2], at: 3_000, overwritten: [a: 1])
+        let theirs = F.write(2, by: b, [a: 1, b: 1], at: 4_000, overwritten: [a: 1])
+        _ = machine.localChange(F.change(x, nil, at: 3_000))
+        #expect(machine.startSync() == [F.push(a, batch: 2, cursor: 1, [(x, mine)])])
+        #expect(machine.receive(F.committed(2, [(x, .conflictKept)])) == [F.pull(a, 2, after: 1)])
+        var resolved = theirs.with(vector: VersionVector([a: 3, b: 1]))
+        resolved.overwritten = VersionVector([a: 1])
+        #expect(machine.receive(F.page(2, [(x, 3, [mine, theirs])], next: 3)) == [
+            .store(x, resolved), F.push(a, batch: 3, cursor: 3, [(x, resolved)]),
+        ])
+        // Meanwhile the item was deleted elsewhere and purged while this device was inactive:
+        // the push is refused, and the resync finds a pending resolution of a value the server
+        // had. It is not a change of this device's: it goes, rather than reviving the item.
+        let expired = PushResponse(batchID: 3, status: .cursorExpired, results: [])
+        #expect(machine.receive(expired) == [F.pull(a, 3, after: 0, full: true)])
+        #expect(machine.receive(F.page(3, [], next: 60)) == [.remove(x), .synced])
+        #expect(machine.state.records.isEmpty)
+    }
+
+    @Test func rejectsAVersionOlderThanTheAcknowledgedOneOrClaimingAnUnknownWrite() {
+        var (machine, v1) = syncedWithX()
+        _ = machine.localChange(F.change(x, 2, at: 2_000))
+        let v2 = machine.state.records[x]!.version
+        _ = machine.startSync()
+        _ = machine.receive(F.committed(2, [(x, .applied)]))
+        #expect(machine.receive(F.page(2, [(x, 1, [v1])], next: 2)) == [.reject(x, .vectorWentBackwards), .synced])
+        _ = machine.startSync()
+        let forged = F.write(9, by: b, [a: 7, b: 1], at: 3_000)
+        #expect(machine.receive(F.page(3, [(x, 3, [forged])], next: 3)) == [.reject(x, .unknownWriteOfThisDevice), .synced])
+        #expect(machine.state.records[x]?.version == v2)
+    }
+
+    @Test func itemsThatNeverLeaveTheDeviceAreIgnored() {
+        var machine = ZoneSyncMachine(device: a, zone: .keychain)
+        #expect(machine.localChange(F.change(x, 1, at: 1, scope: .thisDeviceOnly)) == [])
+        #expect(machine.localChange(F.change(y, 1, at: 1, scope: .local)) == [])
+        #expect(machine.startSync() == [F.pull(a, 1, after: 0)])
+        #expect(machine.state.records.isEmpty && machine.state.writeCounter == 0)
+    }
+
+    @Test func afterACrashTheUnansweredBatchIsResentAndOldAnswersAreIgnored() {
+        var machine = ZoneSyncMachine(device: a, zone: .keychain)
+        _ = machine.localChange(F.change(x, 1, at: 1_000))
+        let v1 = machine.state.records[x]!.version
+        #expect(machine.startSync() == [F.push(a, batch: 1, cursor: 0, [(x, v1)])])
+        var restarted = ZoneSyncMachine(restoring: machine.state)
+        #expect(restarted.state.epoch == 2)
+        #expect(restarted.receive(F.committed(1, [(x, .applied)])) == [])  // not waiting: ignored
+        #expect(restarted.startSync() == [F.push(a, batch: 1, cursor: 0, [(x, v1)])])
+        #expect(restarted.receive(F.committed(1, [(x, .applied)])) == [F.pull(a, epoch: 2, 1, after: 0)])
+        #expect(restarted.receive(F.page(epoch: 1, 1, [], next: 9)) == [])  // from before the crash
+        #expect(restarted.receive(F.page(epoch: 2, 1, [(x, 1, [v1])], next: 1)) == [.synced])
+    }
+}

@@ -1,0 +1,70 @@
+import SyncCore
+import SyncSimulation
+import Testing
+
+@Suite("Deterministic multi-device simulation")
+struct SimulationTests {
+    static let seeds = 2_000
+    static let operations = 200
+
+    @Test func manySeedsConvergeWithoutViolations() async {
+        let operations = Self.operations
+        let summary = await SimulationBatch.run(firstSeed: 1, seeds: Self.seeds, operations: operations, parallelism: 2) {
+            SimulationConfiguration(seed: $0, operations: operations)
+        }
+        print("simulation: \(summary.line)")
+        print("simulation exercised: \(summary.statistics)")
+        for failure in summary.failures.prefix(3) {
+            Issue.record("seed \(failure.seed): \(failure.violations.prefix(3)) — \(failure.reproduceCommand)")
+        }
+        #expect(summary.violationCount == 0)
+        // The run must have exercised what it claims to check.
+        #expect(summary.statistics.conflictsKept > 0)
+        #expect(summary.statistics.historyEntries > 0)
+        #expect(summary.statistics.expiredCursors > 0)
+        #expect(summary.statistics.purgedTombstones > 0)
+        #expect(summary.statistics.horizonRemovals > 0)
+        #expect(summary.statistics.localOnlyWrites > 0)
+    }
+
+    @Test(arguments: [7 as UInt64, 1_234, 99_999])
+    func aSeedReplaysExactly(seed: UInt64) {
+        let first = Simulation.run(SimulationConfiguration(seed: seed, operations: 150))
+        let second = Simulation.run(SimulationConfiguration(seed: seed, operations: 150))
+        #expect(first.statistics == second.statistics)
+        #expect(first.violations == second.violations)
+        #expect(first.statistics.writes > 0)
+    }
+
+    @Test func givingTheDrawnDeviceCountReplaysTheSameRun() {
+        let drawn = Simulation.run(SimulationConfiguration(seed: 42, operations: 150))
+        let explicit = Simulation.run(SimulationConfiguration(seed: 42, operations: 150, devices: drawn.devices))
+        #expect(drawn.statistics == explicit.statistics)
+        #expect(drawn.reproduceCommand == explicit.reproduceCommand)
+        #expect(drawn.reproduceCommand.contains("--first-seed 42 --seeds 1 --operations 150 --devices \(drawn.devices)"))
+    }
+
+    @Test func lastWriterWinsIgnoringVectorsIsCaught() async {
+        let summary = await SimulationBatch.run(firstSeed: 1, seeds: 60, operations: Self.operations, parallelism: 2) {
+            var configuration = SimulationConfiguration(seed: $0, operations: 200)
+            configuration.mergeRule = .lastWriterWinsIgnoringVectors
+            return configuration
+        }
+        let kinds = Dictionary(grouping: summary.failures.flatMap(\.violations)) { Self.kind(of: $0) }
+            .mapValues(\.count).sorted { $0.key < $1.key }
+        print("broken merge rule: \(summary.failures.count) of \(summary.seeds) seeds failed, \(summary.violationCount) violations: \(kinds)")
+        #expect(summary.failures.count > summary.seeds / 2)
+        #expect(kinds.contains { $0.key.contains("acknowledged write") })
+        if let failure = summary.failures.first {
+            var configuration = SimulationConfiguration(seed: failure.seed, operations: 200, devices: failure.devices)
+            configuration.mergeRule = .lastWriterWinsIgnoringVectors
+            #expect(Simulation.run(configuration).violations == failure.violations)
+        }
+    }
+
+    /// A violation without the names of devices and items, to count violations by kind.
+    static func kind(of violation: String) -> String {
+        violation.split(separator: " ").filter { !$0.contains("-") && !$0.contains("/") && !$0.contains(":") }
+            .joined(separator: " ")
+    }
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs the system packages SyncKeychain needs on a fresh Debian machine with the Swift
+# toolchain: SQLite headers (GRDB), PostgreSQL (the server's production backend and its tests) and
+# Python's venv (schemathesis runs from a virtual environment). Skips what is already there.
+set -euo pipefail
+
+missing=()
+dpkg -s libsqlite3-dev >/dev/null 2>&1 || missing+=(libsqlite3-dev)
+if [ "${SYNCKEYCHAIN_SKIP_POSTGRES:-}" = "" ]; then
+  ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
+fi
+command -v python3 >/dev/null 2>&1 || missing+=(python3 python3-venv)
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  if [ "$(id -u)" = 0 ]; then sudo=""; else sudo="sudo"; fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The test command: installs what the tests need, builds everything, runs every test (unit,
+# simulation, CLI and server processes, PostgreSQL on a throwaway cluster), the OpenAPI fuzz run
+# and a quick benchmark pass that only checks the benchmark still works.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/install-deps.sh
+
+work=$(mktemp -d)
+pg_dir=""
+cleanup() {
+  if [ -n "$pg_dir" ]; then scripts/postgres-cluster.sh stop "$pg_dir" >/dev/null 2>&1 || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+echo "== build"
+swift build --build-tests
+
+if [ -x scripts/postgres-cluster.sh ] && [ -z "${SYNCKEYCHAIN_TEST_POSTGRES_URL:-}" ]; then
+  echo "== PostgreSQL"
+  pg_dir="$work/postgres"
+  SYNCKEYCHAIN_TEST_POSTGRES_URL=$(scripts/postgres-cluster.sh start "$pg_dir" | tail -n 1)
+  export SYNCKEYCHAIN_TEST_POSTGRES_URL
+fi
+
+echo "== tests"
+set +e
+swift test --skip-build 2>&1 | tee "$work/test.log"
+test_status=${PIPESTATUS[0]}
+set -e
+
+other_status=0
+if [ -x scripts/schemathesis.sh ]; then
+  echo "== schemathesis"
+  scripts/schemathesis.sh "$(swift build --show-bin-path)/sync-server" || other_status=$?
+fi
+if [ -d Benchmarks/keychain-bench ]; then
+  echo "== benchmark (quick; numbers are not judged here)"
+  swift run --skip-build keychain-bench --quick || other_status=$?
+fi
+
+# One closing line for the whole run, counted from Swift Testing's own output.
+total=$(grep -aoE 'Test run with [0-9]+ tests?' "$work/test.log" | grep -oE '[0-9]+' | tail -n 1)
+failed=$(grep -acE '^✘ Test [^ ]+.* (failed|recorded)' "$work/test.log" || true)
+total=${total:-0}
+echo "tests: $((total - failed)) passed, $failed failed"
+if [ "$test_status" -ne 0 ]; then exit "$test_status"; fi
+if [ "$total" -eq 0 ]; then echo "no test ran" >&2; exit 1; fi
+exit "$other_status"
