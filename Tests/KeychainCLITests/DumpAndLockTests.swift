@@ -37,6 +37,9 @@ import Testing
             #expect(result.stderr.contains("interaction not allowed"))
         }
         #expect(existing.status == missing.status && existing.stderr == missing.stderr)
+        // An "always" item stays readable when the search names its class.
+        try keychain.run(["add-generic-password", "-a", "bot", "-s", "svc", "-w", "token", "--accessible", "always"])
+        #expect(try keychain.run(["find-generic-password", "-a", "bot", "--accessible", "always", "-w"]).text == "token\n")
         #expect(try keychain.run(["unlock"]).status == 0)
         #expect(try keychain.run(["find-generic-password", "-a", "me", "-s", "svc", "-w"]).text == "pw\n")
     }
