@@ -64,6 +64,7 @@ let package = Package(
             dependencies: [
                 "KeychainModel",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -160,6 +161,8 @@ let networkTargets: [Target] = [
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "CryptoExtras", package: "swift-crypto"),
         ],
         path: "Server/SyncServer",
         resources: [.copy("openapi.yaml")],
@@ -201,6 +204,9 @@ let networkTargets: [Target] = [
         dependencies: [
             "SyncServer", "SyncProtocol", "sync-server",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "InMemoryLogging", package: "swift-log"),
         ],
         swiftSettings: swiftSettings
     ),
