@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "KeychainStore", targets: ["KeychainStore"]),
         .library(name: "SecurityCompat", targets: ["SecurityCompat"]),
         .library(name: "SyncSimulation", targets: ["SyncSimulation"]),
+        .library(name: "KeyValueStore", targets: ["KeyValueStore"]),
         .executable(name: "keychain", targets: ["keychain"]),
         .executable(name: "sync-simulate", targets: ["sync-simulate"]),
     ],
@@ -63,6 +64,7 @@ let package = Package(
             dependencies: [
                 "KeychainModel",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -70,6 +72,17 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(name: "SecurityCompat", dependencies: ["KeychainModel", "KeychainStore"], swiftSettings: swiftSettings),
+
+        // MARK: Key-value store (iCloud key-value store semantics; each store is its own zone)
+        .target(
+            name: "KeyValueStore",
+            dependencies: [
+                "SyncCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
 
         // MARK: Wire protocol (shared by server and client)
         .target(name: "SyncProtocol", dependencies: ["SyncCore"], swiftSettings: swiftSettings),
@@ -86,7 +99,7 @@ let package = Package(
         .target(
             name: "KeychainCLI",
             dependencies: [
-                "KeychainModel", "KeychainStore",
+                "KeychainModel", "KeychainStore", "KeyValueStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Client/KeychainCLI",
@@ -123,6 +136,7 @@ let package = Package(
         ),
         .testTarget(name: "SecurityCompatTests", dependencies: ["SecurityCompat"], swiftSettings: swiftSettings),
         .testTarget(name: "KeychainCLITests", dependencies: ["keychain"], swiftSettings: swiftSettings),
+        .testTarget(name: "KeyValueStoreTests", dependencies: ["KeyValueStore"], swiftSettings: swiftSettings),
         .testTarget(name: "SyncSimulationTests", dependencies: ["SyncSimulation", "SyncCore"], swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]
@@ -147,6 +161,8 @@ let networkTargets: [Target] = [
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "CryptoExtras", package: "swift-crypto"),
         ],
         path: "Server/SyncServer",
         resources: [.copy("openapi.yaml")],
@@ -188,6 +204,9 @@ let networkTargets: [Target] = [
         dependencies: [
             "SyncServer", "SyncProtocol", "sync-server",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "InMemoryLogging", package: "swift-log"),
         ],
         swiftSettings: swiftSettings
     ),

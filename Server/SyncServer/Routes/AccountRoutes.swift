@@ -1,0 +1,110 @@
+import Crypto
+import Foundation
+import Hummingbird
+import SyncProtocol
+
+/// Account creation, pre-sign-in, device sign-in and password change.
+struct AccountRoutes {
+    let storage: any ServerStorage
+    let configuration: ServerConfiguration
+    let clock: ServerClock
+    let rateLimiter: SignInRateLimiter
+    let metrics: ServerMetrics
+
+    func register(on router: Router<SyncRequestContext>, authenticated: RouterGroup<SyncRequestContext>) {
+        router.post("/v1/accounts") { request, context in try await createAccount(request, context) }
+        router.post("/v1/sign-in/parameters") { request, context in try await preSignIn(request, context) }
+        router.post("/v1/sign-in") { request, context in try await signIn(request, context) }
+        authenticated.put("/v1/account/credentials") { request, context in try await changeCredentials(request, context) }
+    }
+
+    private var validation: Validation { Validation(limits: configuration.limits) }
+
+    private func createAccount(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let body = try await JSONBody.decode(CreateAccountRequest.self, from: request, limit: configuration.limits.maximumRequestBytes)
+        try Validation.accountName(body.account)
+        try validation.authKey(body.authKey)
+        try validation.keys(body.keys)
+        guard rateLimiter.allowAttempt(account: nil, address: context.remoteAddress) else { throw APIError.rateLimited }
+        let verifier = AuthKeyVerifier.make(authKey: body.authKey.bytes)
+        try await storage.createAccount(
+            NewAccount(name: body.account, credentials: credentials(verifier: verifier, keys: body.keys)), now: clock.now())
+        context.logger.info("account created")
+        return JSONBody.response(AccountCreatedResponse(account: body.account), status: .created)
+    }
+
+    private func preSignIn(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let body = try await JSONBody.decode(PreSignInRequest.self, from: request, limit: configuration.limits.maximumRequestBytes)
+        try Validation.accountName(body.account)
+        guard rateLimiter.allowAttempt(account: body.account, address: context.remoteAddress) else { throw APIError.rateLimited }
+        guard let account = try await storage.account(named: body.account) else {
+            return JSONBody.response(PreSignInResponse(kdf: .standard, salt: Base64Bytes(fakeSalt(for: body.account))))
+        }
+        let keys = try Self.keys(of: account.credentials)
+        return JSONBody.response(PreSignInResponse(kdf: keys.kdf, salt: keys.salt))
+    }
+
+    private func signIn(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let body = try await JSONBody.decode(SignInRequest.self, from: request, limit: configuration.limits.maximumRequestBytes)
+        try Validation.accountName(body.account)
+        try Validation.deviceName(body.deviceName)
+        try validation.authKey(body.authKey)
+        guard rateLimiter.allowAttempt(account: body.account, address: context.remoteAddress) else { throw APIError.rateLimited }
+        let account = try await storage.account(named: body.account)
+        // An unknown account costs the same verifier work as a wrong key.
+        let verifier = try account.map { try AuthKeyVerifier(encoded: $0.credentials.verifier) } ?? Self.decoy
+        guard verifier.matches(authKey: body.authKey.bytes), let account else {
+            metrics.signInFailures.increment()
+            context.logger.notice("sign-in failed")
+            throw APIError.signInFailed
+        }
+        let token = DeviceToken.generate()
+        guard let tokenHash = DeviceToken.hash(token) else { throw APIError(.internalServerError, "internal", "internal error") }
+        let device = try await storage.registerDevice(
+            NewDevice(account: account.id, id: body.device, name: body.deviceName, tokenHash: tokenHash),
+            maximumDevices: configuration.limits.maximumDevicesPerAccount, now: clock.now())
+        context.logger.info("device signed in", metadata: ["account": "\(account.id)", "device": "\(device.id)"])
+        return JSONBody.response(SignInResponse(token: token, device: device.id, keys: try Self.keys(of: account.credentials)))
+    }
+
+    private func changeCredentials(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        let body = try await JSONBody.decode(ChangeCredentialsRequest.self, from: request, limit: configuration.limits.maximumRequestBytes)
+        try validation.authKey(body.currentAuthKey)
+        try validation.authKey(body.authKey)
+        try validation.keys(body.keys)
+        guard let account = try await storage.account(id: device.account) else { throw APIError.unauthorized }
+        guard rateLimiter.allowAttempt(account: account.name, address: context.remoteAddress) else { throw APIError.rateLimited }
+        guard try AuthKeyVerifier(encoded: account.credentials.verifier).matches(authKey: body.currentAuthKey.bytes) else {
+            metrics.signInFailures.increment()
+            throw APIError.signInFailed
+        }
+        let verifier = AuthKeyVerifier.make(authKey: body.authKey.bytes)
+        try await storage.replaceCredentials(of: account.id, with: credentials(verifier: verifier, keys: body.keys))
+        context.logger.info("credentials changed", metadata: ["account": "\(account.id)"])
+        return Response(status: .noContent)
+    }
+
+    private func credentials(verifier: AuthKeyVerifier, keys: AccountKeyBundle) throws -> AccountCredentials {
+        AccountCredentials(
+            verifier: verifier.encoded, kdfParameters: Array(try WireCoding.makeEncoder().encode(keys.kdf)),
+            salt: keys.salt.bytes, wrappedAccountKey: keys.wrappedAccountKey.bytes, wrappedRecoveryKey: keys.wrappedRecoveryKey?.bytes)
+    }
+
+    static func keys(of credentials: AccountCredentials) throws -> AccountKeyBundle {
+        guard let kdf = try? WireCoding.makeDecoder().decode(PasswordKDF.self, from: Data(credentials.kdfParameters)) else {
+            throw SyncServerError(.storageFailure, "stored KDF parameters are unreadable")
+        }
+        return AccountKeyBundle(
+            kdf: kdf, salt: Base64Bytes(credentials.salt), wrappedAccountKey: Base64Bytes(credentials.wrappedAccountKey),
+            wrappedRecoveryKey: credentials.wrappedRecoveryKey.map(Base64Bytes.init))
+    }
+
+    /// A salt that is the same for a name on every call, but unpredictable without the secret.
+    private func fakeSalt(for name: String) -> [UInt8] {
+        let mac = HMAC<SHA256>.authenticationCode(for: Array(name.utf8), using: SymmetricKey(data: configuration.fakeSaltSecret))
+        return Array(Array(mac).prefix(16))
+    }
+
+    private static let decoy = AuthKeyVerifier.make(authKey: [UInt8](repeating: 0, count: 32))
+}

@@ -1,0 +1,90 @@
+import Hummingbird
+import SyncCore
+import SyncProtocol
+
+/// The change feed, batch upload and acknowledgement of one zone of the caller's account.
+struct ZoneRoutes {
+    let storage: any ServerStorage
+    let configuration: ServerConfiguration
+    let clock: ServerClock
+    let metrics: ServerMetrics
+
+    func register(on group: RouterGroup<SyncRequestContext>) {
+        group.get("/v1/zones/:zone/changes") { request, context in try await changes(request, context) }
+        group.post("/v1/zones/:zone/items") { request, context in try await upload(request, context) }
+        group.post("/v1/zones/:zone/acknowledge") { request, context in try await acknowledge(request, context) }
+    }
+
+    private var limits: ServerConfiguration.Limits { configuration.limits }
+
+    private func zone(_ context: SyncRequestContext) throws -> String {
+        let zone = context.parameters.get("zone") ?? ""
+        try Validation.zone(zone)
+        return zone
+    }
+
+    private func changes(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        let zone = try zone(context)
+        let query = request.uri.queryParameters
+        let after = try Self.parameter(query.get("after"), "after must be a cursor") { UInt64($0).flatMap { $0 <= UInt64(Int64.max) ? $0 : nil } } ?? 0
+        let limit = try Self.parameter(query.get("limit"), "limit must be a positive integer") { Int($0).flatMap { $0 >= 1 ? $0 : nil } }
+            .map { min($0, limits.maximumPageItems) } ?? limits.maximumPageItems
+        let resync = try Self.parameter(query.get("resync"), "resync must be true or false") { Bool($0) } ?? false
+        let feed = try await storage.changes(
+            ChangeQuery(account: device.account, zone: zone, after: after, limit: limit, fullResync: resync))
+        switch feed {
+        case .cursorExpired:
+            throw APIError(.gone, ErrorCode.cursorExpired, "the cursor can no longer be served; reconcile in full with resync=true")
+        case .page(let page):
+            let items = page.items.map { item in
+                ChangedItem(
+                    id: item.id, sequence: item.sequence,
+                    versions: item.versions.map { WireVersion(vector: $0.vector, deleted: $0.deleted, blob: Base64Bytes($0.blob)) })
+            }
+            return JSONBody.response(ChangesResponse(items: items, cursor: page.cursor, hasMore: page.hasMore))
+        }
+    }
+
+    /// A query parameter parsed by `parse`: nil when absent, `400 invalid_field` when unparsable.
+    private static func parameter<T>(_ text: String?, _ message: String, _ parse: (String) -> T?) throws -> T? {
+        guard let text else { return nil }
+        guard let value = parse(text) else { throw APIError.invalid(message) }
+        return value
+    }
+
+    private func upload(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        let zone = try zone(context)
+        let body = try await JSONBody.decode(UploadRequest.self, from: request, limit: limits.maximumRequestBytes)
+        guard !body.items.isEmpty else { throw APIError.invalid("items must not be empty") }
+        guard body.items.count <= limits.maximumBatchItems else {
+            throw APIError.tooLarge("a batch holds at most \(limits.maximumBatchItems) items")
+        }
+        let validation = Validation(limits: limits)
+        for item in body.items {
+            try validation.itemID(item.id)
+            try validation.vector(item.vector)
+            try validation.blob(item.blob)
+        }
+        let batch = UploadBatch(
+            account: device.account, device: device.id, zone: zone,
+            items: body.items.map { .init(id: $0.id, version: StoredVersion(vector: $0.vector, deleted: $0.deleted, blob: $0.blob.bytes)) })
+        let receipt = try await storage.upload(
+            batch,
+            limits: UploadLimits(maximumItemsPerAccount: limits.maximumItemsPerAccount, maximumSiblings: limits.maximumSiblings),
+            now: clock.now())
+        metrics.record(receipt)
+        return JSONBody.response(UploadResponse(
+            results: receipt.results.map { .init(id: $0.id, outcome: $0.outcome, sequence: $0.sequence) },
+            latestSequence: receipt.latestSequence))
+    }
+
+    private func acknowledge(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        let zone = try zone(context)
+        let body = try await JSONBody.decode(AcknowledgeRequest.self, from: request, limit: limits.maximumRequestBytes)
+        try await storage.acknowledge(device: device.id, of: device.account, zone: zone, through: body.cursor, now: clock.now())
+        return Response(status: .noContent)
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+/// Everything the server can be told, with documented defaults (decision 0044).
+package struct ServerConfiguration: Sendable {
+    /// Size and count limits; every request is checked against them before anything is stored.
+    package struct Limits: Sendable, Equatable {
+        /// The largest request body, in bytes (8 MiB).
+        package var maximumRequestBytes = 8 << 20
+        /// The most items in one upload batch.
+        package var maximumBatchItems = 500
+        /// The largest sealed blob, in bytes (64 KiB).
+        package var maximumBlobBytes = 64 << 10
+        /// The longest item ID, in bytes.
+        package var maximumItemIDBytes = 128
+        /// The most entries in a version vector (`VersionVector.maximumEntries`).
+        package var maximumVectorEntries = 64
+        /// The most items (tombstones included) one account may hold.
+        package var maximumItemsPerAccount = 100_000
+        /// The most concurrent versions of one item.
+        package var maximumSiblings = 32
+        /// The most active devices per account.
+        package var maximumDevicesPerAccount = 100
+        /// The most simultaneous push connections per account.
+        package var maximumPushConnectionsPerAccount = 20
+        /// The most items in one page of changes (a client may ask for fewer).
+        package var maximumPageItems = 1_000
+        /// The longest wrapped key, salt or similar opaque account value, in bytes.
+        package var maximumKeyMaterialBytes = 4_096
+
+        package init() {}
+    }
+
+    /// How many sign-in attempts (pre-sign-in and sign-in, failed or not) are allowed per window,
+    /// per account name and per client address.
+    package struct SignInRateLimit: Sendable, Equatable {
+        package var attemptsPerAccount = 10
+        package var attemptsPerAddress = 30
+        package var window: TimeInterval = 60
+
+        package init() {}
+    }
+
+    package var limits = Limits()
+    package var signInRateLimit = SignInRateLimit()
+    /// Devices not seen for this long stop holding tombstones back (90 days).
+    package var deviceInactivityLimit: TimeInterval = 90 * 24 * 3600
+    /// How often tombstones are collected.
+    package var garbageCollectionInterval: Duration = .seconds(3600)
+    /// The secret that makes pre-sign-in answers for unknown accounts deterministic but
+    /// unpredictable; generated per data directory by the executable.
+    package var fakeSaltSecret: [UInt8] = Array(repeating: 0, count: 32)
+
+    package init() {}
+}

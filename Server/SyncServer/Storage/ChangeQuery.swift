@@ -1,0 +1,22 @@
+/// A page request of a zone's change feed.
+package struct ChangeQuery: Sendable, Equatable {
+    package var account: AccountID
+    package var zone: String
+    /// The cursor: the sequence number of the last change already seen. 0 is the beginning and never
+    /// expires (a device starting from nothing is reconciling in full by definition).
+    package var after: UInt64
+    /// The most items in the page (at least 1).
+    package var limit: Int
+    /// Page through every current item without the expiry check: the client is reconciling in
+    /// full (it was told its cursor expired, or it is new) and treats items it does not see as
+    /// unknown to the server.
+    package var fullResync: Bool
+
+    package init(account: AccountID, zone: String, after: UInt64, limit: Int, fullResync: Bool = false) {
+        self.account = account
+        self.zone = zone
+        self.after = after
+        self.limit = limit
+        self.fullResync = fullResync
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import SyncCore
+
+/// Where the sync server keeps accounts, devices and item versions: the one seam between the HTTP
+/// layer and a database (SQLite by default, PostgreSQL at scale). Every backend runs the same
+/// contract tests (`StorageContract` in SyncServerTests).
+///
+/// Rules every backend keeps:
+/// - Each method is atomic: it commits all of its writes or none.
+/// - Sequence numbers are per account, start at 1, and grow by one for every accepted write
+///   (applied or conflict-kept); a stale version gets none.
+/// - Failures are ``SyncServerError`` values with a stable code (`accountExists`, `quotaExceeded`,
+///   `tooManySiblings`, `notFound`, `storageFailure`); messages never carry blobs, tokens or SQL
+///   arguments.
+/// - Times come from the caller (`now`), so tests control them.
+package protocol ServerStorage: Sendable {
+    /// Stores a new account; throws `accountExists` when the name is taken.
+    func createAccount(_ account: NewAccount, now: Date) async throws
+
+    /// The stored sign-in material of the account called `name`, or nil when there is none.
+    func account(named name: String) async throws -> AccountRecord?
+
+    /// The stored sign-in material of the account `id`, or nil when there is none.
+    func account(id: AccountID) async throws -> AccountRecord?
+
+    /// Replaces an account's sign-in material (password change: new verifier, KDF parameters, salt
+    /// and wrapped keys); throws `notFound` for an unknown account.
+    func replaceCredentials(of account: AccountID, with credentials: AccountCredentials) async throws
+
+    /// Registers a device (or signs an existing one in again, which reactivates it) with a new token
+    /// hash; the previous token of that device stops working. Throws `quotaExceeded` when the
+    /// account already has `maximumDevices` active devices and this is a new one.
+    func registerDevice(_ device: NewDevice, maximumDevices: Int, now: Date) async throws -> DeviceRecord
+
+    /// The active (not revoked) device whose token hashes to `tokenHash`, or nil.
+    ///
+    /// Backends look the hash up by index; the hash is of a 256-bit random token, so the lookup
+    /// itself leaks nothing useful about the token.
+    func device(tokenHash: [UInt8]) async throws -> DeviceRecord?
+
+    /// Every device of the account, revoked ones included, ordered by device ID.
+    func devices(of account: AccountID) async throws -> [DeviceRecord]
+
+    /// Revokes a device of the account: its token stops working and it no longer holds back
+    /// tombstone collection. Returns false when the account has no such device.
+    func revokeDevice(_ device: DeviceID, of account: AccountID, now: Date) async throws -> Bool
+
+    /// Merges a batch of versions into one zone with `ServerMerge.merge`, atomically: either every
+    /// item gets its outcome and accepted ones their sequence numbers, or (on `tooManySiblings`,
+    /// `quotaExceeded` or any failure) nothing is written. Items of one batch are merged in order,
+    /// so a later item with the same ID merges against the result of the earlier one.
+    func upload(_ batch: UploadBatch, limits: UploadLimits, now: Date) async throws -> UploadReceipt
+
+    /// The items of a zone changed after `query.after`, oldest change first, each with its current
+    /// versions; or ``ChangeFeed/cursorExpired(horizon:)`` when tombstones newer than a non-zero cursor
+    /// have been collected (unless `query.fullResync`, which pages through everything regardless).
+    func changes(_ query: ChangeQuery) async throws -> ChangeFeed
+
+    /// Records that `device` has applied every change of `zone` up to `sequence` (clamped to the
+    /// account's latest sequence; an acknowledgement never moves backwards).
+    func acknowledge(
+        device: DeviceID, of account: AccountID, zone: String, through sequence: UInt64, now: Date
+    ) async throws
+
+    /// Drops every tombstone-only item that every active device of its account has acknowledged
+    /// past, and raises the zone's horizon to the highest sequence dropped. Devices not seen since
+    /// `activeSince` (when given) do not hold tombstones back. Returns how many items were dropped.
+    func collectGarbage(activeSince: Date?) async throws -> Int
+
+    /// Runs until the task is cancelled, calling `handler` for every upload committed through this
+    /// storage, by this process or (for a shared database) by any other. The server's push hub is
+    /// the one caller.
+    func listenForChanges(_ handler: @escaping @Sendable (AccountChange) async -> Void) async throws
+}

@@ -1,0 +1,41 @@
+import SyncCore
+
+/// Versions a device uploads to one zone in one atomic batch.
+package struct UploadBatch: Sendable, Equatable {
+    /// One incoming version of one item.
+    package struct Item: Sendable, Equatable {
+        /// The opaque item ID (validated by the HTTP layer).
+        package var id: String
+        package var version: StoredVersion
+
+        package init(id: String, version: StoredVersion) {
+            self.id = id
+            self.version = version
+        }
+    }
+
+    package var account: AccountID
+    package var device: DeviceID
+    package var zone: String
+    package var items: [Item]
+
+    package init(account: AccountID, device: DeviceID, zone: String, items: [Item]) {
+        self.account = account
+        self.device = device
+        self.zone = zone
+        self.items = items
+    }
+}
+
+/// Per-account bounds an upload is checked against inside its transaction.
+package struct UploadLimits: Sendable, Equatable {
+    /// The most items (including tombstones) an account may hold across its zones.
+    package var maximumItemsPerAccount: Int
+    /// The most concurrent versions of one item (see `ServerMerge.maximumSiblings`).
+    package var maximumSiblings: Int
+
+    package init(maximumItemsPerAccount: Int, maximumSiblings: Int = ServerMerge.maximumSiblings) {
+        self.maximumItemsPerAccount = maximumItemsPerAccount
+        self.maximumSiblings = maximumSiblings
+    }
+}

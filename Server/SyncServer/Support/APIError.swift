@@ -1,0 +1,24 @@
+import Foundation
+import Hummingbird
+import SyncProtocol
+
+/// An error answer with a stable code: thrown by routes, rendered by ``ErrorMiddleware`` as
+/// `{"error": {"code": ..., "message": ...}}`. Messages never echo request data.
+struct APIError: Error, Sendable {
+    var status: HTTPResponse.Status
+    var code: String
+    var message: String
+
+    init(_ status: HTTPResponse.Status, _ code: String, _ message: String) {
+        self.status = status
+        self.code = code
+        self.message = message
+    }
+
+    static func invalid(_ message: String) -> APIError { APIError(.badRequest, ErrorCode.invalidField, message) }
+    static func tooLarge(_ message: String) -> APIError { APIError(.contentTooLarge, ErrorCode.tooLarge, message) }
+    static let unauthorized = APIError(.unauthorized, ErrorCode.unauthorized, "a valid bearer token is required")
+    static let signInFailed = APIError(.unauthorized, ErrorCode.signInFailed, "account name or auth key is wrong")
+    static let rateLimited = APIError(.tooManyRequests, ErrorCode.rateLimited, "too many sign-in attempts; retry later")
+    static let notFound = APIError(.notFound, ErrorCode.notFound, "no such resource")
+}

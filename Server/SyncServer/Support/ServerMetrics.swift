@@ -1,0 +1,42 @@
+import Foundation
+import Prometheus
+
+/// The server's Prometheus metrics: requests by route and status, accepted and stale item writes,
+/// failed sign-ins, open push connections. Labels are route templates, never values.
+package final class ServerMetrics: Sendable {
+    private let registry = PrometheusCollectorRegistry()
+    let signInFailures: Counter
+    let itemsAccepted: Counter
+    let itemsStale: Counter
+    let pushConnections: Gauge
+
+    package init() {
+        signInFailures = registry.makeCounter(name: "sync_sign_in_failures_total", help: "Failed sign-in attempts")
+        itemsAccepted = registry.makeCounter(name: "sync_items_accepted_total", help: "Item versions stored")
+        itemsStale = registry.makeCounter(name: "sync_items_stale_total", help: "Item versions acknowledged as stale")
+        pushConnections = registry.makeGauge(name: "sync_push_connections", help: "Open push connections")
+    }
+
+    func record(_ receipt: UploadReceipt) {
+        let accepted = receipt.results.filter { $0.sequence != nil }.count
+        itemsAccepted.increment(by: Int64(accepted))
+        itemsStale.increment(by: Int64(receipt.results.count - accepted))
+    }
+
+    func recordRequest(route: String, method: String, status: Int, seconds: Double) {
+        registry.makeCounter(
+            name: "sync_http_requests_total", labels: [("route", route), ("method", method), ("status", String(status))],
+            help: "HTTP requests served"
+        ).increment()
+        registry.makeValueHistogram(
+            name: "sync_http_request_duration_seconds", labels: [("route", route)],
+            buckets: [0.001, 0.005, 0.025, 0.1, 0.5, 2.5], help: "HTTP request durations"
+        ).record(seconds)
+    }
+
+    func exposition() -> [UInt8] {
+        var buffer: [UInt8] = []
+        registry.emit(into: &buffer)
+        return buffer
+    }
+}

@@ -1,0 +1,74 @@
+import SyncCore
+import SyncProtocol
+
+/// Checks of request fields against the configured limits; each failure is a `400 invalid_field`
+/// or `413 too_large` naming the field, never echoing its value.
+struct Validation {
+    let limits: ServerConfiguration.Limits
+
+    static func accountName(_ name: String) throws {
+        try humanText(name, field: "account")
+    }
+
+    static func deviceName(_ name: String) throws {
+        try humanText(name, field: "deviceName")
+    }
+
+    /// Zone names: 1...64 bytes of `[A-Za-z0-9_.-]`.
+    static func zone(_ zone: String) throws {
+        let bytes = Array(zone.utf8)
+        guard (1...64).contains(bytes.count), bytes.allSatisfy({ IDCharacters.contains($0) || $0 == UInt8(ascii: ".") }) else {
+            throw APIError.invalid("zone must be 1...64 characters of [A-Za-z0-9_.-]")
+        }
+    }
+
+    func itemID(_ id: String) throws {
+        let bytes = Array(id.utf8)
+        guard !bytes.isEmpty, bytes.allSatisfy({ IDCharacters.contains($0) || "=+/.".utf8.contains($0) }) else {
+            throw APIError.invalid("item id must be characters of [A-Za-z0-9_=+/.-]")
+        }
+        guard bytes.count <= limits.maximumItemIDBytes else {
+            throw APIError.tooLarge("item id is longer than \(limits.maximumItemIDBytes) bytes")
+        }
+    }
+
+    func vector(_ vector: VersionVector) throws {
+        guard !vector.isEmpty else { throw APIError.invalid("vector must have at least one entry") }
+        guard vector.counters.count <= limits.maximumVectorEntries else {
+            throw APIError.tooLarge("vector has more than \(limits.maximumVectorEntries) entries")
+        }
+        guard vector.counters.values.allSatisfy({ $0 <= UInt64(Int64.max) }) else {
+            throw APIError.invalid("vector counters must be below 2^63")
+        }
+    }
+
+    func blob(_ blob: Base64Bytes) throws {
+        guard !blob.bytes.isEmpty else { throw APIError.invalid("blob must not be empty") }
+        guard blob.bytes.count <= limits.maximumBlobBytes else {
+            throw APIError.tooLarge("blob is larger than \(limits.maximumBlobBytes) bytes")
+        }
+    }
+
+    func authKey(_ key: Base64Bytes) throws {
+        guard (16...64).contains(key.bytes.count) else { throw APIError.invalid("authKey must be 16...64 bytes") }
+    }
+
+    func keys(_ keys: AccountKeyBundle) throws {
+        guard (16...64).contains(keys.salt.bytes.count) else { throw APIError.invalid("salt must be 16...64 bytes") }
+        guard !keys.kdf.algorithm.isEmpty, keys.kdf.algorithm.utf8.count <= 32 else {
+            throw APIError.invalid("kdf.algorithm must be 1...32 bytes")
+        }
+        for wrapped in [keys.wrappedAccountKey, keys.wrappedRecoveryKey].compactMap({ $0 }) {
+            guard (1...limits.maximumKeyMaterialBytes).contains(wrapped.bytes.count) else {
+                throw APIError.invalid("wrapped keys must be 1...\(limits.maximumKeyMaterialBytes) bytes")
+            }
+        }
+    }
+
+    /// 1...128 bytes of UTF-8 without control characters.
+    private static func humanText(_ text: String, field: String) throws {
+        guard (1...128).contains(text.utf8.count),
+            !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else { throw APIError.invalid("\(field) must be 1...128 bytes without control characters") }
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import SyncProtocol
+
+/// The sync server: routes, push hub and background services over one storage backend.
+package struct SyncApplication: Sendable {
+    package let storage: any ServerStorage
+    package let configuration: ServerConfiguration
+    package let clock: ServerClock
+    package let logger: Logger
+    package let metrics = ServerMetrics()
+    let hub: PushHub
+    let rateLimiter: SignInRateLimiter
+
+    package init(storage: any ServerStorage, configuration: ServerConfiguration, clock: ServerClock = .system, logger: Logger) {
+        self.storage = storage
+        self.configuration = configuration
+        self.clock = clock
+        self.logger = logger
+        hub = PushHub(maximumPerAccount: configuration.limits.maximumPushConnectionsPerAccount, metrics: metrics)
+        rateLimiter = SignInRateLimiter(limit: configuration.signInRateLimit, clock: clock)
+    }
+
+    /// Every HTTP route of the API (`/v1/…`, `/health`, `/metrics`, `/openapi.yaml`).
+    package func makeRouter() -> Router<SyncRequestContext> {
+        let router = Router(context: SyncRequestContext.self)
+        router.add(middleware: MetricsMiddleware(metrics: metrics))
+        router.add(middleware: LogRequestsMiddleware(.info))
+        router.add(middleware: ErrorMiddleware())
+        let authenticated = router.group().add(middleware: Authenticator(storage: storage))
+        AccountRoutes(storage: storage, configuration: configuration, clock: clock, rateLimiter: rateLimiter, metrics: metrics)
+            .register(on: router, authenticated: authenticated)
+        DeviceRoutes(storage: storage, clock: clock, hub: hub).register(on: authenticated)
+        ZoneRoutes(storage: storage, configuration: configuration, clock: clock, metrics: metrics).register(on: authenticated)
+        OperationsRoutes(storage: storage, metrics: metrics).register(on: router)
+        authenticated.get(RouterPath(PushUpgrade.path)) { [hub] _, context -> Response in
+            // Reached only when the upgrade was declined for a valid token: a plain request, or the
+            // account's connection cap.
+            let device = try context.requireDevice()
+            if await hub.isFull(device.account) {
+                throw APIError(.conflict, ErrorCode.quotaExceeded, "the account has too many push connections")
+            }
+            throw APIError(.upgradeRequired, ErrorCode.upgradeRequired, "the push channel is a WebSocket")
+        }
+        return router
+    }
+
+    /// The application on `host:port` (port 0: any free port), over TLS unless `tls` is nil;
+    /// `onRunning` gets the bound port.
+    package func makeApplication(
+        host: String, port: Int, tls: TLSIdentity?, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) throws -> some ApplicationProtocol {
+        let upgrade = PushUpgrade(storage: storage, hub: hub)
+        let maximumBody = configuration.limits.maximumRequestBytes
+        let http = HTTPServerBuilder.http1WebSocketUpgrade(
+            configuration: .init(http1: .init(additionalChannelHandlers: [ExpectContinueHandler(maximumBodyBytes: maximumBody)]))
+        ) { request, _, _ in
+            await upgrade.shouldUpgrade(request)
+        }
+        let server = try tls.map { try HTTPServerBuilder.tls(http, tlsConfiguration: $0.serverConfiguration()) } ?? http
+        return Application(
+            router: makeRouter(),
+            server: server,
+            configuration: .init(address: .hostname(host, port: port), serverName: nil),
+            services: [
+                ChangeListenerService(storage: storage, hub: hub),
+                GarbageCollectionService(storage: storage, configuration: configuration, clock: clock, logger: logger),
+            ],
+            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
+            logger: logger)
+    }
+}

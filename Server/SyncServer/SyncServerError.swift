@@ -1,0 +1,37 @@
+/// The one error type of the sync server library: a stable code, a message safe to log and to send
+/// to clients (never a token, blob, key or SQL argument), and the underlying error, if any.
+package struct SyncServerError: Error, Sendable, CustomStringConvertible {
+    /// A stable, machine-readable failure kind; new codes may be added.
+    package struct Code: Hashable, Sendable, CustomStringConvertible {
+        package let rawValue: String
+
+        package init(_ rawValue: String) { self.rawValue = rawValue }
+
+        package var description: String { rawValue }
+
+        /// An account with that name exists already.
+        package static let accountExists = Code("account_exists")
+        /// The account, device or item asked for does not exist (in the caller's account).
+        package static let notFound = Code("not_found")
+        /// An account limit (items, devices) would be exceeded.
+        package static let quotaExceeded = Code("quota_exceeded")
+        /// An item would get more concurrent versions than allowed.
+        package static let tooManySiblings = Code("too_many_siblings")
+        /// The database failed; the message says what was attempted, not with which values.
+        package static let storageFailure = Code("storage_failure")
+        /// Configuration or startup failed (certificate, data directory, address).
+        package static let startupFailure = Code("startup_failure")
+    }
+
+    package var code: Code
+    package var message: String
+    package var underlying: (any Error)?
+
+    package init(_ code: Code, _ message: String, underlying: (any Error)? = nil) {
+        self.code = code
+        self.message = message
+        self.underlying = underlying
+    }
+
+    package var description: String { "\(code): \(message)" }
+}

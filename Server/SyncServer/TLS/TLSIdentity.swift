@@ -1,0 +1,77 @@
+import Crypto
+import Foundation
+import NIOSSL
+import X509
+
+/// The server's certificate chain and key, and the public-key pin clients check
+/// (`sha256/<base64 of SHA-256 of the leaf's DER SubjectPublicKeyInfo>`, decision 0045).
+package struct TLSIdentity: Sendable {
+    package static let certificateFileName = "tls-certificate.pem"
+    package static let keyFileName = "tls-key.pem"
+
+    package let certificateChain: [NIOSSLCertificate]
+    package let privateKey: NIOSSLPrivateKey
+    package let pin: String
+
+    /// Loads an operator's PEM certificate chain and key.
+    package init(certificateFile: String, keyFile: String) throws {
+        do {
+            certificateChain = try NIOSSLCertificate.fromPEMFile(certificateFile)
+            privateKey = try NIOSSLPrivateKey(file: keyFile, format: .pem)
+        } catch {
+            throw SyncServerError(.startupFailure, "cannot read the TLS certificate or key", underlying: error)
+        }
+        guard let leaf = certificateChain.first else { throw SyncServerError(.startupFailure, "the certificate file holds no certificate") }
+        pin = try Self.pin(of: leaf)
+    }
+
+    /// The self-signed identity kept in `directory`, created on first use (P-256, valid for ten
+    /// years, for `localhost`; files 0600). Clients check the pin, not the name.
+    package static func selfSigned(in directory: URL) throws -> TLSIdentity {
+        let certificateFile = directory.appendingPathComponent(certificateFileName).path
+        let keyFile = directory.appendingPathComponent(keyFileName).path
+        if !FileManager.default.fileExists(atPath: certificateFile) || !FileManager.default.fileExists(atPath: keyFile) {
+            try create(certificateFile: certificateFile, keyFile: keyFile)
+        }
+        return try TLSIdentity(certificateFile: certificateFile, keyFile: keyFile)
+    }
+
+    package func serverConfiguration() -> TLSConfiguration {
+        var configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: certificateChain.map { .certificate($0) }, privateKey: .privateKey(privateKey))
+        configuration.minimumTLSVersion = .tlsv12
+        return configuration
+    }
+
+    package static func pin(of certificate: NIOSSLCertificate) throws -> String {
+        do {
+            let spki = try certificate.extractPublicKey().toSPKIBytes()
+            return "sha256/" + Data(SHA256.hash(data: spki)).base64EncodedString()
+        } catch {
+            throw SyncServerError(.startupFailure, "cannot read the certificate's public key", underlying: error)
+        }
+    }
+
+    private static func create(certificateFile: String, keyFile: String) throws {
+        do {
+            let key = P256.Signing.PrivateKey()
+            let name = try DistinguishedName { CommonName("sync-server self-signed") }
+            let now = Date()
+            let certificate = try Certificate(
+                version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(key.publicKey),
+                notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(10 * 365 * 24 * 3600),
+                issuer: name, subject: name, signatureAlgorithm: .ecdsaWithSHA256,
+                extensions: try Certificate.Extensions {
+                    Critical(BasicConstraints.notCertificateAuthority)
+                    SubjectAlternativeNames([.dnsName("localhost")])
+                },
+                issuerPrivateKey: .init(key))
+            try PrivateFile.write(Array(key.pemRepresentation.utf8), to: keyFile)
+            try PrivateFile.write(Array(try certificate.serializeAsPEM().pemString.utf8), to: certificateFile)
+        } catch let error as SyncServerError {
+            throw error
+        } catch {
+            throw SyncServerError(.startupFailure, "cannot create the self-signed certificate", underlying: error)
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import ArgumentParser
+import Foundation
+import Logging
+import SyncServer
+
+@main
+struct SyncServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync-server",
+        abstract: "The SyncKeychain sync server: end-to-end-encrypted item blobs, change feed and push.")
+
+    @Option(help: "The address to listen on.") var host = "127.0.0.1"
+    @Option(help: "The port to listen on (0: any free port, printed at start).") var port = 8443
+    @Option(help: "The data directory (SQLite database, self-signed certificate).") var dataDir = "./sync-data"
+    @Option(help: "A database URL instead of the embedded SQLite database (postgres://…).") var database: String?
+    @Option(help: "The operator's PEM certificate chain.") var tlsCert: String?
+    @Option(help: "The operator's PEM private key.") var tlsKey: String?
+    @Flag(help: "Serve plain HTTP instead of HTTPS (only behind a TLS-terminating proxy).") var insecureHttp = false
+    @Option(help: "The largest request body in bytes.") var maxRequestBytes = ServerConfiguration.Limits().maximumRequestBytes
+    @Option(help: "The most items in one upload batch.") var maxBatchItems = ServerConfiguration.Limits().maximumBatchItems
+    @Option(help: "The largest item blob in bytes.") var maxBlobBytes = ServerConfiguration.Limits().maximumBlobBytes
+    @Option(help: "The most items per account.") var maxItemsPerAccount = ServerConfiguration.Limits().maximumItemsPerAccount
+    @Option(help: "The most push connections per account.")
+    var maxPushConnections = ServerConfiguration.Limits().maximumPushConnectionsPerAccount
+    @Option(help: "Sign-in attempts per account name per minute.")
+    var signInAttemptsPerAccount = ServerConfiguration.SignInRateLimit().attemptsPerAccount
+    @Option(help: "Sign-in attempts per client address per minute.")
+    var signInAttemptsPerAddress = ServerConfiguration.SignInRateLimit().attemptsPerAddress
+
+    func validate() throws {
+        if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
+        if insecureHttp && tlsCert != nil { throw ValidationError("--insecure-http and --tls-cert exclude each other") }
+        if database != nil && dataDir != "./sync-data" { throw ValidationError("--data-dir and --database exclude each other") }
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
+    }
+
+    func run() async throws {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) } ?? .info
+            return handler
+        }
+        let logger = Logger(label: "sync-server")
+        let directory = URL(fileURLWithPath: dataDir, isDirectory: true)
+        let location: StorageLocation
+        if let database {
+            guard let url = URL(string: database) else { throw ValidationError("--database must be a URL") }
+            location = .database(url)
+        } else {
+            location = .directory(directory)
+        }
+        let storage = try await location.open()
+        var configuration = ServerConfiguration()
+        configuration.limits.maximumRequestBytes = maxRequestBytes
+        configuration.limits.maximumBatchItems = maxBatchItems
+        configuration.limits.maximumBlobBytes = maxBlobBytes
+        configuration.limits.maximumItemsPerAccount = maxItemsPerAccount
+        configuration.limits.maximumPushConnectionsPerAccount = maxPushConnections
+        configuration.signInRateLimit.attemptsPerAccount = signInAttemptsPerAccount
+        configuration.signInRateLimit.attemptsPerAddress = signInAttemptsPerAddress
+        configuration.fakeSaltSecret = try ServerSecret.load(in: directory)
+
+        let tls: TLSIdentity?
+        if insecureHttp {
+            tls = nil
+        } else if let tlsCert, let tlsKey {
+            tls = try TLSIdentity(certificateFile: tlsCert, keyFile: tlsKey)
+        } else {
+            tls = try TLSIdentity.selfSigned(in: directory)
+        }
+        if let tls { Self.say("pin \(tls.pin)") }
+        let scheme = tls == nil ? "http" : "https"
+        let host = host
+        let application = try SyncApplication(storage: storage, configuration: configuration, logger: logger)
+            .makeApplication(host: host, port: port, tls: tls) { port in
+                let shown = host.contains(":") ? "[\(host)]" : host
+                Self.say("listening on \(scheme)://\(shown):\(port)")
+            }
+        try await application.runService()
+    }
+
+    /// One line on stdout, flushed at once (tests and scripts read these lines).
+    static func say(_ line: String) {
+        FileHandle.standardOutput.write(Data("sync-server: \(line)\n".utf8))
+    }
+}

@@ -1,0 +1,68 @@
+/// `POST /v1/accounts`: create an account. The server keeps only a slow salted hash of `authKey`.
+public struct CreateAccountRequest: Hashable, Sendable, Codable {
+    /// The account name (1...128 bytes of UTF-8, no control characters).
+    public var account: String
+    /// The auth key derived from the password (16...64 bytes).
+    public var authKey: Base64Bytes
+    /// The key material the server keeps for the account's devices.
+    public var keys: AccountKeyBundle
+
+    /// Creates a request.
+    public init(account: String, authKey: Base64Bytes, keys: AccountKeyBundle) {
+        self.account = account
+        self.authKey = authKey
+        self.keys = keys
+    }
+}
+
+/// `POST /v1/sign-in/parameters`: what a device needs to derive its keys before signing in. For an
+/// unknown account the server answers with deterministic fake parameters, so the answer does not
+/// reveal whether the account exists.
+public struct PreSignInRequest: Hashable, Sendable, Codable {
+    /// The account name.
+    public var account: String
+
+    /// Creates a request.
+    public init(account: String) { self.account = account }
+}
+
+/// The answer to ``PreSignInRequest``.
+public struct PreSignInResponse: Hashable, Sendable, Codable {
+    /// The KDF parameters.
+    public var kdf: PasswordKDF
+    /// The KDF salt.
+    public var salt: Base64Bytes
+
+    /// Creates a response.
+    public init(kdf: PasswordKDF, salt: Base64Bytes) {
+        self.kdf = kdf
+        self.salt = salt
+    }
+}
+
+/// `PUT /v1/account/credentials`: change the password (a new auth key and re-wrapped account key),
+/// authorised by a device token and the current auth key.
+public struct ChangeCredentialsRequest: Hashable, Sendable, Codable {
+    /// The auth key derived from the current password.
+    public var currentAuthKey: Base64Bytes
+    /// The auth key derived from the new password.
+    public var authKey: Base64Bytes
+    /// The new key material.
+    public var keys: AccountKeyBundle
+
+    /// Creates a request.
+    public init(currentAuthKey: Base64Bytes, authKey: Base64Bytes, keys: AccountKeyBundle) {
+        self.currentAuthKey = currentAuthKey
+        self.authKey = authKey
+        self.keys = keys
+    }
+}
+
+/// The answer to ``CreateAccountRequest`` (`201 Created`).
+public struct AccountCreatedResponse: Hashable, Sendable, Codable {
+    /// The account name.
+    public var account: String
+
+    /// Creates a response.
+    public init(account: String) { self.account = account }
+}

@@ -1,0 +1,33 @@
+/// The stable error codes of the API; clients branch on these, never on messages.
+public enum ErrorCode {
+    /// 400: the body is not the JSON the endpoint expects.
+    public static let malformedRequest = "malformed_request"
+    /// 400: a field is out of its allowed range (name, ID, vector, zone…).
+    public static let invalidField = "invalid_field"
+    /// 413: the body, the batch or a blob is larger than allowed.
+    public static let tooLarge = "too_large"
+    /// 401: no valid bearer token.
+    public static let unauthorized = "unauthorized"
+    /// 401: account name or auth key wrong (one answer for both).
+    public static let signInFailed = "sign_in_failed"
+    /// 429: too many sign-in attempts; retry later.
+    public static let rateLimited = "rate_limited"
+    /// 409: an account with that name exists.
+    public static let accountExists = "account_exists"
+    /// 404: no such device, route or resource.
+    public static let notFound = "not_found"
+    /// 409: an account limit (items, devices, push connections) would be exceeded.
+    public static let quotaExceeded = "quota_exceeded"
+    /// 409: an item of the batch would get too many concurrent versions; nothing was written.
+    public static let tooManySiblings = "too_many_siblings"
+    /// 410: the cursor can no longer be served; reconcile in full (`resync=true`).
+    public static let cursorExpired = "cursor_expired"
+    /// 405: the route does not accept that method.
+    public static let methodNotAllowed = "method_not_allowed"
+    /// 415: the body is not `application/json`.
+    public static let unsupportedMediaType = "unsupported_media_type"
+    /// 426: `GET /v1/push` must be a WebSocket upgrade.
+    public static let upgradeRequired = "upgrade_required"
+    /// 503: the server cannot serve the request now (storage failure); retry later.
+    public static let unavailable = "unavailable"
+}

@@ -1,0 +1,109 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import HummingbirdWSClient
+import Logging
+import SyncProtocol
+import SyncServer
+import Testing
+
+/// The WebSocket push channel on a live in-process server.
+@Suite("Push channel")
+struct PushTests {
+    static func withLiveServer(
+        maximumConnections: Int = 20, _ body: @escaping @Sendable (APIClient, Int) async throws -> Void
+    ) async throws {
+        try await TemporaryDirectory.with { directory in
+            let api = try TestAPI(directory: directory) { $0.limits.maximumPushConnectionsPerAccount = maximumConnections }
+            let app = try api.application.makeApplication(host: "127.0.0.1", port: 0, tls: nil)
+            try await app.test(.live) { client in
+                try await body(APIClient(client: client), try #require(client.port))
+            }
+        }
+    }
+
+    /// Connects to the push channel and returns the first message, running `trigger` once connected.
+    static func firstMessage(port: Int, token: String, trigger: @escaping @Sendable () async throws -> Void) async throws -> PushMessage? {
+        let received = AsyncStream<PushMessage>.makeStream()
+        try await WebSocketClient.connect(
+            url: "ws://127.0.0.1:\(port)/v1/push",
+            configuration: .init(additionalHeaders: [.authorization: "Bearer \(token)"]),
+            logger: Logger(label: "push-test")
+        ) { inbound, _, _ in
+            // The server registers the connection right after the upgrade; uploads until one is heard.
+            let uploader = Task { try await trigger() }
+            defer { uploader.cancel() }
+            for try await message in inbound.messages(maxSize: 1 << 16) {
+                if case .text(let text) = message,
+                    let push = try? WireCoding.makeDecoder().decode(PushMessage.self, from: Data(text.utf8))
+                {
+                    received.continuation.yield(push)
+                    return
+                }
+            }
+        }
+        received.continuation.finish()
+        var iterator = received.stream.makeAsyncIterator()
+        return await iterator.next()
+    }
+
+    static func uploadRepeatedly(_ client: APIClient, token: String, zone: String) async throws {
+        var counter: UInt64 = 1
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !Task.isCancelled && ContinuousClock.now < deadline {
+            _ = try await client.upload([APIClient.item("i", ["laptop": counter])], zone: zone, token: token)
+            counter += 1
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    @Test func subscribedDeviceHearsItsAccountsChangesOnly() async throws {
+        try await Self.withLiveServer { client, port in
+            let alice = try await client.enroll("alice")
+            let bob = try await client.enroll("bob", device: "bob-laptop")
+            let message = try await Self.firstMessage(port: port, token: bob) {
+                // Alice's uploads come first and keep coming; Bob must hear only his own zone.
+                async let alices: Void = Self.uploadRepeatedly(client, token: alice, zone: "kv.alice")
+                try await Task.sleep(for: .milliseconds(200))
+                try await Self.uploadRepeatedly(client, token: bob, zone: "kv.bob")
+                try await alices
+            }
+            #expect(message?.type == "changed")
+            #expect(message?.zone == "kv.bob")
+        }
+    }
+
+    @Test func connectionsPerAccountAreCapped() async throws {
+        try await Self.withLiveServer(maximumConnections: 1) { client, port in
+            let token = try await client.enroll("alice")
+            let configuration = WebSocketClientConfiguration(additionalHeaders: [.authorization: "Bearer \(token)"])
+            try await WebSocketClient.connect(
+                url: "ws://127.0.0.1:\(port)/v1/push", configuration: configuration, logger: Logger(label: "push-test")
+            ) { inbound, _, _ in
+                // Once this connection hears a change it is registered: the account is at its cap.
+                let uploader = Task { try await Self.uploadRepeatedly(client, token: token, zone: "keychain") }
+                for try await message in inbound.messages(maxSize: 1 << 16) {
+                    if case .text = message { break }
+                }
+                uploader.cancel()
+                await #expect(throws: (any Error).self) {
+                    try await WebSocketClient.connect(
+                        url: "ws://127.0.0.1:\(port)/v1/push", configuration: configuration, logger: Logger(label: "push-test")
+                    ) { _, _, _ in }
+                }
+                let refused = try await client.send(.get, "/v1/push", token: token)
+                #expect(refused.status == .conflict)
+                #expect(refused.errorCode == ErrorCode.quotaExceeded)
+            }
+        }
+    }
+
+    @Test func unauthenticatedSubscriptionIsRefused() async throws {
+        try await Self.withLiveServer { _, port in
+            await #expect(throws: (any Error).self) {
+                try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/v1/push", logger: Logger(label: "push-test")) { _, _, _ in }
+            }
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import SyncServer
+import Testing
+
+@Suite("SQLite storage")
+struct SQLiteStorageTests {
+    @Test(arguments: StorageContract.cases)
+    func contract(_ behaviour: StorageContractCase) async throws {
+        try await TemporaryDirectory.with { directory in
+            try await behaviour.run(try SQLiteStorage(directory: directory))
+        }
+    }
+
+    @Test func createsThePrivateDirectoryAndFiles() async throws {
+        try await TemporaryDirectory.with { parent in
+            let directory = parent.appendingPathComponent("data")
+            let storage = try SQLiteStorage(directory: directory)
+            _ = try await Fixture.createAccount("alice", in: storage)
+            #expect(try TemporaryDirectory.mode(of: directory) == 0o700)
+            for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) {
+                #expect(try TemporaryDirectory.mode(of: directory.appendingPathComponent(name)) == 0o600, "\(name)")
+            }
+        }
+    }
+
+    @Test func dataSurvivesReopening() async throws {
+        try await TemporaryDirectory.with { directory in
+            let account: AccountID
+            do {
+                let storage = try SQLiteStorage(directory: directory)
+                account = try await Fixture.createAccount("alice", in: storage)
+                _ = try await Fixture.upload(["i": ["d": 1]], account: account, in: storage)
+            }
+            let reopened = try SQLiteStorage(directory: directory)
+            #expect(try await Fixture.page(account: account, in: reopened).items.map(\.id) == ["i"])
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import InMemoryLogging
+import Logging
+import NIOCore
+import SyncCore
+import SyncProtocol
+import SyncServer
+import Testing
+
+/// An in-process server over a fresh SQLite database, a manual clock and a capturing logger.
+struct TestAPI: Sendable {
+    let storage: SQLiteStorage
+    let clock: ManualClock
+    let logs: InMemoryLogHandler
+    let application: SyncApplication
+
+    /// Runs `body` against the router of a fresh server.
+    static func with(
+        _ adjust: (inout ServerConfiguration) -> Void = { _ in },
+        _ body: @escaping @Sendable (TestAPI, APIClient) async throws -> Void
+    ) async throws {
+        try await TemporaryDirectory.with { directory in
+            let api = try TestAPI(directory: directory, adjust: adjust)
+            let app = Application(router: api.application.makeRouter(), logger: api.application.logger)
+            try await app.test(.router) { client in try await body(api, APIClient(client: client)) }
+        }
+    }
+
+    init(directory: URL, adjust: (inout ServerConfiguration) -> Void) throws {
+        storage = try SQLiteStorage(directory: directory)
+        clock = ManualClock()
+        logs = InMemoryLogHandler()
+        var configuration = ServerConfiguration()
+        configuration.fakeSaltSecret = Array(repeating: 7, count: 32)
+        adjust(&configuration)
+        var logger = Logger(label: "test", factory: { [logs] _ in logs })
+        logger.logLevel = .trace
+        application = SyncApplication(storage: storage, configuration: configuration, clock: clock.clock, logger: logger)
+    }
+}
+
+/// JSON requests against a test client.
+struct APIClient: Sendable {
+    let client: any TestClientProtocol
+
+    struct Reply: Sendable {
+        let status: HTTPResponse.Status
+        let body: [UInt8]
+        let headers: HTTPFields
+
+        func decode<T: Decodable>(_ type: T.Type) throws -> T {
+            try WireCoding.makeDecoder().decode(T.self, from: Data(body))
+        }
+
+        /// The error code of an error body, or nil.
+        var errorCode: String? { try? decode(ErrorResponse.self).error.code }
+    }
+
+    func send(
+        _ method: HTTPRequest.Method, _ path: String, token: String? = nil, json: (any Encodable)? = nil,
+        raw: [UInt8]? = nil, headers extra: HTTPFields = [:]
+    ) async throws -> Reply {
+        var headers = extra
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        var body: ByteBuffer?
+        if let json {
+            body = ByteBuffer(bytes: try WireCoding.makeEncoder().encode(json))
+            if headers[.contentType] == nil { headers[.contentType] = "application/json" }
+        } else if let raw {
+            body = ByteBuffer(bytes: raw)
+        }
+        let response = try await client.execute(uri: path, method: method, headers: headers, body: body)
+        return Reply(status: response.status, body: Array(response.body.readableBytesView), headers: response.headers)
+    }
+
+    static func authKey(_ seed: UInt8) -> Base64Bytes { Base64Bytes(Array(repeating: seed, count: 32)) }
+
+    static let keys = AccountKeyBundle(
+        kdf: .standard, salt: Base64Bytes(Array(repeating: 5, count: 16)), wrappedAccountKey: Base64Bytes(Array(repeating: 6, count: 72)))
+
+    @discardableResult
+    func createAccount(_ name: String, key: UInt8 = 1) async throws -> Reply {
+        let reply = try await send(.post, "/v1/accounts", json: CreateAccountRequest(account: name, authKey: Self.authKey(key), keys: Self.keys))
+        return reply
+    }
+
+    func signIn(_ name: String, key: UInt8 = 1, device: String = "laptop") async throws -> Reply {
+        try await send(.post, "/v1/sign-in", json: SignInRequest(
+            account: name, authKey: Self.authKey(key), device: DeviceID(device)!, deviceName: "\(device) of \(name)"))
+    }
+
+    /// Creates the account and signs a device in; returns its token.
+    func enroll(_ name: String, device: String = "laptop", key: UInt8 = 1) async throws -> String {
+        _ = try await createAccount(name, key: key)
+        let reply = try await signIn(name, key: key, device: device)
+        try #require(reply.status == .ok)
+        return try reply.decode(SignInResponse.self).token
+    }
+
+    static func item(_ id: String, _ counters: [String: UInt64], deleted: Bool = false, blobSize: Int = 48) -> UploadItem {
+        UploadItem(
+            id: id, vector: VersionVector(Dictionary(uniqueKeysWithValues: counters.map { (DeviceID($0.key)!, $0.value) })),
+            deleted: deleted, blob: Base64Bytes((0..<blobSize).map { UInt8(truncatingIfNeeded: $0 &+ id.utf8.count) }))
+    }
+
+    func upload(_ items: [UploadItem], zone: String = "keychain", token: String) async throws -> Reply {
+        try await send(.post, "/v1/zones/\(zone)/items", token: token, json: UploadRequest(items: items))
+    }
+
+    func changes(zone: String = "keychain", after: UInt64 = 0, extra: String = "", token: String) async throws -> Reply {
+        try await send(.get, "/v1/zones/\(zone)/changes?after=\(after)\(extra)", token: token)
+    }
+}
