@@ -10,6 +10,11 @@ extension PostgresStorage {
     package func changes(_ query: ChangeQuery) async throws -> ChangeFeed {
         try await attempt("read the change feed") {
             let limit = max(1, query.limit)
+            // Read before the page: every sequence up to it is committed, so the page sees it all.
+            let latest = try await client.query(
+                "SELECT last_sequence FROM account_sequences WHERE account_id = \(query.account.rawValue)",
+                logger: logger
+            ).decode(Int64.self).all().first ?? 0
             let rows = try await client.query(
                 """
                 SELECT page.item_id, page.sequence, v.vector, v.deleted, v.blob
@@ -47,12 +52,12 @@ extension PostgresStorage {
                     """,
                     logger: logger
                 ).decode(Int64.self).all().first ?? 0
-                // Cursor 0 is a device starting from the beginning: nothing collected concerns it.
-                if query.after > 0 && query.after < UInt64(horizon) {
+                if query.after < UInt64(horizon) {
                     return .cursorExpired(horizon: UInt64(horizon))
                 }
             }
-            return .page(ChangePage(items: items, cursor: items.last?.sequence ?? query.after, hasMore: hasMore))
+            let cursor = hasMore ? items.last!.sequence : max(query.after, UInt64(max(latest, 0)))
+            return .page(ChangePage(items: items, cursor: cursor, hasMore: hasMore))
         }
     }
 
@@ -111,6 +116,11 @@ extension PostgresStorage {
                             WHERE d.account_id = i.account_id AND d.revoked_at IS NULL
                               AND (\(activeSince)::timestamptz IS NULL OR d.last_seen_at >= \(activeSince))
                               AND coalesce(a.sequence, 0) < i.sequence)
+                          -- An account without an active device keeps its tombstones.
+                          AND EXISTS (
+                            SELECT 1 FROM devices d
+                            WHERE d.account_id = i.account_id AND d.revoked_at IS NULL
+                              AND (\(activeSince)::timestamptz IS NULL OR d.last_seen_at >= \(activeSince)))
                         RETURNING i.account_id, i.zone, i.sequence
                     ),
                     horizons AS (

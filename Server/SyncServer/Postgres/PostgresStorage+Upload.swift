@@ -20,6 +20,14 @@ extension PostgresStorage {
         try await attempt("store an upload") {
             try await client.inTransaction(logger: logger) { connection in
                 var (lastSequence, itemCount) = try await lockAccount(batch.account, on: connection)
+                // Under the account lock, which collection takes too: the horizon cannot move meanwhile.
+                let horizon = try await connection.rows(
+                    "SELECT horizon FROM zone_horizons WHERE account_id = \(batch.account.rawValue) AND zone = \(batch.zone)",
+                    logger: logger
+                ).decode(Int64.self).all().first ?? 0
+                guard Int64(clamping: batch.cursor) >= horizon else {
+                    throw SyncServerError(.cursorExpired, "the batch was made at a cursor below the zone's horizon")
+                }
                 let stored = try await storedVersions(
                     of: Array(Set(batch.items.map(\.id))), in: batch, on: connection
                 )
