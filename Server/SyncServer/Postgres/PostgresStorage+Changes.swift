@@ -61,7 +61,7 @@ extension PostgresStorage {
     package func acknowledge(
         device: DeviceID, of account: AccountID, zone: String, through sequence: UInt64, now: Date
     ) async throws {
-        try await attempt("record an acknowledgement") {
+        _ = try await attempt("record an acknowledgement") {
             try await client.query(
                 """
                 WITH seen AS (
@@ -86,7 +86,7 @@ extension PostgresStorage {
     package func collectGarbage(activeSince: Date?) async throws -> Int {
         try await attempt("collect tombstones") {
             try await client.inTransaction(logger: logger) { connection in
-                try await connection.rows(
+                _ = try await connection.rows(
                     """
                     SELECT account_id FROM account_sequences
                     WHERE account_id IN (SELECT DISTINCT account_id FROM item_versions WHERE deleted)
