@@ -26,7 +26,7 @@ struct PostgresServerProcessTests {
                     while !Task.isCancelled && ContinuousClock.now < deadline {
                         let reply = try await RawHTTPConnection.request(
                             port: second.port, pin: nil, method: "POST", path: "/v1/zones/keychain/items", token: token,
-                            json: Self.json(UploadRequest(items: [APIClient.item("crossing", ["laptop": uploads.next()])])))
+                            json: Self.json(UploadRequest(cursor: 0, items: [APIClient.item("crossing", ["laptop": uploads.next()])])))
                         #expect(reply.status == 200, "\(reply.body)")
                         try await Task.sleep(for: .milliseconds(100))
                     }
