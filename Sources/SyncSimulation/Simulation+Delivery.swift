@@ -34,6 +34,10 @@ extension Simulation {
             ledger.recordPush(batch, response: response)
             for (pushed, result) in zip(batch.items, response.results) {
                 traceServer(batch.zone, pushed.item, "\(response.status) \(result.outcome) from \(batch.device)")
+                let siblings = server.zones[batch.zone]?.items[pushed.item]?.versions.count ?? 0
+                if siblings > devices.count {
+                    ledger.incidents.append("\(batch.zone)/\(pushed.item) has \(siblings) siblings, more than one per device")
+                }
             }
             guard !crashes, let index = deviceIndex(batch.device) else { return }
             network.send(.pushAnswer(response, zone: batch.zone), to: .device(index), now: now, configuration: configuration, random: &random)
