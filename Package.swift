@@ -162,7 +162,6 @@ let networkTargets: [Target] = [
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
-            .product(name: "CryptoExtras", package: "swift-crypto"),
         ],
         path: "Server/SyncServer",
         resources: [.copy("openapi.yaml")],
