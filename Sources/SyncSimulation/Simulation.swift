@@ -77,6 +77,9 @@ public struct Simulation {
     mutating func collectGarbage() {
         let before = server.zones
         ledger.statistics.purgedTombstones += server.collectGarbage(now: now)
+        for zone in configuration.zones where configuration.traceItem != nil {
+            traceZone(zone, "collection: horizon \(server.zones[zone]?.horizon ?? 0), active \(server.activeDevices(now: now).sorted()), acknowledged \(server.devices.mapValues { $0.acknowledged[zone] ?? 0 }.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })")
+        }
         for (zone, state) in before {
             for (item, stored) in state.items where server.zones[zone]?.items[item] == nil {
                 ledger.purged[SimulationLedger.ItemKey(zone: zone, item: item), default: []] += stored.versions.map(\.vector)

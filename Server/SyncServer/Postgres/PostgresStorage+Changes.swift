@@ -3,38 +3,46 @@ import PostgresNIO
 import SyncCore
 
 extension PostgresStorage {
-    /// One statement (one snapshot) pages by the `items_change_feed` index on
-    /// (account, zone, sequence), so its cost depends on the page, not on the account's size. The
-    /// horizon is read after the page: a collection racing with the read can only make the answer
-    /// `cursorExpired` (a full resync), never a page that silently misses a collected tombstone.
+    /// One statement, so one snapshot: the zone's horizon, the account's latest sequence and a page
+    /// that walks the `items_change_feed` index on (account, zone, sequence), so its cost depends
+    /// on the page, not on the account's size.
     package func changes(_ query: ChangeQuery) async throws -> ChangeFeed {
         try await attempt("read the change feed") {
             let limit = max(1, query.limit)
-            // Read before the page: every sequence up to it is committed, so the page sees it all.
-            let latest = try await client.query(
-                "SELECT last_sequence FROM account_sequences WHERE account_id = \(query.account.rawValue)",
-                logger: logger
-            ).decode(Int64.self).all().first ?? 0
+            let account = query.account.rawValue
             let rows = try await client.query(
                 """
-                SELECT page.item_id, page.sequence, v.vector, v.deleted, v.blob
-                FROM (
+                WITH meta AS (
+                    SELECT coalesce((SELECT horizon FROM zone_horizons
+                                     WHERE account_id = \(account) AND zone = \(query.zone)), 0) AS horizon,
+                           coalesce((SELECT last_sequence FROM account_sequences
+                                     WHERE account_id = \(account)), 0) AS latest
+                ),
+                page AS (
                     SELECT item_id, sequence FROM items
-                    WHERE account_id = \(query.account.rawValue) AND zone = \(query.zone)
-                      AND sequence > \(Int64(clamping: query.after))
+                    WHERE account_id = \(account) AND zone = \(query.zone) AND sequence > \(Int64(clamping: query.after))
                     ORDER BY sequence
                     LIMIT \(limit + 1)
-                ) AS page
-                JOIN item_versions v
-                  ON v.account_id = \(query.account.rawValue) AND v.zone = \(query.zone) AND v.item_id = page.item_id
-                ORDER BY page.sequence, v.sequence
+                )
+                SELECT meta.horizon, meta.latest, versions.item_id, versions.sequence, versions.vector,
+                       versions.deleted, versions.blob
+                FROM meta LEFT JOIN (
+                    SELECT page.item_id, page.sequence, v.sequence AS version_sequence, v.vector, v.deleted, v.blob
+                    FROM page JOIN item_versions v
+                      ON v.account_id = \(account) AND v.zone = \(query.zone) AND v.item_id = page.item_id
+                ) AS versions ON true
+                ORDER BY versions.sequence, versions.version_sequence
                 """,
                 logger: logger
             )
+            var horizon: Int64 = 0, latest: Int64 = 0
             var items: [ItemState] = []
-            for try await (id, sequence, vector, deleted, blob) in rows.decode(
-                (String, Int64, ByteBuffer, Bool, ByteBuffer).self
+            for try await (zoneHorizon, accountLatest, id, sequence, vector, deleted, blob) in rows.decode(
+                (Int64, Int64, String?, Int64?, ByteBuffer?, Bool?, ByteBuffer?).self
             ) {
+                horizon = zoneHorizon
+                latest = accountLatest
+                guard let id, let sequence, let vector, let deleted, let blob else { continue }
                 let version = StoredVersion(vector: try Self.vector(from: vector), deleted: deleted, blob: Array(buffer: blob))
                 if items.last?.id == id {
                     items[items.count - 1].versions.append(version)
@@ -42,21 +50,14 @@ extension PostgresStorage {
                     items.append(ItemState(id: id, sequence: UInt64(sequence), versions: [version]))
                 }
             }
+            if !query.fullResync && Int64(clamping: query.after) < horizon {
+                return .cursorExpired(horizon: UInt64(horizon))
+            }
             let hasMore = items.count > limit
             if hasMore { items.removeLast() }
-            if !query.fullResync {
-                let horizon = try await client.query(
-                    """
-                    SELECT horizon FROM zone_horizons
-                    WHERE account_id = \(query.account.rawValue) AND zone = \(query.zone)
-                    """,
-                    logger: logger
-                ).decode(Int64.self).all().first ?? 0
-                if query.after < UInt64(horizon) {
-                    return .cursorExpired(horizon: UInt64(horizon))
-                }
-            }
-            let cursor = hasMore ? items.last!.sequence : max(query.after, UInt64(max(latest, 0)))
+            // The last page moves the cursor to the account's latest sequence (one snapshot: every
+            // change up to it is either in this page or older than the query's cursor).
+            let cursor = hasMore ? items.last!.sequence : max(query.after, UInt64(latest), items.last?.sequence ?? 0)
             return .page(ChangePage(items: items, cursor: cursor, hasMore: hasMore))
         }
     }
@@ -66,7 +67,7 @@ extension PostgresStorage {
     package func acknowledge(
         device: DeviceID, of account: AccountID, zone: String, through sequence: UInt64, now: Date
     ) async throws {
-        try await attempt("record an acknowledgement") {
+        _ = try await attempt("record an acknowledgement") {
             try await client.query(
                 """
                 WITH seen AS (
@@ -91,7 +92,7 @@ extension PostgresStorage {
     package func collectGarbage(activeSince: Date?) async throws -> Int {
         try await attempt("collect tombstones") {
             try await client.inTransaction(logger: logger) { connection in
-                try await connection.rows(
+                _ = try await connection.rows(
                     """
                     SELECT account_id FROM account_sequences
                     WHERE account_id IN (SELECT DISTINCT account_id FROM item_versions WHERE deleted)
@@ -109,6 +110,11 @@ extension PostgresStorage {
                             SELECT 1 FROM item_versions v
                             WHERE v.account_id = i.account_id AND v.zone = i.zone AND v.item_id = i.item_id
                               AND NOT v.deleted)
+                          -- An account without active devices keeps its tombstones.
+                          AND EXISTS (
+                            SELECT 1 FROM devices d
+                            WHERE d.account_id = i.account_id AND d.revoked_at IS NULL
+                              AND (\(activeSince)::timestamptz IS NULL OR d.last_seen_at >= \(activeSince)))
                           AND NOT EXISTS (
                             SELECT 1 FROM devices d
                             LEFT JOIN acknowledgements a
@@ -116,11 +122,6 @@ extension PostgresStorage {
                             WHERE d.account_id = i.account_id AND d.revoked_at IS NULL
                               AND (\(activeSince)::timestamptz IS NULL OR d.last_seen_at >= \(activeSince))
                               AND coalesce(a.sequence, 0) < i.sequence)
-                          -- An account without an active device keeps its tombstones.
-                          AND EXISTS (
-                            SELECT 1 FROM devices d
-                            WHERE d.account_id = i.account_id AND d.revoked_at IS NULL
-                              AND (\(activeSince)::timestamptz IS NULL OR d.last_seen_at >= \(activeSince)))
                         RETURNING i.account_id, i.zone, i.sequence
                     ),
                     horizons AS (

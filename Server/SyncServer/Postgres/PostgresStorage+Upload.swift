@@ -19,12 +19,7 @@ extension PostgresStorage {
     package func upload(_ batch: UploadBatch, limits: UploadLimits, now: Date) async throws -> UploadReceipt {
         try await attempt("store an upload") {
             try await client.inTransaction(logger: logger) { connection in
-                var (lastSequence, itemCount) = try await lockAccount(batch.account, on: connection)
-                // Under the account lock, which collection takes too: the horizon cannot move meanwhile.
-                let horizon = try await connection.rows(
-                    "SELECT horizon FROM zone_horizons WHERE account_id = \(batch.account.rawValue) AND zone = \(batch.zone)",
-                    logger: logger
-                ).decode(Int64.self).all().first ?? 0
+                var (lastSequence, itemCount, horizon) = try await lockAccount(batch.account, zone: batch.zone, on: connection)
                 guard Int64(clamping: batch.cursor) >= horizon else {
                     throw SyncServerError(.cursorExpired, "the batch was made at a cursor below the zone's horizon")
                 }
@@ -79,6 +74,25 @@ extension PostgresStorage {
                 return UploadReceipt(results: results, latestSequence: UInt64(lastSequence))
             }
         }
+    }
+
+    /// Locks the account's counter row (see ``lockAccount(_:on:)``) and reads the zone's horizon,
+    /// which cannot move while the lock is held (collection takes the same lock).
+    private func lockAccount(_ account: AccountID, zone: String, on connection: PostgresConnection) async throws -> (
+        lastSequence: Int64, itemCount: Int64, horizon: Int64
+    ) {
+        let rows = try await connection.rows(
+            """
+            SELECT s.last_sequence, s.item_count, coalesce(h.horizon, 0)
+            FROM account_sequences s
+            LEFT JOIN zone_horizons h ON h.account_id = s.account_id AND h.zone = \(zone)
+            WHERE s.account_id = \(account.rawValue)
+            FOR UPDATE OF s
+            """,
+            logger: logger
+        ).decode((Int64, Int64, Int64).self).all()
+        guard let row = rows.first else { throw SyncServerError(.notFound, "no such account") }
+        return (row.0, row.1, row.2)
     }
 
     /// The current versions of `ids` in the batch's zone, locked until the transaction ends.

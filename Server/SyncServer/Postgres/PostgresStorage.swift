@@ -2,23 +2,32 @@ import Foundation
 import Logging
 import PostgresNIO
 import ServiceLifecycle
+import Synchronization
 import SyncCore
 
 /// The PostgreSQL backend of ``ServerStorage``: several `sync-server` processes may share one
-/// database. Run it as a `Service` (it runs its connection pool) before using it.
+/// database.
+///
+/// Its connection pool must run while it is used: either as a `Service` (``run()``) or, when
+/// nothing runs it that way, inside ``listenForChanges(_:)``, the long-running call the server
+/// makes on every storage for its whole life. Queries issued before the pool runs wait for it.
 ///
 /// Every value reaches PostgreSQL as a bind parameter (PostgresNIO turns `\(value)` in a
 /// `PostgresQuery` into `$n`), never spliced into SQL text.
 package final class PostgresStorage: ServerStorage, Service {
     package struct Configuration: Sendable {
         /// The most pooled connections this process opens (one more is held by the change listener).
-        package var maximumConnections: Int = 16
+        package var maximumConnections: Int
 
-        package init() {}
+        package init(maximumConnections: Int = 16) {
+            self.maximumConnections = maximumConnections
+        }
     }
 
     let client: PostgresClient
     let logger: Logger
+    /// Whether something runs ``client`` already (PostgresNIO allows one `run()` per client).
+    private let poolClaimed = Mutex(false)
 
     /// A storage for `location`; call ``run()`` (or add it to the `ServiceGroup`) and then
     /// ``migrate()`` before using it.
@@ -30,14 +39,45 @@ package final class PostgresStorage: ServerStorage, Service {
         self.logger = logger
     }
 
+    /// Opens the database at `url` for `sync-server --database postgres://…`: checks that it is
+    /// reachable and brings its schema up to date (with a short-lived client, since nothing runs
+    /// this storage's pool yet), then returns the storage.
+    package static func open(_ url: URL) async throws -> any ServerStorage {
+        guard let location = PostgresLocation(url: url.absoluteString) else {
+            throw SyncServerError(.startupFailure, "the database URL is not a valid postgres:// URL")
+        }
+        let logger = Logger(label: "sync-server.postgres")
+        let migrating = PostgresStorage(location: location, configuration: .init(maximumConnections: 1), logger: logger)
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await migrating.run() }
+                defer { group.cancelAll() }
+                try await migrating.migrate()
+            }
+        } catch {
+            throw SyncServerError(
+                .startupFailure, "cannot open the PostgreSQL database at \(location)", underlying: error)
+        }
+        return PostgresStorage(location: location, logger: logger)
+    }
+
     /// Runs the connection pool until the task is cancelled or the service group shuts down.
     package func run() async {
+        guard claimPool() else { return }
         await client.run()
+    }
+
+    /// True for the one caller that gets to run the pool.
+    func claimPool() -> Bool {
+        poolClaimed.withLock { claimed in
+            defer { claimed = true }
+            return !claimed
+        }
     }
 
     /// Applies the schema migrations this database lacks (safe to run from several processes at once).
     package func migrate() async throws {
-        try await attempt("migrate the schema") {
+        _ = try await attempt("migrate the schema") {
             try await PostgresMigrator(migrations: PostgresSchema.migrations).migrate(client, logger: logger)
         }
     }
