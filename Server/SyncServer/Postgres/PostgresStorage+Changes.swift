@@ -27,9 +27,12 @@ extension PostgresStorage {
                 SELECT meta.horizon, meta.latest, versions.item_id, versions.sequence, versions.vector,
                        versions.deleted, versions.blob
                 FROM meta LEFT JOIN (
+                    -- LATERAL: one primary-key probe per page item, whatever the table statistics say.
                     SELECT page.item_id, page.sequence, v.sequence AS version_sequence, v.vector, v.deleted, v.blob
-                    FROM page JOIN item_versions v
-                      ON v.account_id = \(account) AND v.zone = \(query.zone) AND v.item_id = page.item_id
+                    FROM page CROSS JOIN LATERAL (
+                        SELECT sequence, vector, deleted, blob FROM item_versions
+                        WHERE account_id = \(account) AND zone = \(query.zone) AND item_id = page.item_id
+                    ) AS v
                 ) AS versions ON true
                 ORDER BY versions.sequence, versions.version_sequence
                 """,

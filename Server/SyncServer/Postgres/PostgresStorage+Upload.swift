@@ -101,10 +101,15 @@ extension PostgresStorage {
     ) async throws -> [String: [PendingVersion]] {
         let rows = try await connection.query(
             """
-            SELECT item_id, sequence, vector, deleted, blob FROM item_versions
-            WHERE account_id = \(batch.account.rawValue) AND zone = \(batch.zone) AND item_id = ANY(\(ids))
-            ORDER BY item_id, sequence
-            FOR UPDATE
+            SELECT ids.id, v.sequence, v.vector, v.deleted, v.blob
+            FROM unnest(\(ids)::text[]) AS ids(id)
+            CROSS JOIN LATERAL (
+                -- One primary-key probe per item, whatever the table statistics say.
+                SELECT sequence, vector, deleted, blob FROM item_versions
+                WHERE account_id = \(batch.account.rawValue) AND zone = \(batch.zone) AND item_id = ids.id
+                FOR UPDATE
+            ) AS v
+            ORDER BY ids.id, v.sequence
             """,
             logger: logger
         )
