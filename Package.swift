@@ -64,6 +64,7 @@ let package = Package(
             dependencies: [
                 "KeychainModel",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -161,7 +162,6 @@ let networkTargets: [Target] = [
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
-            .product(name: "CryptoExtras", package: "swift-crypto"),
         ],
         path: "Server/SyncServer",
         resources: [.copy("openapi.yaml")],

@@ -34,7 +34,7 @@ set -e
 other_status=0
 if [ -x scripts/schemathesis.sh ]; then
   echo "== schemathesis"
-  scripts/schemathesis.sh || other_status=$?
+  scripts/schemathesis.sh "$(swift build --show-bin-path)/sync-server" || other_status=$?
 fi
 if [ -d Benchmarks/keychain-bench ]; then
   echo "== benchmark (quick; numbers are not judged here)"

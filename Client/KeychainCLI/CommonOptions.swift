@@ -94,11 +94,14 @@ struct SearchOptions: ParsableArguments {
     @Option(name: .customShort("l"), parsing: .unconditional, help: "Label.", transform: ArgumentEscaping.unescape) var label: String?
     @Option(name: .customLong("access-group"), parsing: .unconditional, help: "Access group.", transform: ArgumentEscaping.unescape) var accessGroup: String?
     @Option(name: .customLong("sync"), help: "Match synchronizable items: yes, no (default) or any.") var sync: SyncFilter = .no
+    @Option(name: .customLong("accessible"), help: "Match only this accessibility (while locked, only always-available classes can be searched).")
+    var accessible: Accessibility?
 
     func query(_ itemClass: ItemClass, _ filters: ItemAttributes, limit: MatchLimit = .one, returns: ReturnTypes = []) -> Query {
         var attributes = filters
         attributes.label = label
         attributes.accessGroup = accessGroup
+        attributes.accessible = accessible
         return Query(itemClass: itemClass, attributes: attributes, synchronizable: sync.match, limit: limit, returns: returns)
     }
 }

@@ -11,7 +11,7 @@ public struct KeychainTool: ParsableCommand {
         subcommands: [
             AddGenericPassword.self, FindGenericPassword.self, DeleteGenericPassword.self,
             AddInternetPassword.self, FindInternetPassword.self, DeleteInternetPassword.self,
-            DumpKeychain.self, History.self, Lock.self, Unlock.self, SetPasscode.self,
+            DumpKeychain.self, History.self, Lock.self, Unlock.self, SetPasscode.self, KeyValueCommand.self,
         ])
 
     /// Creates the root command (the verbs do the work).

@@ -23,7 +23,7 @@ package struct ServerConfiguration: Sendable {
         /// The most simultaneous push connections per account.
         package var maximumPushConnectionsPerAccount = 20
         /// The most items in one page of changes (a client may ask for fewer).
-        package var maximumPageItems = 1_000
+        package var maximumPageItems = 500
         /// The longest wrapped key, salt or similar opaque account value, in bytes.
         package var maximumKeyMaterialBytes = 4_096
 
@@ -42,8 +42,9 @@ package struct ServerConfiguration: Sendable {
 
     package var limits = Limits()
     package var signInRateLimit = SignInRateLimit()
-    /// Devices not seen for this long stop holding tombstones back (90 days).
-    package var deviceInactivityLimit: TimeInterval = 90 * 24 * 3600
+    /// Devices not seen for this long stop holding tombstones back (30 days, as SyncCore's
+    /// `ServerModel.Configuration`).
+    package var deviceInactivityLimit: TimeInterval = 30 * 24 * 3600
     /// How often tombstones are collected.
     package var garbageCollectionInterval: Duration = .seconds(3600)
     /// The secret that makes pre-sign-in answers for unknown accounts deterministic but

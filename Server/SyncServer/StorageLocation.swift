@@ -11,7 +11,9 @@ package enum StorageLocation: Sendable {
     package typealias Opener = @Sendable (URL) async throws -> any ServerStorage
 
     /// The backends reachable by URL; the PostgreSQL backend registers "postgres" and "postgresql".
-    package static var openers: [String: Opener] { [:] }
+    package static var openers: [String: Opener] {
+        ["postgres": PostgresStorage.open, "postgresql": PostgresStorage.open]
+    }
 
     package func open() async throws -> any ServerStorage {
         switch self {

@@ -15,6 +15,8 @@ package struct SyncServerError: Error, Sendable, CustomStringConvertible {
         package static let notFound = Code("not_found")
         /// An account limit (items, devices) would be exceeded.
         package static let quotaExceeded = Code("quota_exceeded")
+        /// The device's cursor is below the zone's horizon: it must reconcile in full first.
+        package static let cursorExpired = Code("cursor_expired")
         /// An item would get more concurrent versions than allowed.
         package static let tooManySiblings = Code("too_many_siblings")
         /// The database failed; the message says what was attempted, not with which values.

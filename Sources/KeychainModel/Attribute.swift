@@ -66,7 +66,13 @@ public enum Attribute: String, CaseIterable, Sendable, Codable, Hashable, Compar
         }
     }
 
-    public static func < (lhs: Attribute, rhs: Attribute) -> Bool { lhs.rawValue < rhs.rawValue }
+    /// Declaration order. Attributes are dictionary keys on every hot path: hashing and
+    /// comparing this byte is much cheaper than the raw-value strings the defaults would use.
+    private var ordinal: UInt8 { withUnsafeBytes(of: self) { $0[0] } }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(ordinal) }
+    public static func == (lhs: Attribute, rhs: Attribute) -> Bool { lhs.ordinal == rhs.ordinal }
+    public static func < (lhs: Attribute, rhs: Attribute) -> Bool { lhs.ordinal < rhs.ordinal }
 }
 
 /// One attribute value. Dates are seconds since 1970 (UTC).

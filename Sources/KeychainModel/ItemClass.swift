@@ -29,9 +29,12 @@ public enum ItemClass: String, CaseIterable, Sendable, Codable, Hashable {
 
     /// Every attribute an item of this class may carry.
     public var allowedAttributes: Set<Attribute> {
-        var allowed: Set<Attribute> = Attribute.common
-        allowed.formUnion(primaryKeyAttributes)
-        if self == .certificate { allowed.formUnion([.subject]) }
-        return allowed
+        Self.allowed[self]!
     }
+
+    private static let allowed: [ItemClass: Set<Attribute>] = Dictionary(uniqueKeysWithValues: allCases.map { itemClass in
+        var allowed = Attribute.common.union(itemClass.primaryKeyAttributes)
+        if itemClass == .certificate { allowed.insert(.subject) }
+        return (itemClass, allowed)
+    })
 }

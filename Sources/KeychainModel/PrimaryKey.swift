@@ -42,4 +42,9 @@ public struct PrimaryKey: Hashable, Sendable {
 
     /// The key's values as attributes, for looking the item up.
     public var attributes: ItemAttributes { ItemAttributes(values) }
+
+    /// The query that matches exactly the item with this key (at most one exists).
+    public func exactQuery(returns: ReturnTypes = []) -> Query {
+        Query(itemClass: itemClass, attributes: attributes, returns: returns)
+    }
 }

@@ -96,22 +96,28 @@ public struct ItemResult: Sendable, Hashable {
 
 /// An opaque, stable reference to one stored item (`kSecValuePersistentRef`).
 public struct PersistentReference: Hashable, Sendable {
-    /// The reference's bytes: a 4-byte tag then the item's 16-byte row identity.
+    /// The reference's bytes: a 4-byte tag, the 8-byte row number (big-endian), then the item's
+    /// 16-byte row identity.
     public let bytes: [UInt8]
 
     static let tag = Array("skpr".utf8)
 
-    /// A reference to the item with this row identity.
-    public init(itemIdentity: [UInt8]) {
-        bytes = Self.tag + itemIdentity
+    /// A reference to the item in row `rowID` with this row identity.
+    public init(rowID: Int64, itemIdentity: [UInt8]) {
+        bytes = Self.tag + withUnsafeBytes(of: rowID.bigEndian, Array.init) + itemIdentity
     }
 
     /// Parses a reference, or nil when the bytes are not one.
     public init?(bytes: [UInt8]) {
-        guard bytes.count == Self.tag.count + 16, bytes.starts(with: Self.tag) else { return nil }
+        guard bytes.count == Self.tag.count + 8 + 16, bytes.starts(with: Self.tag) else { return nil }
         self.bytes = bytes
     }
 
+    /// The item's row number.
+    public var rowID: Int64 {
+        Int64(bitPattern: bytes[4..<12].reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
+    }
+
     /// The item's row identity.
-    public var itemIdentity: [UInt8] { Array(bytes.dropFirst(Self.tag.count)) }
+    public var itemIdentity: [UInt8] { Array(bytes.suffix(16)) }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import KeychainModel
 
 /// The WHERE clause of a query, with its arguments. Equal queries give equal SQL, so statements
@@ -9,8 +10,9 @@ struct ItemFilter {
     var arguments: [DatabaseValue]
 
     init(_ query: Query) {
-        var clauses = ["class = ?"]
-        var arguments: [DatabaseValue] = [query.itemClass.rawValue.databaseValue]
+        // The class is a fixed code, written literally so SQLite can use the class's partial index.
+        var clauses = ["class = '\(query.itemClass.rawValue)'"]
+        var arguments: [DatabaseValue] = []
         for attribute in query.attributes.present {
             clauses.append("\"\(attribute.rawValue)\" = ?")
             arguments.append(query.attributes[attribute]!.databaseValue)
@@ -21,8 +23,8 @@ struct ItemFilter {
         case .any: break
         }
         if let reference = query.persistentReference {
-            clauses.append("identity = ?")
-            arguments.append(Data(reference.itemIdentity).databaseValue)
+            clauses.append("id = ? AND identity = ?")
+            arguments += [reference.rowID.databaseValue, Data(reference.itemIdentity).databaseValue]
         }
         sql = clauses.joined(separator: " AND ")
         self.arguments = arguments
@@ -30,14 +32,30 @@ struct ItemFilter {
 
     /// Fetches the matching rows.
     func fetch(_ db: Database, attributes: Bool, secrets: Bool, limit: Int?) throws -> [StoredItem] {
-        var sql = "SELECT \(StoredItem.selection(attributes: attributes, secrets: secrets)) FROM item WHERE \(self.sql)"
+        try fetchWithGeneration(db, attributes: attributes, secrets: secrets, limit: limit, generation: false).items
+    }
+
+    /// Fetches the matching rows and, when asked, the lock state's generation in the same
+    /// statement (nil when no row matched): the lookup path saves a statement that way.
+    func fetchWithGeneration(_ db: Database, attributes: Bool, secrets: Bool, limit: Int?, generation: Bool) throws
+        -> (items: [StoredItem], generation: Int64?)
+    {
+        var sql = "SELECT \(StoredItem.selection(attributes: attributes, secrets: secrets))"
+        if generation { sql += ", (SELECT generation FROM keychain_state WHERE id = 1) AS g" }
+        sql += " FROM item WHERE \(self.sql)"
         if let limit { sql += " LIMIT \(limit)" }
         let statement = try db.cachedStatement(sql: sql)
-        let rows = try Row.fetchCursor(statement, arguments: StatementArguments(arguments))
+        // Bound and stepped directly: GRDB's generic argument and Row machinery costs more than
+        // the lookup itself. These statements are only ever used here.
+        let columns = RawColumns(statement: statement.sqliteStatement)
+        columns.bind(arguments)
+        defer { columns.finish() }
         var items: [StoredItem] = []
-        while let row = try rows.next() {
-            items.append(try StoredItem(row: row, attributes: attributes, secrets: secrets))
+        var stateGeneration: Int64?
+        while try columns.step(db) {
+            items.append(try StoredItem(columns, attributes: attributes, secrets: secrets))
+            if generation { stateGeneration = columns.int64(columns.count - 1) }
         }
-        return items
+        return (items, stateGeneration)
     }
 }

@@ -32,17 +32,21 @@ extension Keychain {
     ///   ``KeychainStatus/interactionNotAllowed`` while locked (whether or not anything matches).
     public func find(_ query: Query) throws(KeychainError) -> [ItemResult] {
         try ItemRules.validate(query)
-        return try read { db, state in
-            guard state.mayTouch(query) else { throw KeychainError(.interactionNotAllowed) }
+        // One SELECT reads the rows and the lock generation together; only when the generation
+        // moved does the key state reload (with its own statements, in a transaction).
+        return try readOneStatement { db in
             let wantsData = query.returns.contains(.data)
-            let rows = try ItemFilter(query).fetch(
-                db, attributes: query.returns.contains(.attributes), secrets: wantsData, limit: query.rowLimit)
+            let (rows, generation) = try ItemFilter(query).fetchWithGeneration(
+                db, attributes: query.returns.contains(.attributes), secrets: wantsData, limit: query.rowLimit, generation: true)
+            // The lock decision comes before the answer, found or not.
+            let state = try currentState(db, knownGeneration: generation)
+            guard state.mayTouch(query) else { throw KeychainError(.interactionNotAllowed) }
             if rows.isEmpty { throw KeychainError(.itemNotFound) }
             return try rows.map { stored in
                 var result = ItemResult(itemClass: stored.itemClass)
                 if query.returns.contains(.attributes) { result.attributes = stored.attributes }
                 if query.returns.contains(.persistentReference) {
-                    result.persistentReference = PersistentReference(itemIdentity: stored.identity)
+                    result.persistentReference = PersistentReference(rowID: stored.rowID, itemIdentity: stored.identity)
                 }
                 if wantsData, let sealed = stored.sealed {
                     result.data = try SecretSealer.open(
@@ -107,17 +111,16 @@ extension Keychain {
     // MARK: - Row writes shared with the sync methods
 
     static func newIdentity() -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        RandomBytes(count: 16).bytes
     }
 
     static let insertSQL = """
-        INSERT INTO item (identity, class, primary_key, \(StoredItem.attributeList), protection_class, wrapped_key, sealed_data)
-        VALUES (?, ?, ?, \(Schema.attributeColumns.map { _ in "?" }.joined(separator: ", ")), ?, ?, ?)
+        INSERT INTO item (identity, class, \(StoredItem.attributeList), protection_class, wrapped_key, sealed_data)
+        VALUES (?, ?, \(Schema.attributeColumns.map { _ in "?" }.joined(separator: ", ")), ?, ?, ?)
         """
 
     static let replaceSQL = """
-        UPDATE item SET primary_key = ?, \(Schema.attributeColumns.map { "\"\($0.rawValue)\" = ?" }.joined(separator: ", ")),
+        UPDATE item SET \(Schema.attributeColumns.map { "\"\($0.rawValue)\" = ?" }.joined(separator: ", ")),
         protection_class = ?, wrapped_key = ?, sealed_data = ? WHERE id = ?
         """
 
@@ -125,14 +128,14 @@ extension Keychain {
         let protectionClass = try checkedProtectionClass(item, state: state)
         let sealed = try SecretSealer.seal(
             item.data ?? [], identity: identity, protectionClass: protectionClass, classKey: state.key(for: protectionClass))
-        let primaryKey = item.primaryKey.storageBytes
-        var arguments: [DatabaseValue] = [Data(identity).databaseValue, item.itemClass.rawValue.databaseValue, primaryKey.databaseValue]
+        var arguments: [DatabaseValue] = [Data(identity).databaseValue, item.itemClass.rawValue.databaseValue]
         arguments += item.attributes.columnValues
         arguments += [protectionClass.rawValue.databaseValue, sealed.wrappedKey.databaseValue, sealed.sealedData.databaseValue]
         do {
-            try db.cachedStatement(sql: Self.insertSQL).execute(arguments: StatementArguments(arguments))
+            // Bound and run directly, like lookups: the add is the other hot path.
+            try RawColumns(statement: db.cachedStatement(sql: Self.insertSQL).sqliteStatement).execute(arguments, db)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-            throw try duplicateError(db, primaryKey: primaryKey, state: state)
+            throw try duplicateError(db, primaryKey: item.primaryKey, state: state)
         }
     }
 
@@ -143,19 +146,18 @@ extension Keychain {
         if let data = updated.data {
             sealed = try SecretSealer.seal(data, identity: stored.identity, protectionClass: newClass, classKey: state.key(for: newClass))
         } else if newClass != stored.protectionClass {
-            sealed.wrappedKey = try SecretSealer.rewrap(
-                sealed.wrappedKey, identity: stored.identity, from: stored.protectionClass,
+            sealed = try SecretSealer.reseal(
+                sealed, identity: stored.identity, from: stored.protectionClass,
                 oldKey: state.key(for: stored.protectionClass), to: newClass, newKey: state.key(for: newClass))
         }
         let oldKey = PrimaryKey(itemClass: stored.itemClass, attributes: stored.attributes)
         let newKey = updated.primaryKey
-        var arguments: [DatabaseValue] = [newKey.storageBytes.databaseValue]
-        arguments += updated.attributes.columnValues
+        var arguments = updated.attributes.columnValues
         arguments += [newClass.rawValue.databaseValue, sealed.wrappedKey.databaseValue, sealed.sealedData.databaseValue, stored.rowID.databaseValue]
         do {
-            try db.cachedStatement(sql: Self.replaceSQL).execute(arguments: StatementArguments(arguments))
+            try db.cachedStatement(sql: Self.replaceSQL).execute(arguments: StatementArguments(databaseValues: arguments))
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-            throw try duplicateError(db, primaryKey: newKey.storageBytes, state: state)
+            throw try duplicateError(db, primaryKey: newKey, state: state)
         }
         try journalReplacement(db, identity: stored.identity, from: oldKey, to: newKey)
     }
@@ -178,11 +180,8 @@ extension Keychain {
 
     /// A duplicate, unless the keychain is locked and the existing item is of a locked class:
     /// then "interaction not allowed", so a locked item's existence is not revealed.
-    private func duplicateError(_ db: Database, primaryKey: Data, state: KeyState) throws -> KeychainError {
-        if state.locked,
-            let raw = try String.fetchOne(db, sql: "SELECT protection_class FROM item WHERE primary_key = ?", arguments: [primaryKey]),
-            ProtectionClass(rawValue: raw)?.isLockedWithKeychain ?? true
-        {
+    private func duplicateError(_ db: Database, primaryKey: PrimaryKey, state: KeyState) throws -> KeychainError {
+        if state.locked, let existing = try fetchStored(db, primaryKey: primaryKey), existing.protectionClass.isLockedWithKeychain {
             return KeychainError(.interactionNotAllowed)
         }
         return KeychainError(.duplicateItem)

@@ -126,10 +126,7 @@ extension Keychain {
     }
 
     func fetchStored(_ db: Database, primaryKey: PrimaryKey) throws -> StoredItem? {
-        let sql = "SELECT \(StoredItem.selection(attributes: true, secrets: true)) FROM item WHERE primary_key = ?"
-        return try Row.fetchOne(db.cachedStatement(sql: sql), arguments: [primaryKey.storageBytes]).map {
-            try StoredItem(row: $0, attributes: true, secrets: true)
-        }
+        try ItemFilter(primaryKey.exactQuery()).fetch(db, attributes: true, secrets: true, limit: 1).first
     }
 
     func opened(_ stored: StoredItem, state: KeyState) throws -> Item {

@@ -130,16 +130,34 @@ public final class Keychain: Sendable {
 
     /// Runs `body` in a read transaction with the current key state.
     func read<T>(_ body: (Database, KeyState) throws -> T) throws(KeychainError) -> T {
+        try readWithoutState { db in try body(db, try currentState(db)) }
+    }
+
+    /// Runs `body` in a read transaction; `body` gets the key state itself.
+    func readWithoutState<T>(_ body: (Database) throws -> T) throws(KeychainError) -> T {
         do {
-            return try database.read { db in try body(db, try currentState(db)) }
+            return try database.read(body)
+        } catch {
+            throw Self.mapped(error)
+        }
+    }
+
+    /// Runs `body`, which must read with one single SELECT statement, without an explicit
+    /// transaction: one statement is atomic by itself in SQLite, and GRDB's read-only transaction
+    /// set-up costs as much as the lookup. Used by the lookup path only.
+    func readOneStatement<T>(_ body: (Database) throws -> T) throws(KeychainError) -> T {
+        do {
+            return try database.unsafeRead(body)
         } catch {
             throw Self.mapped(error)
         }
     }
 
     /// The key state, reloaded only when the stored generation moved.
-    func currentState(_ db: Database) throws -> KeyState {
-        let generation = try Int64.fetchOne(db.cachedStatement(sql: "SELECT generation FROM keychain_state WHERE id = 1"))
+    /// - Parameter knownGeneration: The generation if already read in this transaction.
+    func currentState(_ db: Database, knownGeneration: Int64? = nil) throws -> KeyState {
+        let generation = try knownGeneration
+            ?? Int64.fetchOne(db.cachedStatement(sql: "SELECT generation FROM keychain_state WHERE id = 1"))
         let cached = state.withLock { $0 }
         if cached.generation == generation { return cached }
         let loaded = try KeyState.load(db, deviceKey: deviceKey)

@@ -41,16 +41,14 @@ enum Schema {
             try db.execute(sql: """
                 CREATE TABLE item (
                     id INTEGER PRIMARY KEY,
-                    identity BLOB NOT NULL UNIQUE,
+                    identity BLOB NOT NULL,
                     class TEXT NOT NULL,
-                    primary_key BLOB NOT NULL UNIQUE,
                     \(columns),
                     protection_class TEXT NOT NULL,
                     wrapped_key BLOB NOT NULL,
                     sealed_data BLOB NOT NULL
                 );
-                CREATE INDEX item_by_service ON item (class, "svce", "acct");
-                CREATE INDEX item_by_server ON item (class, "srvr", "acct");
+                \(ItemClass.allCases.map(uniqueIndex).joined(separator: "\n"))
                 CREATE TABLE change_journal (
                     sequence INTEGER PRIMARY KEY AUTOINCREMENT,
                     item_identity BLOB NOT NULL,
@@ -73,6 +71,21 @@ enum Schema {
                 """)
         }
         return migrator
+    }
+
+    /// One partial unique index per class over its primary-key columns (never NULL: the store
+    /// fills missing key attributes with their empty values). It is both the duplicate rule and
+    /// the lookup index, and an insert touches only its own class's index. The leading columns
+    /// are the ones queries name most (service or server, then account).
+    private static func uniqueIndex(_ itemClass: ItemClass) -> String {
+        let leading: [Attribute] = switch itemClass {
+        case .genericPassword: [.service, .account]
+        case .internetPassword: [.server, .account]
+        case .certificate: [.issuer, .serialNumber]
+        case .key: [.applicationTag, .applicationLabel]
+        }
+        let columns = leading + itemClass.primaryKeyAttributes.filter { !leading.contains($0) }
+        return "CREATE UNIQUE INDEX item_key_\(itemClass.rawValue) ON item (\(columns.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))) WHERE class = '\(itemClass.rawValue)';"
     }
 
     private static func sqlType(_ attribute: Attribute) -> String {

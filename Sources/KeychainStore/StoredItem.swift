@@ -25,37 +25,23 @@ struct StoredItem {
         return list
     }
 
-    init(row: Row, attributes withAttributes: Bool, secrets: Bool) throws {
-        rowID = row[0]
-        identity = Array(row[1] as Data)
-        guard let itemClass = ItemClass(rawValue: row[2]), let protectionClass = ProtectionClass(rawValue: row[3]) else {
+    init(_ columns: RawColumns, attributes withAttributes: Bool, secrets: Bool) throws {
+        rowID = columns.int64(0)
+        identity = columns.bytes(1)
+        guard let itemClass = ItemClass(rawValue: columns.text(2)), let protectionClass = ProtectionClass(rawValue: columns.text(3)) else {
             throw KeychainError(.decode, "stored item has an unknown class")
         }
         self.itemClass = itemClass
         self.protectionClass = protectionClass
-        var index = 4
+        var index: Int32 = 4
         attributes = ItemAttributes()
         if withAttributes {
             for attribute in Schema.attributeColumns {
-                attributes[attribute] = attribute.value(from: row[index])
+                attributes[attribute] = columns.value(index, of: attribute.kind)
                 index += 1
             }
         }
-        sealed = secrets ? SecretSealer.SealedSecret(wrappedKey: row[index], sealedData: row[index + 1]) : nil
-    }
-}
-
-extension Attribute {
-    /// Reads a column of this attribute; nil for NULL.
-    func value(from databaseValue: DatabaseValue) -> AttributeValue? {
-        if databaseValue.isNull { return nil }
-        switch kind {
-        case .string: return String.fromDatabaseValue(databaseValue).map(AttributeValue.string)
-        case .data: return Data.fromDatabaseValue(databaseValue).map { .data(Array($0)) }
-        case .integer: return Int64.fromDatabaseValue(databaseValue).map(AttributeValue.integer)
-        case .bool: return Int64.fromDatabaseValue(databaseValue).map { .bool($0 != 0) }
-        case .date: return Double.fromDatabaseValue(databaseValue).map(AttributeValue.date)
-        }
+        sealed = secrets ? SecretSealer.SealedSecret(wrappedKey: columns.data(index), sealedData: columns.data(index + 1)) : nil
     }
 }
 
@@ -69,6 +55,14 @@ extension AttributeValue {
         case .bool(let flag): Int64(flag ? 1 : 0).databaseValue
         case .date(let seconds): seconds.databaseValue
         }
+    }
+}
+
+extension StatementArguments {
+    /// Positional arguments. GRDB's generic initializer over `DatabaseValueConvertible` elements
+    /// builds a key path at run time on every call; this goes through its existential one.
+    init(databaseValues: [DatabaseValue]) {
+        self.init(databaseValues.map { $0 as (any DatabaseValueConvertible)? })
     }
 }
 

@@ -32,7 +32,8 @@ public struct PullRequest: Hashable, Sendable, Codable {
     public var zone: ZoneID
     /// The sequence number after which changes are wanted (0: from the start).
     public var cursor: UInt64
-    /// A full resync: the cursor is a position in a snapshot and never expires.
+    /// A full resync: the cursor is a position in the snapshot, not checked against the horizon;
+    /// the device reconciles what the resync's pages do not mention.
     public var isFullResync: Bool
     /// The most items in the answer.
     public var limit: Int

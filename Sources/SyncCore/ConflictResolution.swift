@@ -10,18 +10,29 @@
 /// order, so resolutions made independently by two devices carry the same value and the next
 /// round settles on it.
 public enum ConflictResolution {
-    /// The candidates no other candidate supersedes; all of them if every one is superseded
-    /// (resolutions that each saw the other's value, which cannot happen with a deletion).
+    /// The candidates no other candidate supersedes (empty when every value was overwritten or
+    /// deleted by a user).
     public static func contenders(_ versions: [ItemVersion]) -> [ItemVersion] {
-        let standing = versions.filter { version in
+        versions.filter { version in
             !versions.contains { !$0.sameValue(as: version) && $0.overwritten.descends(from: version.origin) }
         }
-        return standing.isEmpty ? versions : standing
     }
 
     /// The version whose value wins among `versions`; `nil` for none.
+    ///
+    /// When every value was overwritten or deleted by a user (for instance two deletions that
+    /// each lost to a concurrent update, of each other's update), no value may come back: the
+    /// result is a deletion, the same on every device (latest time, the order's winner's device,
+    /// the join of the origins), and the resolving device keeps every live value in its history.
     public static func resolve(_ versions: [ItemVersion]) -> ItemVersion? {
-        winner(of: contenders(versions))
+        let standing = contenders(versions)
+        if !standing.isEmpty || versions.isEmpty { return winner(of: standing) }
+        let latest = winner(of: versions)!
+        return ItemVersion(
+            vector: .join(versions.map(\.vector)), isDeleted: true,
+            modifiedAt: versions.map(\.modifiedAt).max()!, device: latest.device, content: [],
+            origin: .join(versions.map(\.origin)), overwritten: .join(versions.map(\.overwritten))
+        )
     }
 
     /// Whether `lhs` loses to `rhs`.

@@ -2,12 +2,18 @@ extension ServerModel {
     /// Answers "changes since cursor" with one page, and records the cursor as acknowledged.
     ///
     /// Items come in the order of their last change's sequence number, each with its whole
-    /// current state. A cursor below the zone's horizon is expired unless the request is a full
-    /// resync, whose pages never expire: the device reconciles what they do not mention.
+    /// current state. A cursor below the zone's horizon is expired. A full resync's pages are
+    /// not (the device reconciles what they do not mention), unless the device was inactive when
+    /// tombstones it had not acknowledged were purged: an item an earlier page mentioned may be
+    /// among them, so only a resync from 0 is served until one starts.
     public mutating func pull(_ request: PullRequest, now: Int64) -> PullResponse<SealedVersion> {
         acknowledge(request.device, zone: request.zone, cursor: request.cursor, now: now)
         let zone = zones[request.zone] ?? Zone()
-        if !request.isFullResync, request.cursor < zone.horizon {
+        if request.isFullResync, request.cursor == 0 {
+            devices[request.device]?.mustResync.remove(request.zone)
+        } else if devices[request.device]?.mustResync.contains(request.zone) == true
+            || (!request.isFullResync && request.cursor < zone.horizon)
+        {
             return .cursorExpired(requestID: request.requestID)
         }
         let limit = max(1, min(request.limit, configuration.maximumPageSize))
@@ -53,6 +59,10 @@ extension ServerModel {
                 purged += 1
             }
             zones[zoneID] = updated
+            // Inactive devices that had not acknowledged the purged tombstones must start over.
+            for (device, state) in devices where (state.acknowledged[zoneID] ?? 0) < updated.horizon {
+                devices[device]?.mustResync.insert(zoneID)
+            }
         }
         return purged
     }

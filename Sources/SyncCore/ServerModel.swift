@@ -9,7 +9,8 @@
 /// - Devices acknowledge positions by pulling; a tombstone is purged once every active device has
 ///   acknowledged past it. A zone's *horizon* is the highest sequence of a purged tombstone: a
 ///   cursor below it is too old (the device may have missed a purge) and gets
-///   ``PullResponse/cursorExpired(requestID:)``.
+///   ``PullResponse/cursorExpired(requestID:)``. A device that was inactive when tombstones it had
+///   not acknowledged were purged must restart even a resync in progress.
 /// - A device is active while it was last seen within ``Configuration/inactivityLimit``; one away
 ///   longer no longer holds tombstones back and resyncs in full when it returns.
 ///
@@ -74,6 +75,9 @@ public struct ServerModel: Sendable, Equatable {
         public var acknowledged: [ZoneID: UInt64] = [:]
         /// Per zone, the device's last batch and the answer given, for retries.
         public var lastBatch: [ZoneID: PushResponse] = [:]
+        /// Zones where tombstones the device had not acknowledged were purged while it was
+        /// inactive: it must resync from 0 before anything else is served or accepted.
+        public var mustResync: Set<ZoneID> = []
     }
 
     /// The tunables.
@@ -114,7 +118,7 @@ public struct ServerModel: Sendable, Equatable {
             }
         }
         var zone = zones[batch.zone] ?? Zone()
-        if batch.cursor < zone.horizon {
+        if batch.cursor < zone.horizon || devices[batch.device]?.mustResync.contains(batch.zone) == true {
             let response = PushResponse(batchID: batch.batchID, status: .cursorExpired, results: [])
             devices[batch.device]?.lastBatch[batch.zone] = response
             return response

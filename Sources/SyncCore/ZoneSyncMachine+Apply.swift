@@ -1,7 +1,12 @@
 extension ZoneSyncMachine {
     /// Applies one item's current server state: validates it, resolves siblings (with the local
     /// pending version, if the server has not seen it), and returns the keychain effects.
-    mutating func apply(_ versions: [ItemVersion], to item: ItemID) -> [SyncAction] {
+    ///
+    /// In a full resync, a pending resolution whose value the server had, but which none of the
+    /// server's versions descends from any more, is stale: the server forgot that value's fate
+    /// (its deletion was purged), so the copy is dropped instead of competing (the horizon rule,
+    /// for an item the server knows again through an unrelated write).
+    mutating func apply(_ versions: [ItemVersion], to item: ItemID, resyncing: Bool) -> [SyncAction] {
         let record = state.records[item]
         if let rejection = validate(versions, against: record) { return [.reject(item, rejection)] }
         let incoming = ConflictResolution.maximal(versions)
@@ -12,7 +17,9 @@ extension ZoneSyncMachine {
         if let record {
             seen.join(record.seen)
             let serverHasLocal = incoming.contains { $0.vector.descends(from: record.version.vector) }
-            if record.isPending, !serverHasLocal {
+            let forgotten = resyncing && record.baseline.contains { $0.descends(from: record.version.origin) }
+                && !incoming.contains { $0.vector.descends(from: record.version.origin) }
+            if record.isPending, !serverHasLocal, !forgotten {
                 candidates = ConflictResolution.maximal(incoming + [record.version])
                 localIsCandidate = candidates.contains(record.version)
             }
@@ -35,7 +42,8 @@ extension ZoneSyncMachine {
             version = ConflictResolution.resolution(of: candidates, vector: vector) ?? winner
             isPending = true
             var kept: [ItemVersion] = []
-            for loser in ConflictResolution.contenders(candidates) where !loser.isDeleted && !loser.sameValue(as: winner) {
+            let contenders = ConflictResolution.contenders(candidates)
+            for loser in contenders.isEmpty ? candidates : contenders where !loser.isDeleted && !loser.sameValue(as: winner) {
                 if kept.contains(where: { $0.sameValue(as: loser) }) { continue }
                 kept.append(loser)
                 actions.append(.keepInHistory(item, loser))

@@ -136,7 +136,7 @@ public struct ZoneSyncMachine: Sendable {
             var actions: [SyncAction] = []
             for changed in items {
                 mentioned?.insert(changed.item)
-                actions += apply(changed.versions, to: changed.item)
+                actions += apply(changed.versions, to: changed.item, resyncing: mentioned != nil)
             }
             if hasMore {
                 // A resync's position is not a feed cursor: a crash restarts the resync.

@@ -39,11 +39,17 @@ public struct UploadItem: Hashable, Sendable, Codable {
 
 /// `POST /v1/zones/{zone}/items`: an atomic batch upload.
 public struct UploadRequest: Hashable, Sendable, Codable {
+    /// The feed position the device had applied when it made these versions; it is also
+    /// acknowledged. Below the zone's horizon the batch is refused with `410 cursor_expired`.
+    public var cursor: UInt64
     /// The items, merged in order.
     public var items: [UploadItem]
 
     /// Creates a request.
-    public init(items: [UploadItem]) { self.items = items }
+    public init(cursor: UInt64, items: [UploadItem]) {
+        self.cursor = cursor
+        self.items = items
+    }
 }
 
 /// The answer to ``UploadRequest``: one result per item, in order.
@@ -78,7 +84,7 @@ public struct UploadResponse: Hashable, Sendable, Codable {
 }
 
 /// An item's current versions in the change feed.
-public struct ChangedItem: Hashable, Sendable, Codable {
+public struct FeedItem: Hashable, Sendable, Codable {
     /// The item ID.
     public var id: String
     /// The sequence number of its latest change.
@@ -98,14 +104,14 @@ public struct ChangedItem: Hashable, Sendable, Codable {
 /// longer be served gets `410` with code `cursor_expired` instead.
 public struct ChangesResponse: Hashable, Sendable, Codable {
     /// Items changed after the cursor, oldest change first.
-    public var items: [ChangedItem]
+    public var items: [FeedItem]
     /// The cursor for the next request.
     public var cursor: UInt64
     /// Whether more changes follow.
     public var hasMore: Bool
 
     /// Creates a response.
-    public init(items: [ChangedItem], cursor: UInt64, hasMore: Bool) {
+    public init(items: [FeedItem], cursor: UInt64, hasMore: Bool) {
         self.items = items
         self.cursor = cursor
         self.hasMore = hasMore
@@ -113,6 +119,7 @@ public struct ChangesResponse: Hashable, Sendable, Codable {
 }
 
 /// `POST /v1/zones/{zone}/acknowledge`: the device has applied every change up to `cursor`.
+/// (Asking for changes after a cursor, or uploading at one, acknowledges it too.)
 public struct AcknowledgeRequest: Hashable, Sendable, Codable {
     /// The cursor of the last page applied.
     public var cursor: UInt64

@@ -34,6 +34,10 @@ extension Simulation {
             ledger.recordPush(batch, response: response)
             for (pushed, result) in zip(batch.items, response.results) {
                 traceServer(batch.zone, pushed.item, "\(response.status) \(result.outcome) from \(batch.device)")
+                let siblings = server.zones[batch.zone]?.items[pushed.item]?.versions.count ?? 0
+                if siblings > devices.count {
+                    ledger.incidents.append("\(batch.zone)/\(pushed.item) has \(siblings) siblings, more than one per device")
+                }
             }
             guard !crashes, let index = deviceIndex(batch.device) else { return }
             network.send(.pushAnswer(response, zone: batch.zone), to: .device(index), now: now, configuration: configuration, random: &random)
@@ -51,6 +55,7 @@ extension Simulation {
         switch message {
         case .pushAnswer(let response, let zone):
             if response.status == .cursorExpired { ledger.statistics.expiredCursors += 1 }
+            traceZone(zone, "\(devices[index].id) gets push answer \(response.batchID) \(response.status)")
             let actions = devices[index].machines[zone]!.receive(response)
             perform(actions, device: index, zone: zone)
         case .pullAnswer(let response, let zone):
@@ -59,6 +64,8 @@ extension Simulation {
                 return
             }
             let wasResyncing = devices[index].machines[zone]!.isResyncing
+            if case .changes(let id, _, let next, let more) = opened { traceZone(zone, "\(devices[index].id) gets page \(id) next \(next) more \(more)") }
+            if case .cursorExpired(let id) = opened { traceZone(zone, "\(devices[index].id) gets cursorExpired \(id)") }
             if case .changes(_, let items, _, _) = opened {
                 for changed in items { trace(zone, changed.item, "\(devices[index].id) pulls \(changed.versions.map(Self.describe))\(wasResyncing ? " (resync)" : "")") }
             }

@@ -21,7 +21,7 @@ extension Simulation {
                     syncDevice(index)
                 }
                 drainNetwork()
-                ledger.statistics.purgedTombstones += server.collectGarbage(now: now)
+                collectGarbage()
             }
         }
         for index in devices.indices {
@@ -32,7 +32,7 @@ extension Simulation {
             let sequenceBefore = server.sequence
             for index in devices.indices { syncDevice(index) }
             drainNetwork()
-            ledger.statistics.purgedTombstones += server.collectGarbage(now: now)
+            collectGarbage()
             let settled = devices.allSatisfy { device in
                 device.machines.values.allSatisfy { $0.isIdle && !$0.hasPendingChanges }
             }

@@ -25,10 +25,17 @@ extension Simulation {
                 trace(zone, item, "\(device) keeps in history \(Self.describe(version))")
             case .reject(let item, let rejection):
                 trace(zone, item, "\(device) rejects: \(rejection)")
-            case .pull, .synced:
-                break
+            case .pull(let request):
+                traceZone(zone, "\(device) asks after \(request.cursor)\(request.isFullResync ? " (resync)" : "") \(request.requestID)")
+            case .synced:
+                traceZone(zone, "\(device) synced at \(devices[index].machines[zone]!.state.cursor)")
             }
         }
+    }
+
+    func traceZone(_ zone: ZoneID, _ message: @autoclosure () -> String) {
+        guard let traced = configuration.traceItem, traced.hasPrefix("\(zone)/") else { return }
+        print("t=\(now) \(message())")
     }
 
     func traceServer(_ zone: ZoneID, _ item: ItemID, _ event: String) {

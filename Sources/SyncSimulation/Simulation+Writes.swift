@@ -23,7 +23,8 @@ extension Simulation {
             device: index, zone: zone, item: item, vector: vector, isDeletion: content == nil, replaced: current
         )
         if let content { ledger.updates[content] = write } else if current != nil { ledger.deletions.append(write) }
-        if let content { trace(zone, item, "\(devices[index].id) user writes #\(ledger.nextContent) over \(current.map { _ in "a copy" } ?? "nothing") \(vector?.description ?? "")") } else { trace(zone, item, "\(devices[index].id) user deletes \(vector?.description ?? "")") }
+        let what = content == nil ? "deletes" : "writes #\(ledger.nextContent) over \(current == nil ? "nothing" : "a copy")"
+        trace(zone, item, "\(devices[index].id) user \(what) \(vector?.description ?? "")")
         perform(actions, device: index, zone: zone)
     }
 

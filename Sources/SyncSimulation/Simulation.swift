@@ -67,8 +67,22 @@ public struct Simulation {
                 ledger.statistics.serverCrashes += 1
             case 82..<85: startLongAbsence(random.below(devices.count))
             case 85..<88: now += configuration.inactivityLimit + Int64(random.number(in: 1...5_000))
-            case 88..<94: ledger.statistics.purgedTombstones += server.collectGarbage(now: now)
+            case 88..<94: collectGarbage()
             default: now += Int64(random.number(in: 0...2_000))
+            }
+        }
+    }
+
+    /// Collects tombstones, remembering what was purged so the checker can still account for it.
+    mutating func collectGarbage() {
+        let before = server.zones
+        ledger.statistics.purgedTombstones += server.collectGarbage(now: now)
+        for zone in configuration.zones where configuration.traceItem != nil {
+            traceZone(zone, "collection: horizon \(server.zones[zone]?.horizon ?? 0), active \(server.activeDevices(now: now).sorted()), acknowledged \(server.devices.mapValues { $0.acknowledged[zone] ?? 0 }.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })")
+        }
+        for (zone, state) in before {
+            for (item, stored) in state.items where server.zones[zone]?.items[item] == nil {
+                ledger.purged[SimulationLedger.ItemKey(zone: zone, item: item), default: []] += stored.versions.map(\.vector)
             }
         }
     }

@@ -17,6 +17,7 @@ struct SimulationChecker {
         }
         found += inventedValues()
         found += lostWrites(live: live)
+        found += droppedVersions()
         found += undoneDeletions(live: live)
         return found.sorted()
     }
@@ -62,6 +63,22 @@ struct SimulationChecker {
             let write = ledger.updates[content]
             return "an acknowledged write of \(write?.zone.rawValue ?? "?")/\(write?.item.rawValue ?? "?") was lost"
         }
+    }
+
+    /// The server never drops a version nothing dominates: every acknowledged update is covered by
+    /// a version the server still holds or a tombstone it purged.
+    private func droppedVersions() -> [String] {
+        let ledger = simulation.ledger
+        var found: [String] = []
+        for content in ledger.acknowledgedUpdates {
+            guard let write = ledger.updates[content], let vector = write.vector else { continue }
+            let key = SimulationLedger.ItemKey(zone: write.zone, item: write.item)
+            let stored = simulation.server.zones[write.zone]?.items[write.item]?.versions.map(\.vector) ?? []
+            if !(stored + (ledger.purged[key] ?? [])).contains(where: { $0.descends(from: vector) }) {
+                found.append("the server dropped an acknowledged version of \(write.zone)/\(write.item)")
+            }
+        }
+        return found
     }
 
     /// An item may only be live through a write concurrent with or later than every acknowledged

@@ -12,8 +12,9 @@ public struct SimulationConfiguration: Sendable {
     public var zones: [ZoneID]
     /// Distinct items per zone, few so that devices often write the same item.
     public var itemsPerZone: Int
-    /// Percent of messages lost, duplicated.
+    /// Percent of messages lost.
     public var dropPercent: Int
+    /// Percent of messages delivered twice.
     public var duplicatePercent: Int
     /// The longest message delay, in milliseconds (random delays also reorder messages).
     public var maximumDelay: Int

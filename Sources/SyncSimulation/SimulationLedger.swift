@@ -30,6 +30,8 @@ struct SimulationLedger {
     var acknowledgedUpdates: Set<[UInt8]> = []
     /// Deletion vectors the server durably accepted, per item.
     var acknowledgedDeletions: [ItemKey: [VersionVector]] = [:]
+    /// Vectors of the tombstones the server purged, per item.
+    var purged: [ItemKey: [VersionVector]] = [:]
     /// Every content the server ever received.
     var receivedByServer: Set<[UInt8]> = []
     /// Problems seen while running (rejections, unreadable payloads).

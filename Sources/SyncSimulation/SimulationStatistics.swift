@@ -16,8 +16,9 @@ public struct SimulationStatistics: Sendable, Equatable {
     public var horizonRemovals = 0
     /// Tombstones the server purged.
     public var purgedTombstones = 0
-    /// Device and server crashes.
+    /// Device crashes (restarts from durable state).
     public var deviceCrashes = 0
+    /// Server crashes and outages (a request in progress committed or not, its answer lost).
     public var serverCrashes = 0
 
     /// Adds another run's counts.

@@ -37,6 +37,9 @@ import Testing
             #expect(result.stderr.contains("interaction not allowed"))
         }
         #expect(existing.status == missing.status && existing.stderr == missing.stderr)
+        // An "always" item stays readable when the search names its class.
+        try keychain.run(["add-generic-password", "-a", "bot", "-s", "svc", "-w", "token", "--accessible", "always"])
+        #expect(try keychain.run(["find-generic-password", "-a", "bot", "--accessible", "always", "-w"]).text == "token\n")
         #expect(try keychain.run(["unlock"]).status == 0)
         #expect(try keychain.run(["find-generic-password", "-a", "me", "-s", "svc", "-w"]).text == "pw\n")
     }
@@ -57,5 +60,16 @@ import Testing
         try Data("1234\n".utf8).write(to: file)
         #expect(try keychain.run(["unlock", "--passcode-file", file.path]).status == 0)
         #expect(try keychain.run(["find-generic-password", "-a", "me", "-w"]).text == "pw\n")
+    }
+}
+
+@Suite struct HistoryVerbTests {
+    @Test func historyOfAnItemWithoutLostVersionsIsNotFound() throws {
+        let keychain = KeychainProcess.temporary()
+        defer { keychain.remove() }
+        try keychain.run(["add-generic-password", "-a", "me", "-s", "svc", "-w", "pw", "--sync"])
+        let history = try keychain.run(["history", "-a", "me", "-s", "svc", "--sync"])
+        #expect(history.status == 44 && history.stdout.isEmpty)
+        #expect(try keychain.run(["history", "-a", "me", "-s", "svc", "--restore", "1"]).status == 44)
     }
 }

@@ -81,8 +81,9 @@ import Testing
 
     @Test func persistentReferenceRoundTrips() {
         let identity: [UInt8] = Array(0..<16)
-        let reference = PersistentReference(itemIdentity: identity)
+        let reference = PersistentReference(rowID: 300, itemIdentity: identity)
         #expect(PersistentReference(bytes: reference.bytes)?.itemIdentity == identity)
+        #expect(PersistentReference(bytes: reference.bytes)?.rowID == 300)
         #expect(PersistentReference(bytes: [1, 2, 3]) == nil)
     }
 

@@ -32,6 +32,31 @@ struct ConflictResolutionTests {
         #expect(ConflictResolution.contenders([byC, byB]) == [byB])
     }
 
+    @Test func whenEveryValueWasDeletedByAUserTheItemStaysDeletedAndBothValuesGoToHistory() throws {
+        let fromB = F.write(3, by: b, [b: 2], at: 1_000)
+        let fromA = F.write(17, by: a, [a: 3], at: 2_000)
+        // B deleted its value 3 and, seeing {3, 17}, let 17 win over its deletion; A deleted 17 and,
+        // seeing {3, A's deletion}, let 3 win. Each deletion lost to an update the other deleted.
+        let deletedByB = F.write(nil, by: b, [b: 8], at: 1_500, overwritten: [b: 2])
+        let deletedByA = F.write(nil, by: a, [a: 9], at: 2_500, overwritten: [a: 3])
+        let byB = try #require(ConflictResolution.resolution(of: [fromA, deletedByB], vector: VersionVector([a: 3, b: 14])))
+        let byA = try #require(ConflictResolution.resolution(of: [fromB, deletedByA], vector: VersionVector([a: 22, b: 2])))
+        #expect(byB.sameValue(as: fromA) && byA.sameValue(as: fromB))
+        #expect(ConflictResolution.contenders([byA, byB]).isEmpty)
+        let resolved = try #require(ConflictResolution.resolve([byA, byB]))
+        #expect(resolved.isDeleted)
+        #expect(ConflictResolution.resolve([byB, byA]) == resolved)
+        var machine = ZoneSyncMachine(device: c, zone: .keychain)
+        _ = machine.startSync()
+        let actions = machine.receive(F.page(1, [(ItemID("x"), 7, [byA, byB])], next: 7))
+        #expect(Array(actions.prefix(2)) == [.keepInHistory(ItemID("x"), byA), .keepInHistory(ItemID("x"), byB)])
+        guard case .push(let batch) = actions.last else {
+            Issue.record("expected the deletion to be pushed")
+            return
+        }
+        #expect(batch.items.first?.version.isDeleted == true)
+    }
+
     /// A random set of siblings: user writes over random subsets of earlier ones, maximal ones kept.
     static func siblings(seed: UInt64) -> [ItemVersion] {
         var random = TestRandom(seed: seed)

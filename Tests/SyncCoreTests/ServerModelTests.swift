@@ -95,10 +95,16 @@ struct ServerModelTests {
         _ = server.pull(pull(a, after: 2), now: 500)
         #expect(server.collectGarbage(now: 1_200) == 1)  // b was last seen too long ago
         #expect(server.zones[.keychain]?.horizon == 2)
+        // b was inactive when the purge passed its position: even a resync page after 0 (one it
+        // might have started before the purge) is refused until it starts over from 0.
+        #expect(server.devices[b]?.mustResync == [.keychain])
         #expect(server.pull(pull(b, after: 1), now: 1_300) == .cursorExpired(requestID: RequestID(epoch: 1, number: 1)))
+        #expect(server.pull(pull(b, after: 1, full: true), now: 1_300) == .cursorExpired(requestID: RequestID(epoch: 1, number: 1)))
         #expect(server.pull(pull(b, after: 0, full: true), now: 1_300)
             == .changes(requestID: RequestID(epoch: 1, number: 0), items: [], nextCursor: 2, hasMore: false))
+        #expect(server.devices[b]?.mustResync == [])
         #expect(server.pull(pull(a, after: 2), now: 1_300) != .cursorExpired(requestID: RequestID(epoch: 1, number: 2)))
+
     }
 
     @Test func aBatchMadeBelowTheHorizonIsRefused() {

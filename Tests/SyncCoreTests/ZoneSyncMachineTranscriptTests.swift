@@ -161,6 +161,24 @@ struct ZoneSyncMachineTranscriptTests {
         #expect(machine.state.records.isEmpty)
     }
 
+    @Test func aResyncDropsAPendingResolutionWhoseValueTheServerForgot() {
+        var machine = ZoneSyncMachine(device: a, zone: .keychain)
+        let older = F.write(3, by: Fixtures.c, [Fixtures.c: 3], at: 1_000)
+        let newer = F.write(34, by: b, [b: 5], at: 2_000)
+        let resolved = newer.with(vector: VersionVector([a: 1, b: 5, Fixtures.c: 3]))
+        #expect(machine.startSync() == [F.pull(a, 1, after: 0)])
+        #expect(machine.receive(F.page(1, [(x, 17, [older, newer])], next: 17)) == [
+            .keepInHistory(x, older), .store(x, resolved), F.push(a, batch: 1, cursor: 17, [(x, resolved)]),
+        ])
+        // While this device was inactive, value 34 was deleted and the deletion purged; another
+        // device's old deletion then re-created the item. The resync must not revive 34.
+        let unrelated = F.write(nil, by: DeviceID("device-d")!, [DeviceID("device-d")!: 7], at: 500)
+        let expired = PushResponse(batchID: 1, status: .cursorExpired, results: [])
+        #expect(machine.receive(expired) == [F.pull(a, 2, after: 0, full: true)])
+        #expect(machine.receive(F.page(2, [(x, 34, [unrelated])], next: 40)) == [.remove(x), .synced])
+        #expect(machine.state.records[x]?.isPending == false)
+    }
+
     @Test func rejectsAVersionOlderThanTheAcknowledgedOneOrClaimingAnUnknownWrite() {
         var (machine, v1) = syncedWithX()
         _ = machine.localChange(F.change(x, 2, at: 2_000))

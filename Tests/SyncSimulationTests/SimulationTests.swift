@@ -45,7 +45,7 @@ struct SimulationTests {
     }
 
     @Test func lastWriterWinsIgnoringVectorsIsCaught() async {
-        let summary = await SimulationBatch.run(firstSeed: 1, seeds: 200, operations: Self.operations, parallelism: 2) {
+        let summary = await SimulationBatch.run(firstSeed: 1, seeds: 60, operations: Self.operations, parallelism: 2) {
             var configuration = SimulationConfiguration(seed: $0, operations: 200)
             configuration.mergeRule = .lastWriterWinsIgnoringVectors
             return configuration

@@ -12,3 +12,8 @@ struct ChangeListenerService: Service {
         }
     }
 }
+
+extension ChangeListenerService: CustomStringConvertible {
+    // ServiceLifecycle logs services by description: never their configuration (it holds a secret).
+    var description: String { "ChangeListenerService" }
+}

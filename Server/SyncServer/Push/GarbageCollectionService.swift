@@ -25,3 +25,8 @@ struct GarbageCollectionService: Service {
         }
     }
 }
+
+extension GarbageCollectionService: CustomStringConvertible {
+    // ServiceLifecycle logs services by description: never their configuration (it holds a secret).
+    var description: String { "GarbageCollectionService" }
+}

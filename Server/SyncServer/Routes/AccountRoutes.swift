@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Hummingbird
+import KeychainCrypto
 import SyncProtocol
 
 /// Account creation, pre-sign-in, device sign-in and password change.
@@ -52,7 +53,7 @@ struct AccountRoutes {
         guard rateLimiter.allowAttempt(account: body.account, address: context.remoteAddress) else { throw APIError.rateLimited }
         let account = try await storage.account(named: body.account)
         // An unknown account costs the same verifier work as a wrong key.
-        let verifier = try account.map { try AuthKeyVerifier(encoded: $0.credentials.verifier) } ?? Self.decoy
+        let verifier = try account.map { try Self.storedVerifier($0.credentials) } ?? Self.decoy
         guard verifier.matches(authKey: body.authKey.bytes), let account else {
             metrics.signInFailures.increment()
             context.logger.notice("sign-in failed")
@@ -75,7 +76,7 @@ struct AccountRoutes {
         try validation.keys(body.keys)
         guard let account = try await storage.account(id: device.account) else { throw APIError.unauthorized }
         guard rateLimiter.allowAttempt(account: account.name, address: context.remoteAddress) else { throw APIError.rateLimited }
-        guard try AuthKeyVerifier(encoded: account.credentials.verifier).matches(authKey: body.currentAuthKey.bytes) else {
+        guard try Self.storedVerifier(account.credentials).matches(authKey: body.currentAuthKey.bytes) else {
             metrics.signInFailures.increment()
             throw APIError.signInFailed
         }
@@ -104,6 +105,14 @@ struct AccountRoutes {
     private func fakeSalt(for name: String) -> [UInt8] {
         let mac = HMAC<SHA256>.authenticationCode(for: Array(name.utf8), using: SymmetricKey(data: configuration.fakeSaltSecret))
         return Array(Array(mac).prefix(16))
+    }
+
+    private static func storedVerifier(_ credentials: AccountCredentials) throws -> AuthKeyVerifier {
+        do {
+            return try AuthKeyVerifier(encoded: credentials.verifier)
+        } catch {
+            throw SyncServerError(.storageFailure, "a stored auth key verifier is unreadable", underlying: error)
+        }
     }
 
     private static let decoy = AuthKeyVerifier.make(authKey: [UInt8](repeating: 0, count: 32))

@@ -12,8 +12,8 @@ package struct ChangePage: Sendable, Equatable {
     /// Items changed after the cursor, by ascending sequence; each item appears once, with all of
     /// its current versions (siblings), at the sequence of its latest change.
     package var items: [ItemState]
-    /// The cursor to ask for the next page with: the last item's sequence, or the query's cursor
-    /// when the page is empty.
+    /// The cursor to ask for the next page with: the last item's sequence while more follow; on
+    /// the last page, the account's latest sequence (never below the query's cursor).
     package var cursor: UInt64
     /// Whether more changes follow the page.
     package var hasMore: Bool

@@ -2,8 +2,8 @@
 package struct ChangeQuery: Sendable, Equatable {
     package var account: AccountID
     package var zone: String
-    /// The cursor: the sequence number of the last change already seen. 0 is the beginning and never
-    /// expires (a device starting from nothing is reconciling in full by definition).
+    /// The cursor: the sequence number of the last change already seen (0: the beginning). Asking
+    /// from 0 after tombstones were collected expires too: a new device asks with `fullResync`.
     package var after: UInt64
     /// The most items in the page (at least 1).
     package var limit: Int

@@ -10,7 +10,7 @@ import SyncCore
 /// - Sequence numbers are per account, start at 1, and grow by one for every accepted write
 ///   (applied or conflict-kept); a stale version gets none.
 /// - Failures are ``SyncServerError`` values with a stable code (`accountExists`, `quotaExceeded`,
-///   `tooManySiblings`, `notFound`, `storageFailure`); messages never carry blobs, tokens or SQL
+///   `tooManySiblings`, `cursorExpired`, `notFound`, `storageFailure`); messages never carry blobs, tokens or SQL
 ///   arguments.
 /// - Times come from the caller (`now`), so tests control them.
 package protocol ServerStorage: Sendable {
@@ -46,14 +46,18 @@ package protocol ServerStorage: Sendable {
     func revokeDevice(_ device: DeviceID, of account: AccountID, now: Date) async throws -> Bool
 
     /// Merges a batch of versions into one zone with `ServerMerge.merge`, atomically: either every
-    /// item gets its outcome and accepted ones their sequence numbers, or (on `tooManySiblings`,
-    /// `quotaExceeded` or any failure) nothing is written. Items of one batch are merged in order,
-    /// so a later item with the same ID merges against the result of the earlier one.
+    /// item gets its outcome and accepted ones their sequence numbers, or (on `cursorExpired` when
+    /// `batch.cursor` is below the zone's horizon, `tooManySiblings`, `quotaExceeded` or any
+    /// failure) nothing is written. Items of one batch are merged in order, so a later item with
+    /// the same ID merges against the result of the earlier one. (SyncCore's `ServerModel.push` is
+    /// the reference.)
     func upload(_ batch: UploadBatch, limits: UploadLimits, now: Date) async throws -> UploadReceipt
 
     /// The items of a zone changed after `query.after`, oldest change first, each with its current
-    /// versions; or ``ChangeFeed/cursorExpired(horizon:)`` when tombstones newer than a non-zero cursor
-    /// have been collected (unless `query.fullResync`, which pages through everything regardless).
+    /// versions; or ``ChangeFeed/cursorExpired(horizon:)`` when the cursor is below the zone's
+    /// horizon (unless `query.fullResync`, which pages through everything regardless). The last
+    /// page's cursor is the account's latest sequence. (SyncCore's `ServerModel.pull` is the
+    /// reference.)
     func changes(_ query: ChangeQuery) async throws -> ChangeFeed
 
     /// Records that `device` has applied every change of `zone` up to `sequence` (clamped to the
@@ -63,8 +67,9 @@ package protocol ServerStorage: Sendable {
     ) async throws
 
     /// Drops every tombstone-only item that every active device of its account has acknowledged
-    /// past, and raises the zone's horizon to the highest sequence dropped. Devices not seen since
-    /// `activeSince` (when given) do not hold tombstones back. Returns how many items were dropped.
+    /// past, and raises the zone's horizon to the highest sequence dropped. Active: not revoked
+    /// and, when `activeSince` is given, seen since then. An account without active devices keeps
+    /// its tombstones. Returns how many items were dropped.
     func collectGarbage(activeSince: Date?) async throws -> Int
 
     /// Runs until the task is cancelled, calling `handler` for every upload committed through this

@@ -17,12 +17,17 @@ package struct UploadBatch: Sendable, Equatable {
     package var account: AccountID
     package var device: DeviceID
     package var zone: String
+    /// The feed position the device had applied when it made these versions (as SyncCore's
+    /// `PushBatch.cursor`). Below the zone's horizon the device may not have seen a collected
+    /// deletion, so the batch is refused with `cursorExpired`.
+    package var cursor: UInt64
     package var items: [Item]
 
-    package init(account: AccountID, device: DeviceID, zone: String, items: [Item]) {
+    package init(account: AccountID, device: DeviceID, zone: String, cursor: UInt64, items: [Item]) {
         self.account = account
         self.device = device
         self.zone = zone
+        self.cursor = cursor
         self.items = items
     }
 }

@@ -28,6 +28,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             case .notFound: return .notFound
             case .quotaExceeded: return APIError(.conflict, ErrorCode.quotaExceeded, error.message)
             case .tooManySiblings: return APIError(.conflict, ErrorCode.tooManySiblings, error.message)
+            case .cursorExpired: return APIError(.gone, ErrorCode.cursorExpired, "the cursor is below the zone's horizon; reconcile in full")
             default: return APIError(.serviceUnavailable, ErrorCode.unavailable, "the server cannot serve this now")
             }
         case is DecodingError:

@@ -51,7 +51,7 @@ struct ServerProcessTests {
             let token = try await Self.enroll(server)
             let upload = try await RawHTTPConnection.request(
                 port: server.port, pin: server.pin, method: "POST", path: "/v1/zones/keychain/items", token: token,
-                json: Self.json(UploadRequest(items: [APIClient.item("durable", ["laptop": 1])])))
+                json: Self.json(UploadRequest(cursor: 0, items: [APIClient.item("durable", ["laptop": 1])])))
             #expect(upload.status == 200)
             server.kill(SIGKILL)
             #expect(await server.waitForExit() != nil)
@@ -76,7 +76,7 @@ struct ServerProcessTests {
         try await TemporaryDirectory.with { directory in
             let server = try await ServerProcess(dataDirectory: directory)
             let token = try await Self.enroll(server)
-            let body = try Self.json(UploadRequest(items: (0..<100).map { APIClient.item("big\($0)", ["laptop": 1], blobSize: 40_000) }))
+            let body = try Self.json(UploadRequest(cursor: 0, items: (0..<100).map { APIClient.item("big\($0)", ["laptop": 1], blobSize: 40_000) }))
             #expect(body.count > 4 << 20)
             let connection = try await RawHTTPConnection.connect(port: server.port, pin: server.pin)
             try await connection.send("""

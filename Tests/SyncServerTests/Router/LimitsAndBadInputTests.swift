@@ -36,7 +36,7 @@ struct LimitsAndBadInputTests {
         },
         BadRequest(name: "vector with a bad device ID", status: .badRequest, code: ErrorCode.malformedRequest) { client, token in
             try await client.send(.post, "/v1/zones/keychain/items", token: token, raw: Array(
-                #"{"items":[{"id":"i","vector":{"bad id":1},"deleted":false,"blob":"AQID"}]}"#.utf8), headers: [.contentType: "application/json"])
+                #"{"cursor":0,"items":[{"id":"i","vector":{"bad id":1},"deleted":false,"blob":"AQID"}]}"#.utf8), headers: [.contentType: "application/json"])
         },
         BadRequest(name: "empty vector", status: .badRequest, code: ErrorCode.invalidField) { client, token in
             try await client.upload([APIClient.item("i", [:])], token: token)
@@ -46,7 +46,7 @@ struct LimitsAndBadInputTests {
         },
         BadRequest(name: "blob that is not base64", status: .badRequest, code: ErrorCode.malformedRequest) { client, token in
             try await client.send(.post, "/v1/zones/keychain/items", token: token, raw: Array(
-                #"{"items":[{"id":"i","vector":{"d":1},"deleted":false,"blob":"A=QID"}]}"#.utf8))
+                #"{"cursor":0,"items":[{"id":"i","vector":{"d":1},"deleted":false,"blob":"A=QID"}]}"#.utf8))
         },
         BadRequest(name: "body that is not JSON", status: .badRequest, code: ErrorCode.malformedRequest) { client, token in
             try await client.send(.post, "/v1/zones/keychain/items", token: token, raw: Array("{items:".utf8))

@@ -49,6 +49,10 @@ struct ZoneRouteTests {
             #expect(expired.errorCode == ErrorCode.cursorExpired)
             let resync = try await client.changes(after: 0, extra: "&resync=true", token: token)
             #expect(try resync.decode(ChangesResponse.self).items.map(\.id) == ["b"])
+            let stale = try await client.upload([APIClient.item("a", ["laptop": 1, "phone": 1])], cursor: 1, token: token)
+            #expect(stale.status == .gone)
+            #expect(stale.errorCode == ErrorCode.cursorExpired)
+            #expect(try await client.changes(after: 3, token: token).decode(ChangesResponse.self).items.isEmpty)
         }
     }
 

@@ -119,7 +119,7 @@ enum StorageContract {
             let account = try await Fixture.createAccount("alice", in: storage)
             _ = try await Fixture.upload(["i1": ["a": 1]], account: account, in: storage)
             _ = try await Fixture.upload(["i1": ["b": 1]], account: account, limits: .init(maximumItemsPerAccount: 10, maximumSiblings: 2), in: storage)
-            let batch = UploadBatch(account: account, device: Fixture.device("d"), zone: "keychain", items: [
+            let batch = UploadBatch(account: account, device: Fixture.device("d"), zone: "keychain", cursor: 0, items: [
                 .init(id: "fresh", version: Fixture.version(["d": 1])),
                 .init(id: "i1", version: Fixture.version(["c": 1])),
             ])
@@ -144,7 +144,7 @@ enum StorageContract {
         },
         StorageContractCase(name: "sameItemTwiceInOneBatchMergesInOrder") { storage in
             let account = try await Fixture.createAccount("alice", in: storage)
-            let batch = UploadBatch(account: account, device: Fixture.device("d"), zone: "keychain", items: [
+            let batch = UploadBatch(account: account, device: Fixture.device("d"), zone: "keychain", cursor: 0, items: [
                 .init(id: "i1", version: Fixture.version(["d": 1])),
                 .init(id: "i1", version: Fixture.version(["d": 2])),
                 .init(id: "i1", version: Fixture.version(["d": 1])),
@@ -197,7 +197,7 @@ enum StorageContract {
             let account = try await Fixture.createAccount("alice", in: storage)
             let blob = (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31) }
             let version = StoredVersion(vector: Fixture.vector(["d": 1]), deleted: true, blob: blob)
-            let batch = UploadBatch(account: account, device: Fixture.device("d"), zone: "keychain", items: [.init(id: "x", version: version)])
+            let batch = UploadBatch(account: account, device: Fixture.device("d"), zone: "keychain", cursor: 0, items: [.init(id: "x", version: version)])
             _ = try await storage.upload(batch, limits: Fixture.limits, now: Fixture.epoch)
             #expect(try await Fixture.page(account: account, in: storage).items.first?.versions == [version])
         },
@@ -227,6 +227,39 @@ enum StorageContract {
     ]
 
     static let collectionCases: [StorageContractCase] = [
+        StorageContractCase(name: "lastPageCursorIsTheAccountsLatestSequence") { storage in
+            let account = try await Fixture.createAccount("alice", in: storage)
+            _ = try await Fixture.upload(["k": ["d": 1]], account: account, zone: "keychain", in: storage)
+            _ = try await Fixture.upload(["v": ["d": 1], "w": ["d": 1]], account: account, zone: "kv.other", in: storage)
+            let page = try await Fixture.page(account: account, zone: "keychain", in: storage)
+            #expect(page.items.map(\.id) == ["k"])
+            #expect(page.cursor == 3 && !page.hasMore)
+            let partial = try await Fixture.page(account: account, zone: "kv.other", limit: 1, in: storage)
+            #expect(partial.cursor == 2 && partial.hasMore)
+        },
+        StorageContractCase(name: "batchMadeBelowTheHorizonIsRefusedWhole") { storage in
+            let account = try await Fixture.createAccount("alice", in: storage)
+            _ = try await Fixture.register("one", token: 1, account: account, in: storage)
+            _ = try await Fixture.upload(["gone": ["one": 1]], account: account, in: storage)
+            _ = try await Fixture.upload(["gone": ["one": 2]], deleted: true, account: account, cursor: 1, in: storage)
+            try await storage.acknowledge(device: Fixture.device("one"), of: account, zone: "keychain", through: 2, now: Fixture.epoch)
+            #expect(try await storage.collectGarbage(activeSince: nil) == 1)
+            // A device that last saw cursor 1 still holds the old copy: it must not come back.
+            try await Fixture.expectCode(.cursorExpired) {
+                _ = try await Fixture.upload(["gone": ["one": 1, "two": 1], "new": ["two": 1]], account: account, cursor: 1, in: storage)
+            }
+            #expect(try await Fixture.page(account: account, after: 0, fullResync: true, in: storage).items.isEmpty)
+            let fresh = try await Fixture.upload(["new": ["two": 1]], account: account, cursor: 2, in: storage)
+            #expect(fresh.results.map(\.outcome) == [.applied])
+        },
+        StorageContractCase(name: "accountWithoutActiveDevicesKeepsItsTombstones") { storage in
+            let account = try await Fixture.createAccount("alice", in: storage)
+            _ = try await Fixture.upload(["gone": ["one": 1]], deleted: true, account: account, in: storage)
+            #expect(try await storage.collectGarbage(activeSince: nil) == 0)
+            _ = try await Fixture.register("one", token: 1, account: account, in: storage)
+            _ = try await storage.revokeDevice(Fixture.device("one"), of: account, now: Fixture.epoch)
+            #expect(try await storage.collectGarbage(activeSince: nil) == 0)
+        },
         StorageContractCase(name: "tombstoneIsCollectedOnlyAfterEveryActiveDeviceAcknowledged") { storage in
             let account = try await Fixture.createAccount("alice", in: storage)
             _ = try await Fixture.register("one", token: 1, account: account, in: storage)
@@ -239,7 +272,7 @@ enum StorageContract {
             #expect(try await storage.collectGarbage(activeSince: nil) == 0)
             try await storage.acknowledge(device: Fixture.device("two"), of: account, zone: "keychain", through: 99, now: Fixture.epoch)
             #expect(try await storage.collectGarbage(activeSince: nil) == 1)
-            #expect(try await Fixture.page(account: account, after: 0, in: storage).items.map(\.id) == ["live"])
+            #expect(try await Fixture.page(account: account, after: 0, fullResync: true, in: storage).items.map(\.id) == ["live"])
         },
         StorageContractCase(name: "acknowledgementNeverMovesBackwards") { storage in
             let account = try await Fixture.createAccount("alice", in: storage)

@@ -106,8 +106,8 @@ struct APIClient: Sendable {
             deleted: deleted, blob: Base64Bytes((0..<blobSize).map { UInt8(truncatingIfNeeded: $0 &+ id.utf8.count) }))
     }
 
-    func upload(_ items: [UploadItem], zone: String = "keychain", token: String) async throws -> Reply {
-        try await send(.post, "/v1/zones/\(zone)/items", token: token, json: UploadRequest(items: items))
+    func upload(_ items: [UploadItem], zone: String = "keychain", cursor: UInt64 = 0, token: String) async throws -> Reply {
+        try await send(.post, "/v1/zones/\(zone)/items", token: token, json: UploadRequest(cursor: cursor, items: items))
     }
 
     func changes(zone: String = "keychain", after: UInt64 = 0, extra: String = "", token: String) async throws -> Reply {

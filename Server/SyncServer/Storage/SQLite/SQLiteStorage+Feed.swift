@@ -8,7 +8,7 @@ extension SQLiteStorage {
             let account = query.account.description
             let horizon = try Int64.fetchOne(
                 db, sql: "SELECT horizon FROM zone WHERE account = ? AND name = ?", arguments: [account, query.zone]) ?? 0
-            if !query.fullResync && query.after > 0 && Int64(clamping: query.after) < horizon {
+            if !query.fullResync && Int64(clamping: query.after) < horizon {
                 return .cursorExpired(horizon: UInt64(horizon))
             }
             let limit = max(1, query.limit)
@@ -21,7 +21,10 @@ extension SQLiteStorage {
             let items = try rows.prefix(limit).map { row in
                 ItemState(id: row["id"], sequence: UInt64(row["sequence"] as Int64), versions: try StoredVersion.decode(row["versions"] as Data))
             }
-            return .page(ChangePage(items: items, cursor: items.last?.sequence ?? query.after, hasMore: rows.count > limit))
+            let hasMore = rows.count > limit
+            let latest = try Int64.fetchOne(db, sql: "SELECT latestSequence FROM account WHERE id = ?", arguments: [account]) ?? 0
+            let cursor = hasMore ? items.last!.sequence : max(query.after, UInt64(latest))
+            return .page(ChangePage(items: items, cursor: cursor, hasMore: hasMore))
         }
     }
 
@@ -51,9 +54,9 @@ extension SQLiteStorage {
             for zone in zones {
                 let account: String = zone["account"]
                 let name: String = zone["zone"]
-                // The lowest acknowledgement among the devices that hold tombstones back; with none,
-                // nothing holds them back.
-                let floor = try Int64.fetchOne(
+                // The lowest acknowledgement among the devices that hold tombstones back; with no
+                // active device, nothing is collected.
+                guard let floor = try Int64.fetchOne(
                     db,
                     sql: """
                         SELECT MIN(COALESCE(a.sequence, 0)) FROM device d
@@ -61,7 +64,7 @@ extension SQLiteStorage {
                         WHERE d.account = ? AND d.revokedAt IS NULL AND (? IS NULL OR d.lastSeenAt >= ?)
                         """,
                     arguments: [name, account, activeSince?.timeIntervalSince1970, activeSince?.timeIntervalSince1970]
-                ) ?? Int64.max
+                ) else { continue }
                 let collected = try Row.fetchOne(
                     db,
                     sql: """

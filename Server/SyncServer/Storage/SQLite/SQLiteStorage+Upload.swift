@@ -19,6 +19,11 @@ extension SQLiteStorage {
         else { throw SyncServerError(.notFound, "no such account") }
         var sequence: Int64 = row["latestSequence"]
         let itemCount: Int = row["itemCount"]
+        let horizon = try Int64.fetchOne(
+            db, sql: "SELECT horizon FROM zone WHERE account = ? AND name = ?", arguments: [account, batch.zone]) ?? 0
+        guard Int64(clamping: batch.cursor) >= horizon else {
+            throw SyncServerError(.cursorExpired, "the batch was made at a cursor below the zone's horizon")
+        }
 
         // The batch's working set: each touched item's versions, and whether it is new.
         var touched: [String: (versions: [StoredVersion], isNew: Bool, sequence: Int64?)] = [:]

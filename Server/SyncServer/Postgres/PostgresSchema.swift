@@ -1,0 +1,94 @@
+import PostgresNIO
+
+/// The PostgreSQL schema, as numbered migrations (see ``PostgresMigrator``). Never edit a shipped
+/// migration: add the next one.
+///
+/// Concurrency design (docs/decisions/0048): every write to an account's items first locks that
+/// account's `account_sequences` row, so batches of one account serialize, their sequence numbers
+/// are gap-free and commit in sequence order; text IDs use the "C" collation, so ordering matches
+/// `DeviceID`'s bytewise order.
+enum PostgresSchema {
+    static let migrations: [PostgresMigrator.Migration] = [
+        .init(version: 1, statements: [
+            """
+            CREATE TABLE accounts (
+                id uuid PRIMARY KEY,
+                name text COLLATE "C" NOT NULL UNIQUE,
+                verifier bytea NOT NULL,
+                kdf_parameters bytea NOT NULL,
+                salt bytea NOT NULL,
+                wrapped_account_key bytea NOT NULL,
+                wrapped_recovery_key bytea,
+                created_at timestamptz NOT NULL
+            )
+            """,
+            // The per-account counter row: the lock that serializes an account's writes.
+            """
+            CREATE TABLE account_sequences (
+                account_id uuid PRIMARY KEY REFERENCES accounts (id) ON DELETE CASCADE,
+                last_sequence bigint NOT NULL DEFAULT 0,
+                item_count bigint NOT NULL DEFAULT 0
+            )
+            """,
+            """
+            CREATE TABLE devices (
+                account_id uuid NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+                device_id text COLLATE "C" NOT NULL,
+                name text NOT NULL,
+                token_hash bytea NOT NULL,
+                created_at timestamptz NOT NULL,
+                last_seen_at timestamptz NOT NULL,
+                revoked_at timestamptz,
+                PRIMARY KEY (account_id, device_id)
+            )
+            """,
+            "CREATE UNIQUE INDEX devices_token_hash ON devices (token_hash)",
+            // One row per item: the sequence of its latest change, what the change feed pages by.
+            """
+            CREATE TABLE items (
+                account_id uuid NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+                zone text COLLATE "C" NOT NULL,
+                item_id text COLLATE "C" NOT NULL,
+                sequence bigint NOT NULL,
+                PRIMARY KEY (account_id, zone, item_id)
+            )
+            """,
+            "CREATE UNIQUE INDEX items_change_feed ON items (account_id, zone, sequence)",
+            // An item's current versions (siblings), each with the sequence of the write that stored it.
+            """
+            CREATE TABLE item_versions (
+                account_id uuid NOT NULL,
+                zone text COLLATE "C" NOT NULL,
+                item_id text COLLATE "C" NOT NULL,
+                sequence bigint NOT NULL,
+                vector bytea NOT NULL,
+                deleted boolean NOT NULL,
+                blob bytea NOT NULL,
+                PRIMARY KEY (account_id, zone, item_id, sequence),
+                FOREIGN KEY (account_id, zone, item_id) REFERENCES items ON DELETE CASCADE
+            )
+            """,
+            // Finds the accounts with tombstones for garbage collection without scanning every version.
+            "CREATE INDEX item_versions_tombstones ON item_versions (account_id) WHERE deleted",
+            // The highest sequence of a collected tombstone: older cursors can no longer be served.
+            """
+            CREATE TABLE zone_horizons (
+                account_id uuid NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+                zone text COLLATE "C" NOT NULL,
+                horizon bigint NOT NULL,
+                PRIMARY KEY (account_id, zone)
+            )
+            """,
+            """
+            CREATE TABLE acknowledgements (
+                account_id uuid NOT NULL,
+                device_id text COLLATE "C" NOT NULL,
+                zone text COLLATE "C" NOT NULL,
+                sequence bigint NOT NULL,
+                PRIMARY KEY (account_id, device_id, zone),
+                FOREIGN KEY (account_id, device_id) REFERENCES devices ON DELETE CASCADE
+            )
+            """,
+        ]),
+    ]
+}

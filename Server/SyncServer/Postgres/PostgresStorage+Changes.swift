@@ -1,0 +1,148 @@
+import Foundation
+import PostgresNIO
+import SyncCore
+
+extension PostgresStorage {
+    /// One statement, so one snapshot: the zone's horizon, the account's latest sequence and a page
+    /// that walks the `items_change_feed` index on (account, zone, sequence), so its cost depends
+    /// on the page, not on the account's size.
+    package func changes(_ query: ChangeQuery) async throws -> ChangeFeed {
+        try await attempt("read the change feed") {
+            let limit = max(1, query.limit)
+            let account = query.account.rawValue
+            let rows = try await client.query(
+                """
+                WITH meta AS (
+                    SELECT coalesce((SELECT horizon FROM zone_horizons
+                                     WHERE account_id = \(account) AND zone = \(query.zone)), 0) AS horizon,
+                           coalesce((SELECT last_sequence FROM account_sequences
+                                     WHERE account_id = \(account)), 0) AS latest
+                ),
+                page AS (
+                    SELECT item_id, sequence FROM items
+                    WHERE account_id = \(account) AND zone = \(query.zone) AND sequence > \(Int64(clamping: query.after))
+                    ORDER BY sequence
+                    LIMIT \(limit + 1)
+                )
+                SELECT meta.horizon, meta.latest, versions.item_id, versions.sequence, versions.vector,
+                       versions.deleted, versions.blob
+                FROM meta LEFT JOIN (
+                    -- LATERAL: one primary-key probe per page item, whatever the table statistics say.
+                    SELECT page.item_id, page.sequence, v.sequence AS version_sequence, v.vector, v.deleted, v.blob
+                    FROM page CROSS JOIN LATERAL (
+                        SELECT sequence, vector, deleted, blob FROM item_versions
+                        WHERE account_id = \(account) AND zone = \(query.zone) AND item_id = page.item_id
+                    ) AS v
+                ) AS versions ON true
+                ORDER BY versions.sequence, versions.version_sequence
+                """,
+                logger: logger
+            )
+            var horizon: Int64 = 0, latest: Int64 = 0
+            var items: [ItemState] = []
+            for try await (zoneHorizon, accountLatest, id, sequence, vector, deleted, blob) in rows.decode(
+                (Int64, Int64, String?, Int64?, ByteBuffer?, Bool?, ByteBuffer?).self
+            ) {
+                horizon = zoneHorizon
+                latest = accountLatest
+                guard let id, let sequence, let vector, let deleted, let blob else { continue }
+                let version = StoredVersion(vector: try Self.vector(from: vector), deleted: deleted, blob: Array(buffer: blob))
+                if items.last?.id == id {
+                    items[items.count - 1].versions.append(version)
+                } else {
+                    items.append(ItemState(id: id, sequence: UInt64(sequence), versions: [version]))
+                }
+            }
+            if !query.fullResync && Int64(clamping: query.after) < horizon {
+                return .cursorExpired(horizon: UInt64(horizon))
+            }
+            let hasMore = items.count > limit
+            if hasMore { items.removeLast() }
+            // The last page moves the cursor to the account's latest sequence (one snapshot: every
+            // change up to it is either in this page or older than the query's cursor).
+            let cursor = hasMore ? items.last!.sequence : max(query.after, UInt64(latest), items.last?.sequence ?? 0)
+            return .page(ChangePage(items: items, cursor: cursor, hasMore: hasMore))
+        }
+    }
+
+    /// An acknowledgement never moves backwards and never past the account's latest sequence; one
+    /// for a device the account does not have records nothing.
+    package func acknowledge(
+        device: DeviceID, of account: AccountID, zone: String, through sequence: UInt64, now: Date
+    ) async throws {
+        _ = try await attempt("record an acknowledgement") {
+            try await client.query(
+                """
+                WITH seen AS (
+                    UPDATE devices SET last_seen_at = greatest(last_seen_at, \(now))
+                    WHERE account_id = \(account.rawValue) AND device_id = \(device.rawValue)
+                    RETURNING account_id, device_id
+                )
+                INSERT INTO acknowledgements (account_id, device_id, zone, sequence)
+                SELECT seen.account_id, seen.device_id, \(zone), least(\(Int64(clamping: sequence)), s.last_sequence)
+                FROM seen JOIN account_sequences s ON s.account_id = seen.account_id
+                ON CONFLICT (account_id, device_id, zone)
+                    DO UPDATE SET sequence = greatest(acknowledgements.sequence, EXCLUDED.sequence)
+                """,
+                logger: logger
+            )
+        }
+    }
+
+    /// One transaction over every account with tombstones: their counter rows are locked first, in
+    /// account order (the lock uploads take first), so collection never deadlocks with an upload
+    /// and never drops a tombstone an upload is merging against.
+    package func collectGarbage(activeSince: Date?) async throws -> Int {
+        try await attempt("collect tombstones") {
+            try await client.inTransaction(logger: logger) { connection in
+                _ = try await connection.rows(
+                    """
+                    SELECT account_id FROM account_sequences
+                    WHERE account_id IN (SELECT DISTINCT account_id FROM item_versions WHERE deleted)
+                    ORDER BY account_id
+                    FOR UPDATE
+                    """,
+                    logger: logger
+                ).collect()
+                return try await connection.rows(
+                    """
+                    WITH dropped AS (
+                        DELETE FROM items i
+                        WHERE i.account_id IN (SELECT DISTINCT account_id FROM item_versions WHERE deleted)
+                          AND NOT EXISTS (
+                            SELECT 1 FROM item_versions v
+                            WHERE v.account_id = i.account_id AND v.zone = i.zone AND v.item_id = i.item_id
+                              AND NOT v.deleted)
+                          -- An account without active devices keeps its tombstones.
+                          AND EXISTS (
+                            SELECT 1 FROM devices d
+                            WHERE d.account_id = i.account_id AND d.revoked_at IS NULL
+                              AND (\(activeSince)::timestamptz IS NULL OR d.last_seen_at >= \(activeSince)))
+                          AND NOT EXISTS (
+                            SELECT 1 FROM devices d
+                            LEFT JOIN acknowledgements a
+                              ON a.account_id = d.account_id AND a.device_id = d.device_id AND a.zone = i.zone
+                            WHERE d.account_id = i.account_id AND d.revoked_at IS NULL
+                              AND (\(activeSince)::timestamptz IS NULL OR d.last_seen_at >= \(activeSince))
+                              AND coalesce(a.sequence, 0) < i.sequence)
+                        RETURNING i.account_id, i.zone, i.sequence
+                    ),
+                    horizons AS (
+                        INSERT INTO zone_horizons (account_id, zone, horizon)
+                        SELECT account_id, zone, max(sequence) FROM dropped GROUP BY account_id, zone
+                        ON CONFLICT (account_id, zone)
+                            DO UPDATE SET horizon = greatest(zone_horizons.horizon, EXCLUDED.horizon)
+                    ),
+                    counts AS (
+                        UPDATE account_sequences s SET item_count = s.item_count - d.dropped
+                        FROM (SELECT account_id, count(*) AS dropped FROM dropped GROUP BY account_id) d
+                        WHERE s.account_id = d.account_id
+                    )
+                    SELECT count(*) FROM dropped
+                    """,
+                    logger: logger
+                ).decode(Int.self).all().first ?? 0
+            }
+        }
+    }
+}

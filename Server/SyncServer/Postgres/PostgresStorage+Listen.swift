@@ -1,0 +1,49 @@
+import Logging
+import PostgresNIO
+
+extension PostgresStorage {
+    /// LISTENs on ``PostgresChangeNotification/channel`` on a connection of its own and calls
+    /// `handler` for every upload any process committed on this database (this one included: its
+    /// own NOTIFYs come back the same way). Reconnects with backoff when the connection drops; a
+    /// notification sent while it is down is lost, which clients cover by polling (push is a hint).
+    ///
+    /// When nothing runs the connection pool as a service, this runs it too, for as long as it
+    /// listens (see ``PostgresStorage``).
+    package func listenForChanges(_ handler: @escaping @Sendable (AccountChange) async -> Void) async throws {
+        guard claimPool() else {
+            return try await listen(handler)
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await self.client.run() }
+            defer { group.cancelAll() }
+            try await listen(handler)
+        }
+    }
+
+    private func listen(_ handler: @escaping @Sendable (AccountChange) async -> Void) async throws {
+        var attempt = 0
+        while !Task.isCancelled {
+            do {
+                try await client.withConnection { connection in
+                    try await connection.listen(on: PostgresChangeNotification.channel) { notifications in
+                        attempt = 0
+                        for try await notification in notifications {
+                            guard let change = PostgresChangeNotification.change(from: notification.payload) else {
+                                continue
+                            }
+                            await handler(change)
+                        }
+                    }
+                }
+            } catch {
+                if Task.isCancelled { return }
+                attempt += 1
+                logger.warning(
+                    "PostgreSQL change listener lost its connection; retrying",
+                    metadata: ["attempt": "\(attempt)", "error": "\(String(reflecting: type(of: error)))"]
+                )
+                try? await Task.sleep(for: .milliseconds(min(5_000, 100 << min(attempt, 6))))
+            }
+        }
+    }
+}

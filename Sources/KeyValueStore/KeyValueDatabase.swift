@@ -1,0 +1,165 @@
+import Foundation
+import GRDB
+import SyncCore
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The database of every key-value store of a device: one SQLite file (0600, WAL) beside the
+/// keychain, rows keyed by (store, key). Open it once per process and take stores from it with
+/// ``store(named:)``; stores of the same name share their change events and sync engine.
+///
+/// Values are not encrypted at rest (they are preferences, as in Apple's store; secrets belong in
+/// the keychain). They are encrypted end to end when they sync.
+public final class KeyValueDatabase: Sendable {
+    /// Settings of an open database.
+    public struct Configuration: Sendable {
+        /// The clock that dates changes.
+        public var now: @Sendable () -> Date
+        /// The device that writes; `nil` uses the one stored in the database (random on creation).
+        public var device: DeviceID?
+
+        /// The defaults: the system clock and the stored device ID.
+        public init(now: @escaping @Sendable () -> Date = { Date() }, device: DeviceID? = nil) {
+            self.now = now
+            self.device = device
+        }
+    }
+
+    let queue: DatabaseQueue
+    let configuration: Configuration
+    let broadcaster = ChangeBroadcaster()
+    let engines = Mutex<[String: any KeyValueSyncEngine]>([:])
+    /// The device whose writes this database records.
+    public let device: DeviceID
+    /// The database file.
+    public let path: String
+
+    /// The database file of the key-value stores that go with the keychain at `keychainPath`: the
+    /// keychain's file name without its extension, plus `.kv.sqlite`, in the same directory
+    /// (`keychain.db` → `keychain.kv.sqlite`).
+    public static func path(besideKeychainAt keychainPath: String) -> String {
+        let url = URL(fileURLWithPath: keychainPath)
+        let base = url.deletingPathExtension().lastPathComponent
+        return url.deletingLastPathComponent().appendingPathComponent(base + ".kv.sqlite").path
+    }
+
+    /// Opens the database beside the keychain at `keychainPath` (see ``path(besideKeychainAt:)``).
+    public static func open(besideKeychainAt keychainPath: String, configuration: Configuration = Configuration()) throws(KeyValueStoreError) -> KeyValueDatabase {
+        try KeyValueDatabase(path: path(besideKeychainAt: keychainPath), configuration: configuration)
+    }
+
+    /// Opens the database at `path`, creating it (0600, and its directory 0700) when there is none.
+    /// - Throws: ``KeyValueStoreError/Code/storage`` when the file cannot be created or opened,
+    ///   or is a database of another application.
+    public init(path: String, configuration: Configuration = Configuration()) throws(KeyValueStoreError) {
+        self.path = path
+        self.configuration = configuration
+        try Self.createPrivateFile(path)
+        var databaseConfiguration = GRDB.Configuration()
+        databaseConfiguration.journalMode = .wal
+        databaseConfiguration.busyMode = .timeout(10)
+        databaseConfiguration.label = "key-value"
+        databaseConfiguration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA secure_delete = ON; PRAGMA temp_store = MEMORY")
+        }
+        do {
+            queue = try DatabaseQueue(path: path, configuration: databaseConfiguration)
+            try queue.read { db in
+                let applicationID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+                let tables = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master") ?? 0
+                if applicationID != KeyValueSchema.applicationID && tables > 0 {
+                    throw KeyValueStoreError(.storage, "the file is not a key-value database")
+                }
+            }
+            try KeyValueSchema.migrator.migrate(queue)
+            device = try queue.write { db in
+                if let stored = try String.fetchOne(db, sql: "SELECT device FROM kv_device WHERE id = 1") {
+                    guard let device = DeviceID(stored) else { throw KeyValueStoreError(.storage, "the stored device ID is damaged") }
+                    return configuration.device ?? device
+                }
+                let device = configuration.device ?? DeviceID.random()
+                try db.execute(sql: "INSERT INTO kv_device (id, device) VALUES (1, ?)", arguments: [device.rawValue])
+                return device
+            }
+        } catch {
+            throw Self.mapped(error)
+        }
+    }
+
+    /// The store called `name` (an app's identifier).
+    /// - Throws: ``KeyValueStoreError/Code/invalidStoreName`` for an empty name, one longer than
+    ///   ``KeyValueLimits/maximumStoreNameBytes``, or one with control characters.
+    public func store(named name: String) throws(KeyValueStoreError) -> KeyValueStore {
+        try KeyValueLimits.validate(storeName: name)
+        return KeyValueStore(name: name, database: self)
+    }
+
+    /// The names of the stores that hold any value or version, in ascending byte order.
+    public func storeNames() throws(KeyValueStoreError) -> [String] {
+        try read { db in try String.fetchAll(db, sql: "SELECT DISTINCT store FROM kv_version ORDER BY store") }
+    }
+
+    /// Runs `body` in an immediate write transaction.
+    func write<T>(_ body: (Database) throws -> T) throws(KeyValueStoreError) -> T {
+        do {
+            return try queue.writeWithoutTransaction { db in
+                var result: T?
+                try db.inTransaction(.immediate) {
+                    result = try body(db)
+                    return .commit
+                }
+                return result!
+            }
+        } catch {
+            throw Self.mapped(error)
+        }
+    }
+
+    func read<T>(_ body: (Database) throws -> T) throws(KeyValueStoreError) -> T {
+        do {
+            return try queue.read(body)
+        } catch {
+            throw Self.mapped(error)
+        }
+    }
+
+    static func mapped(_ error: any Error) -> KeyValueStoreError {
+        if let error = error as? KeyValueStoreError { return error }
+        // GRDB's description may hold SQL arguments: keep only the result code in the message.
+        if let error = error as? DatabaseError {
+            return KeyValueStoreError(.storage, "the key-value database failed (SQLite \(error.resultCode.primaryResultCode.rawValue))", underlying: error)
+        }
+        return KeyValueStoreError(.storage, "the key-value database failed", underlying: error)
+    }
+
+    /// Creates the directory (0700) and the empty file (0600) unless they exist; makes an
+    /// existing file 0600.
+    private static func createPrivateFile(_ path: String) throws(KeyValueStoreError) {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty && !FileManager.default.fileExists(atPath: directory) {
+            do {
+                try FileManager.default.createDirectory(
+                    atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw KeyValueStoreError(.storage, "cannot create the key-value database's directory", underlying: error)
+            }
+        }
+        let descriptor = openPrivateFile(path)
+        guard descriptor >= 0 else { throw KeyValueStoreError(.storage, "cannot create the key-value database (errno \(errno))") }
+        defer { close(descriptor) }
+        fchmod(descriptor, 0o600)
+    }
+}
+
+/// `open(2)` of `path` for reading and writing, created 0600 when absent (outside the class, whose
+/// own names would hide the C function).
+private func openPrivateFile(_ path: String) -> Int32 {
+    open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+}

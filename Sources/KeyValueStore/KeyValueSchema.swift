@@ -1,0 +1,51 @@
+import GRDB
+
+/// The key-value database's schema and its migrations (docs/decisions/0060).
+enum KeyValueSchema {
+    /// `PRAGMA application_id` of a key-value database: "SKKV".
+    static let applicationID: Int32 = 0x534B_4B56
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: "PRAGMA application_id = \(applicationID)")
+            try db.execute(sql: """
+                CREATE TABLE kv_device (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    device TEXT NOT NULL
+                );
+                CREATE TABLE kv_store_state (
+                    store TEXT PRIMARY KEY NOT NULL,
+                    write_counter INTEGER NOT NULL
+                );
+                CREATE TABLE kv_value (
+                    store TEXT NOT NULL,
+                    key TEXT NOT NULL,
+                    value BLOB NOT NULL,
+                    size INTEGER NOT NULL,
+                    PRIMARY KEY (store, key)
+                ) WITHOUT ROWID;
+                CREATE TABLE kv_version (
+                    store TEXT NOT NULL,
+                    key TEXT NOT NULL,
+                    vector BLOB NOT NULL,
+                    origin BLOB NOT NULL,
+                    overwritten BLOB NOT NULL,
+                    deleted INTEGER NOT NULL,
+                    modified_at INTEGER NOT NULL,
+                    device TEXT NOT NULL,
+                    content BLOB NOT NULL,
+                    PRIMARY KEY (store, key, vector)
+                ) WITHOUT ROWID;
+                CREATE TABLE kv_journal (
+                    sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+                    store TEXT NOT NULL,
+                    key TEXT NOT NULL,
+                    operation TEXT NOT NULL,
+                    modified_at INTEGER NOT NULL
+                );
+                """)
+        }
+        return migrator
+    }
+}

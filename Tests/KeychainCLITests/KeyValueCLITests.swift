@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+
+@Suite struct KeyValueCLITests {
+    /// `keychain kv --store app VERB ARGUMENTS --keychain PATH`.
+    func kv(_ keychain: KeychainProcess, _ verb: String, _ arguments: [String]) throws -> KeychainProcess.Output {
+        try keychain.run(["kv", "--store", "app", verb] + arguments)
+    }
+
+    /// `keychain kv --store app VERB --keychain PATH -- ARGUMENTS`: takes any key or value.
+    func kvEscaped(_ keychain: KeychainProcess, _ verb: String, _ arguments: [String]) throws -> KeychainProcess.Output {
+        try keychain.run(["kv", "--store", "app", verb, "--keychain", keychain.path, "--"] + arguments, keychainOption: false)
+    }
+
+    static let typed: [(flags: [String], input: String, printed: String, json: String)] = [
+        ([], "plain text", "plain text", #"{"string":"plain text"}"#),
+        (["--int"], "-9223372036854775808", "-9223372036854775808", #"{"int":-9223372036854775808}"#),
+        (["--int"], "42", "42", #"{"int":42}"#),
+        (["--double"], "-2.5", "-2.5", #"{"double":-2.5}"#),
+        (["--bool"], "true", "true", #"{"bool":true}"#),
+        (["--bool"], "false", "false", #"{"bool":false}"#),
+        (["--data"], "AAEC/w==", "AAEC/w==", #"{"data":"AAEC/w=="}"#),
+        (["--json"], #"[1,2.5,"x",false]"#, #"[1,2.5,"x",false]"#, #"{"array":[{"int":1},{"double":2.5},{"string":"x"},{"bool":false}]}"#),
+        (["--json"], #"{"b":{"c":[]},"a":"é"}"#, #"{"a":"é","b":{"c":[]}}"#, #"{"dictionary":{"a":{"string":"é"},"b":{"dictionary":{"c":{"array":[]}}}}}"#),
+    ]
+
+    @Test(arguments: typed.indices)
+    func everyTypeRoundTrips(index: Int) throws {
+        let (flags, input, printed, json) = Self.typed[index]
+        let keychain = KeychainProcess.temporary()
+        defer { keychain.remove() }
+        let set = try kv(keychain, "set", ["key"] + flags + [input])
+        #expect(set.status == 0, "\(set.stderr)")
+        let get = try kv(keychain, "get", ["key"])
+        #expect(get.status == 0 && get.text == printed + "\n")
+        #expect(try kv(keychain, "get", ["key", "--json"]).text == json + "\n")
+        #expect(try kv(keychain, "list", ["--json"]).text == #"{"key":"# + json + "}\n")
+    }
+
+    @Test(arguments: PasswordVerbTests.awkwardValues)
+    func anyKeyOrValueRoundTripsAfterDoubleDash(value: String) throws {
+        let keychain = KeychainProcess.temporary()
+        defer { keychain.remove() }
+        let key = value.isEmpty ? "k" : String(value.utf8.prefix(64))!
+        let set = try kvEscaped(keychain, "set", [key, value])
+        #expect(set.status == 0, "\(set.stderr)")
+        let get = try kvEscaped(keychain, "get", [key])
+        #expect(get.status == 0 && get.stdout == Data((value + "\n").utf8))
+        #expect(try kvEscaped(keychain, "remove", [key]).status == 0)
+        #expect(try kvEscaped(keychain, "get", [key]).status == 44)
+    }
+
+    @Test(arguments: ["-secret", "-", "a b -c --d", "-w", "-5", ""])
+    func valuesBeginningWithADashNeedNoEscape(value: String) throws {
+        let keychain = KeychainProcess.temporary()
+        defer { keychain.remove() }
+        #expect(try kv(keychain, "set", ["k", value]).status == 0)
+        #expect(try kv(keychain, "get", ["k"]).stdout == Data((value + "\n").utf8))
+    }
+
+    @Test func exitCodesAndOneLineErrors() throws {
+        let keychain = KeychainProcess.temporary()
+        defer { keychain.remove() }
+        #expect(try kv(keychain, "get", ["missing"]).status == 44)
+        #expect(try kv(keychain, "remove", ["missing"]).status == 44)
+        let tooLong = try kv(keychain, "set", [String(repeating: "k", count: 65), "v"])
+        #expect(tooLong.status != 0 && tooLong.status != 44)
+        #expect(tooLong.stderr.contains("65 bytes") && tooLong.stderr.split(separator: "\n").count == 1)
+        for bad in [["--int", "1.5"], ["--bool", "maybe"], ["--data", "***"], ["--json", "null"], ["--int", "--bool", "1"]] {
+            let refused = try kv(keychain, "set", ["k"] + bad)
+            #expect(refused.status != 0 && refused.status != 44, "\(bad)")
+            #expect(refused.stderr.split(separator: "\n").count == 1, "\(bad)")
+        }
+        #expect(try kv(keychain, "list", []).text.isEmpty)
+        let noStore = try keychain.run(["kv", "get", "k"])
+        #expect(noStore.status != 0 && noStore.status != 44)
+    }
+
+    @Test func aWriteOverTheStoreLimitIsRefusedWhole() throws {
+        let keychain = KeychainProcess.temporary()
+        defer { keychain.remove() }
+        // 11 values of 90,000 bytes fit in 1 MB (with their keys and headers); a 12th does not.
+        let chunk = Data(count: 90_000).base64EncodedString()
+        for index in 0..<11 {
+            #expect(try kv(keychain, "set", ["k\(index)", "--data", chunk]).status == 0)
+        }
+        let before = try kv(keychain, "list", ["--json"]).stdout
+        let refused = try kv(keychain, "set", ["k11", "--data", chunk])
+        #expect(refused.status != 0 && refused.status != 44)
+        #expect(refused.stderr.contains("1048576") && refused.stderr.split(separator: "\n").count == 1)
+        #expect(try kv(keychain, "list", ["--json"]).stdout == before)
+        #expect(try kv(keychain, "get", ["k11"]).status == 44)
+    }
+
+    @Test func storesAreSeparateAndLiveBesideTheKeychain() throws {
+        let keychain = KeychainProcess.temporary()
+        defer { keychain.remove() }
+        #expect(try keychain.run(["kv", "--store", "one", "set", "k", "1"]).status == 0)
+        #expect(try keychain.run(["kv", "--store", "two", "set", "k", "2"]).status == 0)
+        #expect(try keychain.run(["kv", "--store", "one", "get", "k"]).text == "1\n")
+        #expect(try keychain.run(["kv", "--store", "two", "list"]).text == "k\tstring\t2\n")
+        let database = (keychain.path as NSString).deletingLastPathComponent + "/keychain.kv.sqlite"
+        #expect(FileManager.default.fileExists(atPath: database))
+        // Without --keychain, $KEYCHAIN_PATH decides where the stores are.
+        let viaEnvironment = try keychain.run(["kv", "--store", "one", "get", "k"], environment: ["KEYCHAIN_PATH": keychain.path], keychainOption: false)
+        #expect(viaEnvironment.text == "1\n")
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import Logging
+import PostgresNIO
+import SyncCore
+import SyncServer
+import Testing
+
+@Suite("PostgreSQL storage", .postgresCluster, .serialized)
+struct PostgresStorageTests {
+    @Test(arguments: StorageContract.cases)
+    func contract(_ behaviour: StorageContractCase) async throws {
+        try await PostgresTestCluster.withFreshDatabase { location in
+            try await Self.withStorage(location) { storage in
+                try await behaviour.run(storage)
+            }
+        }
+    }
+
+    @Test func concurrentUploadsThroughTwoStoragesGetGapFreeSequences() async throws {
+        try await PostgresTestCluster.withFreshDatabase { location in
+            try await Self.withStorage(location) { first in
+                try await Self.withStorage(location) { second in
+                    let account = try await Fixture.createAccount("alice", in: first)
+                    let batches = 20, perBatch = 10
+                    let sequences = try await withThrowingTaskGroup(of: [UInt64].self) { group in
+                        for batch in 0..<batches {
+                            let storage = batch.isMultiple(of: 2) ? first : second
+                            group.addTask {
+                                let items = Dictionary(uniqueKeysWithValues: (0..<perBatch).map {
+                                    ("item-\(batch)-\($0)", ["d": UInt64(1)])
+                                })
+                                let receipt = try await Fixture.upload(items, account: account, in: storage)
+                                return receipt.results.compactMap(\.sequence)
+                            }
+                        }
+                        return try await group.reduce(into: []) { $0 += $1 }
+                    }
+                    #expect(sequences.sorted() == Array(1...UInt64(batches * perBatch)))
+                    let page = try await Fixture.page(account: account, limit: 1_000, in: second)
+                    #expect(page.items.count == batches * perBatch)
+                    #expect(page.cursor == UInt64(batches * perBatch))
+                }
+            }
+        }
+    }
+
+    @Test func concurrentWritesToOneItemKeepEveryConcurrentVersion() async throws {
+        try await PostgresTestCluster.withFreshDatabase { location in
+            try await Self.withStorage(location) { first in
+                try await Self.withStorage(location) { second in
+                    let account = try await Fixture.createAccount("alice", in: first)
+                    let writers = (0..<8).map { "writer\($0)" }
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        for (index, writer) in writers.enumerated() {
+                            let storage = index.isMultiple(of: 2) ? first : second
+                            group.addTask {
+                                _ = try await Fixture.upload(["shared": [writer: 1]], account: account, in: storage)
+                            }
+                        }
+                        try await group.waitForAll()
+                    }
+                    let item = try #require(try await Fixture.page(account: account, in: first).items.first)
+                    #expect(Set(item.versions.map(\.vector)) == Set(writers.map { Fixture.vector([$0: 1]) }))
+                    #expect(item.sequence == UInt64(writers.count))
+                }
+            }
+        }
+    }
+
+    @Test func severalProcessesMigratingAtOnceApplyEachMigrationOnce() async throws {
+        try await PostgresTestCluster.withFreshDatabase { location in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<4 {
+                    group.addTask { try await Self.withStorage(location) { _ in } }
+                }
+                try await group.waitForAll()
+            }
+            let versions = try await PostgresTestCluster.withClient(location) { client in
+                try await client.query("SELECT version FROM schema_migrations ORDER BY version")
+                    .decode(Int.self).elements()
+            }
+            #expect(versions == PostgresStorage.schemaVersions)
+        }
+    }
+
+    @Test func listenerHearsUploadsCommittedThroughAnotherStorage() async throws {
+        try await PostgresTestCluster.withFreshDatabase { location in
+            try await Self.withStorage(location) { listening in
+                try await Self.withStorage(location) { uploading in
+                    let account = try await Fixture.createAccount("alice", in: uploading)
+                    let heard = AsyncStream<AccountChange>.makeStream()
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        group.addTask {
+                            try await listening.listenForChanges { _ = heard.continuation.yield($0) }
+                        }
+                        try await Self.waitForListener(location)
+                        _ = try await Fixture.upload(["a": ["d": 1], "b": ["d": 1]], account: account, zone: "kv-prefs", in: uploading)
+                        let change = try await Self.first(of: heard.stream)
+                        #expect(change == AccountChange(account: account, zone: "kv-prefs", sequence: 2))
+                        group.cancelAll()
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func rolledBackBatchNotifiesNobodyAndWritesNothing() async throws {
+        try await PostgresTestCluster.withFreshDatabase { location in
+            try await Self.withStorage(location) { storage in
+                let account = try await Fixture.createAccount("alice", in: storage)
+                let heard = AsyncStream<AccountChange>.makeStream()
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { try await storage.listenForChanges { _ = heard.continuation.yield($0) } }
+                    try await Self.waitForListener(location)
+                    try await Fixture.expectCode(.quotaExceeded) {
+                        _ = try await Fixture.upload(
+                            ["a": ["d": 1], "b": ["d": 1]], account: account,
+                            limits: UploadLimits(maximumItemsPerAccount: 1), in: storage)
+                    }
+                    _ = try await Fixture.upload(["c": ["d": 1]], account: account, zone: "other", in: storage)
+                    // The first notification is the later, committed batch: the refused one sent none.
+                    #expect(try await Self.first(of: heard.stream) == AccountChange(account: account, zone: "other", sequence: 1))
+                    #expect(try await Fixture.page(account: account, in: storage).items.isEmpty)
+                    group.cancelAll()
+                }
+            }
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Runs `body` with a migrated storage on `location` whose connection pool runs meanwhile.
+    static func withStorage<Result: Sendable>(
+        _ location: PostgresLocation, _ body: (PostgresStorage) async throws -> Result
+    ) async throws -> Result {
+        var logger = Logger(label: "test.postgres")
+        logger.logLevel = .error
+        let storage = PostgresStorage(location: location, logger: logger)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await storage.run() }
+            defer { group.cancelAll() }
+            try await storage.migrate()
+            return try await body(storage)
+        }
+    }
+
+    /// The first element of `stream`, or nil when none comes within 20 seconds.
+    static func first<Element: Sendable>(of stream: AsyncStream<Element>) async throws -> Element? {
+        try await withThrowingTaskGroup(of: Element?.self) { group in
+            group.addTask {
+                var iterator = stream.makeAsyncIterator()
+                return await iterator.next()
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(20))
+                return nil
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? nil
+        }
+    }
+
+    /// Polls until some session of the database is LISTENing (PostgreSQL shows the last statement
+    /// of each session in pg_stat_activity), so a NOTIFY sent afterwards is heard.
+    static func waitForListener(_ location: PostgresLocation) async throws {
+        try await PostgresTestCluster.withClient(location) { client in
+            let deadline = ContinuousClock.now + .seconds(20)
+            while ContinuousClock.now < deadline {
+                let listening = try await client.query(
+                    """
+                    SELECT count(*) FROM pg_stat_activity
+                    WHERE datname = \(location.database) AND query LIKE 'LISTEN%' AND state = 'idle'
+                    """
+                ).decode(Int.self).elements().first ?? 0
+                if listening > 0 { return }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            Issue.record("no session started listening")
+        }
+    }
+}
