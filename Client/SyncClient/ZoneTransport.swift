@@ -15,10 +15,11 @@ package struct ZoneTransport: Sendable {
 
     private var base: String { "/v1/zones/\(zone.rawValue)" }
 
-    /// Uploads a batch. The server keeps no batch numbers: a retried batch is merged again, and
-    /// versions it already holds come back `stale`, which is idempotent.
+    /// Uploads a batch at the batch's feed position. The server keeps no batch numbers: a retried
+    /// batch is merged again, and versions it already holds come back `stale`, which is
+    /// idempotent. A position below the zone's horizon is refused (`cursorExpired`: resync).
     package func push(_ batch: PushBatch<SealedVersion>) async throws -> PushResponse {
-        let upload = UploadRequest(items: batch.items.map {
+        let upload = UploadRequest(cursor: batch.cursor, items: batch.items.map {
             UploadItem(id: $0.item.rawValue, vector: $0.version.vector, deleted: $0.version.isDeleted, blob: Base64Bytes($0.version.payload))
         })
         do {
@@ -27,6 +28,8 @@ package struct ZoneTransport: Sendable {
             return PushResponse(batchID: batch.batchID, status: .committed, results: results)
         } catch where ServerFailure.code(of: error) == ErrorCode.tooManySiblings {
             return PushResponse(batchID: batch.batchID, status: .refused, results: [])
+        } catch where ServerFailure.code(of: error) == ErrorCode.cursorExpired {
+            return PushResponse(batchID: batch.batchID, status: .cursorExpired, results: [])
         }
     }
 

@@ -17,7 +17,7 @@ struct RejectionTests {
                 let forged = UploadItem(
                     id: String(repeating: "ab", count: 32), vector: VersionVector().incremented(for: session.enrolment.device),
                     deleted: false, blob: Base64Bytes([1] + [UInt8](repeating: 0x5a, count: 60)))
-                try await session.connection.send(.POST, "/v1/zones/keychain/items", body: UploadRequest(items: [forged]))
+                try await session.connection.send(.POST, "/v1/zones/keychain/items", body: UploadRequest(cursor: 0, items: [forged]))
             }
             let result = try await b.syncClient(["sync"])
             #expect(result.status != 0)
