@@ -78,11 +78,11 @@ final class ChildProcess: Sendable {
         if process.isRunning { kill(process.processIdentifier, signal) }
     }
 
-    /// Kills the process (SIGKILL) and waits for it.
+    /// Kills the process (SIGKILL). It does not block waiting (that would hold one of the few
+    /// cooperative threads); Foundation reaps the process.
     func stop() {
         guard process.isRunning else { return }
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
     }
 }
 

@@ -147,7 +147,7 @@ struct EndToEndSyncTests {
                 try await a.add(service: "svc\(index)", account: "ivy", password: "p\(index)")
             }
             try await a.sync()
-            server.kill9()
+            try await server.kill9()
             server = try await TestServer(dataDirectory: data, port: server.port)
             defer { server.stop() }
             try await b.enroll(server, account: "ivy")

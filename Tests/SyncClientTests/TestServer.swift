@@ -33,8 +33,11 @@ final class TestServer: Sendable {
         pin = lines.first(where: { $0.contains("pin sha256/") }).flatMap { $0.split(separator: " ").last.map(String.init) }
     }
 
-    /// Kills the server without any chance to clean up (SIGKILL).
-    func kill9() { process.stop() }
+    /// Kills the server without any chance to clean up (SIGKILL) and waits until it is gone.
+    func kill9() async throws {
+        process.stop()
+        try await eventually(timeout: .seconds(10), "the killed server to exit") { !self.process.isRunning }
+    }
 
     func stop() {
         process.signal(SIGTERM)
