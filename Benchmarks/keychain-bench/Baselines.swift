@@ -40,10 +40,12 @@ enum Baselines {
             }
         }
 
-        /// One indexed select of `data` by (service, account), through a cached prepared statement.
+        /// One indexed select of `data` by (service, account), through a cached prepared statement,
+        /// outside a transaction (`unsafeRead`): a single statement needs none, and the keychain's
+        /// own lookup runs its one statement the same way, so neither pays for BEGIN/COMMIT.
         func select(service: String, accounts: Int) -> (Int) throws -> Void {
             { index in
-                try pool.read { db in
+                try pool.unsafeRead { db in
                     let statement = try db.cachedStatement(sql: "SELECT data FROM item WHERE service = ? AND account = ?")
                     guard try Data.fetchOne(statement, arguments: [service, "account-\(index % accounts)"]) != nil else {
                         throw BenchmarkError("baseline row missing")

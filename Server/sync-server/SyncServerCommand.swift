@@ -11,7 +11,7 @@ struct SyncServerCommand: AsyncParsableCommand {
 
     @Option(help: "The address to listen on.") var host = "127.0.0.1"
     @Option(help: "The port to listen on (0: any free port, printed at start).") var port = 8443
-    @Option(help: "The data directory (SQLite database, self-signed certificate).") var dataDir = "./sync-data"
+    @Option(help: "The data directory: the SQLite database (unless --database is given), the self-signed certificate and the server secret.") var dataDir = "./sync-data"
     @Option(help: "A database URL instead of the embedded SQLite database (postgres://…).") var database: String?
     @Option(help: "The operator's PEM certificate chain.") var tlsCert: String?
     @Option(help: "The operator's PEM private key.") var tlsKey: String?
@@ -30,7 +30,6 @@ struct SyncServerCommand: AsyncParsableCommand {
     func validate() throws {
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
         if insecureHttp && tlsCert != nil { throw ValidationError("--insecure-http and --tls-cert exclude each other") }
-        if database != nil && dataDir != "./sync-data" { throw ValidationError("--data-dir and --database exclude each other") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
     }
 
