@@ -25,11 +25,18 @@ if [ -x scripts/postgres-cluster.sh ] && [ -z "${SYNCKEYCHAIN_TEST_POSTGRES_URL:
   export SYNCKEYCHAIN_TEST_POSTGRES_URL
 fi
 
+# The end-to-end client suite runs in a test process of its own: sharing one process with every
+# other suite, it has been seen to stall with no CPU use (cause not yet found; see the session
+# notes). Each run is bounded so that a stall fails the run instead of eating CI's time.
 echo "== tests"
 set +e
-swift test --skip-build 2>&1 | tee "$work/test.log"
+timeout --kill-after=30 1500 stdbuf -oL -eL swift test --skip-build --skip SyncClientTests 2>&1 | tee "$work/test.log"
 test_status=${PIPESTATUS[0]}
+echo "== end-to-end client tests"
+timeout --kill-after=30 900 stdbuf -oL -eL swift test --skip-build --filter SyncClientTests 2>&1 | tee -a "$work/test.log"
+client_status=${PIPESTATUS[0]}
 set -e
+[ "$test_status" -ne 0 ] || test_status=$client_status
 
 other_status=0
 if [ -x scripts/schemathesis.sh ]; then
@@ -42,7 +49,7 @@ if [ -d Benchmarks/keychain-bench ]; then
 fi
 
 # One closing line for the whole run, counted from Swift Testing's own output.
-total=$(grep -aoE 'Test run with [0-9]+ tests?' "$work/test.log" | grep -oE '[0-9]+' | tail -n 1)
+total=$(grep -aoE 'Test run with [0-9]+ tests?' "$work/test.log" | grep -oE '[0-9]+' | awk '{ sum += $1 } END { print sum + 0 }')
 failed=$(grep -acE '^✘ Test [^ ]+.* (failed|recorded)' "$work/test.log" || true)
 total=${total:-0}
 echo "tests: $((total - failed)) passed, $failed failed"

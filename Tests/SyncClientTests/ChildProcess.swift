@@ -16,6 +16,8 @@ final class ChildProcess: Sendable {
 
     private let process: Process
     private let output = Output()
+    private let readEnds: [FileHandle]
+    private let readEndsClosed = Mutex(false)
 
     var pid: Int32 { process.processIdentifier }
     var isRunning: Bool { process.isRunning }
@@ -33,6 +35,7 @@ final class ChildProcess: Sendable {
         process.environment = merged
         let out = Pipe()
         let err = Pipe()
+        readEnds = [out.fileHandleForReading, err.fileHandleForReading]
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
@@ -65,7 +68,23 @@ final class ChildProcess: Sendable {
         }
         // Let the readability handlers drain what the process wrote last.
         try await Task.sleep(for: .milliseconds(20))
+        closeReadEnds()
         return Result(status: process.terminationStatus, stdout: stdout, stderr: stderr)
+    }
+
+    deinit {
+        closeReadEnds()
+    }
+
+    /// Stops watching and closes this side of the output pipes. A full test run starts hundreds
+    /// of processes: left open, their pipes push the process past 1,024 descriptors, where
+    /// Foundation's `select`-based run loop stops noticing events and the whole run hangs.
+    private func closeReadEnds() {
+        guard readEndsClosed.withLock({ closed in defer { closed = true }; return !closed }) else { return }
+        for handle in readEnds {
+            handle.readabilityHandler = nil
+            try? handle.close()
+        }
     }
 
     /// Waits until stdout contains `text`.
