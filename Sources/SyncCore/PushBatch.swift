@@ -40,14 +40,6 @@ public struct PushBatch<Version: Hashable & Sendable>: Hashable, Sendable {
         self.items = items
     }
 
-    /// Creates a batch without saying which cursor it was made at: the server treats it as made
-    /// at 0, which is safe (after any purge it answers ``PushResponse/Status/cursorExpired`` and
-    /// the device resyncs) but costs resyncs.
-    @available(*, deprecated, message: "pass the cursor the versions were made at (ZoneSyncState.cursor)")
-    public init(device: DeviceID, zone: ZoneID, batchID: UInt64, items: [PushedItem<Version>]) {
-        self.init(device: device, zone: zone, batchID: batchID, cursor: 0, items: items)
-    }
-
     /// The same batch with each version transformed, e.g. sealed for the server.
     public func map<Other>(_ transform: (Version) throws -> Other) rethrows -> PushBatch<Other> {
         PushBatch<Other>(
