@@ -30,10 +30,10 @@ fi
 # notes). Each run is bounded so that a stall fails the run instead of eating CI's time.
 echo "== tests"
 set +e
-timeout --kill-after=30 1500 stdbuf -oL -eL swift test --skip-build --skip SyncClientTests 2>&1 | tee "$work/test.log"
+timeout --kill-after=30 900 stdbuf -oL -eL swift test --skip-build --skip SyncClientTests 2>&1 | tee "$work/test.log"
 test_status=${PIPESTATUS[0]}
 echo "== end-to-end client tests"
-timeout --kill-after=30 900 stdbuf -oL -eL swift test --skip-build --filter SyncClientTests 2>&1 | tee -a "$work/test.log"
+timeout --kill-after=30 600 stdbuf -oL -eL swift test --skip-build --filter SyncClientTests 2>&1 | tee -a "$work/test.log"
 client_status=${PIPESTATUS[0]}
 set -e
 [ "$test_status" -ne 0 ] || test_status=$client_status

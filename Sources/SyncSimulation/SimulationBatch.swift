@@ -36,6 +36,9 @@ public enum SimulationBatch {
                         let result = Simulation.run(configure(firstSeed + UInt64(offset)))
                         statistics.add(result.statistics)
                         if !result.violations.isEmpty { failed.append(result) }
+                        // A lane runs for seconds; without yielding it would hold a thread of the
+                        // cooperative pool (one per core) that other work, such as I/O, waits for.
+                        await Task.yield()
                     }
                     return (failed, statistics)
                 }

@@ -65,7 +65,7 @@ final class ChangeRecorder: Sendable {
     var changes: [KeyValueChange] { received.changes.withLock { $0 } }
 
     /// Waits (polling, with a deadline) until `count` events arrived; returns them.
-    func waitFor(_ count: Int, timeout: Duration = .seconds(5)) async -> [KeyValueChange] {
+    func waitFor(_ count: Int, timeout: Duration = .seconds(60)) async -> [KeyValueChange] {
         let deadline = ContinuousClock.now + timeout
         while changes.count < count && ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(5))

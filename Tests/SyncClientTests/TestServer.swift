@@ -36,7 +36,7 @@ final class TestServer: Sendable {
     /// Kills the server without any chance to clean up (SIGKILL) and waits until it is gone.
     func kill9() async throws {
         process.stop()
-        try await eventually(timeout: .seconds(10), "the killed server to exit") { !self.process.isRunning }
+        try await eventually(timeout: .seconds(60), "the killed server to exit") { !self.process.isRunning }
     }
 
     func stop() {

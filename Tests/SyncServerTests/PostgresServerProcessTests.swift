@@ -22,8 +22,7 @@ struct PostgresServerProcessTests {
                 let uploads = UploadCounter()
                 let message = try await PushTests.firstMessage(port: first.port, token: token) {
                     // Subscribed on process 1; every change goes through process 2, until one is heard.
-                    let deadline = ContinuousClock.now + .seconds(20)
-                    while !Task.isCancelled && ContinuousClock.now < deadline {
+                    while !Task.isCancelled {
                         let reply = try await RawHTTPConnection.request(
                             port: second.port, pin: nil, method: "POST", path: "/v1/zones/keychain/items", token: token,
                             json: Self.json(UploadRequest(cursor: 0, items: [APIClient.item("crossing", ["laptop": uploads.next()])])))

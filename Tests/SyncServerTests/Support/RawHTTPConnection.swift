@@ -57,12 +57,12 @@ final class RawHTTPConnection: Sendable {
     func send(_ text: String) async throws { try await send(Array(text.utf8)) }
 
     /// Bytes until `marker` has been seen (or the connection ends), failing after `timeout`.
-    func read(until marker: String, timeout: Duration = .seconds(20)) async throws -> String {
+    func read(until marker: String, timeout: Duration = .seconds(180)) async throws -> String {
         try await read(timeout: timeout) { $0.contains(marker) }
     }
 
     /// Bytes until one complete final response (by `Content-Length`) has arrived.
-    func readResponse(timeout: Duration = .seconds(20)) async throws -> String {
+    func readResponse(timeout: Duration = .seconds(180)) async throws -> String {
         try await read(timeout: timeout) { text in (try? Self.parse(text)) != nil }
     }
 
