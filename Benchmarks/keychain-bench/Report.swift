@@ -8,18 +8,27 @@ struct Report: Codable {
 
     func table() -> String {
         var lines = [
-            "| figure | product (median) | baseline (median) | ratio | target | met | spread |",
-            "|---|---|---|---|---|---|---|",
+            "| figure | product (median) | baseline (median) | ratio | target | met | spread | note |",
+            "|---|---|---|---|---|---|---|---|",
         ]
         for figure in figures {
-            let product = "\(format(figure.product.median, digits: figure.product.median < 100 ? 2 : 0)) \(figure.unit)"
-            let baseline = figure.baseline.map { "\(format($0.median, digits: $0.median < 100 ? 2 : 0)) \(figure.unit) (\(figure.baselineName ?? ""))" } ?? "—"
+            let product = figure.product.map { Self.value($0.median, figure.unit) } ?? "—"
+            let baseline = figure.baseline.map { "\(Self.value($0.median, figure.unit)) (\(figure.baselineName ?? ""))" } ?? "—"
             let ratio = figure.ratio.map { format($0) + "×" } ?? "—"
             let met = figure.meetsTarget.map { $0 ? "yes" : "no" } ?? "—"
-            let spread = "±" + format(figure.product.relativeSpread * 50, digits: 0) + "%"
-            lines.append("| \(figure.name) | \(product) | \(baseline) | \(ratio) | \(figure.targetText) | \(met) | \(spread) |")
+            let spread = figure.product.map { "±" + format($0.relativeSpread * 50, digits: 0) + "%" } ?? "—"
+            var notes: [String] = []
+            if case .latencyAtMost = figure.target, let product = figure.product {
+                notes.append("p99 \(Self.value(product.p99, figure.unit)), n=\(product.count)")
+            }
+            if let note = figure.note { notes.append(note) }
+            lines.append("| \(figure.name) | \(product) | \(baseline) | \(ratio) | \(figure.targetText) | \(met) | \(spread) | \(notes.joined(separator: "; ")) |")
         }
         return lines.joined(separator: "\n")
+    }
+
+    private static func value(_ value: Double, _ unit: String) -> String {
+        "\(format(value, digits: value < 100 ? 2 : 0)) \(unit)"
     }
 
     func write(to path: String) throws {
