@@ -36,6 +36,31 @@ struct BenchAccount: Sendable {
             sealer: VersionSealer(keys: keys, account: name, zone: .keychain))
     }
 
+    /// Creates an account and signs a device in over `client`, with secrets taken from a random
+    /// master secret instead of scrypt: for the server-load figures, which never enrol a device
+    /// with the password, so the KDF would only add seconds of setup (a minute in a debug build).
+    static func createWithoutKDF(name: String, client: LoadClient) async throws -> BenchAccount {
+        let parameters = try KDFParameters(logN: KDFParameters.minimumLogN, r: 8, p: 1, salt: KDFParameters.generate().salt)
+        let secrets = AccountSecrets(masterSecret: (0..<32).map { _ in UInt8.random(in: 0...255) }, parameters: parameters)
+        let accountKey = AccountKey.generate()
+        let bundle = AccountKeyBundle(
+            kdf: PasswordKDF(algorithm: parameters.algorithm, logN: parameters.logN, r: parameters.r, p: parameters.p),
+            salt: Base64Bytes(parameters.salt),
+            wrappedAccountKey: Base64Bytes(try accountKey.wrapped(with: secrets, account: name, epoch: VersionSealer.keyEpoch)))
+        let encoder = WireCoding.makeEncoder()
+        let authKey = Base64Bytes(secrets.authKey)
+        try await client.send(
+            .POST, "/v1/accounts", token: nil,
+            body: ByteBuffer(bytes: try encoder.encode(CreateAccountRequest(account: name, authKey: authKey, keys: bundle))))
+        let signIn = try await client.send(
+            .POST, "/v1/sign-in", token: nil,
+            body: ByteBuffer(bytes: try encoder.encode(SignInRequest(account: name, authKey: authKey, device: .random(), deviceName: "bench-uploader"))))
+        let answer = try WireCoding.makeDecoder().decode(SignInResponse.self, from: Data(signIn.readableBytesView))
+        return BenchAccount(
+            name: name, device: answer.device, token: answer.token,
+            sealer: VersionSealer(keys: AccountKeys(accountKey: accountKey), account: name, zone: .keychain))
+    }
+
     /// Synchronizable generic passwords `prefix-<index>` for `indices`, sealed as this device's
     /// first writes and encoded as upload requests of `batchSize` items.
     func sealedBatches(_ indices: Range<Int>, prefix: String, batchSize: Int) throws -> [EncodedBatch] {

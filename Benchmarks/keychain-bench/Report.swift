@@ -46,6 +46,8 @@ struct Report: Codable {
         let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
         let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
             .map { $0.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "" } ?? "unknown CPU"
-        return "\(cores) cores, \(memory) GiB, \(model)"
+        // The machine is shared: the load when the run started says how noisy its numbers are.
+        let load = ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "").split(separator: " ").first.map(String.init) ?? "?"
+        return "\(cores) cores, \(memory) GiB, \(model), load average \(load) at start"
     }
 }

@@ -30,38 +30,44 @@ enum ServerFigures {
             defer { release() }
             let server = try await BenchServer(executables, directory: directory, database: url, insecure: true)
             defer { server.stop() }
-            var accounts: [BenchAccount] = []
-            for index in 0..<uploaders {
-                accounts.append(try await BenchAccount.create(
-                    on: server, name: "writer-\(index)-\(UUID().uuidString.prefix(8))", logN: 15, directory: directory))
-            }
-            let perSample = scale.writeBatches * batchSize
-            // Sealed and encoded before the clock starts; sample 0 warms the server up.
-            let batches = try accounts.map { account in
-                try (0...scale.writeSamples).map { sample in
-                    try account.sealedBatches(sample * perSample..<(sample + 1) * perSample, prefix: "w", batchSize: batchSize)
-                }
-            }
             let client = LoadClient(baseURL: server.url, tls: nil, connections: uploaders)
             return try await closing(client) {
-                var rates: [Double] = []
-                for sample in 0...scale.writeSamples {
-                    let start = ContinuousClock.now
-                    let applied = try await withThrowingTaskGroup(of: Int.self) { group in
-                        for (index, account) in accounts.enumerated() {
-                            group.addTask { try await client.upload(batches[index][sample], token: account.token, concurrency: 1).applied }
-                        }
-                        return try await group.reduce(0, +)
-                    }
-                    let seconds = (ContinuousClock.now - start).seconds
-                    if sample > 0 { rates.append(Double(applied) / seconds) }
+                var accounts: [BenchAccount] = []
+                for index in 0..<uploaders {
+                    accounts.append(try await BenchAccount.createWithoutKDF(name: "writer-\(index)-\(UUID().uuidString.prefix(8))", client: client))
                 }
-                return [Figure(
-                    name: name, unit: "items/s", product: Statistics(rates), baselineName: nil, baseline: nil,
-                    target: row.target,
-                    note: "\(uploaders) uploaders (one account each), batches of \(batchSize), \(perSample * uploaders) items per sample, plain HTTP")]
+                return try await measureWrites(name: name, target: row.target, accounts: accounts, client: client, scale: scale)
             }
         }
+    }
+
+    private static func measureWrites(
+        name: String, target: Figure.Target, accounts: [BenchAccount], client: LoadClient, scale: Scale
+    ) async throws -> [Figure] {
+        let perSample = scale.writeBatches * batchSize
+        progress("sealing \((scale.writeSamples + 1) * perSample * accounts.count) items")
+        // Sealed and encoded before the clock starts; sample 0 warms the server up.
+        let batches = try accounts.map { account in
+            try (0...scale.writeSamples).map { sample in
+                try account.sealedBatches(sample * perSample..<(sample + 1) * perSample, prefix: "w", batchSize: batchSize)
+            }
+        }
+        progress("uploading")
+        var rates: [Double] = []
+        for sample in 0...scale.writeSamples {
+            let start = ContinuousClock.now
+            let applied = try await withThrowingTaskGroup(of: Int.self) { group in
+                for (index, account) in accounts.enumerated() {
+                    group.addTask { try await client.upload(batches[index][sample], token: account.token, concurrency: 1).applied }
+                }
+                return try await group.reduce(0, +)
+            }
+            let seconds = (ContinuousClock.now - start).seconds
+            if sample > 0 { rates.append(Double(applied) / seconds) }
+        }
+        return [Figure(
+            name: name, unit: "items/s", product: Statistics(rates), baselineName: nil, baseline: nil, target: target,
+            note: "\(accounts.count) uploaders (one account each), batches of \(batchSize), \(perSample * accounts.count) items per sample, plain HTTP")]
     }
 
     static let changesSinceCursor = Benchmark(
@@ -73,8 +79,10 @@ enum ServerFigures {
         defer { server.stop() }
         let client = LoadClient(baseURL: server.url, tls: nil, connections: 2)
         return try await closing(client) {
+            progress("filling a \(scale.feedItems)-item account")
             let large = try await FeedAccount(filledWith: scale.feedItems, server: server, client: client, directory: directory)
             let small = try await FeedAccount(filledWith: 100, server: server, client: client, directory: directory)
+            progress("timing")
             let sampler = TimeSampler(samples: scale.samples, iterations: scale.iterations / 20)
             let (product, baseline) = try await sampler.compare(
                 product: { index in try await large.fetchChanges(client, check: index == 0) },
@@ -92,8 +100,7 @@ enum ServerFigures {
         let cursor: UInt64
 
         init(filledWith items: Int, server: BenchServer, client: LoadClient, directory: URL) async throws {
-            account = try await BenchAccount.create(
-                on: server, name: "feed-\(items)-\(UUID().uuidString.prefix(8))", logN: 15, directory: directory)
+            account = try await BenchAccount.createWithoutKDF(name: "feed-\(items)-\(UUID().uuidString.prefix(8))", client: client)
             _ = try await client.upload(account.sealedBatches(0..<items, prefix: "f", batchSize: 500), token: account.token, concurrency: 2)
             let (_, latest) = try await client.upload(account.sealedBatches(items..<items + 10, prefix: "f", batchSize: 10), token: account.token, concurrency: 1)
             cursor = latest - 10
