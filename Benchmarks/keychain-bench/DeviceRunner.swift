@@ -11,9 +11,11 @@ struct DeviceRunner: Sendable {
 
     private var log: URL { directory.appendingPathComponent("client.log") }
 
-    /// `sync-client enroll` of a new keychain into the account (the password from the environment).
-    func enrol(keychain: String, name: String) throws {
+    /// `sync-client enroll` of a new keychain into the account (the password from the environment);
+    /// with `createWithLogN`, creating the account with that scrypt cost.
+    func enrol(keychain: String, name: String, createWithLogN logN: UInt8? = nil) throws {
         var arguments = ["enroll", "--keychain", keychain, "--server", server.url, "--account", account, "--device-name", name]
+        if let logN { arguments += ["--create", "--kdf-log-n", "\(logN)"] }
         if let pin = server.pin { arguments += ["--pin", pin] } else { arguments.append("--insecure-http") }
         _ = try ChildProcess.run(executables.client, arguments, environment: ["SYNC_PASSWORD": BenchAccount.password], log: log)
     }
