@@ -11,6 +11,14 @@ struct DeviceRunner: Sendable {
 
     private var log: URL { directory.appendingPathComponent("client.log") }
 
+    /// A keychain path in a directory of its own, as on a real device: the daemon watches its
+    /// keychain's directory, which must not be shared with another device or the logs.
+    func newKeychainPath(_ name: String) throws -> String {
+        let home = directory.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        return home.appendingPathComponent("keychain.db").path
+    }
+
     /// `sync-client enroll` of a new keychain into the account (the password from the environment);
     /// with `createWithLogN`, creating the account with that scrypt cost.
     func enrol(keychain: String, name: String, createWithLogN logN: UInt8? = nil) throws {

@@ -44,7 +44,7 @@ enum NewDeviceFigures {
         }
         var totals: [Double] = [], withoutKDF: [Double] = [], kdfs: [Double] = []
         for sample in 0..<scale.deviceSamples {
-            let keychain = directory.appendingPathComponent("new-\(sample).keychain").path
+            let keychain = try device.newKeychainPath("new-\(sample)")
             let start = ContinuousClock.now
             try device.enrol(keychain: keychain, name: "bench-new-\(sample)")
             let output = try device.syncOnce(keychain: keychain)
@@ -103,7 +103,7 @@ enum DaemonMemory {
     static func measure(
         device: DeviceRunner, server: BenchServer, items: Int
     ) async throws -> (daemon: (current: Double, peak: Double), server: (current: Double, peak: Double)) {
-        let keychainPath = device.directory.appendingPathComponent("memory.keychain").path
+        let keychainPath = try device.newKeychainPath("memory")
         try device.enrol(keychain: keychainPath, name: "bench-memory")
         let daemon = try await device.startDaemon(keychain: keychainPath)
         defer { daemon.stop() }

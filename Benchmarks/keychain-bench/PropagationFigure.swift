@@ -20,8 +20,8 @@ enum PropagationFigure {
         defer { server.stop() }
         let device = DeviceRunner(
             executables: executables, server: server, account: "propagation-\(UUID().uuidString.prefix(8))", directory: directory)
-        let writer = directory.appendingPathComponent("writer.keychain").path
-        let reader = directory.appendingPathComponent("reader.keychain").path
+        let writer = try device.newKeychainPath("writer")
+        let reader = try device.newKeychainPath("reader")
         try device.enrol(keychain: writer, name: "bench-writer", createWithLogN: KDFParameters.minimumLogN)
         try device.enrol(keychain: reader, name: "bench-reader")
         let writerDaemon = try await device.startDaemon(keychain: writer)
