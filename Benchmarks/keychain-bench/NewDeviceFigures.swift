@@ -26,6 +26,7 @@ enum NewDeviceFigures {
         let account = try await BenchAccount.create(
             on: server, name: "new-device-\(UUID().uuidString.prefix(8))", logN: scale.kdfLogN, directory: directory)
         let client = LoadClient(baseURL: server.url, tls: try await server.tlsConfiguration(), connections: 2)
+        progress("uploading \(items) items")
         let feedBytes = try await closing(client) {
             _ = try await client.upload(account.sealedBatches(0..<items, prefix: "n", batchSize: 500), token: account.token, concurrency: 2)
             return try await feedSize(client, token: account.token)
@@ -33,6 +34,7 @@ enum NewDeviceFigures {
         let blobBytes = feedBytes / items
 
         let device = DeviceRunner(executables: executables, server: server, account: account.name, directory: directory)
+        progress("timing the baseline")
         let baselines = try await PlainDownload.withServer(bytes: feedBytes) { url in
             var times: [Double] = []
             for _ in 0..<scale.deviceSamples {
@@ -42,6 +44,7 @@ enum NewDeviceFigures {
             }
             return times
         }
+        progress("timing \(scale.deviceSamples) new devices")
         var totals: [Double] = [], withoutKDF: [Double] = [], kdfs: [Double] = []
         for sample in 0..<scale.deviceSamples {
             let keychain = try device.newKeychainPath("new-\(sample)")
@@ -55,6 +58,7 @@ enum NewDeviceFigures {
             kdfs.append(kdf)
             withoutKDF.append(total - kdf)
         }
+        progress("a daemon pulls the account")
         let memory = try await DaemonMemory.measure(device: device, server: server, items: items)
 
         let label = "\(items) items"

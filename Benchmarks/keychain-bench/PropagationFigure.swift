@@ -29,6 +29,7 @@ enum PropagationFigure {
         let readerDaemon = try await device.startDaemon(keychain: reader)
         defer { readerDaemon.stop() }
         let readerKeychain = try Keychain.open(at: reader)
+        progress("daemons running; timing \(scale.propagationWrites) writes")
 
         // A first write, not counted, waits until both daemons hold their push connections.
         var latencies: [Double] = [], addTimes: [Double] = []
