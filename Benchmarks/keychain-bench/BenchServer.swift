@@ -35,6 +35,7 @@ final class BenchServer: Sendable {
             throw error
         }
         self.process = process
+        progress("sync-server pid \(process.pid) on \(url)")
     }
 
     /// The TLS configuration that trusts exactly this server's pinned key (nil over plain HTTP).

@@ -42,6 +42,7 @@ struct DeviceRunner: Sendable {
             daemon.stop()
             throw error
         }
+        progress("sync-client run pid \(daemon.pid)")
         return daemon
     }
 
