@@ -64,6 +64,7 @@ enum ServerFigures {
             }
             let seconds = (ContinuousClock.now - start).seconds
             if sample > 0 { rates.append(Double(applied) / seconds) }
+            progress("sample \(sample): \(Int(Double(applied) / seconds)) items/s")
         }
         return [Figure(
             name: name, unit: "items/s", product: Statistics(rates), baselineName: nil, baseline: nil, target: target,
