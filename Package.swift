@@ -176,7 +176,7 @@ let networkTargets: [Target] = [
     .target(
         name: "SyncClient",
         dependencies: [
-            "SyncCore", "SyncProtocol", "KeychainCrypto", "KeychainStore", "KeychainModel",
+            "SyncCore", "SyncProtocol", "KeychainCrypto", "KeychainStore", "KeychainModel", "KeyValueStore",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

@@ -1,0 +1,113 @@
+import KeychainCrypto
+import KeyValueStore
+import Logging
+import SyncCore
+
+/// Syncs every key-value store of a device, each as its own zone `kv.NAME`, plus the directory
+/// zone `kv` that tells devices which stores exist (decision 0070). The stores are the
+/// ``KeyValueDatabase`` beside the keychain; the zones' states are in the client's state file.
+package actor KeyValueSync {
+    /// What a pass over every store did.
+    package struct Report: Sendable, Equatable {
+        package var pushed = 0
+        package var applied = 0
+        /// The stores synced.
+        package var stores: [String] = []
+        /// Stores whose names cannot be zone names on the server (skipped).
+        package var skipped: [String] = []
+    }
+
+    package let database: KeyValueDatabase
+    private let session: ClientSession
+    private let keys: AccountKeys
+    private let directory: MirroredZoneEngine<StoreDirectoryMirror>
+    private var engines: [String: MirroredZoneEngine<KeyValueMirror>] = [:]
+    /// The newest journal sequence when the last pass began: a pass takes everything up to it.
+    private var journalSeen: Int64 = 0
+
+    /// Opens the key-value database beside the session's keychain and binds its writes to the
+    /// enrolled device.
+    package init(session: ClientSession) throws(SyncClientError) {
+        self.session = session
+        keys = AccountKeys(accountKey: session.accountKey)
+        do {
+            database = try KeyValueDatabase.open(besideKeychainAt: session.keychain.path)
+            try database.bind(toDevice: session.enrolment.device)
+        } catch {
+            throw MirroredZoneEngine<KeyValueMirror>.mapped(error)
+        }
+        directory = try MirroredZoneEngine(
+            mirror: StoreDirectoryMirror(database: database, keys: keys), database: session.database,
+            transport: ZoneTransport(connection: session.connection, zone: StoreDirectoryMirror.zone),
+            sealer: VersionSealer(keys: keys, account: session.enrolment.account, zone: StoreDirectoryMirror.zone),
+            device: session.enrolment.device, logger: session.logger)
+    }
+
+    /// Whether a store name can be a zone name on the server: `kv.NAME` of at most 64 characters
+    /// of `[A-Za-z0-9_.-]`.
+    package static func isSyncable(_ name: String) -> Bool {
+        let zone = Array("kv.\(name)".utf8)
+        return zone.count <= 64 && zone.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || "_.-".utf8.contains(byte)
+        }
+    }
+
+    /// Syncs the directory, then every store (local ones and those the directory names) until
+    /// each is in step. A store that fails does not stop the others; the first failure is thrown
+    /// at the end.
+    @discardableResult
+    package func syncUntilInStep(maximumRounds: Int = 100) async throws -> Report {
+        journalSeen = try mapped { try database.latestJournalSequence() }
+        var report = Report()
+        let local = try mapped { try database.storeNames() }
+        var syncable = Set(local.filter(Self.isSyncable))
+        report.skipped = local.filter { !Self.isSyncable($0) }
+        for name in report.skipped {
+            session.logger.warning("key-value store not synced: its name cannot be a zone name", metadata: ["store": "\(name)"])
+        }
+        // Always: the directory is how this device learns of stores written elsewhere.
+        report.pushed += try await directory.syncUntilInStep(maximumRounds: maximumRounds).pushed
+        syncable.formUnion(StoreDirectoryMirror.names(in: await directory.records).filter(Self.isSyncable))
+        var failure: (any Error)?
+        for name in syncable.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            do {
+                let result = try await engine(for: name).syncUntilInStep(maximumRounds: maximumRounds)
+                report.pushed += result.pushed
+                report.applied += result.applied
+                report.stores.append(name)
+            } catch {
+                session.logger.warning("key-value store sync failed", metadata: ["store": "\(name)", "error": "\(error)"])
+                if failure == nil { failure = error }
+            }
+        }
+        if let failure { throw failure }
+        return report
+    }
+
+    /// Whether a store was written since the last pass began (a one-row query): the daemon's
+    /// check before it starts a pass for a change of the database file.
+    package func hasNewLocalChanges() -> Bool {
+        ((try? database.latestJournalSequence()) ?? .max) > journalSeen
+    }
+
+    private func engine(for name: String) throws -> MirroredZoneEngine<KeyValueMirror> {
+        if let engine = engines[name] { return engine }
+        let store = try database.store(named: name)
+        let engine = try MirroredZoneEngine(
+            mirror: KeyValueMirror(store: store, keys: keys), database: session.database,
+            transport: ZoneTransport(connection: session.connection, zone: store.zone),
+            sealer: VersionSealer(keys: keys, account: session.enrolment.account, zone: store.zone),
+            device: session.enrolment.device, logger: session.logger)
+        engines[name] = engine
+        return engine
+    }
+
+    private func mapped<T>(_ body: () throws -> T) throws(SyncClientError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw MirroredZoneEngine<KeyValueMirror>.mapped(error)
+        }
+    }
+}
