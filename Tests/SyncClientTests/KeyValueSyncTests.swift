@@ -1,0 +1,134 @@
+import Foundation
+import Testing
+
+/// Key-value stores synced end to end with real processes: a `sync-server`, devices with their
+/// own keychain files (and key-value databases beside them), `keychain kv` and `sync-client`.
+@Suite(.serialized)
+struct KeyValueSyncTests {
+    @Test func aValueSetOnOneDeviceIsReadOnTheOthers() async throws {
+        try await withAccount(devices: 3) { _, devices in
+            try await devices[0].setValue("dark", forKey: "theme", store: "com.example.notes")
+            try await devices[0].setValue("42", forKey: "fontSize", store: "com.example.notes", type: "--int")
+            try await devices[0].sync()
+            for device in devices.dropFirst() {
+                // These devices never opened the store: they learn of it from the store directory.
+                try await device.sync()
+                #expect(try await device.value(forKey: "theme", store: "com.example.notes") == "dark")
+                #expect(try await device.value(forKey: "fontSize", store: "com.example.notes", json: true) == #"{"int":42}"#)
+            }
+        }
+    }
+
+    @Test func concurrentSetsConvergeOnTheLaterOneEverywhere() async throws {
+        try await withAccount(devices: 3) { _, devices in
+            let (a, b, c) = (devices[0], devices[1], devices[2])
+            try await a.setValue("first", forKey: "mode", store: "app")
+            try await a.sync()
+            try await b.sync()
+            // Written on two devices without a sync in between: b's write is the later one.
+            try await a.setValue("from a", forKey: "mode", store: "app")
+            try await b.setValue("from b", forKey: "mode", store: "app")
+            try await b.sync()
+            try await a.sync()
+            try await c.sync()
+            try await b.sync()
+            for device in devices {
+                #expect(try await device.value(forKey: "mode", store: "app") == "from b", "on \(device.name)")
+            }
+            // Each store holds one key; the same listing on every device.
+            let listings = try await devices.asyncMap { try await $0.keyValue(["list", "--json"], store: "app").stdout }
+            #expect(Set(listings).count == 1)
+        }
+    }
+
+    @Test func aRemovalPropagatesAndAnUnrelatedKeyStays() async throws {
+        try await withAccount(devices: 2) { _, devices in
+            let (a, b) = (devices[0], devices[1])
+            try await a.setValue("v1", forKey: "gone", store: "app")
+            try await a.setValue("v2", forKey: "kept", store: "app")
+            try await a.sync()
+            try await b.sync()
+            #expect(try await b.value(forKey: "gone", store: "app") == "v1")
+            let removed = try await b.keyValue(["remove", "gone"], store: "app")
+            #expect(removed.status == 0)
+            try await b.sync()
+            try await a.sync()
+            #expect(try await a.value(forKey: "gone", store: "app") == nil)
+            #expect(try await a.value(forKey: "kept", store: "app") == "v2")
+            // A later set brings the key back everywhere.
+            try await a.setValue("v3", forKey: "gone", store: "app")
+            try await a.sync()
+            try await b.sync()
+            #expect(try await b.value(forKey: "gone", store: "app") == "v3")
+        }
+    }
+
+    @Test func theServerNeverSeesAKeyNameOrAValue() async throws {
+        try await withAccount(devices: 2) { server, devices in
+            let key = "very-private-key-name-7f3a"
+            let value = "very-private-value-9c1e"
+            try await devices[0].setValue(value, forKey: key, store: "app")
+            try await devices[0].sync()
+            try await devices[1].sync()
+            #expect(try await devices[1].value(forKey: key, store: "app") == value)
+            var files = 0
+            for file in try FileManager.default.subpathsOfDirectory(atPath: server.dataDirectory.path) {
+                guard let bytes = FileManager.default.contents(atPath: server.dataDirectory.appendingPathComponent(file).path) else { continue }
+                files += 1
+                #expect(bytes.range(of: Data(key.utf8)) == nil, "the key is readable in \(file)")
+                #expect(bytes.range(of: Data(value.utf8)) == nil, "the value is readable in \(file)")
+            }
+            #expect(files > 0)
+        }
+    }
+
+    @Test func twoDaemonsCarryKeyValueWritesBothWays() async throws {
+        try await withAccount(devices: 2) { _, devices in
+            let (a, b) = (devices[0], devices[1])
+            let daemonA = try await a.startDaemon()
+            defer { daemonA.stop() }
+            let daemonB = try await b.startDaemon()
+            defer { daemonB.stop() }
+            try await a.setValue("pushed", forKey: "live", store: "app")
+            try await eventually(timeout: .seconds(30), "the value on device b") {
+                try await b.value(forKey: "live", store: "app") == "pushed"
+            }
+            try await b.setValue("back", forKey: "live", store: "app")
+            try await eventually(timeout: .seconds(30), "the update on device a") {
+                try await a.value(forKey: "live", store: "app") == "back"
+            }
+            #expect(try await a.keyValue(["remove", "live"], store: "app").status == 0)
+            try await eventually(timeout: .seconds(30), "the removal on device b") {
+                try await b.value(forKey: "live", store: "app") == nil
+            }
+        }
+    }
+}
+
+extension TestDevice {
+    /// Runs `keychain kv --store STORE VERB --keychain PATH ARGUMENTS…`.
+    func keyValue(_ arguments: [String], store: String) async throws -> ChildProcess.Result {
+        try await ChildProcess.run(Products.keychain, ["kv", "--store", store, arguments[0], "--keychain", keychainPath] + arguments.dropFirst())
+    }
+
+    func setValue(_ value: String, forKey key: String, store: String, type: String? = nil) async throws {
+        let result = try await keyValue(["set"] + (type.map { [$0] } ?? []) + [key, value], store: store)
+        guard result.status == 0 else { throw TestFailure("kv set on \(name) failed (\(result.status)): \(result.stderr)") }
+    }
+
+    /// The key's value as `kv get` prints it, or nil when it has none (exit 44).
+    func value(forKey key: String, store: String, json: Bool = false) async throws -> String? {
+        let result = try await keyValue(["get"] + (json ? ["--json"] : []) + [key], store: store)
+        if result.status == 44 { return nil }
+        guard result.status == 0 else { throw TestFailure("kv get on \(name) failed (\(result.status)): \(result.stderr)") }
+        return result.stdout.trimmingCharacters(in: .newlines)
+    }
+}
+
+extension Array {
+    func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+        var results: [T] = []
+        for element in self { results.append(try await transform(element)) }
+        return results
+    }
+}
