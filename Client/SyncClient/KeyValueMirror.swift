@@ -65,6 +65,6 @@ package struct KeyValueMirror: ZoneMirror {
             key = try KeyVersion.decodeSyncContent(record.version.content).key
             keyByItem[item] = key
         }
-        try store.applyRemote(KeyVersion(key: key, version: record.version), reason: reason, unlessChangedAfter: position)
+        try store.mirror(KeyVersion(key: key, version: record.version), reason: reason, unlessChangedAfter: position)
     }
 }

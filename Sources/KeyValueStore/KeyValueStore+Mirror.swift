@@ -3,8 +3,7 @@ import SyncCore
 
 /// How the sync client keeps a store a mirror of its zone machine's records (docs/decisions/0070):
 /// local changes are handed over and replaced by the machine's versions in one transaction, and
-/// the machine's versions are applied except over a local change it has not taken yet. So the
-/// store only ever compares vectors the machine made.
+/// the machine's versions replace the store's except over a local change it has not taken yet.
 extension KeyValueStore {
     /// Hands the local changes after journal sequence `sequence` to the sync engine, in one write
     /// transaction (no other process writes meanwhile). Per key with changes (its latest entry,
@@ -46,17 +45,28 @@ extension KeyValueStore {
         }
     }
 
-    /// Applies a version from the sync engine like ``applyRemote(_:reason:)``, unless the key has
-    /// a local change after journal sequence `sequence` (one the engine has not taken yet): such a
-    /// key is left as it is, and the engine's next round takes the change over what it has seen.
-    /// - Returns: The outcome, or `nil` when the key was left alone.
+    /// Makes `version` the key's only version, as the sync engine's machine holds it: the machine
+    /// has resolved the key, so its version replaces whatever the store kept (no vectors are
+    /// compared). A key with a local change after journal sequence `sequence` (one the engine has
+    /// not taken yet) is left as it is; the engine's next round takes the change over what it has
+    /// seen. Subscribers get an event with `reason` when the key's value changes, and a
+    /// ``KeyValueChange/Reason/quotaViolationChange`` when the store is then over a limit.
+    /// - Returns: Whether the value changed, or `nil` when the key was left alone.
     @discardableResult
-    public func applyRemote(
-        _ remote: KeyVersion, reason: KeyValueChange.Reason, unlessChangedAfter sequence: Int64
-    ) throws(KeyValueStoreError) -> RemoteOutcome? {
+    public func mirror(
+        _ version: KeyVersion, reason: KeyValueChange.Reason, unlessChangedAfter sequence: Int64
+    ) throws(KeyValueStoreError) -> Bool? {
         try database.write { db in
-            guard try !hasLocalChange(db, key: remote.key, after: sequence) else { return nil }
-            return try applyRemote(db, remote, reason: reason)
+            guard try !hasLocalChange(db, key: version.key, after: sequence) else { return nil }
+            let versions = try storedVersions(db, key: version.key)
+            guard versions != [version.version] else { return false }
+            let before = ConflictResolution.resolve(versions)
+            try replaceVersions(db, key: version.key, with: [version.version])
+            // A tombstone of a key this device never had changes no value.
+            guard before.map({ !$0.sameValue(as: version.version) }) ?? !version.isDeleted else { return false }
+            try setVisible(db, key: version.key, winner: version)
+            try publishChange(db, key: version.key, reason: reason)
+            return true
         }
     }
 

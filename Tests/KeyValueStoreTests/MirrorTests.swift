@@ -52,7 +52,7 @@ import Testing
         #expect(try store.takeLocalChanges(after: #require(last)) { _, _, _ in nil } == nil)
     }
 
-    @Test func anEngineVersionNeverOverridesALocalChangeNotYetTaken() async throws {
+    @Test func theMachinesVersionReplacesTheStoresButNeverALocalChangeNotYetTaken() async throws {
         let stores = TemporaryStores()
         defer { stores.remove() }
         let store = try stores.store()
@@ -63,12 +63,18 @@ import Testing
         let remote = try KeyVersion(
             key: "k", value: .string("remote"), vector: VersionVector([device: 50]), modifiedAt: 1_800_000_000_000, device: device)
 
-        #expect(try store.applyRemote(remote, reason: .serverChange, unlessChangedAfter: taken) == nil)
+        #expect(try store.mirror(remote, reason: .serverChange, unlessChangedAfter: taken) == nil)
         #expect(try store.string(forKey: "k") == "newer local")
         let latest = try #require(try store.journalEntries(after: 0).last?.sequence)
-        #expect(try store.applyRemote(remote, reason: .serverChange, unlessChangedAfter: latest) == .applied)
+        #expect(try store.mirror(remote, reason: .serverChange, unlessChangedAfter: latest) == true)
         #expect(try store.string(forKey: "k") == "remote")
-        #expect(await events.waitFor(1) == [KeyValueChange(reason: .serverChange, keys: ["k"])])
+        #expect(try store.mirror(remote, reason: .serverChange, unlessChangedAfter: latest) == false)
+        // The machine's version replaces the store's even when the store's vector is larger:
+        // the machine resolved the key (after a full resync it may return to an older version).
+        let older = try KeyVersion(key: "k", value: .string("older"), vector: VersionVector([device: 2]), modifiedAt: 1, device: device)
+        #expect(try store.mirror(older, reason: .serverChange, unlessChangedAfter: latest) == true)
+        #expect(try store.siblingVersions(forKey: "k") == [older])
+        #expect(await events.waitFor(2) == [KeyValueChange(reason: .serverChange, keys: ["k"]), KeyValueChange(reason: .serverChange, keys: ["k"])])
     }
 
     @Test func aPurgedKeyLosesItsValueAndItsVersionsWithAnEvent() async throws {
