@@ -1,4 +1,5 @@
 import Foundation
+import KeyValueStore
 import Testing
 
 /// Key-value stores synced end to end with real processes: a `sync-server`, devices with their
@@ -25,17 +26,21 @@ struct KeyValueSyncTests {
             try await a.setValue("first", forKey: "mode", store: "app")
             try await a.sync()
             try await b.sync()
-            // Written on two devices without a sync in between: b's write is the later one.
+            // Written on two devices without a sync in between: b's "mode" and a's "size" are the
+            // later writes (the processes run one after another); b syncs first either way.
             try await a.setValue("from a", forKey: "mode", store: "app")
             try await b.setValue("from b", forKey: "mode", store: "app")
+            try await b.setValue("small from b", forKey: "size", store: "app")
+            try await a.setValue("large from a", forKey: "size", store: "app")
             try await b.sync()
             try await a.sync()
             try await c.sync()
             try await b.sync()
             for device in devices {
                 #expect(try await device.value(forKey: "mode", store: "app") == "from b", "on \(device.name)")
+                #expect(try await device.value(forKey: "size", store: "app") == "large from a", "on \(device.name)")
             }
-            // Each store holds one key; the same listing on every device.
+            // The same listing on every device.
             let listings = try await devices.asyncMap { try await $0.keyValue(["list", "--json"], store: "app").stdout }
             #expect(Set(listings).count == 1)
         }
@@ -101,6 +106,37 @@ struct KeyValueSyncTests {
             try await eventually(timeout: .seconds(30), "the removal on device b") {
                 try await b.value(forKey: "live", store: "app") == nil
             }
+        }
+    }
+}
+
+extension KeyValueSyncTests {
+    /// Twenty successive `keychain kv set` writes on device a each reach device b through the
+    /// two daemons; prints the latency from the end of the CLI process to the value being in b's
+    /// store (read in this process, polled every 2 ms).
+    @Test func successiveWritesEachReachTheOtherDaemon() async throws {
+        try await withAccount(devices: 2) { _, devices in
+            let (a, b) = (devices[0], devices[1])
+            let daemonA = try await a.startDaemon()
+            defer { daemonA.stop() }
+            let daemonB = try await b.startDaemon()
+            defer { daemonB.stop() }
+            try await a.setValue("warm-up", forKey: "counter", store: "bench")
+            try await eventually(timeout: .seconds(30), "the first value on device b") {
+                try await b.value(forKey: "counter", store: "bench") == "warm-up"
+            }
+            let store = try KeyValueDatabase.open(besideKeychainAt: b.keychainPath).store(named: "bench")
+            var latencies: [Duration] = []
+            for index in 0..<20 {
+                try await a.setValue("value \(index)", forKey: "counter", store: "bench")
+                let written = ContinuousClock.now
+                try await eventually(timeout: .seconds(30), "value \(index) on device b") {
+                    try store.string(forKey: "counter") == "value \(index)"
+                }
+                latencies.append(ContinuousClock.now - written)
+            }
+            let sorted = latencies.sorted()
+            print("key-value write to the other device through two daemons: median \(sorted[sorted.count / 2]), max \(sorted.last!)")
         }
     }
 }
