@@ -88,12 +88,7 @@ struct KeyValueSyncTests {
     }
 
     @Test func twoDaemonsCarryKeyValueWritesBothWays() async throws {
-        try await withAccount(devices: 2) { _, devices in
-            let (a, b) = (devices[0], devices[1])
-            let daemonA = try await a.startDaemon()
-            defer { daemonA.stop() }
-            let daemonB = try await b.startDaemon()
-            defer { daemonB.stop() }
+        try await withTwoDaemons { a, b in
             try await a.setValue("pushed", forKey: "live", store: "app")
             try await eventually(timeout: .seconds(30), "the value on device b") {
                 try await b.value(forKey: "live", store: "app") == "pushed"
@@ -115,12 +110,7 @@ extension KeyValueSyncTests {
     /// two daemons; prints the latency from the end of the CLI process to the value being in b's
     /// store (read in this process, polled every 2 ms).
     @Test func successiveWritesEachReachTheOtherDaemon() async throws {
-        try await withAccount(devices: 2) { _, devices in
-            let (a, b) = (devices[0], devices[1])
-            let daemonA = try await a.startDaemon()
-            defer { daemonA.stop() }
-            let daemonB = try await b.startDaemon()
-            defer { daemonB.stop() }
+        try await withTwoDaemons { a, b in
             try await a.setValue("warm-up", forKey: "counter", store: "bench")
             try await eventually(timeout: .seconds(30), "the first value on device b") {
                 try await b.value(forKey: "counter", store: "bench") == "warm-up"
@@ -138,6 +128,17 @@ extension KeyValueSyncTests {
             let sorted = latencies.sorted()
             print("key-value write to the other device through two daemons: median \(sorted[sorted.count / 2]), max \(sorted.last!)")
         }
+    }
+}
+
+/// Two enrolled devices of one account, each with `sync-client run` going.
+func withTwoDaemons(_ body: (TestDevice, TestDevice) async throws -> Void) async throws {
+    try await withAccount(devices: 2) { _, devices in
+        let first = try await devices[0].startDaemon()
+        defer { first.stop() }
+        let second = try await devices[1].startDaemon()
+        defer { second.stop() }
+        try await body(devices[0], devices[1])
     }
 }
 
