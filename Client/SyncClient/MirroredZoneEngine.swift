@@ -47,15 +47,6 @@ package actor MirroredZoneEngine<Mirror: ZoneMirror> {
     /// The machine's records (what the zone holds as far as this device knows).
     package var records: [ItemID: ZoneSyncState.Record] { machine.state.records }
 
-    /// Whether local changes wait: taken but not pushed, or not taken yet.
-    package func hasPendingChanges() throws -> Bool {
-        do {
-            return try machine.hasPendingChanges || mirror.hasLocalChanges(after: progress.journalSequence, state: machine.state)
-        } catch {
-            throw Self.mapped(error)
-        }
-    }
-
     /// Runs rounds until the zone is in step with the server, at most `maximumRounds`.
     /// - Throws: ``SyncClientError`` as ``SyncEngine/syncUntilInStep(maximumRounds:)`` does.
     @discardableResult

@@ -27,7 +27,8 @@ struct KeyValueRejectionTests {
             #expect(try await b.value(forKey: "good", store: "app") == "kept")
             let listed = try await b.keyValue(["list"], store: "app")
             #expect(listed.stdout.split(separator: "\n").count == 1)
-            #expect(try await b.password(service: "mail", account: "kim") == "secret")
+            let found = try await b.keychain(["find-generic-password", "-s", "mail", "-a", "kim", "--sync", "yes", "-w"])
+            #expect(found.stdout == "secret\n", "status \(found.status), stderr \(found.stderr); sync said: \(result.stdout) \(result.stderr)")
         }
     }
 }
