@@ -1,3 +1,4 @@
+import Foundation
 import KeychainCrypto
 import KeyValueStore
 import Logging
@@ -17,30 +18,56 @@ package actor KeyValueSync {
         package var skipped: [String] = []
     }
 
-    package let database: KeyValueDatabase
+    /// The key-value database file beside the keychain (it may not exist yet).
+    package let databasePath: String
+    /// The database, once it exists: a device that never used a store and whose account has
+    /// none gets no file.
+    private var database: KeyValueDatabase?
     private let session: ClientSession
     private let keys: AccountKeys
-    private let directory: MirroredZoneEngine<StoreDirectoryMirror>
+    private var directory: MirroredZoneEngine<StoreDirectoryMirror>
     private var engines: [String: MirroredZoneEngine<KeyValueMirror>] = [:]
     /// The newest journal sequence when the last pass began: a pass takes everything up to it.
     private var journalSeen: Int64 = 0
 
-    /// Opens the key-value database beside the session's keychain and binds its writes to the
-    /// enrolled device.
+    /// Prepares the sync of the key-value stores beside the session's keychain; opens their
+    /// database (binding its writes to the enrolled device) when it exists.
     package init(session: ClientSession) throws(SyncClientError) {
         self.session = session
         keys = AccountKeys(accountKey: session.accountKey)
+        databasePath = KeyValueDatabase.path(besideKeychainAt: session.keychain.path)
+        let existing = FileManager.default.fileExists(atPath: databasePath) ? try Self.open(session: session) : nil
+        database = existing
+        directory = try Self.directoryEngine(session: session, keys: keys, database: existing)
+    }
+
+    private static func open(session: ClientSession) throws(SyncClientError) -> KeyValueDatabase {
         do {
-            database = try KeyValueDatabase.open(besideKeychainAt: session.keychain.path)
+            let database = try KeyValueDatabase.open(besideKeychainAt: session.keychain.path)
             try database.bind(toDevice: session.enrolment.device)
+            return database
         } catch {
             throw MirroredZoneEngine<KeyValueMirror>.mapped(error)
         }
-        directory = try MirroredZoneEngine(
+    }
+
+    private static func directoryEngine(
+        session: ClientSession, keys: AccountKeys, database: KeyValueDatabase?
+    ) throws(SyncClientError) -> MirroredZoneEngine<StoreDirectoryMirror> {
+        try MirroredZoneEngine(
             mirror: StoreDirectoryMirror(database: database, keys: keys), database: session.database,
             transport: ZoneTransport(connection: session.connection, zone: StoreDirectoryMirror.zone),
             sealer: VersionSealer(keys: keys, account: session.enrolment.account, zone: StoreDirectoryMirror.zone),
             device: session.enrolment.device, logger: session.logger)
+    }
+
+    /// The database, opened (and created) now if need be.
+    private func openDatabase() throws(SyncClientError) -> KeyValueDatabase {
+        if let database { return database }
+        let opened = try Self.open(session: session)
+        database = opened
+        directory = try Self.directoryEngine(session: session, keys: keys, database: opened)
+        return opened
     }
 
     /// Whether a store name can be a zone name on the server: `kv.NAME` of at most 64 characters
@@ -58,9 +85,10 @@ package actor KeyValueSync {
     /// at the end.
     @discardableResult
     package func syncUntilInStep(maximumRounds: Int = 100) async throws -> Report {
-        journalSeen = try mapped { try database.latestJournalSequence() }
+        if database == nil, FileManager.default.fileExists(atPath: databasePath) { _ = try openDatabase() }
+        journalSeen = try mapped { try database?.latestJournalSequence() ?? 0 }
         var report = Report()
-        let local = try mapped { try database.storeNames() }
+        let local = try mapped { try database?.storeNames() ?? [] }
         var syncable = Set(local.filter(Self.isSyncable))
         report.skipped = local.filter { !Self.isSyncable($0) }
         for name in report.skipped {
@@ -69,6 +97,7 @@ package actor KeyValueSync {
         // Always: the directory is how this device learns of stores written elsewhere.
         report.pushed += try await directory.syncUntilInStep(maximumRounds: maximumRounds).pushed
         syncable.formUnion(StoreDirectoryMirror.names(in: await directory.records).filter(Self.isSyncable))
+        if syncable.isEmpty { return report }
         var failure: (any Error)?
         for name in syncable.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
             do {
@@ -88,12 +117,13 @@ package actor KeyValueSync {
     /// Whether a store was written since the last pass began (a one-row query): the daemon's
     /// check before it starts a pass for a change of the database file.
     package func hasNewLocalChanges() -> Bool {
-        ((try? database.latestJournalSequence()) ?? .max) > journalSeen
+        guard let database else { return FileManager.default.fileExists(atPath: databasePath) }
+        return ((try? database.latestJournalSequence()) ?? .max) > journalSeen
     }
 
     private func engine(for name: String) throws -> MirroredZoneEngine<KeyValueMirror> {
         if let engine = engines[name] { return engine }
-        let store = try database.store(named: name)
+        let store = try openDatabase().store(named: name)
         let engine = try MirroredZoneEngine(
             mirror: KeyValueMirror(store: store, keys: keys), database: session.database,
             transport: ZoneTransport(connection: session.connection, zone: store.zone),

@@ -164,6 +164,8 @@ package actor MirroredZoneEngine<Mirror: ZoneMirror> {
 
     /// Mirrors every record that changed since the last commit, then commits the machine's state.
     private func commit() throws {
+        // Nothing to write (a round with no change): no transaction, no fsync.
+        guard machine.state != committed || progress != committedProgress || !problems.isEmpty else { return }
         let records = machine.state.records
         for (item, record) in records where committed.records[item] != record {
             try mirror.mirror(record, of: item, previous: committed.records[item], initial: initial, position: progress.journalSequence)

@@ -8,10 +8,11 @@ import SyncCore
 package struct StoreDirectoryMirror: ZoneMirror {
     package static let zone = ZoneID("kv")
 
-    private let database: KeyValueDatabase
+    /// The device's stores; `nil` while it has no key-value database.
+    private let database: KeyValueDatabase?
     private let keys: AccountKeys
 
-    package init(database: KeyValueDatabase, keys: AccountKeys) {
+    package init(database: KeyValueDatabase?, keys: AccountKeys) {
         self.database = database
         self.keys = keys
     }
@@ -27,7 +28,7 @@ package struct StoreDirectoryMirror: ZoneMirror {
 
     /// Adds every local store missing from the directory. The position is unused (always 0).
     package func takeLocalChanges(after position: Int64, into machine: inout ZoneSyncMachine) throws -> Int64? {
-        let missing = try database.storeNames().filter { machine.state.records[itemID($0)] == nil }
+        let missing = try (database?.storeNames() ?? []).filter { machine.state.records[itemID($0)] == nil }
         guard !missing.isEmpty else { return nil }
         for name in missing {
             _ = machine.localChange(LocalChange(item: itemID(name), scope: .synchronizable, content: Array(name.utf8), modifiedAt: 0))
@@ -36,7 +37,7 @@ package struct StoreDirectoryMirror: ZoneMirror {
     }
 
     package func hasLocalChanges(after position: Int64, state: ZoneSyncState) throws -> Bool {
-        try database.storeNames().contains { state.records[itemID($0)] == nil }
+        try (database?.storeNames() ?? []).contains { state.records[itemID($0)] == nil }
     }
 
     package func accepts(_ content: [UInt8], for item: ItemID) -> Bool {

@@ -49,7 +49,7 @@ package struct SyncDaemon: Service {
                 }
                 if let keyValue {
                     let keyValueWrites = Doorbell()
-                    let keyValueWatcher = JournalWatcher(keychainPath: keyValue.database.path, mode: configuration.watchMode)
+                    let keyValueWatcher = JournalWatcher(keychainPath: keyValue.databasePath, mode: configuration.watchMode)
                     group.addTask { try await keyValueWatcher.run(doorbell: keyValueWrites, logger: logger) }
                     group.addTask {
                         while await keyValueWrites.wait() {

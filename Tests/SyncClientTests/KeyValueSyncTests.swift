@@ -8,6 +8,9 @@ import Testing
 struct KeyValueSyncTests {
     @Test func aValueSetOnOneDeviceIsReadOnTheOthers() async throws {
         try await withAccount(devices: 3) { _, devices in
+            // No store anywhere yet: a sync creates no key-value database.
+            try await devices[1].sync()
+            #expect(!FileManager.default.fileExists(atPath: KeyValueDatabase.path(besideKeychainAt: devices[1].keychainPath)))
             try await devices[0].setValue("dark", forKey: "theme", store: "com.example.notes")
             try await devices[0].setValue("42", forKey: "fontSize", store: "com.example.notes", type: "--int")
             try await devices[0].sync()
