@@ -47,9 +47,6 @@ package struct ServerConfiguration: Sendable {
     package var deviceInactivityLimit: TimeInterval = 30 * 24 * 3600
     /// How often tombstones are collected.
     package var garbageCollectionInterval: Duration = .seconds(3600)
-    /// The secret that makes pre-sign-in answers for unknown accounts deterministic but
-    /// unpredictable; generated per data directory by the executable.
-    package var fakeSaltSecret: [UInt8] = Array(repeating: 0, count: 32)
 
     package init() {}
 }

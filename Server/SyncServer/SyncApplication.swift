@@ -16,6 +16,7 @@ package struct SyncApplication: Sendable {
     package let metrics = ServerMetrics()
     let hub: PushHub
     let rateLimiter: SignInRateLimiter
+    let fakeSalts: FakeSalts
 
     package init(storage: any ServerStorage, configuration: ServerConfiguration, clock: ServerClock = .system, logger: Logger) {
         self.storage = storage
@@ -24,6 +25,7 @@ package struct SyncApplication: Sendable {
         self.logger = logger
         hub = PushHub(maximumPerAccount: configuration.limits.maximumPushConnectionsPerAccount, metrics: metrics)
         rateLimiter = SignInRateLimiter(limit: configuration.signInRateLimit, clock: clock)
+        fakeSalts = FakeSalts(storage: storage)
     }
 
     /// Every HTTP route of the API (`/v1/…`, `/health`, `/metrics`, `/openapi.yaml`).
@@ -33,7 +35,8 @@ package struct SyncApplication: Sendable {
         router.add(middleware: LogRequestsMiddleware(.info))
         router.add(middleware: ErrorMiddleware())
         let authenticated = router.group().add(middleware: Authenticator(storage: storage))
-        AccountRoutes(storage: storage, configuration: configuration, clock: clock, rateLimiter: rateLimiter, metrics: metrics)
+        AccountRoutes(storage: storage, configuration: configuration, clock: clock, rateLimiter: rateLimiter, fakeSalts: fakeSalts,
+                      metrics: metrics)
             .register(on: router, authenticated: authenticated)
         DeviceRoutes(storage: storage, clock: clock, hub: hub).register(on: authenticated)
         ZoneRoutes(storage: storage, configuration: configuration, clock: clock, metrics: metrics).register(on: authenticated)
@@ -67,8 +70,10 @@ package struct SyncApplication: Sendable {
             router: makeRouter(),
             server: server,
             configuration: .init(address: .hostname(host, port: port), serverName: nil),
-            services: [
-                ChangeListenerService(storage: storage, hub: hub),
+            // The storage's own services come first: the group shuts services down in reverse order,
+            // so they stop after everything that uses them.
+            services: storage.services + [
+                ChangeListenerService(storage: storage, hub: hub, logger: logger),
                 GarbageCollectionService(storage: storage, configuration: configuration, clock: clock, logger: logger),
             ],
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },

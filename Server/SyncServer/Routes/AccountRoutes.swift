@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Hummingbird
 import KeychainCrypto
@@ -10,6 +9,7 @@ struct AccountRoutes {
     let configuration: ServerConfiguration
     let clock: ServerClock
     let rateLimiter: SignInRateLimiter
+    let fakeSalts: FakeSalts
     let metrics: ServerMetrics
 
     func register(on router: Router<SyncRequestContext>, authenticated: RouterGroup<SyncRequestContext>) {
@@ -39,7 +39,7 @@ struct AccountRoutes {
         try Validation.accountName(body.account)
         guard rateLimiter.allowAttempt(account: body.account, address: context.remoteAddress) else { throw APIError.rateLimited }
         guard let account = try await storage.account(named: body.account) else {
-            return JSONBody.response(PreSignInResponse(kdf: .standard, salt: Base64Bytes(fakeSalt(for: body.account))))
+            return JSONBody.response(PreSignInResponse(kdf: .standard, salt: Base64Bytes(try await fakeSalts.salt(for: body.account))))
         }
         let keys = try Self.keys(of: account.credentials)
         return JSONBody.response(PreSignInResponse(kdf: keys.kdf, salt: keys.salt))
@@ -99,12 +99,6 @@ struct AccountRoutes {
         return AccountKeyBundle(
             kdf: kdf, salt: Base64Bytes(credentials.salt), wrappedAccountKey: Base64Bytes(credentials.wrappedAccountKey),
             wrappedRecoveryKey: credentials.wrappedRecoveryKey.map(Base64Bytes.init))
-    }
-
-    /// A salt that is the same for a name on every call, but unpredictable without the secret.
-    private func fakeSalt(for name: String) -> [UInt8] {
-        let mac = HMAC<SHA256>.authenticationCode(for: Array(name.utf8), using: SymmetricKey(data: configuration.fakeSaltSecret))
-        return Array(Array(mac).prefix(16))
     }
 
     private static func storedVerifier(_ credentials: AccountCredentials) throws -> AuthKeyVerifier {

@@ -12,11 +12,12 @@ import Testing
 /// The WebSocket push channel on a live in-process server.
 @Suite("Push channel")
 struct PushTests {
+    /// A live server on `backend`; the application runs the storage's services, as `sync-server` does.
     static func withLiveServer(
-        maximumConnections: Int = 20, _ body: @escaping @Sendable (APIClient, Int) async throws -> Void
+        _ backend: Backend, maximumConnections: Int = 20, _ body: @escaping @Sendable (APIClient, Int) async throws -> Void
     ) async throws {
-        try await TemporaryDirectory.with { directory in
-            let api = try TestAPI(directory: directory) { $0.limits.maximumPushConnectionsPerAccount = maximumConnections }
+        try await backend.withStorage(runningServices: false) { storage in
+            let api = TestAPI(storage: storage) { $0.limits.maximumPushConnectionsPerAccount = maximumConnections }
             let app = try api.application.makeApplication(host: "127.0.0.1", port: 0, tls: nil)
             try await app.test(.live) { client in
                 try await body(APIClient(client: client), try #require(client.port))
@@ -60,8 +61,9 @@ struct PushTests {
         }
     }
 
-    @Test func connectionsPerAccountAreCapped() async throws {
-        try await Self.withLiveServer(maximumConnections: 1) { client, port in
+    @Test(arguments: Backend.all)
+    func connectionsPerAccountAreCapped(_ backend: Backend) async throws {
+        try await Self.withLiveServer(backend, maximumConnections: 1) { client, port in
             let token = try await client.enroll("alice")
             let configuration = WebSocketClientConfiguration(additionalHeaders: [.authorization: "Bearer \(token)"])
             try await withTimeLimit {
@@ -87,8 +89,9 @@ struct PushTests {
         }
     }
 
-    @Test func unauthenticatedSubscriptionIsRefused() async throws {
-        try await Self.withLiveServer { _, port in
+    @Test(arguments: Backend.all)
+    func unauthenticatedSubscriptionIsRefused(_ backend: Backend) async throws {
+        try await Self.withLiveServer(backend) { _, port in
             await #expect(throws: (any Error).self) {
                 try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/v1/push", logger: Logger(label: "push-test")) { _, _, _ in }
             }
