@@ -1,7 +1,10 @@
 import Foundation
+import Hummingbird
+import HummingbirdTesting
 import Logging
 import PostgresNIO
 import SyncCore
+import SyncProtocol
 import SyncServer
 import Testing
 
@@ -123,6 +126,36 @@ struct PostgresStorageTests {
                     #expect(try await Fixture.page(account: account, in: storage).items.isEmpty)
                     group.cancelAll()
                 }
+            }
+        }
+    }
+
+    @Test func serverProcessesOnOneDatabaseGiveUnknownAccountsTheSameFakeSalt() async throws {
+        try await PostgresTestCluster.withFreshDatabase { location in
+            try await PostgresTestCluster.withStorage(location) { first in
+                try await PostgresTestCluster.withStorage(location) { second in
+                    // Both create the secret at once: one insert wins and both read the winner.
+                    async let firstSecret = first.serverSecret()
+                    async let secondSecret = second.serverSecret()
+                    #expect(try await firstSecret == secondSecret)
+                    let answers = try await [first, second].asyncMap { storage in
+                        try await Self.preSignIn(["nobody", "somebody"], through: TestAPI(storage: storage))
+                    }
+                    #expect(answers[0] == answers[1])
+                    #expect(answers[0][0].salt != answers[0][1].salt)
+                }
+            }
+        }
+    }
+
+    /// The pre-sign-in answers of `api` for `names`.
+    static func preSignIn(_ names: [String], through api: TestAPI) async throws -> [PreSignInResponse] {
+        let app = Application(router: api.application.makeRouter(), logger: api.application.logger)
+        return try await app.test(.router) { client in
+            try await names.asyncMap { name in
+                let reply = try await APIClient(client: client).send(
+                    .post, "/v1/sign-in/parameters", json: PreSignInRequest(account: name))
+                return try reply.decode(PreSignInResponse.self)
             }
         }
     }

@@ -143,6 +143,15 @@ extension Trait where Self == PostgresClusterTrait {
     static var postgresCluster: Self { Self() }
 }
 
+extension Sequence {
+    /// `map` with an async transform, one element after the other.
+    func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+        var results: [T] = []
+        for element in self { results.append(try await transform(element)) }
+        return results
+    }
+}
+
 extension AsyncSequence {
     /// Every element, in order.
     func elements() async throws -> [Element] {
