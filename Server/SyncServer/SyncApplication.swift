@@ -15,7 +15,7 @@ package struct SyncApplication: Sendable {
     package let logger: Logger
     package let metrics = ServerMetrics()
     let hub: PushHub
-    let rateLimiter: SignInRateLimiter
+    let rateLimiter: RateLimiter
     let fakeSalts: FakeSalts
 
     package init(storage: any ServerStorage, configuration: ServerConfiguration, clock: ServerClock = .system, logger: Logger) {
@@ -24,9 +24,11 @@ package struct SyncApplication: Sendable {
         self.clock = clock
         self.logger = logger
         hub = PushHub(maximumPerAccount: configuration.limits.maximumPushConnectionsPerAccount, metrics: metrics)
-        rateLimiter = SignInRateLimiter(limit: configuration.signInRateLimit, clock: clock)
+        rateLimiter = RateLimiter(configuration: configuration, clock: clock)
         fakeSalts = FakeSalts(storage: storage)
     }
+
+    var authenticator: Authenticator { Authenticator(storage: storage, rateLimiter: rateLimiter) }
 
     /// Every HTTP route of the API (`/v1/…`, `/health`, `/metrics`, `/openapi.yaml`).
     package func makeRouter() -> Router<SyncRequestContext> {
@@ -34,7 +36,7 @@ package struct SyncApplication: Sendable {
         router.add(middleware: MetricsMiddleware(metrics: metrics))
         router.add(middleware: LogRequestsMiddleware(.info))
         router.add(middleware: ErrorMiddleware())
-        let authenticated = router.group().add(middleware: Authenticator(storage: storage))
+        let authenticated = router.group().add(middleware: authenticator)
         AccountRoutes(storage: storage, configuration: configuration, clock: clock, rateLimiter: rateLimiter, fakeSalts: fakeSalts,
                       metrics: metrics)
             .register(on: router, authenticated: authenticated)
@@ -58,12 +60,12 @@ package struct SyncApplication: Sendable {
     package func makeApplication(
         host: String, port: Int, tls: TLSIdentity?, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
-        let upgrade = PushUpgrade(storage: storage, hub: hub)
+        let upgrade = PushUpgrade(authenticator: authenticator, hub: hub)
         let maximumBody = configuration.limits.maximumRequestBytes
         let http = HTTPServerBuilder.http1WebSocketUpgrade(
             configuration: .init(http1: .init(additionalChannelHandlers: [ExpectContinueHandler(maximumBodyBytes: maximumBody)]))
-        ) { request, _, _ in
-            await upgrade.shouldUpgrade(request)
+        ) { request, channel, _ in
+            await upgrade.shouldUpgrade(request, from: SyncRequestContext.address(of: channel))
         }
         let server = try tls.map { try HTTPServerBuilder.tls(http, tlsConfiguration: $0.serverConfiguration()) } ?? http
         return Application(

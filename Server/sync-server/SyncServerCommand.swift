@@ -26,6 +26,8 @@ struct SyncServerCommand: AsyncParsableCommand {
     var signInAttemptsPerAccount = ServerConfiguration.SignInRateLimit().attemptsPerAccount
     @Option(help: "Sign-in attempts per client address per minute.")
     var signInAttemptsPerAddress = ServerConfiguration.SignInRateLimit().attemptsPerAddress
+    @Option(help: "Failed bearer-token authentications per client address per minute.")
+    var tokenFailuresPerAddress = ServerConfiguration.TokenFailureRateLimit().failuresPerAddress
 
     func validate() throws {
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
@@ -57,6 +59,7 @@ struct SyncServerCommand: AsyncParsableCommand {
         configuration.limits.maximumPushConnectionsPerAccount = maxPushConnections
         configuration.signInRateLimit.attemptsPerAccount = signInAttemptsPerAccount
         configuration.signInRateLimit.attemptsPerAddress = signInAttemptsPerAddress
+        configuration.tokenFailureRateLimit.failuresPerAddress = tokenFailuresPerAddress
 
         let tls: TLSIdentity?
         if insecureHttp {

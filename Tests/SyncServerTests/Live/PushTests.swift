@@ -14,10 +14,13 @@ import Testing
 struct PushTests {
     /// A live server on `backend`; the application runs the storage's services, as `sync-server` does.
     static func withLiveServer(
-        _ backend: Backend, maximumConnections: Int = 20, _ body: @escaping @Sendable (APIClient, Int) async throws -> Void
+        _ backend: Backend, maximumConnections: Int = 20, tokenFailures: Int = 100, _ body: @escaping @Sendable (APIClient, Int) async throws -> Void
     ) async throws {
         try await backend.withStorage(runningServices: false) { storage in
-            let api = TestAPI(storage: storage) { $0.limits.maximumPushConnectionsPerAccount = maximumConnections }
+            let api = TestAPI(storage: storage) {
+                $0.limits.maximumPushConnectionsPerAccount = maximumConnections
+                $0.tokenFailureRateLimit.failuresPerAddress = tokenFailures
+            }
             let app = try api.application.makeApplication(host: "127.0.0.1", port: 0, tls: nil)
             try await app.test(.live) { client in
                 try await body(APIClient(client: client), try #require(client.port))
@@ -95,6 +98,28 @@ struct PushTests {
             await #expect(throws: (any Error).self) {
                 try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/v1/push", logger: Logger(label: "push-test")) { _, _, _ in }
             }
+        }
+    }
+
+    @Test(arguments: Backend.all)
+    func addressOverItsTokenFailureBudgetCannotSubscribeEvenWithAValidToken(_ backend: Backend) async throws {
+        try await Self.withLiveServer(backend, tokenFailures: 1) { client, port in
+            let token = try await client.enroll("alice")
+            await #expect(throws: (any Error).self) {
+                try await WebSocketClient.connect(
+                    url: "ws://127.0.0.1:\(port)/v1/push",
+                    configuration: .init(additionalHeaders: [.authorization: "Bearer guess"]), logger: Logger(label: "push-test")
+                ) { _, _, _ in }
+            }
+            await #expect(throws: (any Error).self) {
+                try await WebSocketClient.connect(
+                    url: "ws://127.0.0.1:\(port)/v1/push",
+                    configuration: .init(additionalHeaders: [.authorization: "Bearer \(token)"]), logger: Logger(label: "push-test")
+                ) { _, _, _ in }
+            }
+            let refused = try await client.send(.get, "/v1/push", token: token)
+            #expect(refused.status == .tooManyRequests)
+            #expect(refused.errorCode == ErrorCode.rateLimited)
         }
     }
 }
