@@ -16,7 +16,7 @@ import SyncCore
 /// `PostgresQuery` into `$n`), never spliced into SQL text.
 package final class PostgresStorage: ServerStorage, Service {
     package struct Configuration: Sendable {
-        /// The most pooled connections this process opens (one more is held by the change listener).
+        /// The most pooled connections this process opens (the change listener holds one of them).
         package var maximumConnections: Int
 
         package init(maximumConnections: Int = 16) {
