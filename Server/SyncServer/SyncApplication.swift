@@ -28,7 +28,7 @@ package struct SyncApplication: Sendable {
         fakeSalts = FakeSalts(storage: storage)
     }
 
-    var authenticator: Authenticator { Authenticator(storage: storage, rateLimiter: rateLimiter) }
+    private var authenticator: Authenticator { Authenticator(storage: storage, rateLimiter: rateLimiter) }
 
     /// Every HTTP route of the API (`/v1/…`, `/health`, `/metrics`, `/openapi.yaml`).
     package func makeRouter() -> Router<SyncRequestContext> {

@@ -40,6 +40,20 @@ struct PostgresServerProcessTests {
                 let changes = try WireCoding.makeDecoder().decode(ChangesResponse.self, from: Data(feed.body.utf8))
                 #expect(changes.items.map(\.id) == ["crossing"])
                 #expect(uploads.count >= 1)
+
+                // Both processes answer an unknown name alike: the fake salt's secret is shared.
+                let fakes = try await [first.port, second.port].asyncMap { port in
+                    let reply = try await RawHTTPConnection.request(
+                        port: port, pin: nil, method: "POST", path: "/v1/sign-in/parameters",
+                        json: Self.json(PreSignInRequest(account: "nobody")))
+                    #expect(reply.status == 200, "\(reply.body)")
+                    return reply.body
+                }
+                #expect(fakes[0] == fakes[1])
+
+                // SIGTERM: each shuts down gracefully, its connection pool last (decision 0066).
+                #expect(first.stop() == 0)
+                #expect(second.stop() == 0)
             }
         }
     }
