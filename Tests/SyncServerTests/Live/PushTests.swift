@@ -122,4 +122,23 @@ struct PushTests {
             #expect(refused.errorCode == ErrorCode.rateLimited)
         }
     }
+
+    @Test(arguments: Backend.all)
+    func changesArePushedOnlyToTheAccountsOwnConnections(_ backend: Backend) async throws {
+        try await Self.withLiveServer(backend) { client, port in
+            let alice = try await client.enroll("alice", device: "alice-laptop", key: 1)
+            let bob = try await client.enroll("bob", device: "bob-laptop", key: 2)
+            // Each round, Alice's change comes first: a leak would reach Bob before his own.
+            let message = try await Self.firstMessage(port: port, token: bob) {
+                var counter: UInt64 = 1
+                while !Task.isCancelled {
+                    _ = try await client.upload([APIClient.item("i", ["alice-laptop": counter])], zone: "alices", token: alice)
+                    _ = try await client.upload([APIClient.item("i", ["bob-laptop": counter])], zone: "bobs", token: bob)
+                    counter += 1
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+            }
+            #expect(message?.zone == "bobs")
+        }
+    }
 }
