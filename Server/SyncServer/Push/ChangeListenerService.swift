@@ -31,6 +31,6 @@ struct ChangeListenerService: Service {
 }
 
 extension ChangeListenerService: CustomStringConvertible {
-    // ServiceLifecycle logs services by description: never their configuration (it holds a secret).
+    // ServiceLifecycle logs services by description: a name, never their fields.
     var description: String { "ChangeListenerService" }
 }
