@@ -8,7 +8,7 @@ import SyncProtocol
 import SyncServer
 import Testing
 
-@Suite("PostgreSQL storage", .postgresCluster, .serialized)
+@Suite("PostgreSQL storage", .postgresCluster)
 struct PostgresStorageTests {
     @Test(arguments: StorageContract.cases)
     func contract(_ behaviour: StorageContractCase) async throws {
