@@ -2,9 +2,9 @@ import Logging
 import PostgresNIO
 
 extension PostgresStorage {
-    /// LISTENs on ``PostgresChangeNotification/channel`` on a connection of its own and calls
-    /// `handler` for every upload any process committed on this database (this one included: its
-    /// own NOTIFYs come back the same way). Reconnects with backoff when the connection drops; a
+    /// LISTENs on ``PostgresChangeNotification/channel`` on one pooled connection, held
+    /// throughout, and calls `handler` for every upload any process committed on this database
+    /// (this one included: its own NOTIFYs come back the same way). Reconnects with backoff when the connection drops; a
     /// notification sent while it is down is lost, which clients cover by polling (push is a hint).
     ///
     /// Its connection comes from the pool, which must be running (see ``PostgresStorage``); the
