@@ -45,6 +45,14 @@ final class DatabaseServerProcess: Sendable {
         var description: String { "sync-server did not start: \(output)" }
     }
 
+    /// SIGKILL, as a crash; true once the process is gone (within ten seconds).
+    func crash() -> Bool {
+        kill(process.processIdentifier, SIGKILL)
+        let deadline = Date().addingTimeInterval(10)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        return !process.isRunning
+    }
+
     /// SIGTERM, then SIGKILL if it has not ended within ten seconds. Returns the exit status when
     /// it exited by itself (graceful shutdown), nil when it had to be killed or ended by a signal.
     @discardableResult

@@ -58,6 +58,28 @@ struct PostgresServerProcessTests {
         }
     }
 
+    @Test func acknowledgedUploadSurvivesKill9() async throws {
+        try await PostgresTestCluster.withFreshDatabase { location in
+            try await TemporaryDirectory.with { directory in
+                let server = try await DatabaseServerProcess(database: location, directory: directory.appendingPathComponent("one"))
+                defer { server.stop() }
+                let token = try await Self.enroll(port: server.port)
+                let upload = try await RawHTTPConnection.request(
+                    port: server.port, pin: nil, method: "POST", path: "/v1/zones/keychain/items", token: token,
+                    json: Self.json(UploadRequest(cursor: 0, items: [APIClient.item("durable", ["laptop": 1])])))
+                #expect(upload.status == 200, "\(upload.body)")
+                #expect(server.crash())
+                let restarted = try await DatabaseServerProcess(database: location, directory: directory.appendingPathComponent("two"))
+                defer { restarted.stop() }
+                let feed = try await RawHTTPConnection.request(
+                    port: restarted.port, pin: nil, method: "GET", path: "/v1/zones/keychain/changes", token: token)
+                #expect(feed.status == 200, "\(feed.body)")
+                let changes = try WireCoding.makeDecoder().decode(ChangesResponse.self, from: Data(feed.body.utf8))
+                #expect(changes.items.map(\.id) == ["durable"])
+            }
+        }
+    }
+
     static func json(_ value: some Encodable) throws -> [UInt8] { Array(try WireCoding.makeEncoder().encode(value)) }
 
     static func enroll(port: Int) async throws -> String {
