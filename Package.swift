@@ -202,6 +202,7 @@ let networkTargets: [Target] = [
         name: "SyncServerTests",
         dependencies: [
             "SyncServer", "SyncProtocol", "sync-server",
+            .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
