@@ -2,7 +2,7 @@ import KeychainCrypto
 import KeyValueStore
 import SyncCore
 
-/// A key-value store as the local side of its zone `kv.NAME` (decisions 0062, 0070): a key's item
+/// A key-value store as the local side of its zone (decisions 0062, 0070): a key's item
 /// ID is the account's HMAC of its name, so the server never sees a key; the payload (sealed) is
 /// the key and its canonical value.
 package struct KeyValueMirror: ZoneMirror {

@@ -4,7 +4,7 @@ import KeyValueStore
 import Logging
 import SyncCore
 
-/// Syncs every key-value store of a device, each as its own zone `kv.NAME`, plus the directory
+/// Syncs every key-value store of a device, each as its own opaque zone, plus the directory
 /// zone `kv` that tells devices which stores exist (decision 0070). The stores are the
 /// ``KeyValueDatabase`` beside the keychain; the zones' states are in the client's state file.
 package actor KeyValueSync {
@@ -14,8 +14,6 @@ package actor KeyValueSync {
         package var applied = 0
         /// The stores synced.
         package var stores: [String] = []
-        /// Stores whose names cannot be zone names on the server (skipped).
-        package var skipped: [String] = []
     }
 
     /// The key-value database file beside the keychain (it may not exist yet).
@@ -70,16 +68,6 @@ package actor KeyValueSync {
         return opened
     }
 
-    /// Whether a store name can be a zone name on the server: `kv.NAME` of at most 64 characters
-    /// of `[A-Za-z0-9_.-]`.
-    package static func isSyncable(_ name: String) -> Bool {
-        let zone = Array("kv.\(name)".utf8)
-        return zone.count <= 64 && zone.allSatisfy { byte in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || "_.-".utf8.contains(byte)
-        }
-    }
-
     /// Syncs the directory, then every store (local ones and those the directory names) until
     /// each is in step. A store that fails does not stop the others; the first failure is thrown
     /// at the end.
@@ -88,15 +76,10 @@ package actor KeyValueSync {
         if database == nil, FileManager.default.fileExists(atPath: databasePath) { _ = try openDatabase() }
         journalSeen = try mapped { try database?.latestJournalSequence() ?? 0 }
         var report = Report()
-        let local = try mapped { try database?.storeNames() ?? [] }
-        var syncable = Set(local.filter(Self.isSyncable))
-        report.skipped = local.filter { !Self.isSyncable($0) }
-        for name in report.skipped {
-            session.logger.warning("key-value store not synced: its name cannot be a zone name", metadata: ["store": "\(name)"])
-        }
+        var syncable = Set(try mapped { try database?.storeNames() ?? [] })
         // Always: the directory is how this device learns of stores written elsewhere.
         report.pushed += try await directory.syncUntilInStep(maximumRounds: maximumRounds).pushed
-        syncable.formUnion(StoreDirectoryMirror.names(in: await directory.records).filter(Self.isSyncable))
+        syncable.formUnion(StoreDirectoryMirror.names(in: await directory.records))
         if syncable.isEmpty { return report }
         var failure: (any Error)?
         for name in syncable.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
@@ -124,10 +107,11 @@ package actor KeyValueSync {
     private func engine(for name: String) throws -> MirroredZoneEngine<KeyValueMirror> {
         if let engine = engines[name] { return engine }
         let store = try openDatabase().store(named: name)
+        let zone = StoreDirectoryMirror(database: database, keys: keys).zone(ofStore: name)
         let engine = try MirroredZoneEngine(
             mirror: KeyValueMirror(store: store, keys: keys), database: session.database,
-            transport: ZoneTransport(connection: session.connection, zone: store.zone),
-            sealer: VersionSealer(keys: keys, account: session.enrolment.account, zone: store.zone),
+            transport: ZoneTransport(connection: session.connection, zone: zone),
+            sealer: VersionSealer(keys: keys, account: session.enrolment.account, zone: zone),
             device: session.enrolment.device, logger: session.logger)
         engines[name] = engine
         return engine

@@ -4,7 +4,7 @@ import SyncCore
 
 /// The directory of an account's key-value stores: zone `kv`, one item per store name (its
 /// HMAC as the ID, the name sealed as the payload), never removed. A device learns from it which
-/// `kv.NAME` zones exist, including stores it never wrote to (decision 0070).
+/// stores exist, including stores it never wrote to (decision 0070).
 package struct StoreDirectoryMirror: ZoneMirror {
     package static let zone = ZoneID("kv")
 
@@ -19,6 +19,13 @@ package struct StoreDirectoryMirror: ZoneMirror {
 
     package func itemID(_ name: String) -> ItemID {
         keys.itemID(zone: Self.zone.rawValue, fields: [(name: "store", value: Array(name.utf8))])
+    }
+
+    /// The server-side zone of store `name`: `kv.` and the first 128 bits of its directory item
+    /// ID, so the server sees neither the store's name (an app's identifier) nor anything that
+    /// links the zones of two accounts. Every store name makes a valid zone name.
+    package func zone(ofStore name: String) -> ZoneID {
+        ZoneID("kv." + itemID(name).rawValue.prefix(32))
     }
 
     /// The store names the directory's records hold.

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 import Logging
 import SyncClient
 import SyncProtocol
@@ -19,7 +20,8 @@ struct KeyValueRejectionTests {
                 let item = try #require(page.items.first)
                 let version = try #require(item.versions.first)
                 let moved = UploadItem(id: item.id, vector: version.vector, deleted: version.deleted, blob: version.blob)
-                try await session.connection.send(.POST, "/v1/zones/kv.app/items", body: UploadRequest(cursor: 0, items: [moved]))
+                let zone = StoreDirectoryMirror(database: nil, keys: AccountKeys(accountKey: session.accountKey)).zone(ofStore: "app")
+                try await session.connection.send(.POST, "/v1/zones/\(zone.rawValue)/items", body: UploadRequest(cursor: 0, items: [moved]))
             }
             let result = try await b.syncClient(["sync"])
             #expect(result.status != 0)

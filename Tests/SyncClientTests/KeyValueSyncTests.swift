@@ -71,20 +71,22 @@ struct KeyValueSyncTests {
         }
     }
 
-    @Test func theServerNeverSeesAKeyNameOrAValue() async throws {
+    @Test func theServerNeverSeesAStoreNameAKeyNameOrAValue() async throws {
         try await withAccount(devices: 2) { server, devices in
+            let store = "very-private-store-name-2b8d"
             let key = "very-private-key-name-7f3a"
             let value = "very-private-value-9c1e"
-            try await devices[0].setValue(value, forKey: key, store: "app")
+            try await devices[0].setValue(value, forKey: key, store: store)
             try await devices[0].sync()
             try await devices[1].sync()
-            #expect(try await devices[1].value(forKey: key, store: "app") == value)
+            #expect(try await devices[1].value(forKey: key, store: store) == value)
             var files = 0
             for file in try FileManager.default.subpathsOfDirectory(atPath: server.dataDirectory.path) {
                 guard let bytes = FileManager.default.contents(atPath: server.dataDirectory.appendingPathComponent(file).path) else { continue }
                 files += 1
-                #expect(bytes.range(of: Data(key.utf8)) == nil, "the key is readable in \(file)")
-                #expect(bytes.range(of: Data(value.utf8)) == nil, "the value is readable in \(file)")
+                for secret in [store, key, value] {
+                    #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(secret) is readable in \(file)")
+                }
             }
             #expect(files > 0)
         }
