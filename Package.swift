@@ -177,7 +177,7 @@ let networkTargets: [Target] = [
     .target(
         name: "SyncClient",
         dependencies: [
-            "SyncCore", "SyncProtocol", "KeychainCrypto", "KeychainStore", "KeychainModel",
+            "SyncCore", "SyncProtocol", "KeychainCrypto", "KeychainStore", "KeychainModel", "KeyValueStore",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
@@ -203,6 +203,7 @@ let networkTargets: [Target] = [
         name: "SyncServerTests",
         dependencies: [
             "SyncServer", "SyncProtocol", "sync-server",
+            .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
