@@ -1,5 +1,3 @@
-import Foundation
-
 /// Median and spread of a set of samples (throughputs or times).
 struct Statistics: Sendable, Codable {
     var median: Double
@@ -29,12 +27,4 @@ struct Statistics: Sendable, Codable {
         let position = min(sorted.count - 1, max(0, Int((Double(sorted.count - 1) * q).rounded())))
         return sorted[position]
     }
-}
-
-/// Prints a step of a long figure's setup, indented under its "measuring:" line, with the time.
-func progress(_ step: String) {
-    let now = Date()
-    let formatter = DateFormatter()
-    formatter.dateFormat = "HH:mm:ss.SSS"
-    print("  \(formatter.string(from: now)) \(step)")
 }
