@@ -9,9 +9,12 @@ import SyncCore
 /// I/O — reads the keychain's change journal, seals and opens blobs, talks to the server, applies
 /// remote versions to the keychain and commits the machine's durable state (decision 0052).
 ///
-/// Crash safety: keychain effects are applied first and are idempotent; the machine's state and
-/// the consumed journal position are committed together before every request, so a restart
-/// replays at most the last page and resends at most the unanswered batch (stale at the server).
+/// Crash safety: a page's keychain effects are applied first, in one keychain transaction, and are
+/// idempotent (history included); the machine's state and the consumed journal position are
+/// committed together before every request, so a restart replays at most the last page and
+/// resends at most the unanswered batch (stale at the server). A page is applied only if no item
+/// it writes changed locally since the journal was read; otherwise the round starts again from the
+/// committed state, taking the local change first (decision 0054).
 package actor SyncEngine {
     /// What one round did.
     package struct RoundReport: Sendable, Equatable {
@@ -33,7 +36,11 @@ package actor SyncEngine {
     private var progress: ClientStateDatabase.ZoneProgress
     private var committedProgress: ClientStateDatabase.ZoneProgress
     private var problems: [(ItemID, String?)] = []
+    /// The keychain effects decided since the last request, applied together before the next one.
+    private var effects: [RemoteChange] = []
     private var onProgress: (@Sendable (Int) -> Void)?
+    private var beforeApply: (@Sendable () throws -> Void)?
+    private var afterApply: (@Sendable () throws -> Void)?
 
     package init(
         keychain: Keychain, database: ClientStateDatabase, transport: ZoneTransport, sealer: VersionSealer, device: DeviceID,
@@ -53,6 +60,14 @@ package actor SyncEngine {
 
     /// Reports the number of items applied so far in a round (for a progress indicator).
     package func setProgressHandler(_ handler: (@Sendable (Int) -> Void)?) { onProgress = handler }
+
+    /// Calls `before` right before, and `after` right after, every keychain apply of pulled
+    /// changes; an error thrown fails the round there. For tests: they land a local write inside
+    /// the race window, or fail a round between the apply and the state commit (decision 0054).
+    package func setApplyHooks(before: (@Sendable () throws -> Void)? = nil, after: (@Sendable () throws -> Void)? = nil) {
+        beforeApply = before
+        afterApply = after
+    }
 
     /// The last journal sequence taken.
     package var journalPosition: Int64 { progress.journalSequence }
@@ -97,12 +112,22 @@ package actor SyncEngine {
                 report.inStep = false
             }
             return report
+        } catch is LocalChangeRace {
+            // A local write beat the page to the keychain: start again from the committed state;
+            // the next round takes the write from the journal before it pulls the page again.
+            restoreCommitted()
+            return RoundReport()
         } catch {
-            machine = ZoneSyncMachine(restoring: committed, configuration: configuration)
-            progress = committedProgress
-            problems.removeAll()
+            restoreCommitted()
             throw Self.mapped(error)
         }
+    }
+
+    private func restoreCommitted() {
+        machine = ZoneSyncMachine(restoring: committed, configuration: configuration)
+        progress = committedProgress
+        problems.removeAll()
+        effects.removeAll()
     }
 
     // MARK: - Local changes
@@ -158,6 +183,7 @@ package actor SyncEngine {
         while let action = actions.popFirst() {
             switch action {
             case .push(let batch):
+                try applyEffects()
                 try commit()
                 let sealed = PushBatch(
                     device: batch.device, zone: batch.zone, batchID: batch.batchID, cursor: batch.cursor,
@@ -171,6 +197,7 @@ package actor SyncEngine {
                 before = machine.state.records
                 actions.append(contentsOf: machine.receive(response))
             case .pull(let request):
+                try applyEffects()
                 try commit()
                 let page = try await transport.pull(request)
                 let opened = open(page, report: &report)
@@ -182,13 +209,13 @@ package actor SyncEngine {
                 if report.applied % 500 == 0 { onProgress?(report.applied) }
             case .remove(let item):
                 if let old = before[item]?.version, let removed = ItemContent.decode(old.content) {
-                    try keychainWrite { try keychain.applyRemoteDeletion(of: removed.primaryKey) }
+                    effects.append(.delete(removed.primaryKey))
                 }
                 problems.append((item, nil))
                 report.applied += 1
             case .keepInHistory(let item, let version):
                 if let loser = ItemContent.decode(version.content) {
-                    try keychainWrite { try keychain.recordHistoryVersion(loser) }
+                    effects.append(.keepInHistory(loser, versionTag: version.vector.canonicalEncoding))
                 } else {
                     reject(item, "a losing version's content cannot be read", report: &report)
                 }
@@ -197,11 +224,17 @@ package actor SyncEngine {
                     ? "its version vector goes backwards" : "it claims a write of this device that this device never made"
                 reject(item, reason, report: &report)
             case .synced:
+                try applyEffects()
                 progress.lastSync = Date()
                 try commit()
                 try await transport.acknowledge(machine.state.cursor)
                 report.inStep = true
             }
+        }
+        if !effects.isEmpty {
+            // The round stopped after a page without a further request (pushes ran out).
+            try applyEffects()
+            try commit()
         }
     }
 
@@ -211,7 +244,7 @@ package actor SyncEngine {
             problems.append((item, "its content is not a synchronizable keychain item"))
             return
         }
-        try keychainWrite { try keychain.applyRemoteVersion(remote) }
+        effects.append(.store(remote))
         problems.append((item, nil))
     }
 
@@ -250,19 +283,33 @@ package actor SyncEngine {
 
     // MARK: - Durability
 
+    /// Applies the effects decided so far in one keychain transaction, unless an item they touch
+    /// changed locally after the journal position the machine decided with.
+    private func applyEffects() throws {
+        guard !effects.isEmpty else { return }
+        try beforeApply?()
+        let outcome: RemoteApplyOutcome
+        do {
+            outcome = try keychain.applyRemote(effects, basedOnJournal: progress.journalSequence)
+        } catch {
+            throw Self.mapped(error)
+        }
+        effects.removeAll()
+        if case .changedLocally(let keys) = outcome {
+            logger.info("a local change raced the pulled versions; syncing again", metadata: ["items": "\(keys.count)"])
+            throw LocalChangeRace()
+        }
+        try afterApply?()
+    }
+
+    /// Thrown when ``applyEffects()`` found a local change it must not overwrite.
+    private struct LocalChangeRace: Error {}
+
     private func commit() throws(SyncClientError) {
         try database.saveZone(machine.state, previous: committed, progress: progress, sealer: sealer, problems: problems)
         committed = machine.state
         committedProgress = progress
         problems.removeAll()
-    }
-
-    private func keychainWrite(_ body: () throws -> Void) throws(SyncClientError) {
-        do {
-            try body()
-        } catch {
-            throw Self.mapped(error)
-        }
     }
 
     // MARK: - Helpers
