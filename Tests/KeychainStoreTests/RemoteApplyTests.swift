@@ -8,6 +8,7 @@ import Testing
     func synced(_ account: String, secret: String = "s3cret", configure: (inout ItemAttributes) -> Void = { _ in }) -> Item {
         password(account: account, secret: secret) {
             $0.synchronizable = true
+            $0.accessGroup = ItemRules.defaultAccessGroup
             configure(&$0)
         }
     }
