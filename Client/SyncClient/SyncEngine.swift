@@ -38,6 +38,10 @@ package actor SyncEngine {
     private var problems: [(ItemID, String?)] = []
     /// The keychain effects decided since the last request, applied together before the next one.
     private var effects: [RemoteChange] = []
+    /// The items whose records may differ from the committed state; nil: any may (a full resync).
+    private var touched: Set<ItemID>? = []
+    /// The contents decoded while opening the last page, so applying them does not decode again.
+    private var decoded: [ItemID: (content: [UInt8], item: Item)] = [:]
     private var onProgress: (@Sendable (Int) -> Void)?
     private var beforeApply: (@Sendable () throws -> Void)?
     private var afterApply: (@Sendable () throws -> Void)?
@@ -128,6 +132,7 @@ package actor SyncEngine {
         progress = committedProgress
         problems.removeAll()
         effects.removeAll()
+        touched = []
     }
 
     // MARK: - Local changes
@@ -165,6 +170,7 @@ package actor SyncEngine {
         }
         let item = itemID(of: entry.primaryKey)
         guard let current, current.isSynchronizable else {
+            touched?.insert(item)
             _ = machine.localChange(LocalChange(item: item, scope: .synchronizable, content: nil, modifiedAt: milliseconds(entry.time)))
             return
         }
@@ -172,6 +178,7 @@ package actor SyncEngine {
         if let record = machine.state.records[item], !record.version.isDeleted, record.version.content == content { return }
         let scope: LocalChange.Scope = current.accessibility.isThisDeviceOnly ? .thisDeviceOnly : .synchronizable
         let modified = current.attributes.modificationDate ?? entry.time
+        touched?.insert(item)
         _ = machine.localChange(LocalChange(item: item, scope: scope, content: content, modifiedAt: milliseconds(modified)))
     }
 
@@ -179,7 +186,6 @@ package actor SyncEngine {
 
     private func perform(_ initial: [SyncAction], report: inout RoundReport) async throws {
         var actions = initial[...]
-        var before = machine.state.records
         while let action = actions.popFirst() {
             switch action {
             case .push(let batch):
@@ -194,21 +200,29 @@ package actor SyncEngine {
                     })
                 let response = try await transport.push(sealed)
                 if response.status == .committed { report.pushed += batch.items.count }
-                before = machine.state.records
+                touched?.formUnion(batch.items.map(\.item))
                 actions.append(contentsOf: machine.receive(response))
             case .pull(let request):
+                // A pull changes nothing on the server, so it goes out while the previous page is
+                // applied and committed; its answer is only taken after that commit.
+                async let fetched = transport.pull(request)
                 try applyEffects()
                 try commit()
-                let page = try await transport.pull(request)
+                let page = try await fetched
                 let opened = open(page, report: &report)
-                before = machine.state.records
+                if request.isFullResync {
+                    touched = nil
+                } else if case .changes(_, let items, _, _) = opened {
+                    touched?.formUnion(items.map(\.item))
+                }
                 actions.append(contentsOf: machine.receive(opened))
             case .store(let item, let version):
                 try store(version, item: item)
                 report.applied += 1
                 if report.applied % 500 == 0 { onProgress?(report.applied) }
             case .remove(let item):
-                if let old = before[item]?.version, let removed = ItemContent.decode(old.content) {
+                // The state was committed right before the request whose answer removed it.
+                if let old = committed.records[item]?.version, let removed = ItemContent.decode(old.content) {
                     effects.append(.delete(removed.primaryKey))
                 }
                 problems.append((item, nil))
@@ -239,7 +253,8 @@ package actor SyncEngine {
     }
 
     private func store(_ version: ItemVersion, item: ItemID) throws {
-        guard let remote = ItemContent.decode(version.content), remote.isSynchronizable, !remote.accessibility.isThisDeviceOnly else {
+        let cached = decoded[item].flatMap { $0.content == version.content ? $0.item : nil }
+        guard let remote = cached ?? ItemContent.decode(version.content), remote.isSynchronizable, !remote.accessibility.isThisDeviceOnly else {
             logger.warning("pulled item content cannot be applied", metadata: ["item": "\(item)"])
             problems.append((item, "its content is not a synchronizable keychain item"))
             return
@@ -256,6 +271,7 @@ package actor SyncEngine {
         }
         var opened: [SyncCore.ChangedItem<ItemVersion>] = []
         opened.reserveCapacity(items.count)
+        decoded.removeAll(keepingCapacity: true)
         for changed in items {
             do {
                 let versions = try changed.versions.map { sealed in
@@ -264,6 +280,7 @@ package actor SyncEngine {
                         guard let content = ItemContent.decode(version.content), itemID(of: content.primaryKey) == changed.item else {
                             throw SyncClientError(.rejectedVersions, "content does not match its item ID")
                         }
+                        decoded[changed.item] = (version.content, content)
                     }
                     return version
                 }
@@ -306,7 +323,8 @@ package actor SyncEngine {
     private struct LocalChangeRace: Error {}
 
     private func commit() throws(SyncClientError) {
-        try database.saveZone(machine.state, previous: committed, progress: progress, sealer: sealer, problems: problems)
+        try database.saveZone(machine.state, previous: committed, changed: touched, progress: progress, sealer: sealer, problems: problems)
+        touched = []
         committed = machine.state
         committedProgress = progress
         problems.removeAll()
