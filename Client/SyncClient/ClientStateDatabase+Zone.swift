@@ -48,18 +48,16 @@ extension ClientStateDatabase {
                 progress.journalSequence = row[5]
                 progress.lastSync = (row[6] as Double?).map(Date.init(timeIntervalSince1970:))
             }
-            let decoder = JSONDecoder()
             let rows = try Row.fetchCursor(
                 db, sql: "SELECT item, vector, deleted, sealed, pending, baseline, seen FROM item_record WHERE zone = ?",
                 arguments: [zone.rawValue])
             while let row = try rows.next() {
                 let item = ItemID(row[0])
-                let vector = try decoder.decode(VersionVector.self, from: Data((row[1] as String).utf8))
+                let vector = try StoredVectors.vector(row[1])
                 let version = try sealer.open(Array(row[3] as Data), item: item, vector: vector, deleted: row[2], forLocalState: true)
                 state.records[item] = ZoneSyncState.Record(
                     version: version, isPending: row[4],
-                    baseline: try decoder.decode([VersionVector].self, from: Data((row[5] as String).utf8)),
-                    seen: try decoder.decode(VersionVector.self, from: Data((row[6] as String).utf8)))
+                    baseline: try StoredVectors.vectors(row[5]), seen: try StoredVectors.vector(row[6]))
             }
             return (state, progress)
         }
@@ -76,7 +74,6 @@ extension ClientStateDatabase {
         try write { db in
             let encoder = JSONEncoder()
             encoder.outputFormatting = .sortedKeys
-            func text(_ value: some Encodable) throws -> String { String(decoding: try encoder.encode(value), as: UTF8.self) }
             var batch: Data?
             if let unanswered = state.unansweredBatch {
                 let entries = try unanswered.items.map { pushed in
@@ -111,9 +108,9 @@ extension ClientStateDatabase {
                 }
                 guard old != record else { continue }
                 try upsert.execute(arguments: [
-                    state.zone.rawValue, item.rawValue, try text(record.version.vector), record.version.isDeleted,
+                    state.zone.rawValue, item.rawValue, StoredVectors.encode(record.version.vector), record.version.isDeleted,
                     Data(try sealer.seal(record.version, item: item, forLocalState: true)), record.isPending,
-                    try text(record.baseline), try text(record.seen),
+                    StoredVectors.encode(record.baseline), StoredVectors.encode(record.seen),
                 ])
             }
             for (item, reason) in problems {
