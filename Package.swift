@@ -176,7 +176,7 @@ let networkTargets: [Target] = [
     .target(
         name: "SyncClient",
         dependencies: [
-            "SyncCore", "SyncProtocol", "KeychainCrypto", "KeychainStore", "KeychainModel",
+            "SyncCore", "SyncProtocol", "KeychainCrypto", "KeychainStore", "KeychainModel", "KeyValueStore",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
@@ -202,6 +202,7 @@ let networkTargets: [Target] = [
         name: "SyncServerTests",
         dependencies: [
             "SyncServer", "SyncProtocol", "sync-server",
+            .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -17,6 +17,8 @@ package struct SyncDaemon: Service {
     package let engine: SyncEngine
     package let keychainPath: String
     package let configuration: Configuration
+    /// The key-value stores, synced after the keychain on every wake-up (decision 0070).
+    package var keyValue: KeyValueSync?
 
     package init(session: ClientSession, engine: SyncEngine, keychainPath: String, configuration: Configuration) {
         self.session = session
@@ -45,6 +47,16 @@ package struct SyncDaemon: Service {
                         if await engine.hasNewJournalEntries() { wake.ring() }
                     }
                 }
+                if let keyValue {
+                    let keyValueWrites = Doorbell()
+                    let keyValueWatcher = JournalWatcher(keychainPath: keyValue.databasePath, mode: configuration.watchMode)
+                    group.addTask { try await keyValueWatcher.run(doorbell: keyValueWrites, logger: logger) }
+                    group.addTask {
+                        while await keyValueWrites.wait() {
+                            if await keyValue.hasNewLocalChanges() { wake.ring() }
+                        }
+                    }
+                }
                 group.addTask { await subscription.run(doorbell: wake, logger: logger) }
                 group.addTask {
                     while !Task.isCancelled {
@@ -66,7 +78,12 @@ package struct SyncDaemon: Service {
         wake.ring()
         while await wake.wait() {
             do {
-                let report = try await engine.syncUntilInStep(maximumRounds: 20)
+                var report = try await engine.syncUntilInStep(maximumRounds: 20)
+                if let keyValue {
+                    let stores = try await keyValue.syncUntilInStep(maximumRounds: 20)
+                    report.pushed += stores.pushed
+                    report.applied += stores.applied
+                }
                 backoff.reset()
                 if report.pushed + report.applied > 0 {
                     logger.info("synced", metadata: ["pushed": "\(report.pushed)", "applied": "\(report.applied)"])

@@ -90,9 +90,12 @@ struct SyncCommand: AsyncParsableCommand {
                         FileHandle.standardError.write(Data("\rapplied \(count) items…".utf8))
                     }
                 }
-                return try await engine.syncUntilInStep()
+                let keychainReport = try await engine.syncUntilInStep()
+                let keyValueReport = try await KeyValueSync(session: session).syncUntilInStep()
+                return (keychainReport, keyValueReport)
             }
-            print("in step: pushed \(report.pushed), applied \(report.applied)")
+            print("in step: pushed \(report.0.pushed), applied \(report.0.applied)")
+            print("key-value stores in step: \(report.1.stores.count), pushed \(report.1.pushed), applied \(report.1.applied)")
         }
     }
 }
@@ -112,7 +115,8 @@ struct RunCommand: AsyncParsableCommand {
             try await ClientSession.with(keychainPath: keychain.path, logger: logger, waitForServer: true) { session in
                 var configuration = SyncDaemon.Configuration()
                 configuration.watchMode = mode
-                let daemon = SyncDaemon(session: session, engine: try session.engine(), keychainPath: keychain.path, configuration: configuration)
+                var daemon = SyncDaemon(session: session, engine: try session.engine(), keychainPath: keychain.path, configuration: configuration)
+                daemon.keyValue = try KeyValueSync(session: session)
                 FileHandle.standardOutput.write(Data("sync-client: running for device \(session.enrolment.device)\n".utf8))
                 try await daemon.runInServiceGroup(logger: logger)
             }

@@ -40,16 +40,24 @@ package struct ServerConfiguration: Sendable {
         package init() {}
     }
 
+    /// How many failed bearer-token authentications (missing, malformed, unknown or revoked token)
+    /// are allowed per window and client address; over it, every bearer-token request from the
+    /// address gets `429 rate_limited` until the window ends.
+    package struct TokenFailureRateLimit: Sendable, Equatable {
+        package var failuresPerAddress = 100
+        package var window: TimeInterval = 60
+
+        package init() {}
+    }
+
     package var limits = Limits()
     package var signInRateLimit = SignInRateLimit()
+    package var tokenFailureRateLimit = TokenFailureRateLimit()
     /// Devices not seen for this long stop holding tombstones back (30 days, as SyncCore's
     /// `ServerModel.Configuration`).
     package var deviceInactivityLimit: TimeInterval = 30 * 24 * 3600
     /// How often tombstones are collected.
     package var garbageCollectionInterval: Duration = .seconds(3600)
-    /// The secret that makes pre-sign-in answers for unknown accounts deterministic but
-    /// unpredictable; generated per data directory by the executable.
-    package var fakeSaltSecret: [UInt8] = Array(repeating: 0, count: 32)
 
     package init() {}
 }

@@ -15,7 +15,8 @@ package struct SyncApplication: Sendable {
     package let logger: Logger
     package let metrics = ServerMetrics()
     let hub: PushHub
-    let rateLimiter: SignInRateLimiter
+    let rateLimiter: RateLimiter
+    let fakeSalts: FakeSalts
 
     package init(storage: any ServerStorage, configuration: ServerConfiguration, clock: ServerClock = .system, logger: Logger) {
         self.storage = storage
@@ -23,8 +24,11 @@ package struct SyncApplication: Sendable {
         self.clock = clock
         self.logger = logger
         hub = PushHub(maximumPerAccount: configuration.limits.maximumPushConnectionsPerAccount, metrics: metrics)
-        rateLimiter = SignInRateLimiter(limit: configuration.signInRateLimit, clock: clock)
+        rateLimiter = RateLimiter(configuration: configuration, clock: clock)
+        fakeSalts = FakeSalts(storage: storage)
     }
+
+    private var authenticator: Authenticator { Authenticator(storage: storage, rateLimiter: rateLimiter) }
 
     /// Every HTTP route of the API (`/v1/…`, `/health`, `/metrics`, `/openapi.yaml`).
     package func makeRouter() -> Router<SyncRequestContext> {
@@ -32,8 +36,9 @@ package struct SyncApplication: Sendable {
         router.add(middleware: MetricsMiddleware(metrics: metrics))
         router.add(middleware: LogRequestsMiddleware(.info))
         router.add(middleware: ErrorMiddleware())
-        let authenticated = router.group().add(middleware: Authenticator(storage: storage))
-        AccountRoutes(storage: storage, configuration: configuration, clock: clock, rateLimiter: rateLimiter, metrics: metrics)
+        let authenticated = router.group().add(middleware: authenticator)
+        AccountRoutes(storage: storage, configuration: configuration, clock: clock, rateLimiter: rateLimiter, fakeSalts: fakeSalts,
+                      metrics: metrics)
             .register(on: router, authenticated: authenticated)
         DeviceRoutes(storage: storage, clock: clock, hub: hub).register(on: authenticated)
         ZoneRoutes(storage: storage, configuration: configuration, clock: clock, metrics: metrics).register(on: authenticated)
@@ -55,20 +60,22 @@ package struct SyncApplication: Sendable {
     package func makeApplication(
         host: String, port: Int, tls: TLSIdentity?, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
-        let upgrade = PushUpgrade(storage: storage, hub: hub)
+        let upgrade = PushUpgrade(authenticator: authenticator, hub: hub)
         let maximumBody = configuration.limits.maximumRequestBytes
         let http = HTTPServerBuilder.http1WebSocketUpgrade(
             configuration: .init(http1: .init(additionalChannelHandlers: [ExpectContinueHandler(maximumBodyBytes: maximumBody)]))
-        ) { request, _, _ in
-            await upgrade.shouldUpgrade(request)
+        ) { request, channel, _ in
+            await upgrade.shouldUpgrade(request, from: SyncRequestContext.address(of: channel))
         }
         let server = try tls.map { try HTTPServerBuilder.tls(http, tlsConfiguration: $0.serverConfiguration()) } ?? http
         return Application(
             router: makeRouter(),
             server: server,
             configuration: .init(address: .hostname(host, port: port), serverName: nil),
-            services: [
-                ChangeListenerService(storage: storage, hub: hub),
+            // The storage's own services come first: the group shuts services down in reverse order,
+            // so they stop after everything that uses them.
+            services: storage.services + [
+                ChangeListenerService(storage: storage, hub: hub, logger: logger),
                 GarbageCollectionService(storage: storage, configuration: configuration, clock: clock, logger: logger),
             ],
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },

@@ -11,7 +11,7 @@ struct SyncServerCommand: AsyncParsableCommand {
 
     @Option(help: "The address to listen on.") var host = "127.0.0.1"
     @Option(help: "The port to listen on (0: any free port, printed at start).") var port = 8443
-    @Option(help: "The data directory: the SQLite database (unless --database is given), the self-signed certificate and the server secret.") var dataDir = "./sync-data"
+    @Option(help: "The data directory: the SQLite database (unless --database is given) and the self-signed certificate.") var dataDir = "./sync-data"
     @Option(help: "A database URL instead of the embedded SQLite database (postgres://…).") var database: String?
     @Option(help: "The operator's PEM certificate chain.") var tlsCert: String?
     @Option(help: "The operator's PEM private key.") var tlsKey: String?
@@ -26,6 +26,8 @@ struct SyncServerCommand: AsyncParsableCommand {
     var signInAttemptsPerAccount = ServerConfiguration.SignInRateLimit().attemptsPerAccount
     @Option(help: "Sign-in attempts per client address per minute.")
     var signInAttemptsPerAddress = ServerConfiguration.SignInRateLimit().attemptsPerAddress
+    @Option(help: "Failed bearer-token authentications per client address per minute.")
+    var tokenFailuresPerAddress = ServerConfiguration.TokenFailureRateLimit().failuresPerAddress
 
     func validate() throws {
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
@@ -57,7 +59,7 @@ struct SyncServerCommand: AsyncParsableCommand {
         configuration.limits.maximumPushConnectionsPerAccount = maxPushConnections
         configuration.signInRateLimit.attemptsPerAccount = signInAttemptsPerAccount
         configuration.signInRateLimit.attemptsPerAddress = signInAttemptsPerAddress
-        configuration.fakeSaltSecret = try ServerSecret.load(in: directory)
+        configuration.tokenFailureRateLimit.failuresPerAddress = tokenFailuresPerAddress
 
         let tls: TLSIdentity?
         if insecureHttp {

@@ -36,8 +36,10 @@ public final class KeyValueDatabase: Sendable {
     let configuration: Configuration
     let broadcaster = ChangeBroadcaster()
     let engines = Mutex<[String: any KeyValueSyncEngine]>([:])
-    /// The device whose writes this database records.
-    public let device: DeviceID
+    let boundDevice: Mutex<DeviceID>
+    /// The device whose writes this database records: the configured one, else the stored one
+    /// (see ``bind(toDevice:)``).
+    public var device: DeviceID { configuration.device ?? boundDevice.withLock { $0 } }
     /// The database file.
     public let path: String
 
@@ -79,15 +81,12 @@ public final class KeyValueDatabase: Sendable {
                 }
             }
             try KeyValueSchema.migrator.migrate(queue)
-            device = try queue.write { db in
-                if let stored = try String.fetchOne(db, sql: "SELECT device FROM kv_device WHERE id = 1") {
-                    guard let device = DeviceID(stored) else { throw KeyValueStoreError(.storage, "the stored device ID is damaged") }
-                    return configuration.device ?? device
-                }
+            boundDevice = Mutex(try queue.write { db in
+                if let stored = try Self.storedDevice(db) { return stored }
                 let device = configuration.device ?? DeviceID.random()
                 try db.execute(sql: "INSERT INTO kv_device (id, device) VALUES (1, ?)", arguments: [device.rawValue])
                 return device
-            }
+            })
         } catch {
             throw Self.mapped(error)
         }

@@ -70,26 +70,7 @@ extension KeyValueStore {
     ///   - reason: ``KeyValueChange/Reason/serverChange``, or `initialSyncChange` for the first sync.
     @discardableResult
     public func applyRemote(_ remote: KeyVersion, reason: KeyValueChange.Reason = .serverChange) throws(KeyValueStoreError) -> RemoteOutcome {
-        try database.write { db in
-            let key = remote.key
-            let versions = try storedVersions(db, key: key)
-            if versions.contains(where: { $0.vector.descends(from: remote.vector) }) { return .stale }
-            let before = ConflictResolution.resolve(versions)
-            let kept = ConflictResolution.maximal(versions + [remote.version])
-            let winner = ConflictResolution.resolve(kept)!
-            try replaceVersions(db, key: key, with: kept)
-            let outcome: RemoteOutcome = winner.sameValue(as: remote.version) ? .applied : .lost
-            // A tombstone of a key this device never had changes no value.
-            let changed = before.map { !$0.sameValue(as: winner) } ?? !winner.isDeleted
-            guard changed else { return outcome }
-            try setVisible(db, key: key, winner: try KeyVersion(key: key, version: winner))
-            try publishAfterCommit(db, KeyValueChange(reason: reason, keys: [key]))
-            let usage = try usage(db)
-            if usage.keys > KeyValueLimits.maximumKeys || usage.bytes > KeyValueLimits.maximumStoreBytes {
-                try publishAfterCommit(db, KeyValueChange(reason: .quotaViolationChange, keys: [key]))
-            }
-            return outcome
-        }
+        try database.write { db in try applyRemote(db, remote, reason: reason) }
     }
 
     /// Takes the sync engine's version of a local write in place of the store's own: the engine
@@ -101,14 +82,15 @@ extension KeyValueStore {
     public func adoptLocalVersion(_ engineVersion: KeyVersion) throws(KeyValueStoreError) -> Bool {
         let adopted = engineVersion.version
         return try database.write { db in
+            let device = try database.writingDevice(db)
             let versions = try storedVersions(db, key: engineVersion.key)
-            guard versions.count == 1, let local = versions.first, local.device == database.device, adopted.device == local.device,
+            guard versions.count == 1, let local = versions.first, local.device == device, adopted.device == local.device,
                 local.isDeleted == adopted.isDeleted, local.modifiedAt == adopted.modifiedAt, local.content == adopted.content
             else { return false }
             try replaceVersions(db, key: engineVersion.key, with: [adopted])
             try db.execute(
                 sql: "UPDATE kv_store_state SET write_counter = MAX(write_counter, ?) WHERE store = ?",
-                arguments: [Int64(clamping: adopted.vector[database.device]), name])
+                arguments: [Int64(clamping: adopted.vector[device]), name])
             return true
         }
     }
@@ -128,18 +110,45 @@ extension KeyValueStore {
 
     // MARK: - Helpers
 
+    func applyRemote(_ db: Database, _ remote: KeyVersion, reason: KeyValueChange.Reason) throws -> RemoteOutcome {
+        let key = remote.key
+        let versions = try storedVersions(db, key: key)
+        if versions.contains(where: { $0.vector.descends(from: remote.vector) }) { return .stale }
+        let before = ConflictResolution.resolve(versions)
+        let kept = ConflictResolution.maximal(versions + [remote.version])
+        let winner = ConflictResolution.resolve(kept)!
+        try replaceVersions(db, key: key, with: kept)
+        let outcome: RemoteOutcome = winner.sameValue(as: remote.version) ? .applied : .lost
+        // A tombstone of a key this device never had changes no value.
+        let changed = before.map { !$0.sameValue(as: winner) } ?? !winner.isDeleted
+        guard changed else { return outcome }
+        try setVisible(db, key: key, winner: try KeyVersion(key: key, version: winner))
+        try publishChange(db, key: key, reason: reason)
+        return outcome
+    }
+
+    /// Publishes a remote change of `key`, and a quota violation when the store is now over a limit.
+    func publishChange(_ db: Database, key: String, reason: KeyValueChange.Reason) throws {
+        try publishAfterCommit(db, KeyValueChange(reason: reason, keys: [key]))
+        let usage = try usage(db)
+        if usage.keys > KeyValueLimits.maximumKeys || usage.bytes > KeyValueLimits.maximumStoreBytes {
+            try publishAfterCommit(db, KeyValueChange(reason: .quotaViolationChange, keys: [key]))
+        }
+    }
+
     /// A local write (`value` nil for a removal): a version over everything seen of the key,
     /// numbered by the store's write counter, replacing every version, journaled.
     func writeLocal(_ db: Database, key: String, value: KeyValue?, modifiedAt: Int64) throws {
+        let device = try database.writingDevice(db)
         let seen = VersionVector.join(try storedVersions(db, key: key).map(\.vector))
         let counter = try UInt64.fetchOne(db, sql: "SELECT write_counter FROM kv_store_state WHERE store = ?", arguments: [name]) ?? 0
-        let next = max(counter, seen[database.device]) + 1
+        let next = max(counter, seen[device]) + 1
         try db.execute(
             sql: "INSERT INTO kv_store_state (store, write_counter) VALUES (?, ?) ON CONFLICT (store) DO UPDATE SET write_counter = excluded.write_counter",
             arguments: [name, next])
         let version = try KeyVersion(
-            key: key, value: value, vector: seen.written(by: database.device, counter: next), modifiedAt: modifiedAt,
-            device: database.device, overwritten: seen)
+            key: key, value: value, vector: seen.written(by: device, counter: next), modifiedAt: modifiedAt,
+            device: device, overwritten: seen)
         try replaceVersions(db, key: key, with: [version.version])
         try setVisible(db, key: key, winner: version)
         let operation: KeyValueJournalEntry.Operation = value == nil ? .remove : .set
@@ -148,7 +157,7 @@ extension KeyValueStore {
             arguments: [name, key, operation.rawValue, modifiedAt])
     }
 
-    private func setVisible(_ db: Database, key: String, winner: KeyVersion) throws {
+    func setVisible(_ db: Database, key: String, winner: KeyVersion) throws {
         if let value = winner.value {
             try db.execute(
                 sql: "INSERT INTO kv_value (store, key, value, size) VALUES (?, ?, ?, ?) ON CONFLICT (store, key) DO UPDATE SET value = excluded.value, size = excluded.size",
@@ -158,7 +167,7 @@ extension KeyValueStore {
         }
     }
 
-    private func storedVersions(_ db: Database, key: String) throws -> [ItemVersion] {
+    func storedVersions(_ db: Database, key: String) throws -> [ItemVersion] {
         try Row.fetchAll(
             db, sql: "SELECT vector, origin, overwritten, deleted, modified_at, device, content FROM kv_version WHERE store = ? AND key = ?",
             arguments: [name, key]
@@ -171,7 +180,7 @@ extension KeyValueStore {
         }
     }
 
-    private func replaceVersions(_ db: Database, key: String, with versions: [ItemVersion]) throws {
+    func replaceVersions(_ db: Database, key: String, with versions: [ItemVersion]) throws {
         try db.execute(sql: "DELETE FROM kv_version WHERE store = ? AND key = ?", arguments: [name, key])
         for version in versions {
             try db.execute(
@@ -184,7 +193,7 @@ extension KeyValueStore {
         }
     }
 
-    private func publishAfterCommit(_ db: Database, _ change: KeyValueChange) throws {
+    func publishAfterCommit(_ db: Database, _ change: KeyValueChange) throws {
         let broadcaster = database.broadcaster
         let store = name
         db.afterNextTransaction { _ in broadcaster.publish(change, store: store) }

@@ -12,6 +12,7 @@ extension Simulation {
         }
         ledger.statistics.writes += 1
         let zone = random.pick(configuration.zones)
+        if zone.isKeyValueStore { ledger.statistics.keyValueWrites += 1 }
         let item = ItemID("item-\(random.below(configuration.itemsPerZone))")
         let current = devices[index].keychain[zone]?[item]
         let content: [UInt8]? = current != nil && random.chance(percent: 40) ? nil : ledger.freshContent(localOnly: false)

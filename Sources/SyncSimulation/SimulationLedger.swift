@@ -50,7 +50,9 @@ struct SimulationLedger {
     /// Records the server's answer to a batch it processed.
     mutating func recordPush(_ batch: PushBatch<SealedVersion>, response: PushResponse) {
         if response.status == .committed { statistics.committedBatches += 1 }
-        statistics.conflictsKept += response.results.filter { $0.outcome == .conflictKept }.count
+        let conflicts = response.results.filter { $0.outcome == .conflictKept }.count
+        statistics.conflictsKept += conflicts
+        if batch.zone.isKeyValueStore { statistics.keyValueConflicts += conflicts }
         for (pushed, result) in zip(batch.items, response.results) {
             guard let version = PayloadCodec.open(pushed.version) else {
                 incidents.append("server received an unreadable payload for \(pushed.item)")
@@ -67,4 +69,9 @@ struct SimulationLedger {
             }
         }
     }
+}
+
+extension ZoneID {
+    /// Whether this is a key-value store's zone (`kv.NAME`, decision 0062).
+    var isKeyValueStore: Bool { rawValue.hasPrefix("kv.") }
 }

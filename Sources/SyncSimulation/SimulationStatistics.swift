@@ -8,6 +8,10 @@ public struct SimulationStatistics: Sendable, Equatable {
     public var committedBatches = 0
     /// Versions the server kept beside a concurrent sibling.
     public var conflictsKept = 0
+    /// Of ``writes``, those to a key-value store's zone (`kv.*`): a key set or removed.
+    public var keyValueWrites = 0
+    /// Of ``conflictsKept``, those in a key-value store's zone: concurrent sets of one key.
+    public var keyValueConflicts = 0
     /// Losing versions devices put in their history.
     public var historyEntries = 0
     /// "Cursor expired" answers to pulls and pushes, each starting a full resync.
@@ -27,6 +31,8 @@ public struct SimulationStatistics: Sendable, Equatable {
         localOnlyWrites += other.localOnlyWrites
         committedBatches += other.committedBatches
         conflictsKept += other.conflictsKept
+        keyValueWrites += other.keyValueWrites
+        keyValueConflicts += other.keyValueConflicts
         historyEntries += other.historyEntries
         expiredCursors += other.expiredCursors
         horizonRemovals += other.horizonRemovals

@@ -111,7 +111,7 @@ struct TestFailure: Error, CustomStringConvertible {
 }
 
 /// Polls `condition` until it holds or `timeout` passes.
-func eventually(timeout: Duration = .seconds(20), _ what: String, _ condition: () async throws -> Bool) async throws {
+func eventually(timeout: Duration = .seconds(60), _ what: String, _ condition: () async throws -> Bool) async throws {
     let deadline = ContinuousClock.now + timeout
     while try await !condition() {
         if ContinuousClock.now > deadline { throw TestFailure("timed out waiting for \(what)") }

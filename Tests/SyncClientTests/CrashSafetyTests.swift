@@ -14,6 +14,8 @@ struct CrashSafetyTests {
                 let sync = try ChildProcess(Products.syncClient, ["sync", "--keychain", a.keychainPath])
                 try await Task.sleep(for: .milliseconds(delay))
                 sync.stop()
+                // The next `sync` would find this one's state lock still held until it is reaped.
+                _ = try await sync.waitForExit()
             }
             try await a.sync()
             try await b.sync()

@@ -3,7 +3,7 @@ import SyncServer
 import Testing
 
 /// The built `sync-server` binary on a PostgreSQL database (`--database`, `--insecure-http`, port 0),
-/// in a working directory of its own (its `./sync-data` holds the server secret).
+/// in a working directory of its own.
 final class DatabaseServerProcess: Sendable {
     let process: Process
     let port: Int
@@ -45,12 +45,28 @@ final class DatabaseServerProcess: Sendable {
         var description: String { "sync-server did not start: \(output)" }
     }
 
-    /// SIGTERM, then SIGKILL if it has not ended within ten seconds.
-    func stop() {
-        guard process.isRunning else { return }
-        process.terminate()
+    /// SIGKILL, as a crash; true once the process is gone (within ten seconds).
+    func crash() -> Bool {
+        kill(process.processIdentifier, SIGKILL)
         let deadline = Date().addingTimeInterval(10)
         while process.isRunning && Date() < deadline { usleep(20_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        return !process.isRunning
+    }
+
+    /// SIGTERM, then SIGKILL if it has not ended within ten seconds. Returns the exit status when
+    /// it exited by itself (graceful shutdown), nil when it had to be killed or ended by a signal.
+    @discardableResult
+    func stop() -> Int32? {
+        if process.isRunning {
+            process.terminate()
+            let deadline = Date().addingTimeInterval(10)
+            while process.isRunning && Date() < deadline { usleep(20_000) }
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                return nil
+            }
+        }
+        process.waitUntilExit()
+        return process.terminationReason == .exit ? process.terminationStatus : nil
     }
 }

@@ -40,6 +40,42 @@ struct PostgresServerProcessTests {
                 let changes = try WireCoding.makeDecoder().decode(ChangesResponse.self, from: Data(feed.body.utf8))
                 #expect(changes.items.map(\.id) == ["crossing"])
                 #expect(uploads.count >= 1)
+
+                // Both processes answer an unknown name alike: the fake salt's secret is shared.
+                let fakes = try await [first.port, second.port].asyncMap { port in
+                    let reply = try await RawHTTPConnection.request(
+                        port: port, pin: nil, method: "POST", path: "/v1/sign-in/parameters",
+                        json: Self.json(PreSignInRequest(account: "nobody")))
+                    #expect(reply.status == 200, "\(reply.body)")
+                    return reply.body
+                }
+                #expect(fakes[0] == fakes[1])
+
+                // SIGTERM: each shuts down gracefully, its connection pool last (decision 0066).
+                #expect(first.stop() == 0)
+                #expect(second.stop() == 0)
+            }
+        }
+    }
+
+    @Test func acknowledgedUploadSurvivesKill9() async throws {
+        try await PostgresTestCluster.withFreshDatabase { location in
+            try await TemporaryDirectory.with { directory in
+                let server = try await DatabaseServerProcess(database: location, directory: directory.appendingPathComponent("one"))
+                defer { server.stop() }
+                let token = try await Self.enroll(port: server.port)
+                let upload = try await RawHTTPConnection.request(
+                    port: server.port, pin: nil, method: "POST", path: "/v1/zones/keychain/items", token: token,
+                    json: Self.json(UploadRequest(cursor: 0, items: [APIClient.item("durable", ["laptop": 1])])))
+                #expect(upload.status == 200, "\(upload.body)")
+                #expect(server.crash())
+                let restarted = try await DatabaseServerProcess(database: location, directory: directory.appendingPathComponent("two"))
+                defer { restarted.stop() }
+                let feed = try await RawHTTPConnection.request(
+                    port: restarted.port, pin: nil, method: "GET", path: "/v1/zones/keychain/changes", token: token)
+                #expect(feed.status == 200, "\(feed.body)")
+                let changes = try WireCoding.makeDecoder().decode(ChangesResponse.self, from: Data(feed.body.utf8))
+                #expect(changes.items.map(\.id) == ["durable"])
             }
         }
     }

@@ -1,16 +1,19 @@
 import Foundation
+import Hummingbird
+import HummingbirdTesting
 import Logging
 import PostgresNIO
 import SyncCore
+import SyncProtocol
 import SyncServer
 import Testing
 
-@Suite("PostgreSQL storage", .postgresCluster, .serialized)
+@Suite("PostgreSQL storage", .postgresCluster)
 struct PostgresStorageTests {
     @Test(arguments: StorageContract.cases)
     func contract(_ behaviour: StorageContractCase) async throws {
         try await PostgresTestCluster.withFreshDatabase { location in
-            try await Self.withStorage(location) { storage in
+            try await PostgresTestCluster.withStorage(location) { storage in
                 try await behaviour.run(storage)
             }
         }
@@ -18,8 +21,8 @@ struct PostgresStorageTests {
 
     @Test func concurrentUploadsThroughTwoStoragesGetGapFreeSequences() async throws {
         try await PostgresTestCluster.withFreshDatabase { location in
-            try await Self.withStorage(location) { first in
-                try await Self.withStorage(location) { second in
+            try await PostgresTestCluster.withStorage(location) { first in
+                try await PostgresTestCluster.withStorage(location) { second in
                     let account = try await Fixture.createAccount("alice", in: first)
                     let batches = 20, perBatch = 10
                     let sequences = try await withThrowingTaskGroup(of: [UInt64].self) { group in
@@ -46,8 +49,8 @@ struct PostgresStorageTests {
 
     @Test func concurrentWritesToOneItemKeepEveryConcurrentVersion() async throws {
         try await PostgresTestCluster.withFreshDatabase { location in
-            try await Self.withStorage(location) { first in
-                try await Self.withStorage(location) { second in
+            try await PostgresTestCluster.withStorage(location) { first in
+                try await PostgresTestCluster.withStorage(location) { second in
                     let account = try await Fixture.createAccount("alice", in: first)
                     let writers = (0..<8).map { "writer\($0)" }
                     try await withThrowingTaskGroup(of: Void.self) { group in
@@ -71,7 +74,7 @@ struct PostgresStorageTests {
         try await PostgresTestCluster.withFreshDatabase { location in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<4 {
-                    group.addTask { try await Self.withStorage(location) { _ in } }
+                    group.addTask { try await PostgresTestCluster.withStorage(location) { _ in } }
                 }
                 try await group.waitForAll()
             }
@@ -85,8 +88,8 @@ struct PostgresStorageTests {
 
     @Test func listenerHearsUploadsCommittedThroughAnotherStorage() async throws {
         try await PostgresTestCluster.withFreshDatabase { location in
-            try await Self.withStorage(location) { listening in
-                try await Self.withStorage(location) { uploading in
+            try await PostgresTestCluster.withStorage(location) { listening in
+                try await PostgresTestCluster.withStorage(location) { uploading in
                     let account = try await Fixture.createAccount("alice", in: uploading)
                     let heard = AsyncStream<AccountChange>.makeStream()
                     try await withThrowingTaskGroup(of: Void.self) { group in
@@ -106,7 +109,7 @@ struct PostgresStorageTests {
 
     @Test func rolledBackBatchNotifiesNobodyAndWritesNothing() async throws {
         try await PostgresTestCluster.withFreshDatabase { location in
-            try await Self.withStorage(location) { storage in
+            try await PostgresTestCluster.withStorage(location) { storage in
                 let account = try await Fixture.createAccount("alice", in: storage)
                 let heard = AsyncStream<AccountChange>.makeStream()
                 try await withThrowingTaskGroup(of: Void.self) { group in
@@ -127,22 +130,37 @@ struct PostgresStorageTests {
         }
     }
 
-    // MARK: Helpers
-
-    /// Runs `body` with a migrated storage on `location` whose connection pool runs meanwhile.
-    static func withStorage<Result: Sendable>(
-        _ location: PostgresLocation, _ body: (PostgresStorage) async throws -> Result
-    ) async throws -> Result {
-        var logger = Logger(label: "test.postgres")
-        logger.logLevel = .error
-        let storage = PostgresStorage(location: location, logger: logger)
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await storage.run() }
-            defer { group.cancelAll() }
-            try await storage.migrate()
-            return try await body(storage)
+    @Test func serverProcessesOnOneDatabaseGiveUnknownAccountsTheSameFakeSalt() async throws {
+        try await PostgresTestCluster.withFreshDatabase { location in
+            try await PostgresTestCluster.withStorage(location) { first in
+                try await PostgresTestCluster.withStorage(location) { second in
+                    // Both create the secret at once: one insert wins and both read the winner.
+                    async let firstSecret = first.serverSecret()
+                    async let secondSecret = second.serverSecret()
+                    #expect(try await firstSecret == secondSecret)
+                    let answers = try await [first, second].asyncMap { storage in
+                        try await Self.preSignIn(["nobody", "somebody"], through: TestAPI(storage: storage))
+                    }
+                    #expect(answers[0] == answers[1])
+                    #expect(answers[0][0].salt != answers[0][1].salt)
+                }
+            }
         }
     }
+
+    /// The pre-sign-in answers of `api` for `names`.
+    static func preSignIn(_ names: [String], through api: TestAPI) async throws -> [PreSignInResponse] {
+        let app = Application(router: api.application.makeRouter(), logger: api.application.logger)
+        return try await app.test(.router) { client in
+            try await names.asyncMap { name in
+                let reply = try await APIClient(client: client).send(
+                    .post, "/v1/sign-in/parameters", json: PreSignInRequest(account: name))
+                return try reply.decode(PreSignInResponse.self)
+            }
+        }
+    }
+
+    // MARK: Helpers
 
     /// The first element of `stream`; fails the test rather than waiting forever.
     static func first<Element: Sendable>(of stream: AsyncStream<Element>) async throws -> Element? {

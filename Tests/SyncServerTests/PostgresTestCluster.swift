@@ -10,6 +10,14 @@ import Testing
 enum PostgresTestCluster {
     @TaskLocal static var administration: PostgresLocation?
 
+    /// The server `SYNCKEYCHAIN_TEST_POSTGRES_URL` names, or nil when it is unset.
+    static let configuredAdministration: PostgresLocation? = {
+        guard let url = ProcessInfo.processInfo.environment["SYNCKEYCHAIN_TEST_POSTGRES_URL"], !url.isEmpty else {
+            return nil
+        }
+        return PostgresLocation(url: url)
+    }()
+
     static var repositoryRoot: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }
@@ -50,6 +58,26 @@ enum PostgresTestCluster {
             group.addTask { await client.run() }
             defer { group.cancelAll() }
             return try await body(client)
+        }
+    }
+
+    /// A storage on `location` (small pool: many tests share the server), not yet running.
+    static func makeStorage(_ location: PostgresLocation) -> PostgresStorage {
+        var logger = Logger(label: "test.postgres")
+        logger.logLevel = .error
+        return PostgresStorage(location: location, configuration: .init(maximumConnections: 4), logger: logger)
+    }
+
+    /// Runs `body` with a migrated storage on `location` whose connection pool runs meanwhile.
+    static func withStorage<Result: Sendable>(
+        _ location: PostgresLocation, _ body: (PostgresStorage) async throws -> Result
+    ) async throws -> Result {
+        let storage = makeStorage(location)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await storage.run() }
+            defer { group.cancelAll() }
+            try await storage.migrate()
+            return try await body(storage)
         }
     }
 
@@ -113,6 +141,15 @@ struct PostgresClusterTrait: SuiteTrait, TestScoping {
 extension Trait where Self == PostgresClusterTrait {
     /// A real PostgreSQL for the suite's tests.
     static var postgresCluster: Self { Self() }
+}
+
+extension Sequence {
+    /// `map` with an async transform, one element after the other.
+    func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+        var results: [T] = []
+        for element in self { results.append(try await transform(element)) }
+        return results
+    }
 }
 
 extension AsyncSequence {

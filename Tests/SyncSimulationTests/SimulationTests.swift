@@ -25,6 +25,9 @@ struct SimulationTests {
         #expect(summary.statistics.purgedTombstones > 0)
         #expect(summary.statistics.horizonRemovals > 0)
         #expect(summary.statistics.localOnlyWrites > 0)
+        // Key-value zones go through the same machine and the same per-item (per-key) checks.
+        #expect(summary.statistics.keyValueWrites > 0)
+        #expect(summary.statistics.keyValueConflicts > 0)
     }
 
     @Test(arguments: [7 as UInt64, 1_234, 99_999])

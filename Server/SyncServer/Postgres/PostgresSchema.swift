@@ -90,5 +90,15 @@ enum PostgresSchema {
             )
             """,
         ]),
+        // The one secret every process shares (decision 0065): a single row, inserted by the first
+        // process that needs it.
+        .init(version: 2, statements: [
+            """
+            CREATE TABLE server_secret (
+                id smallint PRIMARY KEY CHECK (id = 1),
+                secret bytea NOT NULL CHECK (octet_length(secret) = 32)
+            )
+            """,
+        ]),
     ]
 }

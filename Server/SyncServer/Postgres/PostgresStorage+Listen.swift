@@ -2,25 +2,14 @@ import Logging
 import PostgresNIO
 
 extension PostgresStorage {
-    /// LISTENs on ``PostgresChangeNotification/channel`` on a connection of its own and calls
-    /// `handler` for every upload any process committed on this database (this one included: its
-    /// own NOTIFYs come back the same way). Reconnects with backoff when the connection drops; a
+    /// LISTENs on ``PostgresChangeNotification/channel`` on one pooled connection, held
+    /// throughout, and calls `handler` for every upload any process committed on this database
+    /// (this one included: its own NOTIFYs come back the same way). Reconnects with backoff when the connection drops; a
     /// notification sent while it is down is lost, which clients cover by polling (push is a hint).
     ///
-    /// When nothing runs the connection pool as a service, this runs it too, for as long as it
-    /// listens (see ``PostgresStorage``).
+    /// Its connection comes from the pool, which must be running (see ``PostgresStorage``); the
+    /// listener never runs or stops the pool.
     package func listenForChanges(_ handler: @escaping @Sendable (AccountChange) async -> Void) async throws {
-        guard claimPool() else {
-            return try await listen(handler)
-        }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await self.client.run() }
-            defer { group.cancelAll() }
-            try await listen(handler)
-        }
-    }
-
-    private func listen(_ handler: @escaping @Sendable (AccountChange) async -> Void) async throws {
         var attempt = 0
         while !Task.isCancelled {
             do {

@@ -2,21 +2,21 @@ import Foundation
 import Logging
 import PostgresNIO
 import ServiceLifecycle
-import Synchronization
 import SyncCore
 
 /// The PostgreSQL backend of ``ServerStorage``: several `sync-server` processes may share one
 /// database.
 ///
-/// Its connection pool must run while it is used: either as a `Service` (``run()``) or, when
-/// nothing runs it that way, inside ``listenForChanges(_:)``, the long-running call the server
-/// makes on every storage for its whole life. Queries issued before the pool runs wait for it.
+/// Its connection pool must run while it is used: the storage is a `Service` (``run()``), which
+/// the server registers in its service group (``services``) apart from the change listener, so a
+/// listener that fails or reconnects never takes the pool with it (decision 0066). Queries issued
+/// before the pool runs wait for it.
 ///
 /// Every value reaches PostgreSQL as a bind parameter (PostgresNIO turns `\(value)` in a
 /// `PostgresQuery` into `$n`), never spliced into SQL text.
 package final class PostgresStorage: ServerStorage, Service {
     package struct Configuration: Sendable {
-        /// The most pooled connections this process opens (one more is held by the change listener).
+        /// The most pooled connections this process opens (the change listener holds one of them).
         package var maximumConnections: Int
 
         package init(maximumConnections: Int = 16) {
@@ -26,8 +26,6 @@ package final class PostgresStorage: ServerStorage, Service {
 
     let client: PostgresClient
     let logger: Logger
-    /// Whether something runs ``client`` already (PostgresNIO allows one `run()` per client).
-    private let poolClaimed = Mutex(false)
 
     /// A storage for `location`; call ``run()`` (or add it to the `ServiceGroup`) and then
     /// ``migrate()`` before using it.
@@ -61,19 +59,14 @@ package final class PostgresStorage: ServerStorage, Service {
         return PostgresStorage(location: location, logger: logger)
     }
 
-    /// Runs the connection pool until the task is cancelled or the service group shuts down.
+    /// Runs the connection pool until the task is cancelled or the service group shuts down; call
+    /// it once.
     package func run() async {
-        guard claimPool() else { return }
         await client.run()
     }
 
-    /// True for the one caller that gets to run the pool.
-    func claimPool() -> Bool {
-        poolClaimed.withLock { claimed in
-            defer { claimed = true }
-            return !claimed
-        }
-    }
+    /// The connection pool (this storage itself), run by the application's service group.
+    package var services: [any Service] { [self] }
 
     /// Applies the schema migrations this database lacks (safe to run from several processes at once).
     package func migrate() async throws {

@@ -1,19 +1,36 @@
+import Logging
 import ServiceLifecycle
 
-/// Feeds the storage's committed changes to the push hub until graceful shutdown.
+/// Feeds the storage's committed changes to the push hub until graceful shutdown. A listener that
+/// fails or ends is restarted with backoff; it never ends the server (push is a hint that clients
+/// back up by polling), and it neither runs nor stops the storage's connections (decision 0066).
 struct ChangeListenerService: Service {
     let storage: any ServerStorage
     let hub: PushHub
+    let logger: Logger
 
     func run() async throws {
         // Graceful shutdown cancels the listener: that is the normal end, not an error.
         try? await cancelWhenGracefulShutdown {
-            try await storage.listenForChanges { change in await hub.publish(change) }
+            var restarts = 0
+            while !Task.isCancelled {
+                do {
+                    try await storage.listenForChanges { change in await hub.publish(change) }
+                } catch {
+                    if Task.isCancelled { return }
+                    logger.warning(
+                        "change listener failed; restarting",
+                        metadata: ["error": "\(ErrorMiddleware<SyncRequestContext>.describe(error))"])
+                }
+                if Task.isCancelled { return }
+                restarts += 1
+                try await Task.sleep(for: .milliseconds(min(5_000, 100 << min(restarts, 6))))
+            }
         }
     }
 }
 
 extension ChangeListenerService: CustomStringConvertible {
-    // ServiceLifecycle logs services by description: never their configuration (it holds a secret).
+    // ServiceLifecycle logs services by description: a name, never their fields.
     var description: String { "ChangeListenerService" }
 }

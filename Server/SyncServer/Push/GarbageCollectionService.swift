@@ -27,6 +27,6 @@ struct GarbageCollectionService: Service {
 }
 
 extension GarbageCollectionService: CustomStringConvertible {
-    // ServiceLifecycle logs services by description: never their configuration (it holds a secret).
+    // ServiceLifecycle logs services by description: a name, never their fields.
     var description: String { "GarbageCollectionService" }
 }

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Hummingbird
 import KeychainCrypto
@@ -9,7 +8,8 @@ struct AccountRoutes {
     let storage: any ServerStorage
     let configuration: ServerConfiguration
     let clock: ServerClock
-    let rateLimiter: SignInRateLimiter
+    let rateLimiter: RateLimiter
+    let fakeSalts: FakeSalts
     let metrics: ServerMetrics
 
     func register(on router: Router<SyncRequestContext>, authenticated: RouterGroup<SyncRequestContext>) {
@@ -26,7 +26,7 @@ struct AccountRoutes {
         try Validation.accountName(body.account)
         try validation.authKey(body.authKey)
         try validation.keys(body.keys)
-        guard rateLimiter.allowAttempt(account: nil, address: context.remoteAddress) else { throw APIError.rateLimited }
+        guard rateLimiter.allowSignInAttempt(account: nil, address: context.remoteAddress) else { throw APIError.rateLimited }
         let verifier = AuthKeyVerifier.make(authKey: body.authKey.bytes)
         try await storage.createAccount(
             NewAccount(name: body.account, credentials: credentials(verifier: verifier, keys: body.keys)), now: clock.now())
@@ -37,9 +37,9 @@ struct AccountRoutes {
     private func preSignIn(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let body = try await JSONBody.decode(PreSignInRequest.self, from: request, limit: configuration.limits.maximumRequestBytes)
         try Validation.accountName(body.account)
-        guard rateLimiter.allowAttempt(account: body.account, address: context.remoteAddress) else { throw APIError.rateLimited }
+        guard rateLimiter.allowSignInAttempt(account: body.account, address: context.remoteAddress) else { throw APIError.rateLimited }
         guard let account = try await storage.account(named: body.account) else {
-            return JSONBody.response(PreSignInResponse(kdf: .standard, salt: Base64Bytes(fakeSalt(for: body.account))))
+            return JSONBody.response(PreSignInResponse(kdf: .standard, salt: Base64Bytes(try await fakeSalts.salt(for: body.account))))
         }
         let keys = try Self.keys(of: account.credentials)
         return JSONBody.response(PreSignInResponse(kdf: keys.kdf, salt: keys.salt))
@@ -50,7 +50,7 @@ struct AccountRoutes {
         try Validation.accountName(body.account)
         try Validation.deviceName(body.deviceName)
         try validation.authKey(body.authKey)
-        guard rateLimiter.allowAttempt(account: body.account, address: context.remoteAddress) else { throw APIError.rateLimited }
+        guard rateLimiter.allowSignInAttempt(account: body.account, address: context.remoteAddress) else { throw APIError.rateLimited }
         let account = try await storage.account(named: body.account)
         // An unknown account costs the same verifier work as a wrong key.
         let verifier = try account.map { try Self.storedVerifier($0.credentials) } ?? Self.decoy
@@ -75,7 +75,7 @@ struct AccountRoutes {
         try validation.authKey(body.authKey)
         try validation.keys(body.keys)
         guard let account = try await storage.account(id: device.account) else { throw APIError.unauthorized }
-        guard rateLimiter.allowAttempt(account: account.name, address: context.remoteAddress) else { throw APIError.rateLimited }
+        guard rateLimiter.allowSignInAttempt(account: account.name, address: context.remoteAddress) else { throw APIError.rateLimited }
         guard try Self.storedVerifier(account.credentials).matches(authKey: body.currentAuthKey.bytes) else {
             metrics.signInFailures.increment()
             throw APIError.signInFailed
@@ -99,12 +99,6 @@ struct AccountRoutes {
         return AccountKeyBundle(
             kdf: kdf, salt: Base64Bytes(credentials.salt), wrappedAccountKey: Base64Bytes(credentials.wrappedAccountKey),
             wrappedRecoveryKey: credentials.wrappedRecoveryKey.map(Base64Bytes.init))
-    }
-
-    /// A salt that is the same for a name on every call, but unpredictable without the secret.
-    private func fakeSalt(for name: String) -> [UInt8] {
-        let mac = HMAC<SHA256>.authenticationCode(for: Array(name.utf8), using: SymmetricKey(data: configuration.fakeSaltSecret))
-        return Array(Array(mac).prefix(16))
     }
 
     private static func storedVerifier(_ credentials: AccountCredentials) throws -> AuthKeyVerifier {

@@ -1,4 +1,6 @@
+import Crypto
 import Foundation
+import ServiceLifecycle
 import SyncCore
 
 /// Where the sync server keeps accounts, devices and item versions: the one seam between the HTTP
@@ -76,4 +78,15 @@ package protocol ServerStorage: Sendable {
     /// storage, by this process or (for a shared database) by any other. The server's push hub is
     /// the one caller.
     func listenForChanges(_ handler: @escaping @Sendable (AccountChange) async -> Void) async throws
+
+    /// The random 256-bit secret that every server process on this storage shares: it keys the fake
+    /// pre-sign-in answers for unknown accounts, which must not differ between processes (decision
+    /// 0065). Created on first use, race-free: concurrent first calls, from any process, all get
+    /// the one that was stored.
+    func serverSecret() async throws -> SymmetricKey
+
+    /// What must run for as long as the storage is used (PostgreSQL: its connection pool), for the
+    /// application's service group, which starts them first and shuts them down last (decision
+    /// 0066). Empty when the backend needs nothing running.
+    var services: [any Service] { get }
 }

@@ -20,5 +20,7 @@ struct APIError: Error, Sendable {
     static let unauthorized = APIError(.unauthorized, ErrorCode.unauthorized, "a valid bearer token is required")
     static let signInFailed = APIError(.unauthorized, ErrorCode.signInFailed, "account name or auth key is wrong")
     static let rateLimited = APIError(.tooManyRequests, ErrorCode.rateLimited, "too many sign-in attempts; retry later")
+    static let tokenRateLimited = APIError(
+        .tooManyRequests, ErrorCode.rateLimited, "too many requests with an invalid bearer token; retry later")
     static let notFound = APIError(.notFound, ErrorCode.notFound, "no such resource")
 }

@@ -11,7 +11,12 @@ package struct SyncRequestContext: RequestContext {
 
     package init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
-        remoteAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
+        remoteAddress = Self.address(of: source.channel)
+    }
+
+    /// The client's IP address, the key of the per-address rate limits.
+    static func address(of channel: any Channel) -> String {
+        channel.remoteAddress?.ipAddress ?? "unknown"
     }
 
     /// The authenticated device; the routes that call this sit behind ``Authenticator``.

@@ -12,11 +12,15 @@ import Testing
 /// The WebSocket push channel on a live in-process server.
 @Suite("Push channel")
 struct PushTests {
+    /// A live server on `backend`; the application runs the storage's services, as `sync-server` does.
     static func withLiveServer(
-        maximumConnections: Int = 20, _ body: @escaping @Sendable (APIClient, Int) async throws -> Void
+        _ backend: Backend, maximumConnections: Int = 20, tokenFailures: Int = 100, _ body: @escaping @Sendable (APIClient, Int) async throws -> Void
     ) async throws {
-        try await TemporaryDirectory.with { directory in
-            let api = try TestAPI(directory: directory) { $0.limits.maximumPushConnectionsPerAccount = maximumConnections }
+        try await backend.withStorage(runningServices: false) { storage in
+            let api = TestAPI(storage: storage) {
+                $0.limits.maximumPushConnectionsPerAccount = maximumConnections
+                $0.tokenFailureRateLimit.failuresPerAddress = tokenFailures
+            }
             let app = try api.application.makeApplication(host: "127.0.0.1", port: 0, tls: nil)
             try await app.test(.live) { client in
                 try await body(APIClient(client: client), try #require(client.port))
@@ -60,8 +64,9 @@ struct PushTests {
         }
     }
 
-    @Test func connectionsPerAccountAreCapped() async throws {
-        try await Self.withLiveServer(maximumConnections: 1) { client, port in
+    @Test(arguments: Backend.all)
+    func connectionsPerAccountAreCapped(_ backend: Backend) async throws {
+        try await Self.withLiveServer(backend, maximumConnections: 1) { client, port in
             let token = try await client.enroll("alice")
             let configuration = WebSocketClientConfiguration(additionalHeaders: [.authorization: "Bearer \(token)"])
             try await withTimeLimit {
@@ -87,11 +92,53 @@ struct PushTests {
         }
     }
 
-    @Test func unauthenticatedSubscriptionIsRefused() async throws {
-        try await Self.withLiveServer { _, port in
+    @Test(arguments: Backend.all)
+    func unauthenticatedSubscriptionIsRefused(_ backend: Backend) async throws {
+        try await Self.withLiveServer(backend) { _, port in
             await #expect(throws: (any Error).self) {
                 try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/v1/push", logger: Logger(label: "push-test")) { _, _, _ in }
             }
+        }
+    }
+
+    @Test(arguments: Backend.all)
+    func addressOverItsTokenFailureBudgetCannotSubscribeEvenWithAValidToken(_ backend: Backend) async throws {
+        try await Self.withLiveServer(backend, tokenFailures: 1) { client, port in
+            let token = try await client.enroll("alice")
+            await #expect(throws: (any Error).self) {
+                try await WebSocketClient.connect(
+                    url: "ws://127.0.0.1:\(port)/v1/push",
+                    configuration: .init(additionalHeaders: [.authorization: "Bearer guess"]), logger: Logger(label: "push-test")
+                ) { _, _, _ in }
+            }
+            await #expect(throws: (any Error).self) {
+                try await WebSocketClient.connect(
+                    url: "ws://127.0.0.1:\(port)/v1/push",
+                    configuration: .init(additionalHeaders: [.authorization: "Bearer \(token)"]), logger: Logger(label: "push-test")
+                ) { _, _, _ in }
+            }
+            let refused = try await client.send(.get, "/v1/push", token: token)
+            #expect(refused.status == .tooManyRequests)
+            #expect(refused.errorCode == ErrorCode.rateLimited)
+        }
+    }
+
+    @Test(arguments: Backend.all)
+    func changesArePushedOnlyToTheAccountsOwnConnections(_ backend: Backend) async throws {
+        try await Self.withLiveServer(backend) { client, port in
+            let alice = try await client.enroll("alice", device: "alice-laptop", key: 1)
+            let bob = try await client.enroll("bob", device: "bob-laptop", key: 2)
+            // Each round, Alice's change comes first: a leak would reach Bob before his own.
+            let message = try await Self.firstMessage(port: port, token: bob) {
+                var counter: UInt64 = 1
+                while !Task.isCancelled {
+                    _ = try await client.upload([APIClient.item("i", ["alice-laptop": counter])], zone: "alices", token: alice)
+                    _ = try await client.upload([APIClient.item("i", ["bob-laptop": counter])], zone: "bobs", token: bob)
+                    counter += 1
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+            }
+            #expect(message?.zone == "bobs")
         }
     }
 }

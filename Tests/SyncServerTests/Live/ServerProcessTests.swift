@@ -34,7 +34,7 @@ struct ServerProcessTests {
             await #expect(throws: (any Error).self) {
                 _ = try await RawHTTPConnection.request(port: server.port, pin: "sha256/" + String(repeating: "A", count: 43) + "=", method: "GET", path: "/health")
             }
-            for name in [TLSIdentity.certificateFileName, TLSIdentity.keyFileName, SQLiteStorage.fileName, ServerSecret.fileName] {
+            for name in [TLSIdentity.certificateFileName, TLSIdentity.keyFileName, SQLiteStorage.fileName] {
                 #expect(try TemporaryDirectory.mode(of: directory.appendingPathComponent(name)) == 0o600, "\(name)")
             }
             #expect(try TemporaryDirectory.mode(of: directory) == 0o700)

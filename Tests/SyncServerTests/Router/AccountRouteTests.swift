@@ -6,8 +6,9 @@ import Testing
 
 @Suite("Accounts and sign-in")
 struct AccountRouteTests {
-    @Test func createsAnAccountOnceAndRefusesTheSameNameAgain() async throws {
-        try await TestAPI.with { _, client in
+    @Test(arguments: Backend.all)
+    func createsAnAccountOnceAndRefusesTheSameNameAgain(_ backend: Backend) async throws {
+        try await TestAPI.with(backend) { _, client in
             let created = try await client.createAccount("alice")
             #expect(created.status == .created)
             #expect(try created.decode(AccountCreatedResponse.self).account == "alice")
@@ -17,8 +18,9 @@ struct AccountRouteTests {
         }
     }
 
-    @Test func preSignInAnswersRealParametersOrStableFakeOnes() async throws {
-        try await TestAPI.with { _, client in
+    @Test(arguments: Backend.all)
+    func preSignInAnswersRealParametersOrStableFakeOnes(_ backend: Backend) async throws {
+        try await TestAPI.with(backend) { _, client in
             try await client.createAccount("alice")
             let real = try await client.send(.post, "/v1/sign-in/parameters", json: PreSignInRequest(account: "alice"))
             #expect(try real.decode(PreSignInResponse.self) == PreSignInResponse(kdf: .standard, salt: APIClient.keys.salt))
@@ -33,8 +35,9 @@ struct AccountRouteTests {
         }
     }
 
-    @Test func signInReturnsATokenAndTheKeysOnlyForTheRightAuthKey() async throws {
-        try await TestAPI.with { _, client in
+    @Test(arguments: Backend.all)
+    func signInReturnsATokenAndTheKeysOnlyForTheRightAuthKey(_ backend: Backend) async throws {
+        try await TestAPI.with(backend) { _, client in
             try await client.createAccount("alice", key: 1)
             let good = try await client.signIn("alice", key: 1)
             #expect(good.status == .ok)
@@ -51,8 +54,9 @@ struct AccountRouteTests {
         }
     }
 
-    @Test func signInAttemptsAreLimitedPerAccountUntilTheWindowPasses() async throws {
-        try await TestAPI.with({ $0.signInRateLimit.attemptsPerAccount = 3 }) { api, client in
+    @Test(arguments: Backend.all)
+    func signInAttemptsAreLimitedPerAccountUntilTheWindowPasses(_ backend: Backend) async throws {
+        try await TestAPI.with(backend, { $0.signInRateLimit.attemptsPerAccount = 3 }) { api, client in
             try await client.createAccount("alice", key: 1)
             for _ in 0..<3 { #expect(try await client.signIn("alice", key: 9).status == .unauthorized) }
             // The fourth attempt is over the budget even with the right key.
@@ -67,8 +71,9 @@ struct AccountRouteTests {
         }
     }
 
-    @Test func signInAttemptsAreLimitedPerAddress() async throws {
-        try await TestAPI.with({ $0.signInRateLimit.attemptsPerAddress = 4 }) { _, client in
+    @Test(arguments: Backend.all)
+    func signInAttemptsAreLimitedPerAddress(_ backend: Backend) async throws {
+        try await TestAPI.with(backend, { $0.signInRateLimit.attemptsPerAddress = 4 }) { _, client in
             for name in ["a", "b", "c", "d"] {
                 #expect(try await client.signIn(name).status == .unauthorized)
             }
@@ -77,8 +82,9 @@ struct AccountRouteTests {
         }
     }
 
-    @Test func passwordChangeNeedsTheCurrentAuthKeyAndReplacesIt() async throws {
-        try await TestAPI.with { _, client in
+    @Test(arguments: Backend.all)
+    func passwordChangeNeedsTheCurrentAuthKeyAndReplacesIt(_ backend: Backend) async throws {
+        try await TestAPI.with(backend) { _, client in
             let token = try await client.enroll("alice", key: 1)
             let newKeys = AccountKeyBundle(kdf: .standard, salt: Base64Bytes(Array(repeating: 9, count: 16)), wrappedAccountKey: [1, 2, 3])
             let wrong = try await client.send(.put, "/v1/account/credentials", token: token, json: ChangeCredentialsRequest(
@@ -93,8 +99,9 @@ struct AccountRouteTests {
         }
     }
 
-    @Test func logsNeverContainTokensAuthKeysOrBlobs() async throws {
-        try await TestAPI.with { api, client in
+    @Test(arguments: Backend.all)
+    func logsNeverContainTokensAuthKeysOrBlobs(_ backend: Backend) async throws {
+        try await TestAPI.with(backend) { api, client in
             let token = try await client.enroll("alice", key: 0x5a)
             let item = APIClient.item("secret-item", ["laptop": 1], blobSize: 64)
             _ = try await client.upload([item], token: token)

@@ -77,9 +77,9 @@ struct LimitsAndBadInputTests {
         },
     ]
 
-    @Test(arguments: cases)
-    func isRefusedWithAStableCodeAndWritesNothing(_ bad: BadRequest) async throws {
-        try await TestAPI.with({ limits in
+    @Test(arguments: cases, Backend.all)
+    func isRefusedWithAStableCodeAndWritesNothing(_ bad: BadRequest, _ backend: Backend) async throws {
+        try await TestAPI.with(backend, { limits in
             limits.limits.maximumRequestBytes = 32 << 10
             limits.limits.maximumBatchItems = 10
             limits.limits.maximumBlobBytes = 2_048
@@ -100,9 +100,9 @@ struct LimitsAndBadInputTests {
         (.get, "/v1/push"),
     ]
 
-    @Test(arguments: ["", "Bearer", "Bearer nonsense", "Bearer " + String(repeating: "A", count: 43), "Basic abc"])
-    func everyAuthenticatedEndpointRefusesAMissingOrUnknownToken(_ header: String) async throws {
-        try await TestAPI.with { _, client in
+    @Test(arguments: ["", "Bearer", "Bearer nonsense", "Bearer " + String(repeating: "A", count: 43), "Basic abc"], Backend.all)
+    func everyAuthenticatedEndpointRefusesAMissingOrUnknownToken(_ header: String, _ backend: Backend) async throws {
+        try await TestAPI.with(backend) { _, client in
             _ = try await client.enroll("alice")
             for (method, path) in Self.authenticatedEndpoints {
                 let reply = try await client.send(method, path, headers: header.isEmpty ? [:] : [.authorization: header])
@@ -112,8 +112,9 @@ struct LimitsAndBadInputTests {
         }
     }
 
-    @Test func operationalEndpointsAnswer() async throws {
-        try await TestAPI.with { _, client in
+    @Test(arguments: Backend.all)
+    func operationalEndpointsAnswer(_ backend: Backend) async throws {
+        try await TestAPI.with(backend) { _, client in
             let health = try await client.send(.get, "/health")
             #expect(health.status == .ok)
             _ = try await client.createAccount("alice")

@@ -6,8 +6,9 @@ import Testing
 
 @Suite("Change feed, upload and acknowledgement")
 struct ZoneRouteTests {
-    @Test func uploadedItemsComeBackInTheFeedWithPerItemResults() async throws {
-        try await TestAPI.with { _, client in
+    @Test(arguments: Backend.all)
+    func uploadedItemsComeBackInTheFeedWithPerItemResults(_ backend: Backend) async throws {
+        try await TestAPI.with(backend) { _, client in
             let token = try await client.enroll("alice")
             let first = try await client.upload([APIClient.item("a", ["laptop": 1]), APIClient.item("b", ["laptop": 1])], token: token)
             #expect(first.status == .ok)
@@ -26,8 +27,9 @@ struct ZoneRouteTests {
         }
     }
 
-    @Test func feedIsPagedWithTheGivenLimit() async throws {
-        try await TestAPI.with { _, client in
+    @Test(arguments: Backend.all)
+    func feedIsPagedWithTheGivenLimit(_ backend: Backend) async throws {
+        try await TestAPI.with(backend) { _, client in
             let token = try await client.enroll("alice")
             _ = try await client.upload((0..<5).map { APIClient.item("i\($0)", ["laptop": 1]) }, token: token)
             let page = try await client.changes(after: 1, extra: "&limit=2", token: token).decode(ChangesResponse.self)
@@ -36,8 +38,9 @@ struct ZoneRouteTests {
         }
     }
 
-    @Test func collectedTombstoneExpiresOlderCursorsWithADistinctAnswer() async throws {
-        try await TestAPI.with { api, client in
+    @Test(arguments: Backend.all)
+    func collectedTombstoneExpiresOlderCursorsWithADistinctAnswer(_ backend: Backend) async throws {
+        try await TestAPI.with(backend) { api, client in
             let token = try await client.enroll("alice")
             _ = try await client.upload([APIClient.item("a", ["laptop": 1]), APIClient.item("b", ["laptop": 1])], token: token)
             _ = try await client.upload([APIClient.item("a", ["laptop": 2], deleted: true)], token: token)
@@ -56,8 +59,9 @@ struct ZoneRouteTests {
         }
     }
 
-    @Test func batchWithAnyBadItemIsRefusedWhole() async throws {
-        try await TestAPI.with { _, client in
+    @Test(arguments: Backend.all)
+    func batchWithAnyBadItemIsRefusedWhole(_ backend: Backend) async throws {
+        try await TestAPI.with(backend) { _, client in
             let token = try await client.enroll("alice")
             let reply = try await client.upload([APIClient.item("good", ["laptop": 1]), APIClient.item("bad id!", ["laptop": 1])], token: token)
             #expect(reply.status == .badRequest)
@@ -66,8 +70,9 @@ struct ZoneRouteTests {
         }
     }
 
-    @Test func itemQuotaRefusesTheBatchWithoutWritingIt() async throws {
-        try await TestAPI.with({ $0.limits.maximumItemsPerAccount = 2 }) { _, client in
+    @Test(arguments: Backend.all)
+    func itemQuotaRefusesTheBatchWithoutWritingIt(_ backend: Backend) async throws {
+        try await TestAPI.with(backend, { $0.limits.maximumItemsPerAccount = 2 }) { _, client in
             let token = try await client.enroll("alice")
             _ = try await client.upload([APIClient.item("a", ["laptop": 1])], token: token)
             let over = try await client.upload([APIClient.item("b", ["laptop": 1]), APIClient.item("c", ["laptop": 1])], token: token)

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import SyncServer
 import Testing
@@ -33,6 +34,17 @@ struct SQLiteStorageTests {
             }
             let reopened = try SQLiteStorage(directory: directory)
             #expect(try await Fixture.page(account: account, in: reopened).items.map(\.id) == ["i"])
+        }
+    }
+
+    @Test func serverSecretAdoptsTheLegacySecretFileAndSurvivesReopening() async throws {
+        try await TemporaryDirectory.with { directory in
+            let legacy = Data((0..<32).map { UInt8($0) })
+            try legacy.write(to: directory.appendingPathComponent("server-secret"))
+            let adopted = try await SQLiteStorage(directory: directory).serverSecret()
+            #expect(adopted.withUnsafeBytes { Data($0) } == legacy)
+            try FileManager.default.removeItem(at: directory.appendingPathComponent("server-secret"))
+            #expect(try await SQLiteStorage(directory: directory).serverSecret() == adopted)
         }
     }
 }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import SyncCore
 import SyncServer
@@ -224,6 +225,12 @@ enum StorageContract {
     ]
 
     static let collectionCases: [StorageContractCase] = [
+        StorageContractCase(name: "serverSecretIsCreatedOnceAndKept") { storage in
+            let first = try await storage.serverSecret()
+            let again = try await storage.serverSecret()
+            #expect(first.bitCount == 256)
+            #expect(first == again)
+        },
         StorageContractCase(name: "lastPageCursorIsTheAccountsLatestSequence") { storage in
             let account = try await Fixture.createAccount("alice", in: storage)
             _ = try await Fixture.upload(["k": ["d": 1]], account: account, zone: "keychain", in: storage)

@@ -10,31 +10,31 @@ import SyncProtocol
 import SyncServer
 import Testing
 
-/// An in-process server over a fresh SQLite database, a manual clock and a capturing logger.
+/// An in-process server over a fresh storage of one backend, a manual clock and a capturing logger.
 struct TestAPI: Sendable {
-    let storage: SQLiteStorage
+    let storage: any ServerStorage
     let clock: ManualClock
     let logs: InMemoryLogHandler
     let application: SyncApplication
 
-    /// Runs `body` against the router of a fresh server.
+    /// Runs `body` against the router of a fresh server on `backend`.
     static func with(
+        _ backend: Backend,
         _ adjust: (inout ServerConfiguration) -> Void = { _ in },
         _ body: @escaping @Sendable (TestAPI, APIClient) async throws -> Void
     ) async throws {
-        try await TemporaryDirectory.with { directory in
-            let api = try TestAPI(directory: directory, adjust: adjust)
+        try await backend.withStorage { storage in
+            let api = TestAPI(storage: storage, adjust: adjust)
             let app = Application(router: api.application.makeRouter(), logger: api.application.logger)
             try await app.test(.router) { client in try await body(api, APIClient(client: client)) }
         }
     }
 
-    init(directory: URL, adjust: (inout ServerConfiguration) -> Void) throws {
-        storage = try SQLiteStorage(directory: directory)
+    init(storage: any ServerStorage, adjust: (inout ServerConfiguration) -> Void = { _ in }) {
+        self.storage = storage
         clock = ManualClock()
         logs = InMemoryLogHandler()
         var configuration = ServerConfiguration()
-        configuration.fakeSaltSecret = Array(repeating: 7, count: 32)
         adjust(&configuration)
         var logger = Logger(label: "test", factory: { [logs] _ in logs })
         logger.logLevel = .trace

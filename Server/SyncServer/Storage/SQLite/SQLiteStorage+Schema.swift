@@ -54,6 +54,15 @@ extension SQLiteStorage {
                 CREATE INDEX item_tombstone ON item(account, zone, sequence) WHERE tombstone = 1;
                 """)
         }
+        // The secret of decision 0065: one row, inserted by ``serverSecret()`` on first use.
+        migrator.registerMigration("v2") { db in
+            try db.execute(sql: """
+                CREATE TABLE serverSecret (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    secret BLOB NOT NULL CHECK (length(secret) = 32)
+                ) STRICT;
+                """)
+        }
         return migrator
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ServiceLifecycle
 import SyncCore
 
 /// The default backend: one SQLite database (GRDB, WAL, `synchronous=FULL`) in the data directory.
@@ -11,12 +12,14 @@ package final class SQLiteStorage: ServerStorage {
     package static let fileName = "sync.sqlite"
 
     let pool: DatabasePool
+    let directory: URL
     let broadcaster = ChangeBroadcaster()
 
     /// Opens (creating and migrating when needed) the database in `directory`, which is created
     /// 0700 if missing; the database file is created 0600 (SQLite gives its WAL and shared-memory
     /// files the same mode).
     package init(directory: URL) throws {
+        self.directory = directory
         let path = directory.appendingPathComponent(Self.fileName).path
         do {
             try PrivateFile.createDirectory(directory)
@@ -57,6 +60,9 @@ package final class SQLiteStorage: ServerStorage {
             throw SyncServerError(.storageFailure, "\(what) failed", underlying: error)
         }
     }
+
+    /// Nothing runs beside an SQLite storage.
+    package var services: [any Service] { [] }
 
     package func listenForChanges(_ handler: @escaping @Sendable (AccountChange) async -> Void) async throws {
         await broadcaster.listen(handler)

@@ -1,0 +1,127 @@
+import Foundation
+import KeychainCrypto
+import KeyValueStore
+import Logging
+import SyncCore
+
+/// Syncs every key-value store of a device, each as its own opaque zone, plus the directory
+/// zone `kv` that tells devices which stores exist (decision 0070). The stores are the
+/// ``KeyValueDatabase`` beside the keychain; the zones' states are in the client's state file.
+package actor KeyValueSync {
+    /// What a pass over every store did.
+    package struct Report: Sendable, Equatable {
+        package var pushed = 0
+        package var applied = 0
+        /// The stores synced.
+        package var stores: [String] = []
+    }
+
+    /// The key-value database file beside the keychain (it may not exist yet).
+    package let databasePath: String
+    /// The database, once it exists: a device that never used a store and whose account has
+    /// none gets no file.
+    private var database: KeyValueDatabase?
+    private let session: ClientSession
+    private let keys: AccountKeys
+    private var directory: MirroredZoneEngine<StoreDirectoryMirror>
+    private var engines: [String: MirroredZoneEngine<KeyValueMirror>] = [:]
+    /// The newest journal sequence when the last pass began: a pass takes everything up to it.
+    private var journalSeen: Int64 = 0
+
+    /// Prepares the sync of the key-value stores beside the session's keychain; opens their
+    /// database (binding its writes to the enrolled device) when it exists.
+    package init(session: ClientSession) throws(SyncClientError) {
+        self.session = session
+        keys = AccountKeys(accountKey: session.accountKey)
+        databasePath = KeyValueDatabase.path(besideKeychainAt: session.keychain.path)
+        let existing = FileManager.default.fileExists(atPath: databasePath) ? try Self.open(session: session) : nil
+        database = existing
+        directory = try Self.directoryEngine(session: session, keys: keys, database: existing)
+    }
+
+    private static func open(session: ClientSession) throws(SyncClientError) -> KeyValueDatabase {
+        do {
+            let database = try KeyValueDatabase.open(besideKeychainAt: session.keychain.path)
+            try database.bind(toDevice: session.enrolment.device)
+            return database
+        } catch {
+            throw MirroredZoneEngine<KeyValueMirror>.mapped(error)
+        }
+    }
+
+    private static func directoryEngine(
+        session: ClientSession, keys: AccountKeys, database: KeyValueDatabase?
+    ) throws(SyncClientError) -> MirroredZoneEngine<StoreDirectoryMirror> {
+        try MirroredZoneEngine(
+            mirror: StoreDirectoryMirror(database: database, keys: keys), database: session.database,
+            transport: ZoneTransport(connection: session.connection, zone: StoreDirectoryMirror.zone),
+            sealer: VersionSealer(keys: keys, account: session.enrolment.account, zone: StoreDirectoryMirror.zone),
+            device: session.enrolment.device, logger: session.logger)
+    }
+
+    /// The database, opened (and created) now if need be.
+    private func openDatabase() throws(SyncClientError) -> KeyValueDatabase {
+        if let database { return database }
+        let opened = try Self.open(session: session)
+        database = opened
+        directory = try Self.directoryEngine(session: session, keys: keys, database: opened)
+        return opened
+    }
+
+    /// Syncs the directory, then every store (local ones and those the directory names) until
+    /// each is in step. A store that fails does not stop the others; the first failure is thrown
+    /// at the end.
+    @discardableResult
+    package func syncUntilInStep(maximumRounds: Int = 100) async throws -> Report {
+        if database == nil, FileManager.default.fileExists(atPath: databasePath) { _ = try openDatabase() }
+        journalSeen = try mapped { try database?.latestJournalSequence() ?? 0 }
+        var report = Report()
+        var syncable = Set(try mapped { try database?.storeNames() ?? [] })
+        // Always: the directory is how this device learns of stores written elsewhere.
+        report.pushed += try await directory.syncUntilInStep(maximumRounds: maximumRounds).pushed
+        syncable.formUnion(StoreDirectoryMirror.names(in: await directory.records))
+        if syncable.isEmpty { return report }
+        var failure: (any Error)?
+        for name in syncable.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            do {
+                let result = try await engine(for: name).syncUntilInStep(maximumRounds: maximumRounds)
+                report.pushed += result.pushed
+                report.applied += result.applied
+                report.stores.append(name)
+            } catch {
+                session.logger.warning("key-value store sync failed", metadata: ["store": "\(name)", "error": "\(error)"])
+                if failure == nil { failure = error }
+            }
+        }
+        if let failure { throw failure }
+        return report
+    }
+
+    /// Whether a store was written since the last pass began (a one-row query): the daemon's
+    /// check before it starts a pass for a change of the database file.
+    package func hasNewLocalChanges() -> Bool {
+        guard let database else { return FileManager.default.fileExists(atPath: databasePath) }
+        return ((try? database.latestJournalSequence()) ?? .max) > journalSeen
+    }
+
+    private func engine(for name: String) throws -> MirroredZoneEngine<KeyValueMirror> {
+        if let engine = engines[name] { return engine }
+        let store = try openDatabase().store(named: name)
+        let zone = StoreDirectoryMirror(database: database, keys: keys).zone(ofStore: name)
+        let engine = try MirroredZoneEngine(
+            mirror: KeyValueMirror(store: store, keys: keys), database: session.database,
+            transport: ZoneTransport(connection: session.connection, zone: zone),
+            sealer: VersionSealer(keys: keys, account: session.enrolment.account, zone: zone),
+            device: session.enrolment.device, logger: session.logger)
+        engines[name] = engine
+        return engine
+    }
+
+    private func mapped<T>(_ body: () throws -> T) throws(SyncClientError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw MirroredZoneEngine<KeyValueMirror>.mapped(error)
+        }
+    }
+}

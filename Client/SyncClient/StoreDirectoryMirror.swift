@@ -1,0 +1,60 @@
+import KeychainCrypto
+import KeyValueStore
+import SyncCore
+
+/// The directory of an account's key-value stores: zone `kv`, one item per store name (its
+/// HMAC as the ID, the name sealed as the payload), never removed. A device learns from it which
+/// stores exist, including stores it never wrote to (decision 0070).
+package struct StoreDirectoryMirror: ZoneMirror {
+    package static let zone = ZoneID("kv")
+
+    /// The device's stores; `nil` while it has no key-value database.
+    private let database: KeyValueDatabase?
+    private let keys: AccountKeys
+
+    package init(database: KeyValueDatabase?, keys: AccountKeys) {
+        self.database = database
+        self.keys = keys
+    }
+
+    package func itemID(_ name: String) -> ItemID {
+        keys.itemID(zone: Self.zone.rawValue, fields: [(name: "store", value: Array(name.utf8))])
+    }
+
+    /// The server-side zone of store `name`: `kv.` and the first 128 bits of its directory item
+    /// ID, so the server sees neither the store's name (an app's identifier) nor anything that
+    /// links the zones of two accounts. Every store name makes a valid zone name.
+    package func zone(ofStore name: String) -> ZoneID {
+        ZoneID("kv." + itemID(name).rawValue.prefix(32))
+    }
+
+    /// The store names the directory's records hold.
+    package static func names(in records: [ItemID: ZoneSyncState.Record]) -> Set<String> {
+        Set(records.values.compactMap { $0.version.isDeleted ? nil : String(validating: $0.version.content, as: UTF8.self) })
+    }
+
+    /// Adds every local store missing from the directory. The position is unused (always 0).
+    package func takeLocalChanges(after position: Int64, into machine: inout ZoneSyncMachine) throws -> Int64? {
+        let missing = try (database?.storeNames() ?? []).filter { machine.state.records[itemID($0)] == nil }
+        guard !missing.isEmpty else { return nil }
+        for name in missing {
+            _ = machine.localChange(LocalChange(item: itemID(name), scope: .synchronizable, content: Array(name.utf8), modifiedAt: 0))
+        }
+        return position
+    }
+
+    package func hasLocalChanges(after position: Int64, state: ZoneSyncState) throws -> Bool {
+        try (database?.storeNames() ?? []).contains { state.records[itemID($0)] == nil }
+    }
+
+    package func accepts(_ content: [UInt8], for item: ItemID) -> Bool {
+        guard let name = String(validating: content, as: UTF8.self) else { return false }
+        return itemID(name) == item
+    }
+
+    package func mirror(
+        _ record: ZoneSyncState.Record?, of item: ItemID, previous: ZoneSyncState.Record?, initial: Bool, position: Int64
+    ) throws {
+        // The directory lives in the machine's records only.
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import KeyValueStore
+import SyncCore
+import Testing
+
+/// The store side of the sync client's mirror (docs/decisions/0070): device binding, handing
+/// local changes over atomically, and engine versions that never override an untaken change.
+@Suite struct MirrorTests {
+    private let device = DeviceID("enrolled-device")!
+
+    @Test func bindingAttributesEarlierWritesAndLaterWritesOfEveryHandle() throws {
+        let stores = TemporaryStores()
+        defer { stores.remove() }
+        let path = stores.keychainPath("device")
+        let first = try KeyValueDatabase.open(besideKeychainAt: path, configuration: .init(now: stores.clock.now))
+        let other = try KeyValueDatabase.open(besideKeychainAt: path, configuration: .init(now: stores.clock.now))
+        let random = first.device
+        try first.store(named: "app").set("before", forKey: "a")
+        #expect(try first.store(named: "app").version(forKey: "a")?.device == random)
+
+        #expect(try other.bind(toDevice: device))
+        #expect(try !other.bind(toDevice: device))
+        #expect(other.device == device)
+        #expect(try first.store(named: "app").version(forKey: "a")?.device == device)
+        // The handle opened before the binding writes as the bound device too (another process).
+        try first.store(named: "app").set("after", forKey: "b")
+        #expect(try first.store(named: "app").version(forKey: "b")?.device == device)
+        #expect(try KeyValueDatabase.open(besideKeychainAt: path).device == device)
+    }
+
+    @Test func takenLocalChangesBecomeTheEnginesVersionsInOneStep() throws {
+        let stores = TemporaryStores()
+        defer { stores.remove() }
+        let store = try stores.store()
+        try store.set("1", forKey: "a")
+        try store.set("2", forKey: "a")
+        try store.set("x", forKey: "b")
+        try store.removeValue(forKey: "b")
+        let engineVector = VersionVector([device: 7])
+        var offered: [String: String] = [:]
+        let last = try store.takeLocalChanges(after: 0) { key, current, modifiedAt in
+            offered[key] = current.map { $0.value?.stringValue ?? "removed" } ?? "never"
+            guard let value = current?.value else { return nil }
+            return try? KeyVersion(key: key, value: value, vector: engineVector, modifiedAt: modifiedAt, device: device).version
+        }
+        #expect(offered == ["a": "2", "b": "removed"])
+        #expect(last == (try store.journalEntries(after: 0).last?.sequence))
+        // "a" holds exactly the engine's version; "b", a removal the engine never had, is gone.
+        #expect(try store.siblingVersions(forKey: "a").map(\.vector) == [engineVector])
+        #expect(try store.string(forKey: "a") == "2")
+        #expect(try store.allKeys() == ["a"])
+        #expect(try store.takeLocalChanges(after: #require(last)) { _, _, _ in nil } == nil)
+    }
+
+    @Test func theMachinesVersionReplacesTheStoresButNeverALocalChangeNotYetTaken() async throws {
+        let stores = TemporaryStores()
+        defer { stores.remove() }
+        let store = try stores.store()
+        let events = ChangeRecorder(store)
+        try store.set("local", forKey: "k")
+        let taken = try #require(try store.journalEntries(after: 0).last?.sequence)
+        try store.set("newer local", forKey: "k")
+        let remote = try KeyVersion(
+            key: "k", value: .string("remote"), vector: VersionVector([device: 50]), modifiedAt: 1_800_000_000_000, device: device)
+
+        #expect(try store.mirror(remote, reason: .serverChange, unlessChangedAfter: taken) == nil)
+        #expect(try store.string(forKey: "k") == "newer local")
+        let latest = try #require(try store.journalEntries(after: 0).last?.sequence)
+        #expect(try store.mirror(remote, reason: .serverChange, unlessChangedAfter: latest) == true)
+        #expect(try store.string(forKey: "k") == "remote")
+        #expect(try store.mirror(remote, reason: .serverChange, unlessChangedAfter: latest) == false)
+        // The machine's version replaces the store's even when the store's vector is larger:
+        // the machine resolved the key (after a full resync it may return to an older version).
+        let older = try KeyVersion(key: "k", value: .string("older"), vector: VersionVector([device: 2]), modifiedAt: 1, device: device)
+        #expect(try store.mirror(older, reason: .serverChange, unlessChangedAfter: latest) == true)
+        #expect(try store.siblingVersions(forKey: "k") == [older])
+        #expect(await events.waitFor(2) == [KeyValueChange(reason: .serverChange, keys: ["k"]), KeyValueChange(reason: .serverChange, keys: ["k"])])
+    }
+
+    @Test func aPurgedKeyLosesItsValueAndItsVersionsWithAnEvent() async throws {
+        let stores = TemporaryStores()
+        defer { stores.remove() }
+        let store = try stores.store()
+        let events = ChangeRecorder(store)
+        let remote = try KeyVersion(key: "k", value: .bool(true), vector: VersionVector([device: 1]), modifiedAt: 5, device: device)
+        try store.applyRemote(remote, reason: .initialSyncChange)
+        #expect(try store.applyRemotePurge(ofKey: "k", reason: .serverChange, unlessChangedAfter: 0))
+        #expect(try store.value(forKey: "k") == nil)
+        #expect(try store.allKeys().isEmpty)
+        #expect(await events.waitFor(2).last == KeyValueChange(reason: .serverChange, keys: ["k"]))
+    }
+}

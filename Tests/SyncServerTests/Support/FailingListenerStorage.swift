@@ -1,0 +1,60 @@
+import Crypto
+import Foundation
+import ServiceLifecycle
+import Synchronization
+import SyncCore
+import SyncServer
+
+/// A real storage whose change listener fails its first `failures` calls (fault injection for the
+/// server's listener service); everything else goes to the storage unchanged.
+final class FailingListenerStorage: ServerStorage {
+    struct ListenerFailed: Error {}
+
+    let inner: any ServerStorage
+    private let remainingFailures: Mutex<Int>
+    private let calls = Mutex(0)
+
+    init(_ inner: any ServerStorage, failures: Int) {
+        self.inner = inner
+        remainingFailures = Mutex(failures)
+    }
+
+    /// How often the server has called ``listenForChanges(_:)``.
+    var listenCalls: Int { calls.withLock { $0 } }
+
+    func listenForChanges(_ handler: @escaping @Sendable (AccountChange) async -> Void) async throws {
+        calls.withLock { $0 += 1 }
+        let fail = remainingFailures.withLock { remaining in
+            defer { remaining = max(0, remaining - 1) }
+            return remaining > 0
+        }
+        if fail { throw ListenerFailed() }
+        try await inner.listenForChanges(handler)
+    }
+
+    var services: [any Service] { inner.services }
+
+    func createAccount(_ account: NewAccount, now: Date) async throws { try await inner.createAccount(account, now: now) }
+    func account(named name: String) async throws -> AccountRecord? { try await inner.account(named: name) }
+    func account(id: AccountID) async throws -> AccountRecord? { try await inner.account(id: id) }
+    func replaceCredentials(of account: AccountID, with credentials: AccountCredentials) async throws {
+        try await inner.replaceCredentials(of: account, with: credentials)
+    }
+    func registerDevice(_ device: NewDevice, maximumDevices: Int, now: Date) async throws -> DeviceRecord {
+        try await inner.registerDevice(device, maximumDevices: maximumDevices, now: now)
+    }
+    func device(tokenHash: [UInt8]) async throws -> DeviceRecord? { try await inner.device(tokenHash: tokenHash) }
+    func devices(of account: AccountID) async throws -> [DeviceRecord] { try await inner.devices(of: account) }
+    func revokeDevice(_ device: DeviceID, of account: AccountID, now: Date) async throws -> Bool {
+        try await inner.revokeDevice(device, of: account, now: now)
+    }
+    func upload(_ batch: UploadBatch, limits: UploadLimits, now: Date) async throws -> UploadReceipt {
+        try await inner.upload(batch, limits: limits, now: now)
+    }
+    func changes(_ query: ChangeQuery) async throws -> ChangeFeed { try await inner.changes(query) }
+    func acknowledge(device: DeviceID, of account: AccountID, zone: String, through sequence: UInt64, now: Date) async throws {
+        try await inner.acknowledge(device: device, of: account, zone: zone, through: sequence, now: now)
+    }
+    func collectGarbage(activeSince: Date?) async throws -> Int { try await inner.collectGarbage(activeSince: activeSince) }
+    func serverSecret() async throws -> SymmetricKey { try await inner.serverSecret() }
+}
