@@ -41,6 +41,7 @@ struct CrashSafetyTests {
                 let sync = try ChildProcess(Products.syncClient, ["sync", "--keychain", b.keychainPath])
                 try await Task.sleep(for: .milliseconds(delay))
                 sync.stop()
+                _ = try await sync.waitForExit()
             }
             try await b.sync()
             let dump = try await b.keychain(["dump-keychain", "--json"])
