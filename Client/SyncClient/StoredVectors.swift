@@ -5,10 +5,10 @@ import SyncCore
 /// How the state file stores version vectors: their canonical encoding as a BLOB, and a list of
 /// them as `count (2) ‖ (len (2) ‖ canonical)…`, big-endian. Files written before this read as
 /// JSON text, which is still accepted (decision 0056).
-enum StoredVectors {
-    static func encode(_ vector: VersionVector) -> Data { Data(vector.canonicalEncoding) }
+package enum StoredVectors {
+    package static func encode(_ vector: VersionVector) -> Data { Data(vector.canonicalEncoding) }
 
-    static func encode(_ vectors: [VersionVector]) -> Data {
+    package static func encode(_ vectors: [VersionVector]) -> Data {
         var bytes: [UInt8] = []
         append(UInt16(vectors.count), to: &bytes)
         for vector in vectors {
@@ -19,7 +19,7 @@ enum StoredVectors {
         return Data(bytes)
     }
 
-    static func vector(_ value: DatabaseValue) throws -> VersionVector {
+    package static func vector(_ value: DatabaseValue) throws -> VersionVector {
         switch value.storage {
         case .blob(let data): return try VersionVector(canonicalEncoding: data)
         case .string(let text): return try JSONDecoder().decode(VersionVector.self, from: Data(text.utf8))
@@ -27,7 +27,7 @@ enum StoredVectors {
         }
     }
 
-    static func vectors(_ value: DatabaseValue) throws -> [VersionVector] {
+    package static func vectors(_ value: DatabaseValue) throws -> [VersionVector] {
         switch value.storage {
         case .blob(let data):
             var rest = [UInt8](data)[...]
