@@ -45,6 +45,9 @@ import Testing
         let history = try keychain.run(["history", "-a", "me", "-s", "svc", "--sync", "-w"])
         #expect(history.status == 0)
         #expect(lines(history).map { $0.last } == ["older", "old"])
+        // -w is a flag here: an account of "--" after it still reads as a value.
+        let escaped = try keychain.run(["history", "-s", "svc", "--sync", "-w", "-a", "--"])
+        #expect(escaped.status == 44 && escaped.stderr.contains("no history"))
     }
 
     @Test func historyPasswordsStayLockedWithTheKeychain() throws {
