@@ -136,7 +136,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "SecurityCompatTests", dependencies: ["SecurityCompat"], swiftSettings: swiftSettings),
-        .testTarget(name: "KeychainCLITests", dependencies: ["keychain"], swiftSettings: swiftSettings),
+        .testTarget(name: "KeychainCLITests", dependencies: ["keychain", "KeychainStore", "KeychainModel"], swiftSettings: swiftSettings),
         .testTarget(name: "KeyValueStoreTests", dependencies: ["KeyValueStore"], swiftSettings: swiftSettings),
         .testTarget(name: "SyncSimulationTests", dependencies: ["SyncSimulation", "SyncCore"], swiftSettings: swiftSettings),
     ],
