@@ -100,5 +100,13 @@ enum PostgresSchema {
             )
             """,
         ]),
+        // The foreign key from item_versions to items made every inserted version check its item
+        // through a plan cached while the tables were small: one that scanned all of the account's
+        // items (items_change_feed, filtering on item_id), so uploads slowed as accounts grew
+        // (5,400 → 540 items/s). Uploads and garbage collection keep the two tables consistent in
+        // one transaction under the account's row lock; collection deletes versions explicitly.
+        .init(version: 3, statements: [
+            "ALTER TABLE item_versions DROP CONSTRAINT IF EXISTS item_versions_account_id_zone_item_id_fkey",
+        ]),
     ]
 }

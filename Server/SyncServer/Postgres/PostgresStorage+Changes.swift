@@ -125,7 +125,11 @@ extension PostgresStorage {
                             WHERE d.account_id = i.account_id AND d.revoked_at IS NULL
                               AND (\(activeSince)::timestamptz IS NULL OR d.last_seen_at >= \(activeSince))
                               AND coalesce(a.sequence, 0) < i.sequence)
-                        RETURNING i.account_id, i.zone, i.sequence
+                        RETURNING i.account_id, i.zone, i.item_id, i.sequence
+                    ),
+                    versions AS (
+                        DELETE FROM item_versions v USING dropped d
+                        WHERE v.account_id = d.account_id AND v.zone = d.zone AND v.item_id = d.item_id
                     ),
                     horizons AS (
                         INSERT INTO zone_horizons (account_id, zone, horizon)

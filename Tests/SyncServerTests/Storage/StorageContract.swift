@@ -278,6 +278,19 @@ enum StorageContract {
             #expect(try await storage.collectGarbage(activeSince: nil) == 1)
             #expect(try await Fixture.page(account: account, after: 0, fullResync: true, in: storage).items.map(\.id) == ["live"])
         },
+        StorageContractCase(name: "collectedItemLeavesNoVersionBehind") { storage in
+            let account = try await Fixture.createAccount("alice", in: storage)
+            _ = try await Fixture.register("one", token: 1, account: account, in: storage)
+            _ = try await Fixture.upload(["gone": ["one": 1]], account: account, in: storage)
+            _ = try await Fixture.upload(["gone": ["one": 2]], deleted: true, account: account, in: storage)
+            try await storage.acknowledge(device: Fixture.device("one"), of: account, zone: "keychain", through: 2, now: Fixture.epoch)
+            #expect(try await storage.collectGarbage(activeSince: nil) == 1)
+            // A new, unrelated write of the same ID starts afresh: no stale tombstone sibling.
+            let again = try await Fixture.upload(["gone": ["two": 1]], account: account, cursor: 2, in: storage)
+            #expect(again.results.map(\.outcome) == [.applied])
+            let page = try await Fixture.page(account: account, after: 2, in: storage)
+            #expect(page.items.map(\.versions.count) == [1])
+        },
         StorageContractCase(name: "acknowledgementNeverMovesBackwards") { storage in
             let account = try await Fixture.createAccount("alice", in: storage)
             _ = try await Fixture.register("one", token: 1, account: account, in: storage)
