@@ -46,6 +46,15 @@ enum KeyValueSchema {
                 );
                 """)
         }
+        // The account whose values the stores hold (decision 0071); none until a sync binds one.
+        migrator.registerMigration("v2-account") { db in
+            try db.execute(sql: """
+                CREATE TABLE kv_account (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    account TEXT NOT NULL
+                )
+                """)
+        }
         return migrator
     }
 }
