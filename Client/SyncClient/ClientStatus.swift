@@ -14,6 +14,8 @@ package struct ClientStatus: Sendable, Codable, Equatable {
     /// not yet taken).
     package var pendingChanges: Int
     package var problems: [ClientStateDatabase.Problem]
+    /// The key-value stores that sync, each as its own zone.
+    package var keyValueStores: [KeyValueStoreStatus] = []
 
     /// Reads the status of the keychain at `keychainPath`.
     package static func read(keychainPath: String) throws -> ClientStatus {
@@ -32,7 +34,8 @@ package struct ClientStatus: Sendable, Codable, Equatable {
         return ClientStatus(
             account: enrolment.account, server: enrolment.server, pin: enrolment.pin, device: enrolment.device.rawValue,
             deviceName: enrolment.deviceName, lastSync: summary.lastSync, pendingChanges: summary.pending + untaken,
-            problems: try database.problems(zone: .keychain))
+            problems: try database.problems(zone: .keychain),
+            keyValueStores: try KeyValueStoreStatus.readAll(keychainPath: keychainPath, state: database, enrolment: enrolment, keychain: keychain))
     }
 }
 
@@ -57,6 +60,11 @@ extension ClientStatus {
             "problems:        \(problems.count)",
         ]
         lines += problems.map { "  item \($0.item.prefix(16))…: \($0.reason)" }
+        lines.append("key-value stores: \(keyValueStores.count)")
+        for store in keyValueStores {
+            lines.append(store.text)
+            lines += store.problems.map { "    item \($0.item.prefix(16))…: \($0.reason)" }
+        }
         return lines.joined(separator: "\n")
     }
 }
