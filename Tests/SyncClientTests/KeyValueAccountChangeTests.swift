@@ -53,6 +53,37 @@ struct KeyValueAccountChangeTests {
             #expect(try await stayingInA.value(forKey: "later", store: "app") == nil)
         }
     }
+
+    /// The enrolment binds the database at once; a database still bound to the old account (a
+    /// failed or interrupted binding, here a copy put back) is reset by the first sync instead.
+    @Test func aDatabaseStillBoundToTheOldAccountIsResetByTheFirstSync() async throws {
+        try await withAccount(devices: 2) { server, devices in
+            let (moving, stayingInA) = (devices[0], devices[1])
+            try await moving.setValue("only A", forKey: "a-key", store: "app")
+            try await moving.sync()
+            let database = KeyValueDatabase.path(besideKeychainAt: moving.keychainPath)
+            let files = [database, database + "-wal", database + "-shm"].filter { FileManager.default.fileExists(atPath: $0) }
+            for file in files { try FileManager.default.copyItem(atPath: file, toPath: file + ".saved") }
+
+            try await moving.leaveAndEnroll(server, account: "user-b-\(UUID().uuidString.prefix(8))", create: true)
+            #expect(try await moving.value(forKey: "a-key", store: "app") == nil)
+            for file in files {
+                try FileManager.default.removeItem(atPath: file)
+                try FileManager.default.moveItem(atPath: file + ".saved", toPath: file)
+            }
+            #expect(try await moving.value(forKey: "a-key", store: "app") == "only A")
+            // Status already leaves the old account's stores out; the sync resets them.
+            #expect(try await moving.status().keyValueStores.isEmpty)
+            try await moving.sync()
+            #expect(try await moving.value(forKey: "a-key", store: "app") == nil)
+            #expect(try await moving.status().keyValueStores.isEmpty)
+            try await moving.setValue("B's", forKey: "b-key", store: "app")
+            try await moving.sync()
+            try await stayingInA.sync()
+            #expect(try await stayingInA.value(forKey: "a-key", store: "app") == "only A")
+            #expect(try await stayingInA.value(forKey: "b-key", store: "app") == nil)
+        }
+    }
 }
 
 extension TestDevice {
