@@ -20,7 +20,8 @@ enum ExitStatus {
             return (code, error.message)
         }
         let code = KeychainTool.exitCode(for: error).rawValue
-        if code == 0 { return (0, nil) }
+        // Exit status 0 is a request for help (or the version): its text is the message.
+        if code == 0 { return (0, KeychainTool.fullMessage(for: error)) }
         return (code, KeychainTool.message(for: error))
     }
 
