@@ -1,11 +1,11 @@
 import GRDB
 
 /// The key-value database's schema and its migrations (docs/decisions/0060).
-enum KeyValueSchema {
+package enum KeyValueSchema {
     /// `PRAGMA application_id` of a key-value database: "SKKV".
-    static let applicationID: Int32 = 0x534B_4B56
+    package static let applicationID: Int32 = 0x534B_4B56
 
-    static var migrator: DatabaseMigrator {
+    package static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             try db.execute(sql: "PRAGMA application_id = \(applicationID)")

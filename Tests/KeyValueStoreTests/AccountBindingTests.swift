@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import KeyValueStore
 import SyncCore
 import Testing
@@ -56,6 +57,30 @@ import Testing
         #expect(try notes.value(forKey: "n1") == .string("b's note"))
         #expect(try notes.journalEntries(after: 0).map(\.key) == ["n1"])
         #expect(try notes.version(forKey: "n1")?.version.vector == VersionVector([DeviceID("device-a")!: 1]))
+    }
+
+    @Test func aDatabaseOfTheFirstSchemaKeepsItsValuesAndIsUnbound() throws {
+        let stores = TemporaryStores()
+        defer { stores.remove() }
+        let path = KeyValueDatabase.path(besideKeychainAt: stores.keychainPath("old"))
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let old = try DatabaseQueue(path: path)
+        try KeyValueSchema.migrator.migrate(old, upTo: "v1")
+        try old.write { db in
+            try db.execute(sql: "INSERT INTO kv_device (id, device) VALUES (1, 'old-device')")
+            let value = KeyValue.string("kept")
+            try db.execute(
+                sql: "INSERT INTO kv_value (store, key, value, size) VALUES ('app', 'k', ?, ?)",
+                arguments: [Data(value.canonicalEncoding), 1 + value.encodedSize])
+        }
+        try old.close()
+
+        let database = try KeyValueDatabase(path: path)
+        #expect(try database.boundAccount() == nil)
+        #expect(database.device == DeviceID("old-device"))
+        #expect(try database.store(named: "app").value(forKey: "k") == .string("kept"))
+        #expect(try database.bind(toAccount: "account-a") == .bound)
+        #expect(try database.store(named: "app").value(forKey: "k") == .string("kept"))
     }
 
     @Test func goingBackToTheFirstAccountIsAnotherChange() throws {
