@@ -119,6 +119,7 @@ let package = Package(
             path: "Benchmarks/keychain-bench",
             swiftSettings: swiftSettings
         ),
+        .executableTarget(name: "keychain-bench-noop", dependencies: ["KeychainCLI"], path: "Benchmarks/keychain-bench-noop", swiftSettings: swiftSettings),
 
         // MARK: Tests
         .testTarget(name: "KeychainModelTests", dependencies: ["KeychainModel"], swiftSettings: swiftSettings),
@@ -135,7 +136,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "SecurityCompatTests", dependencies: ["SecurityCompat"], swiftSettings: swiftSettings),
-        .testTarget(name: "KeychainCLITests", dependencies: ["keychain"], swiftSettings: swiftSettings),
+        .testTarget(name: "KeychainCLITests", dependencies: ["keychain", "KeychainStore", "KeychainModel"], swiftSettings: swiftSettings),
         .testTarget(name: "KeyValueStoreTests", dependencies: ["KeyValueStore", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: swiftSettings),
         .testTarget(name: "SyncSimulationTests", dependencies: ["SyncSimulation", "SyncCore"], swiftSettings: swiftSettings),
     ],
@@ -218,4 +219,17 @@ if Context.environment["SYNCKEYCHAIN_CORE_ONLY"] == nil {
         .executable(name: "sync-server", targets: ["sync-server"]),
         .executable(name: "sync-client", targets: ["sync-client"]),
     ]
+}
+
+// The benchmark's server, device and CLI figures run the real executables and talk HTTP, so they
+// need the network stack; a core-only build leaves them out (the table says so).
+if Context.environment["SYNCKEYCHAIN_CORE_ONLY"] == nil, let bench = package.targets.first(where: { $0.name == "keychain-bench" }) {
+    bench.dependencies += [
+        "SyncClient", "SyncProtocol", "KeychainModel", "sync-server", "sync-client", "keychain", "keychain-bench-noop",
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        .product(name: "Logging", package: "swift-log"),
+    ]
+    bench.swiftSettings = swiftSettings + [.define("SYNCKEYCHAIN_NETWORK")]
 }

@@ -61,3 +61,10 @@ struct BenchmarkError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
 }
+
+/// A benchmark that cannot run here (no PostgreSQL, no network stack…): its rows say why instead
+/// of failing the run.
+struct BenchmarkUnavailable: Error {
+    var reason: String
+    init(_ reason: String) { self.reason = reason }
+}

@@ -9,13 +9,18 @@ struct Figure: Sendable, Codable {
         case timeRatioAtMost(Double)
         /// An absolute throughput (operations per second) to reach.
         case throughputAtLeast(Double)
+        /// An absolute median time, in the figure's unit, not to exceed.
+        case timeAtMost(Double)
+        /// Median and 99th-percentile times, in the figure's unit, not to exceed.
+        case latencyAtMost(median: Double, p99: Double)
         /// Reported only.
         case report
     }
 
     var name: String
     var unit: String
-    var product: Statistics
+    /// Nil when the figure could not run; ``note`` then says why.
+    var product: Statistics?
     var baselineName: String?
     var baseline: Statistics?
     var target: Target
@@ -23,7 +28,7 @@ struct Figure: Sendable, Codable {
 
     /// product / baseline medians, when there is a baseline.
     var ratio: Double? {
-        guard let baseline, baseline.median > 0 else { return nil }
+        guard let product, let baseline, baseline.median > 0 else { return nil }
         return product.median / baseline.median
     }
 
@@ -32,7 +37,9 @@ struct Figure: Sendable, Codable {
         switch target {
         case .throughputRatioAtLeast(let minimum): ratio.map { $0 >= minimum }
         case .timeRatioAtMost(let maximum): ratio.map { $0 <= maximum }
-        case .throughputAtLeast(let minimum): product.median >= minimum
+        case .throughputAtLeast(let minimum): product.map { $0.median >= minimum }
+        case .timeAtMost(let maximum): product.map { $0.median <= maximum }
+        case .latencyAtMost(let median, let p99): product.map { $0.median <= median && $0.p99 <= p99 }
         case .report: nil
         }
     }
@@ -42,8 +49,17 @@ struct Figure: Sendable, Codable {
         case .throughputRatioAtLeast(let minimum): "≥ \(format(minimum))×"
         case .timeRatioAtMost(let maximum): "≤ \(format(maximum))× time"
         case .throughputAtLeast(let minimum): "≥ \(format(minimum, digits: 0)) \(unit)"
+        case .timeAtMost(let maximum): "≤ \(format(maximum, digits: 0)) \(unit)"
+        case .latencyAtMost(let median, let p99): "median ≤ \(format(median, digits: 0)), p99 ≤ \(format(p99, digits: 0)) \(unit)"
         case .report: "report"
         }
+    }
+}
+
+extension Figure {
+    /// A row for a figure that could not run, saying why.
+    static func notRun(_ name: String, unit: String, target: Target, reason: String) -> Figure {
+        Figure(name: name, unit: unit, product: nil, baselineName: nil, baseline: nil, target: target, note: reason.hasPrefix("failed") ? reason : "not run: \(reason)")
     }
 }
 

@@ -5,5 +5,24 @@ enum FigureCatalog {
         StoreFigures.lookup,
         CryptoFigures.itemSeal,
         CryptoFigures.accountDerivation,
+    ] + networkFigures
+
+    #if SYNCKEYCHAIN_NETWORK
+    static let networkFigures: [Benchmark] = [
+        ServerFigures.sqliteWrites,
+        ServerFigures.postgresWrites,
+        ServerFigures.changesSinceCursor,
+        NewDeviceFigures.benchmark,
+        PropagationFigure.benchmark,
+        CLIFigure.benchmark,
     ]
+    #else
+    /// A core-only build has no server, client or HTTP stack: one row says so.
+    static let networkFigures: [Benchmark] = [
+        Benchmark(
+            name: "server, device and CLI figures",
+            rows: [.init(name: "server, device and CLI figures", unit: "", target: .report)]
+        ) { _, _ in throw BenchmarkUnavailable("core-only build (SYNCKEYCHAIN_CORE_ONLY): build without it") }
+    ]
+    #endif
 }

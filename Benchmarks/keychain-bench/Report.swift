@@ -8,18 +8,27 @@ struct Report: Codable {
 
     func table() -> String {
         var lines = [
-            "| figure | product (median) | baseline (median) | ratio | target | met | spread |",
-            "|---|---|---|---|---|---|---|",
+            "| figure | product (median) | baseline (median) | ratio | target | met | spread | note |",
+            "|---|---|---|---|---|---|---|---|",
         ]
         for figure in figures {
-            let product = "\(format(figure.product.median, digits: figure.product.median < 100 ? 2 : 0)) \(figure.unit)"
-            let baseline = figure.baseline.map { "\(format($0.median, digits: $0.median < 100 ? 2 : 0)) \(figure.unit) (\(figure.baselineName ?? ""))" } ?? "—"
+            let product = figure.product.map { Self.value($0.median, figure.unit) } ?? "—"
+            let baseline = figure.baseline.map { "\(Self.value($0.median, figure.unit)) (\(figure.baselineName ?? ""))" } ?? "—"
             let ratio = figure.ratio.map { format($0) + "×" } ?? "—"
             let met = figure.meetsTarget.map { $0 ? "yes" : "no" } ?? "—"
-            let spread = "±" + format(figure.product.relativeSpread * 50, digits: 0) + "%"
-            lines.append("| \(figure.name) | \(product) | \(baseline) | \(ratio) | \(figure.targetText) | \(met) | \(spread) |")
+            let spread = figure.product.map { "±" + format($0.relativeSpread * 50, digits: 0) + "%" } ?? "—"
+            var notes: [String] = []
+            if case .latencyAtMost = figure.target, let product = figure.product {
+                notes.append("p99 \(Self.value(product.p99, figure.unit)), n=\(product.count)")
+            }
+            if let note = figure.note { notes.append(note) }
+            lines.append("| \(figure.name) | \(product) | \(baseline) | \(ratio) | \(figure.targetText) | \(met) | \(spread) | \(notes.joined(separator: "; ")) |")
         }
         return lines.joined(separator: "\n")
+    }
+
+    private static func value(_ value: Double, _ unit: String) -> String {
+        "\(format(value, digits: value < 100 ? 2 : 0)) \(unit)"
     }
 
     func write(to path: String) throws {
@@ -37,6 +46,8 @@ struct Report: Codable {
         let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
         let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
             .map { $0.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "" } ?? "unknown CPU"
-        return "\(cores) cores, \(memory) GiB, \(model)"
+        // The machine is shared: the load when the run started says how noisy its numbers are.
+        let load = ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "").split(separator: " ").first.map(String.init) ?? "?"
+        return "\(cores) cores, \(memory) GiB, \(model), load average \(load) at start"
     }
 }

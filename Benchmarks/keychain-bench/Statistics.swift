@@ -3,6 +3,8 @@ struct Statistics: Sendable, Codable {
     var median: Double
     var minimum: Double
     var maximum: Double
+    /// The 99th percentile (the maximum below a hundred samples).
+    var p99: Double
     var count: Int
 
     init(_ values: [Double]) {
@@ -12,6 +14,7 @@ struct Statistics: Sendable, Codable {
         median = sorted.count.isMultiple(of: 2) ? (sorted[middle - 1] + sorted[middle]) / 2 : sorted[middle]
         minimum = sorted[0]
         maximum = sorted[sorted.count - 1]
+        p99 = Self.quantile(sorted, 0.99)
         count = sorted.count
     }
 

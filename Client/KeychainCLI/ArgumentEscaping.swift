@@ -13,7 +13,7 @@ enum ArgumentEscaping {
     /// Options that are flags (take no value) in some verbs.
     static let flagsByVerb: [String: Set<String>] = [
         "find-generic-password": ["-w"], "find-internet-password": ["-w"], "dump-keychain": ["-d", "--json"],
-        "add-generic-password": ["--sync", "-U"], "add-internet-password": ["--sync", "-U"], "history": ["--sync"],
+        "add-generic-password": ["--sync", "-U"], "add-internet-password": ["--sync", "-U"], "history": ["--sync", "-w"],
     ]
 
     static func escape(_ arguments: [String]) -> [String] {

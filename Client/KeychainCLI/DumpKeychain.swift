@@ -29,36 +29,3 @@ struct DumpKeychain: ParsableCommand {
         }
     }
 }
-
-struct History: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "history", abstract: "List the versions of a generic password kept by conflict resolution, or restore one.")
-
-    @OptionGroup var keychain: KeychainOptions
-    @Option(name: .customShort("a"), parsing: .unconditional, help: "Account.", transform: ArgumentEscaping.unescape) var account: String
-    @Option(name: .customShort("s"), parsing: .unconditional, help: "Service.", transform: ArgumentEscaping.unescape) var service: String
-    @Option(name: .customLong("access-group"), parsing: .unconditional, help: "Access group.", transform: ArgumentEscaping.unescape) var accessGroup: String?
-    @Flag(name: .customLong("sync"), help: "The synchronizable item (the default is the local one).") var sync = false
-    @Option(name: .customLong("restore"), help: "Make this version current again.") var restore: Int64?
-
-    func run() throws {
-        let keychain = try keychain.open()
-        var attributes = ItemAttributes()
-        attributes.account = account
-        attributes.service = service
-        attributes.accessGroup = accessGroup ?? ItemRules.defaultAccessGroup
-        attributes.synchronizable = sync
-        let primaryKey = PrimaryKey(itemClass: .genericPassword, attributes: attributes)
-        let versions = try keychain.historyVersions(of: primaryKey)
-        if let restore {
-            guard versions.contains(where: { $0.id == restore }) else { throw KeychainError(.itemNotFound, "no such version") }
-            try keychain.restoreHistoryVersion(restore)
-            return
-        }
-        if versions.isEmpty { throw KeychainError(.itemNotFound, "no history for this item") }
-        let lines = versions.map { version in
-            "\(version.id)\t\(version.recorded.timeIntervalSince1970)\t\(version.item.attributes.label ?? "")"
-        }
-        ItemPrinter.write(Array((lines.joined(separator: "\n") + "\n").utf8))
-    }
-}

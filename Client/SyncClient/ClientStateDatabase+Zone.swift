@@ -48,18 +48,16 @@ extension ClientStateDatabase {
                 progress.journalSequence = row[5]
                 progress.lastSync = (row[6] as Double?).map(Date.init(timeIntervalSince1970:))
             }
-            let decoder = JSONDecoder()
             let rows = try Row.fetchCursor(
                 db, sql: "SELECT item, vector, deleted, sealed, pending, baseline, seen FROM item_record WHERE zone = ?",
                 arguments: [zone.rawValue])
             while let row = try rows.next() {
                 let item = ItemID(row[0])
-                let vector = try decoder.decode(VersionVector.self, from: Data((row[1] as String).utf8))
+                let vector = try StoredVectors.vector(row[1])
                 let version = try sealer.open(Array(row[3] as Data), item: item, vector: vector, deleted: row[2], forLocalState: true)
                 state.records[item] = ZoneSyncState.Record(
                     version: version, isPending: row[4],
-                    baseline: try decoder.decode([VersionVector].self, from: Data((row[5] as String).utf8)),
-                    seen: try decoder.decode(VersionVector.self, from: Data((row[6] as String).utf8)))
+                    baseline: try StoredVectors.vectors(row[5]), seen: try StoredVectors.vector(row[6]))
             }
             return (state, progress)
         }
@@ -67,14 +65,15 @@ extension ClientStateDatabase {
 
     /// Commits a zone's state in one transaction, writing only the records that differ from
     /// `previous` (the state last committed).
+    /// - Parameter changed: The only items whose records may differ from `previous`, so the others
+    ///   are not compared; nil to compare every record.
     package func saveZone(
-        _ state: ZoneSyncState, previous: ZoneSyncState?, progress: ZoneProgress, sealer: VersionSealer,
+        _ state: ZoneSyncState, previous: ZoneSyncState?, changed: Set<ItemID>? = nil, progress: ZoneProgress, sealer: VersionSealer,
         problems: [(ItemID, String?)] = []
     ) throws(SyncClientError) {
         try write { db in
             let encoder = JSONEncoder()
             encoder.outputFormatting = .sortedKeys
-            func text(_ value: some Encodable) throws -> String { String(decoding: try encoder.encode(value), as: UTF8.self) }
             var batch: Data?
             if let unanswered = state.unansweredBatch {
                 let entries = try unanswered.items.map { pushed in
@@ -97,16 +96,22 @@ extension ClientStateDatabase {
                 INSERT OR REPLACE INTO item_record (zone, item, vector, deleted, sealed, pending, baseline, seen)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """)
-            for (item, record) in state.records where previous?.records[item] != record {
-                try upsert.execute(arguments: [
-                    state.zone.rawValue, item.rawValue, try text(record.version.vector), record.version.isDeleted,
-                    Data(try sealer.seal(record.version, item: item, forLocalState: true)), record.isPending,
-                    try text(record.baseline), try text(record.seen),
-                ])
-            }
             let delete = try db.cachedStatement(sql: "DELETE FROM item_record WHERE zone = ? AND item = ?")
-            for item in (previous?.records.keys).map(Array.init) ?? [] where state.records[item] == nil {
-                try delete.execute(arguments: [state.zone.rawValue, item.rawValue])
+            let candidates: [ItemID] = changed.map(Array.init)
+                ?? Array(Set(state.records.keys).union(previous.map { Array($0.records.keys) } ?? []))
+            assert(changed == nil || Self.differing(state, previous).isSubset(of: changed!), "a changed record was not reported")
+            for item in candidates {
+                let old = previous?.records[item]
+                guard let record = state.records[item] else {
+                    if old != nil { try delete.execute(arguments: [state.zone.rawValue, item.rawValue]) }
+                    continue
+                }
+                guard old != record else { continue }
+                try upsert.execute(arguments: [
+                    state.zone.rawValue, item.rawValue, StoredVectors.encode(record.version.vector), record.version.isDeleted,
+                    Data(try sealer.seal(record.version, item: item, forLocalState: true)), record.isPending,
+                    StoredVectors.encode(record.baseline), StoredVectors.encode(record.seen),
+                ])
             }
             for (item, reason) in problems {
                 if let reason {
@@ -120,6 +125,12 @@ extension ClientStateDatabase {
 }
 
 extension ClientStateDatabase {
+    /// The items whose records differ between two states (for checking callers in debug builds).
+    static func differing(_ state: ZoneSyncState, _ previous: ZoneSyncState?) -> Set<ItemID> {
+        let old = previous?.records ?? [:]
+        return Set(state.records.keys.filter { old[$0] != state.records[$0] }).union(old.keys.filter { state.records[$0] == nil })
+    }
+
     /// A zone's counts for the status command, without opening any sealed record.
     package func zoneSummary(_ zone: ZoneID) throws(SyncClientError) -> (journalSequence: Int64, lastSync: Date?, pending: Int) {
         try read { db in

@@ -9,9 +9,12 @@ import SyncCore
 /// I/O — reads the keychain's change journal, seals and opens blobs, talks to the server, applies
 /// remote versions to the keychain and commits the machine's durable state (decision 0052).
 ///
-/// Crash safety: keychain effects are applied first and are idempotent; the machine's state and
-/// the consumed journal position are committed together before every request, so a restart
-/// replays at most the last page and resends at most the unanswered batch (stale at the server).
+/// Crash safety: a page's keychain effects are applied first, in one keychain transaction, and are
+/// idempotent (history included); the machine's state and the consumed journal position are
+/// committed together before every request, so a restart replays at most the last page and
+/// resends at most the unanswered batch (stale at the server). A page is applied only if no item
+/// it writes changed locally since the journal was read; otherwise the round starts again from the
+/// committed state, taking the local change first (decision 0054).
 package actor SyncEngine {
     /// What one round did.
     package struct RoundReport: Sendable, Equatable {
@@ -33,7 +36,15 @@ package actor SyncEngine {
     private var progress: ClientStateDatabase.ZoneProgress
     private var committedProgress: ClientStateDatabase.ZoneProgress
     private var problems: [(ItemID, String?)] = []
+    /// The keychain effects decided since the last request, applied together before the next one.
+    private var effects: [RemoteChange] = []
+    /// The items whose records may differ from the committed state; nil: any may (a full resync).
+    private var touched: Set<ItemID>? = []
+    /// The contents decoded while opening the last page, so applying them does not decode again.
+    private var decoded: [ItemID: (content: [UInt8], item: Item)] = [:]
     private var onProgress: (@Sendable (Int) -> Void)?
+    private var beforeApply: (@Sendable () throws -> Void)?
+    private var afterApply: (@Sendable () throws -> Void)?
 
     package init(
         keychain: Keychain, database: ClientStateDatabase, transport: ZoneTransport, sealer: VersionSealer, device: DeviceID,
@@ -53,6 +64,14 @@ package actor SyncEngine {
 
     /// Reports the number of items applied so far in a round (for a progress indicator).
     package func setProgressHandler(_ handler: (@Sendable (Int) -> Void)?) { onProgress = handler }
+
+    /// Calls `before` right before, and `after` right after, every keychain apply of pulled
+    /// changes; an error thrown fails the round there. For tests: they land a local write inside
+    /// the race window, or fail a round between the apply and the state commit (decision 0054).
+    package func setApplyHooks(before: (@Sendable () throws -> Void)? = nil, after: (@Sendable () throws -> Void)? = nil) {
+        beforeApply = before
+        afterApply = after
+    }
 
     /// The last journal sequence taken.
     package var journalPosition: Int64 { progress.journalSequence }
@@ -97,12 +116,23 @@ package actor SyncEngine {
                 report.inStep = false
             }
             return report
+        } catch is LocalChangeRace {
+            // A local write beat the page to the keychain: start again from the committed state;
+            // the next round takes the write from the journal before it pulls the page again.
+            restoreCommitted()
+            return RoundReport()
         } catch {
-            machine = ZoneSyncMachine(restoring: committed, configuration: configuration)
-            progress = committedProgress
-            problems.removeAll()
+            restoreCommitted()
             throw Self.mapped(error)
         }
+    }
+
+    private func restoreCommitted() {
+        machine = ZoneSyncMachine(restoring: committed, configuration: configuration)
+        progress = committedProgress
+        problems.removeAll()
+        effects.removeAll()
+        touched = []
     }
 
     // MARK: - Local changes
@@ -140,6 +170,7 @@ package actor SyncEngine {
         }
         let item = itemID(of: entry.primaryKey)
         guard let current, current.isSynchronizable else {
+            touched?.insert(item)
             _ = machine.localChange(LocalChange(item: item, scope: .synchronizable, content: nil, modifiedAt: milliseconds(entry.time)))
             return
         }
@@ -147,6 +178,7 @@ package actor SyncEngine {
         if let record = machine.state.records[item], !record.version.isDeleted, record.version.content == content { return }
         let scope: LocalChange.Scope = current.accessibility.isThisDeviceOnly ? .thisDeviceOnly : .synchronizable
         let modified = current.attributes.modificationDate ?? entry.time
+        touched?.insert(item)
         _ = machine.localChange(LocalChange(item: item, scope: scope, content: content, modifiedAt: milliseconds(modified)))
     }
 
@@ -154,10 +186,10 @@ package actor SyncEngine {
 
     private func perform(_ initial: [SyncAction], report: inout RoundReport) async throws {
         var actions = initial[...]
-        var before = machine.state.records
         while let action = actions.popFirst() {
             switch action {
             case .push(let batch):
+                try applyEffects()
                 try commit()
                 let sealed = PushBatch(
                     device: batch.device, zone: batch.zone, batchID: batch.batchID, cursor: batch.cursor,
@@ -168,27 +200,36 @@ package actor SyncEngine {
                     })
                 let response = try await transport.push(sealed)
                 if response.status == .committed { report.pushed += batch.items.count }
-                before = machine.state.records
+                touched?.formUnion(batch.items.map(\.item))
                 actions.append(contentsOf: machine.receive(response))
             case .pull(let request):
+                // A pull changes nothing on the server, so it goes out while the previous page is
+                // applied and committed; its answer is only taken after that commit.
+                async let fetched = transport.pull(request)
+                try applyEffects()
                 try commit()
-                let page = try await transport.pull(request)
+                let page = try await fetched
                 let opened = open(page, report: &report)
-                before = machine.state.records
+                if request.isFullResync {
+                    touched = nil
+                } else if case .changes(_, let items, _, _) = opened {
+                    touched?.formUnion(items.map(\.item))
+                }
                 actions.append(contentsOf: machine.receive(opened))
             case .store(let item, let version):
                 try store(version, item: item)
                 report.applied += 1
                 if report.applied % 500 == 0 { onProgress?(report.applied) }
             case .remove(let item):
-                if let old = before[item]?.version, let removed = ItemContent.decode(old.content) {
-                    try keychainWrite { try keychain.applyRemoteDeletion(of: removed.primaryKey) }
+                // The state was committed right before the request whose answer removed it.
+                if let old = committed.records[item]?.version, let removed = ItemContent.decode(old.content) {
+                    effects.append(.delete(removed.primaryKey))
                 }
                 problems.append((item, nil))
                 report.applied += 1
             case .keepInHistory(let item, let version):
                 if let loser = ItemContent.decode(version.content) {
-                    try keychainWrite { try keychain.recordHistoryVersion(loser) }
+                    effects.append(.keepInHistory(loser, versionTag: version.vector.canonicalEncoding))
                 } else {
                     reject(item, "a losing version's content cannot be read", report: &report)
                 }
@@ -197,21 +238,28 @@ package actor SyncEngine {
                     ? "its version vector goes backwards" : "it claims a write of this device that this device never made"
                 reject(item, reason, report: &report)
             case .synced:
+                try applyEffects()
                 progress.lastSync = Date()
                 try commit()
                 try await transport.acknowledge(machine.state.cursor)
                 report.inStep = true
             }
         }
+        if !effects.isEmpty {
+            // The round stopped after a page without a further request (pushes ran out).
+            try applyEffects()
+            try commit()
+        }
     }
 
     private func store(_ version: ItemVersion, item: ItemID) throws {
-        guard let remote = ItemContent.decode(version.content), remote.isSynchronizable, !remote.accessibility.isThisDeviceOnly else {
+        let cached = decoded[item].flatMap { $0.content == version.content ? $0.item : nil }
+        guard let remote = cached ?? ItemContent.decode(version.content), remote.isSynchronizable, !remote.accessibility.isThisDeviceOnly else {
             logger.warning("pulled item content cannot be applied", metadata: ["item": "\(item)"])
             problems.append((item, "its content is not a synchronizable keychain item"))
             return
         }
-        try keychainWrite { try keychain.applyRemoteVersion(remote) }
+        effects.append(.store(remote))
         problems.append((item, nil))
     }
 
@@ -223,6 +271,7 @@ package actor SyncEngine {
         }
         var opened: [SyncCore.ChangedItem<ItemVersion>] = []
         opened.reserveCapacity(items.count)
+        decoded.removeAll(keepingCapacity: true)
         for changed in items {
             do {
                 let versions = try changed.versions.map { sealed in
@@ -231,6 +280,7 @@ package actor SyncEngine {
                         guard let content = ItemContent.decode(version.content), itemID(of: content.primaryKey) == changed.item else {
                             throw SyncClientError(.rejectedVersions, "content does not match its item ID")
                         }
+                        decoded[changed.item] = (version.content, content)
                     }
                     return version
                 }
@@ -250,19 +300,34 @@ package actor SyncEngine {
 
     // MARK: - Durability
 
-    private func commit() throws(SyncClientError) {
-        try database.saveZone(machine.state, previous: committed, progress: progress, sealer: sealer, problems: problems)
-        committed = machine.state
-        committedProgress = progress
-        problems.removeAll()
-    }
-
-    private func keychainWrite(_ body: () throws -> Void) throws(SyncClientError) {
+    /// Applies the effects decided so far in one keychain transaction, unless an item they touch
+    /// changed locally after the journal position the machine decided with.
+    private func applyEffects() throws {
+        guard !effects.isEmpty else { return }
+        try beforeApply?()
+        let outcome: RemoteApplyOutcome
         do {
-            try body()
+            outcome = try keychain.applyRemote(effects, basedOnJournal: progress.journalSequence)
         } catch {
             throw Self.mapped(error)
         }
+        effects.removeAll()
+        if case .changedLocally(let keys) = outcome {
+            logger.info("a local change raced the pulled versions; syncing again", metadata: ["items": "\(keys.count)"])
+            throw LocalChangeRace()
+        }
+        try afterApply?()
+    }
+
+    /// Thrown when ``applyEffects()`` found a local change it must not overwrite.
+    private struct LocalChangeRace: Error {}
+
+    private func commit() throws(SyncClientError) {
+        try database.saveZone(machine.state, previous: committed, changed: touched, progress: progress, sealer: sealer, problems: problems)
+        touched = []
+        committed = machine.state
+        committedProgress = progress
+        problems.removeAll()
     }
 
     // MARK: - Helpers

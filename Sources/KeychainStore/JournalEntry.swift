@@ -29,7 +29,7 @@ public struct JournalEntry: Sendable, Hashable {
 public struct HistoryVersion: Sendable, Hashable {
     /// The version's number, for ``Keychain/restoreHistoryVersion(_:)``.
     public let id: Int64
-    /// The version's attributes (its data stays sealed until restored).
+    /// The version's attributes, and its data when it was asked for.
     public let item: Item
     /// When the version was put into the history.
     public let recorded: Date

@@ -6,7 +6,7 @@ enum Schema {
     /// `PRAGMA application_id` of a keychain database: "SKCH".
     static let applicationID: Int32 = 0x534B_4348
     /// The schema version this build writes (`PRAGMA user_version`).
-    static let version: Int32 = 1
+    static let version: Int32 = 2
 
     /// Attribute columns of the item table, in a fixed order.
     static let attributeColumns: [Attribute] = Attribute.allCases
@@ -15,7 +15,7 @@ enum Schema {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             try db.execute(sql: "PRAGMA application_id = \(applicationID)")
-            try db.execute(sql: "PRAGMA user_version = \(version)")
+            try db.execute(sql: "PRAGMA user_version = 1")
             try db.execute(sql: """
                 CREATE TABLE keychain_state (
                     id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -68,6 +68,16 @@ enum Schema {
                     recorded REAL NOT NULL
                 );
                 CREATE INDEX item_history_by_key ON item_history (primary_key);
+                """)
+        }
+        migrator.registerMigration("v2-history-version-tag") { db in
+            // A version lost in conflict resolution is kept once per primary key, however often the
+            // resolution is replayed after a crash (decision 0055). Entries without a tag (a
+            // version displaced by a restore) are not constrained.
+            try db.execute(sql: """
+                ALTER TABLE item_history ADD COLUMN version_tag BLOB;
+                CREATE UNIQUE INDEX item_history_by_version ON item_history (primary_key, version_tag) WHERE version_tag IS NOT NULL;
+                PRAGMA user_version = 2;
                 """)
         }
         return migrator

@@ -62,14 +62,3 @@ import Testing
         #expect(try keychain.run(["find-generic-password", "-a", "me", "-w"]).text == "pw\n")
     }
 }
-
-@Suite struct HistoryVerbTests {
-    @Test func historyOfAnItemWithoutLostVersionsIsNotFound() throws {
-        let keychain = KeychainProcess.temporary()
-        defer { keychain.remove() }
-        try keychain.run(["add-generic-password", "-a", "me", "-s", "svc", "-w", "pw", "--sync"])
-        let history = try keychain.run(["history", "-a", "me", "-s", "svc", "--sync"])
-        #expect(history.status == 44 && history.stdout.isEmpty)
-        #expect(try keychain.run(["history", "-a", "me", "-s", "svc", "--restore", "1"]).status == 44)
-    }
-}

@@ -28,4 +28,27 @@ struct CrashSafetyTests {
             #expect(status.stdout.contains("\"pendingChanges\" : 0"))
         }
     }
+
+    @Test func aPullKilledAtAnyPointAndRunAgainAppliesEverythingOnce() async throws {
+        try await withAccount(devices: 2) { _, devices in
+            let (a, b) = (devices[0], devices[1])
+            for index in 0..<150 {
+                try await a.add(service: "pulled\(index)", account: "ola", password: "p\(index)")
+            }
+            try await a.sync()
+            // Kill b's pull with SIGKILL after growing delays, so it dies at different points.
+            for delay in [20, 60, 120, 250] {
+                let sync = try ChildProcess(Products.syncClient, ["sync", "--keychain", b.keychainPath])
+                try await Task.sleep(for: .milliseconds(delay))
+                sync.stop()
+                _ = try await sync.waitForExit()
+            }
+            try await b.sync()
+            let dump = try await b.keychain(["dump-keychain", "--json"])
+            #expect((0..<150).allSatisfy { dump.stdout.components(separatedBy: "\"pulled\($0)\"").count - 1 == 1 })
+            #expect(try await b.password(service: "pulled149", account: "ola") == "p149")
+            let status = try await b.syncClient(["status", "--json"])
+            #expect(status.stdout.contains("\"pendingChanges\" : 0"))
+        }
+    }
 }

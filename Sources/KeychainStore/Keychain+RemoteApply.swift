@@ -1,0 +1,90 @@
+import Foundation
+import GRDB
+import KeychainModel
+
+/// Applying what a sync round pulled: many remote changes in one transaction, never journaled,
+/// and never over a local change the sync engine has not taken into account (decision 0054).
+extension Keychain {
+    /// Applies `changes` in order, in one transaction: all of them, or none.
+    ///
+    /// Stored items keep the dates they bring; nothing is journaled. When `journalSequence` is
+    /// given and the change journal has an entry after it for an item that one of the changes
+    /// writes or deletes, nothing is applied: the local change happened after the engine read the
+    /// journal, and overwriting it would lose it.
+    ///
+    /// - Parameters:
+    ///   - changes: The changes, applied in this order.
+    ///   - journalSequence: The last journal entry the changes were decided with, or nil to apply
+    ///     unconditionally.
+    /// - Returns: ``RemoteApplyOutcome/applied``, or the items changed locally since.
+    /// - Throws: ``KeychainStatus/param`` when a stored item is not synchronizable or is
+    ///   `ThisDeviceOnly` (then nothing is applied), ``KeychainStatus/interactionNotAllowed``
+    ///   when a class it needs is locked.
+    @discardableResult
+    public func applyRemote(_ changes: [RemoteChange], basedOnJournal journalSequence: Int64? = nil)
+        throws(KeychainError) -> RemoteApplyOutcome
+    {
+        let prepared = try changes.map { change throws(KeychainError) -> RemoteChange in
+            switch change {
+            case .store(let item):
+                guard item.isSynchronizable else { throw KeychainError(.param, "a remote item must be synchronizable") }
+                return .store(try preparedKeepingDates(item))
+            case .keepInHistory(let item, let tag):
+                return .keepInHistory(try preparedKeepingDates(item), versionTag: tag)
+            case .delete:
+                return change
+            }
+        }
+        let recorded = now
+        return try write { db, state in
+            if let journalSequence {
+                let changed = try locallyChangedKeys(db, after: journalSequence, among: prepared.compactMap(\.writtenKey))
+                if !changed.isEmpty { return .changedLocally(changed) }
+            }
+            for change in prepared {
+                switch change {
+                case .store(let item):
+                    let stored = try fetchStored(db, primaryKey: item.primaryKey, secrets: false)
+                    if let stored {
+                        try db.cachedStatement(sql: "DELETE FROM item WHERE id = ?").execute(arguments: [stored.rowID])
+                    }
+                    try insert(db, item, identity: stored?.identity ?? Self.newIdentity(), state: state)
+                case .delete(let primaryKey):
+                    if let stored = try fetchStored(db, primaryKey: primaryKey, secrets: false) {
+                        try deleteRow(db, stored, journaled: false)
+                    }
+                case .keepInHistory(let item, let tag):
+                    try insertHistory(db, item, versionTag: tag, state: state, recorded: recorded)
+                }
+            }
+            return .applied
+        }
+    }
+
+    /// Applies one remote version of a synchronizable item (see ``applyRemote(_:basedOnJournal:)``).
+    public func applyRemoteVersion(_ remote: Item) throws(KeychainError) {
+        try applyRemote([.store(remote)])
+    }
+
+    /// Applies one remote deletion; deleting an absent item is not an error.
+    public func applyRemoteDeletion(of primaryKey: PrimaryKey) throws(KeychainError) {
+        try applyRemote([.delete(primaryKey)])
+    }
+
+    /// The keys among `keys` that the journal names after `sequence`.
+    private func locallyChangedKeys(_ db: Database, after sequence: Int64, among keys: [PrimaryKey]) throws -> Set<PrimaryKey> {
+        guard !keys.isEmpty else { return [] }
+        let journaled = try Set(Data.fetchAll(
+            db.cachedStatement(sql: "SELECT primary_key FROM change_journal WHERE sequence > ?"), arguments: [sequence]))
+        guard !journaled.isEmpty else { return [] }
+        return Set(keys.filter { journaled.contains($0.storageBytes) })
+    }
+
+    /// Applies the add defaults but keeps the dates the item brings (a version from elsewhere).
+    func preparedKeepingDates(_ item: Item) throws(KeychainError) -> Item {
+        var prepared = try ItemRules.preparedForAdd(item, now: now, defaultAccessGroup: configuration.defaultAccessGroup)
+        prepared.attributes.creationDate = item.attributes.creationDate ?? prepared.attributes.creationDate
+        prepared.attributes.modificationDate = item.attributes.modificationDate ?? prepared.attributes.modificationDate
+        return prepared
+    }
+}
