@@ -137,7 +137,7 @@ let package = Package(
         ),
         .testTarget(name: "SecurityCompatTests", dependencies: ["SecurityCompat"], swiftSettings: swiftSettings),
         .testTarget(name: "KeychainCLITests", dependencies: ["keychain", "KeychainStore", "KeychainModel"], swiftSettings: swiftSettings),
-        .testTarget(name: "KeyValueStoreTests", dependencies: ["KeyValueStore"], swiftSettings: swiftSettings),
+        .testTarget(name: "KeyValueStoreTests", dependencies: ["KeyValueStore", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: swiftSettings),
         .testTarget(name: "SyncSimulationTests", dependencies: ["SyncSimulation", "SyncCore"], swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]

@@ -14,6 +14,10 @@ package struct ClientStatus: Sendable, Codable, Equatable {
     /// not yet taken).
     package var pendingChanges: Int
     package var problems: [ClientStateDatabase.Problem]
+    /// The key-value stores that sync, each as its own zone.
+    package var keyValueStores: [KeyValueStoreStatus] = []
+    /// Rejected versions of the store directory (zone `kv`, decision 0070).
+    package var keyValueDirectoryProblems: [ClientStateDatabase.Problem] = []
 
     /// Reads the status of the keychain at `keychainPath`.
     package static func read(keychainPath: String) throws -> ClientStatus {
@@ -32,7 +36,9 @@ package struct ClientStatus: Sendable, Codable, Equatable {
         return ClientStatus(
             account: enrolment.account, server: enrolment.server, pin: enrolment.pin, device: enrolment.device.rawValue,
             deviceName: enrolment.deviceName, lastSync: summary.lastSync, pendingChanges: summary.pending + untaken,
-            problems: try database.problems(zone: .keychain))
+            problems: try database.problems(zone: .keychain),
+            keyValueStores: try KeyValueStoreStatus.readAll(keychainPath: keychainPath, state: database, enrolment: enrolment, keychain: keychain),
+            keyValueDirectoryProblems: try database.problems(zone: StoreDirectoryMirror.zone))
     }
 }
 
@@ -57,6 +63,14 @@ extension ClientStatus {
             "problems:        \(problems.count)",
         ]
         lines += problems.map { "  item \($0.item.prefix(16))…: \($0.reason)" }
+        lines.append("key-value stores: \(keyValueStores.count)")
+        if !keyValueDirectoryProblems.isEmpty {
+            lines.append("  store directory: \(keyValueDirectoryProblems.count) problem(s)")
+        }
+        for store in keyValueStores {
+            lines.append(store.text)
+            lines += store.problems.map { "    item \($0.item.prefix(16))…: \($0.reason)" }
+        }
         return lines.joined(separator: "\n")
     }
 }

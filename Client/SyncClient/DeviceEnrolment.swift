@@ -105,7 +105,10 @@ package struct DeviceEnrolment: Sendable {
             server: endpoint.url.absoluteString, pin: seenPin?.description, account: account, device: signIn.device,
             deviceName: deviceName, enrolledAt: Date())
         enrolment.wrappedRecoveryKey = signIn.keys.wrappedRecoveryKey?.bytes
-        try ClientStateDatabase(keychainPath: keychainPath, create: true).saveEnrolment(enrolment)
+        let state = try ClientStateDatabase(keychainPath: keychainPath, create: true)
+        try state.saveEnrolment(enrolment)
+        // Another account's key-value values go now, not at the first sync (decision 0071).
+        KeyValueSync.bindAfterEnrolment(keychainPath: keychainPath, accountKey: accountKey, device: signIn.device, state: state, logger: logger)
         logger.info("device enrolled", metadata: ["account": "\(account)", "device": "\(signIn.device)"])
         return Outcome(enrolment: enrolment, recoveryKey: recoveryPrinted, trustedPin: pin == nil ? seenPin : nil)
     }

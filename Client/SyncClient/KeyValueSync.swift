@@ -34,19 +34,52 @@ package actor KeyValueSync {
         self.session = session
         keys = AccountKeys(accountKey: session.accountKey)
         databasePath = KeyValueDatabase.path(besideKeychainAt: session.keychain.path)
-        let existing = FileManager.default.fileExists(atPath: databasePath) ? try Self.open(session: session) : nil
+        let existing = FileManager.default.fileExists(atPath: databasePath) ? try Self.open(session: session, keys: keys) : nil
         database = existing
         directory = try Self.directoryEngine(session: session, keys: keys, database: existing)
     }
 
-    private static func open(session: ClientSession) throws(SyncClientError) -> KeyValueDatabase {
+    /// Opens the database and binds it to the enrolled account and device.
+    private static func open(session: ClientSession, keys: AccountKeys) throws(SyncClientError) -> KeyValueDatabase {
         do {
             let database = try KeyValueDatabase.open(besideKeychainAt: session.keychain.path)
-            try database.bind(toDevice: session.enrolment.device)
+            try bind(database, keys: keys, device: session.enrolment.device, state: session.database, logger: session.logger)
             return database
         } catch {
             throw MirroredZoneEngine<KeyValueMirror>.mapped(error)
         }
+    }
+
+    /// Binds the key-value database beside a keychain just enrolled (when there is one) to its
+    /// account and device, so another account's stores are reset now and a value written before
+    /// the first sync is the new account's. Every pass binds again, so a failure here only logs.
+    package static func bindAfterEnrolment(
+        keychainPath: String, accountKey: AccountKey, device: DeviceID, state: ClientStateDatabase, logger: Logger
+    ) {
+        let path = KeyValueDatabase.path(besideKeychainAt: keychainPath)
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        do {
+            try bind(KeyValueDatabase(path: path), keys: AccountKeys(accountKey: accountKey), device: device, state: state, logger: logger)
+        } catch {
+            logger.warning("cannot bind the key-value stores to the new account yet", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Binds `database` to the account of `keys` (a database that holds another account's values
+    /// is reset, decision 0071) and to `device` (decision 0070).
+    private static func bind(
+        _ database: KeyValueDatabase, keys: AccountKeys, device: DeviceID, state: ClientStateDatabase, logger: Logger
+    ) throws {
+        let account = StoreDirectoryMirror(database: nil, keys: keys).accountBinding
+        if let previous = try database.boundAccount(), previous != account {
+            // The old account's zone states go before the stores are reset: after a crash in
+            // between, the database is still bound to the old account and both happen again.
+            try forgetKeyValueZones(in: state)
+        }
+        if case .changed(let stores) = try database.bind(toAccount: account) {
+            logger.notice("key-value stores reset for another account", metadata: ["stores": "\(stores.count)"])
+        }
+        try database.bind(toDevice: device)
     }
 
     private static func directoryEngine(
@@ -62,7 +95,7 @@ package actor KeyValueSync {
     /// The database, opened (and created) now if need be.
     private func openDatabase() throws(SyncClientError) -> KeyValueDatabase {
         if let database { return database }
-        let opened = try Self.open(session: session)
+        let opened = try Self.open(session: session, keys: keys)
         database = opened
         directory = try Self.directoryEngine(session: session, keys: keys, database: opened)
         return opened
@@ -115,6 +148,17 @@ package actor KeyValueSync {
             device: session.enrolment.device, logger: session.logger)
         engines[name] = engine
         return engine
+    }
+
+    /// Drops the client's state of the directory zone and of every store zone: sealed under the
+    /// previous account's key, and about that account's zones.
+    private static func forgetKeyValueZones(in state: ClientStateDatabase) throws(SyncClientError) {
+        try state.write { db in
+            for table in ["zone_state", "item_record", "problem"] {
+                try db.execute(
+                    sql: "DELETE FROM \(table) WHERE zone = ? OR substr(zone, 1, 3) = 'kv.'", arguments: [StoreDirectoryMirror.zone.rawValue])
+            }
+        }
     }
 
     private func mapped<T>(_ body: () throws -> T) throws(SyncClientError) -> T {

@@ -28,6 +28,13 @@ package struct StoreDirectoryMirror: ZoneMirror {
         ZoneID("kv." + itemID(name).rawValue.prefix(32))
     }
 
+    /// What the key-value database is bound to (decision 0071): an HMAC under the account's
+    /// item-ID key, the same on every device of the account, another for every other account
+    /// (even one with the same name on the same server), and nothing the server ever sees.
+    package var accountBinding: String {
+        keys.itemID(zone: Self.zone.rawValue, fields: [(name: "account", value: [])]).rawValue
+    }
+
     /// The store names the directory's records hold.
     package static func names(in records: [ItemID: ZoneSyncState.Record]) -> Set<String> {
         Set(records.values.compactMap { $0.version.isDeleted ? nil : String(validating: $0.version.content, as: UTF8.self) })

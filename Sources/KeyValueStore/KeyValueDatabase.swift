@@ -64,6 +64,12 @@ public final class KeyValueDatabase: Sendable {
         self.path = path
         self.configuration = configuration
         try Self.createPrivateFile(path)
+        // Two processes opening a new file at once (the sync daemon and `keychain kv`) must not
+        // migrate it together: GRDB creates its migrations table before the first migration's
+        // transaction, so the other would see a table without the application ID, or apply v1
+        // twice. The setup runs under an exclusive lock on `<path>.lock`.
+        let setupLock = try Self.lockForSetup(path)
+        defer { releaseSetupLock(setupLock) }
         var databaseConfiguration = GRDB.Configuration()
         databaseConfiguration.journalMode = .wal
         databaseConfiguration.busyMode = .timeout(10)
@@ -157,8 +163,29 @@ public final class KeyValueDatabase: Sendable {
     }
 }
 
+extension KeyValueDatabase {
+    /// Opens `<path>.lock` (0600) and takes an exclusive `flock` on it, waiting for another
+    /// process's setup to finish (a migration: short).
+    fileprivate static func lockForSetup(_ path: String) throws(KeyValueStoreError) -> Int32 {
+        let descriptor = openPrivateFile(path + ".lock")
+        guard descriptor >= 0 else { throw KeyValueStoreError(.storage, "cannot open the key-value database's lock file (errno \(errno))") }
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                close(descriptor)
+                throw KeyValueStoreError(.storage, "cannot lock the key-value database for setup (errno \(errno))")
+            }
+        }
+        return descriptor
+    }
+}
+
 /// `open(2)` of `path` for reading and writing, created 0600 when absent (outside the class, whose
 /// own names would hide the C function).
 private func openPrivateFile(_ path: String) -> Int32 {
     open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+}
+
+private func releaseSetupLock(_ descriptor: Int32) {
+    flock(descriptor, LOCK_UN)
+    close(descriptor)
 }

@@ -1,11 +1,11 @@
 import GRDB
 
 /// The key-value database's schema and its migrations (docs/decisions/0060).
-enum KeyValueSchema {
+package enum KeyValueSchema {
     /// `PRAGMA application_id` of a key-value database: "SKKV".
-    static let applicationID: Int32 = 0x534B_4B56
+    package static let applicationID: Int32 = 0x534B_4B56
 
-    static var migrator: DatabaseMigrator {
+    package static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             try db.execute(sql: "PRAGMA application_id = \(applicationID)")
@@ -44,6 +44,15 @@ enum KeyValueSchema {
                     operation TEXT NOT NULL,
                     modified_at INTEGER NOT NULL
                 );
+                """)
+        }
+        // The account whose values the stores hold (decision 0071); none until a sync binds one.
+        migrator.registerMigration("v2-account") { db in
+            try db.execute(sql: """
+                CREATE TABLE kv_account (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    account TEXT NOT NULL
+                )
                 """)
         }
         return migrator

@@ -99,13 +99,15 @@ extension KeyValueStore {
     /// goes, and subscribers get an ``KeyValueChange/Reason/accountChange`` event with the keys
     /// that had a value. The new account's values then arrive by sync.
     public func resetForAccountChange() throws(KeyValueStoreError) {
-        try database.write { db in
-            let keys = try String.fetchAll(db, sql: "SELECT key FROM kv_value WHERE store = ? ORDER BY key", arguments: [name])
-            for table in ["kv_value", "kv_version", "kv_journal", "kv_store_state"] {
-                try db.execute(sql: "DELETE FROM \(table) WHERE store = ?", arguments: [name])
-            }
-            try publishAfterCommit(db, KeyValueChange(reason: .accountChange, keys: keys))
+        try database.write { db in try resetForAccountChange(db) }
+    }
+
+    func resetForAccountChange(_ db: Database) throws {
+        let keys = try String.fetchAll(db, sql: "SELECT key FROM kv_value WHERE store = ? ORDER BY key", arguments: [name])
+        for table in ["kv_value", "kv_version", "kv_journal", "kv_store_state"] {
+            try db.execute(sql: "DELETE FROM \(table) WHERE store = ?", arguments: [name])
         }
+        try publishAfterCommit(db, KeyValueChange(reason: .accountChange, keys: keys))
     }
 
     // MARK: - Helpers

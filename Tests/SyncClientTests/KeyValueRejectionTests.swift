@@ -2,6 +2,7 @@ import Foundation
 import KeychainCrypto
 import Logging
 import SyncClient
+import SyncCore
 import SyncProtocol
 import Testing
 
@@ -15,14 +16,7 @@ struct KeyValueRejectionTests {
             try await a.add(service: "mail", account: "kim", password: "secret")
             try await a.setValue("kept", forKey: "good", store: "app")
             try await a.sync()
-            try await ClientSession.with(keychainPath: a.keychainPath, logger: Logger(label: "test")) { session in
-                let page = try await session.connection.send(.GET, "/v1/zones/keychain/changes?after=0&limit=10", body: nil, as: ChangesResponse.self)
-                let item = try #require(page.items.first)
-                let version = try #require(item.versions.first)
-                let moved = UploadItem(id: item.id, vector: version.vector, deleted: version.deleted, blob: version.blob)
-                let zone = StoreDirectoryMirror(database: nil, keys: AccountKeys(accountKey: session.accountKey)).zone(ofStore: "app")
-                try await session.connection.send(.POST, "/v1/zones/\(zone.rawValue)/items", body: UploadRequest(cursor: 0, items: [moved]))
-            }
+            try await a.replayFirstKeychainBlob { StoreDirectoryMirror(database: nil, keys: $0).zone(ofStore: "app") }
             let result = try await b.syncClient(["sync"])
             #expect(result.status != 0)
             #expect(result.stderr.contains("rejected"))
@@ -31,6 +25,42 @@ struct KeyValueRejectionTests {
             #expect(listed.stdout.split(separator: "\n").count == 1)
             let found = try await b.keychain(["find-generic-password", "-s", "mail", "-a", "kim", "--sync", "yes", "-w"])
             #expect(found.stdout == "secret\n", "status \(found.status), stderr \(found.stderr); sync said: \(result.stdout) \(result.stderr)")
+            // Status names the store with the rejected version.
+            let status = try await b.status()
+            #expect(status.keyValueStores.map(\.name) == ["app"])
+            #expect(status.keyValueStores.map(\.problems.count) == [1])
+            #expect(status.keyValueDirectoryProblems.isEmpty)
+            #expect(try await b.syncClient(["status"]).stdout.contains("  app: 0 pending"))
+        }
+    }
+
+    @Test func aBlobMovedIntoTheStoreDirectoryIsRejectedAndShownByStatus() async throws {
+        try await withAccount(devices: 2) { _, devices in
+            let (a, b) = (devices[0], devices[1])
+            try await a.add(service: "mail", account: "kim", password: "secret")
+            try await a.sync()
+            try await a.replayFirstKeychainBlob { _ in StoreDirectoryMirror.zone }
+            let result = try await b.syncClient(["sync"])
+            #expect(result.status != 0)
+            let status = try await b.status()
+            #expect(status.keyValueStores.isEmpty)
+            #expect(status.keyValueDirectoryProblems.count == 1)
+            #expect(try await b.syncClient(["status"]).stdout.contains("  store directory: 1 problem(s)"))
+        }
+    }
+}
+
+extension TestDevice {
+    /// Uploads the keychain zone's first item, blob unchanged, into the zone `target` names (as
+    /// the server, or a holder of this device's token, could).
+    func replayFirstKeychainBlob(into target: @Sendable (AccountKeys) -> ZoneID) async throws {
+        try await ClientSession.with(keychainPath: keychainPath, logger: Logger(label: "test")) { session in
+            let page = try await session.connection.send(.GET, "/v1/zones/keychain/changes?after=0&limit=10", body: nil, as: ChangesResponse.self)
+            let item = try #require(page.items.first)
+            let version = try #require(item.versions.first)
+            let moved = UploadItem(id: item.id, vector: version.vector, deleted: version.deleted, blob: version.blob)
+            let zone = target(AccountKeys(accountKey: session.accountKey))
+            try await session.connection.send(.POST, "/v1/zones/\(zone.rawValue)/items", body: UploadRequest(cursor: 0, items: [moved]))
         }
     }
 }
