@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import GRDB
+import GRDBSQLite
 import KeychainModel
 import Logging
 import Synchronization
@@ -78,6 +79,12 @@ public final class Keychain: Sendable {
         databaseConfiguration.prepareDatabase { db in
             // Freed pages are zeroed, and SQLite keeps no temporary files on disk.
             try db.execute(sql: "PRAGMA secure_delete = ON; PRAGMA temp_store = MEMORY")
+            // Keep the WAL file when the last connection closes. Otherwise every short-lived
+            // process (each `keychain find`) deletes it on close and recreates it on open with a
+            // write transaction (GRDB makes sure a non-empty WAL exists): four fdatasyncs for a
+            // read. `lock()` still truncates the WAL explicitly.
+            var persistWAL: Int32 = 1
+            _ = sqlite3_file_control(db.sqliteConnection, "main", SQLITE_FCNTL_PERSIST_WAL, &persistWAL)
         }
         do {
             database = try DatabaseQueue(path: files.databasePath, configuration: databaseConfiguration)
