@@ -10,13 +10,14 @@ enum Baselines {
         return { _ in _ = try AES.GCM.seal(plaintext, using: key) }
     }
 
-    /// A plain table with the columns a keychain row needs for its lookup, in WAL mode like the
-    /// keychain's own database.
+    /// A plain table with the columns a keychain row needs for its lookup, in WAL mode and with
+    /// durable commits (`synchronous = FULL`) like the keychain's own database.
     struct PlainTable {
         let pool: DatabasePool
 
         init(directory: URL) throws {
             pool = try DatabasePool(path: directory.appendingPathComponent("baseline.sqlite").path)
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
             try pool.write { db in
                 try db.execute(sql: """
                     CREATE TABLE item (

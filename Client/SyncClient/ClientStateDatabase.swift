@@ -37,6 +37,9 @@ package final class ClientStateDatabase: Sendable {
         configuration.label = "sync-state"
         do {
             queue = try DatabaseQueue(path: path, configuration: configuration)
+            // Durable commits, like the keychain's: the state never claims what the disk lost.
+            // (GRDB sets NORMAL on WAL databases after `prepareDatabase`, hence here.)
+            try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
             try Self.migrator.migrate(queue)
         } catch {
             throw SyncClientError(.localStorage, "cannot open the sync state file", underlying: error)

@@ -79,6 +79,9 @@ public final class KeyValueDatabase: Sendable {
         }
         do {
             queue = try DatabaseQueue(path: path, configuration: databaseConfiguration)
+            // A value the caller was told is set survives a power loss. (GRDB sets NORMAL on WAL
+            // databases after `prepareDatabase`, hence here.)
+            try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
             try queue.read { db in
                 let applicationID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
                 let tables = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master") ?? 0

@@ -88,6 +88,7 @@ public final class Keychain: Sendable {
         }
         do {
             database = try DatabaseQueue(path: files.databasePath, configuration: databaseConfiguration)
+            try Self.makeCommitsDurable(database)
             let migrator = Schema.migrator
             state = Mutex(.empty)
             try database.read { db in try Self.checkIdentity(db, migrator: migrator) }
@@ -102,6 +103,23 @@ public final class Keychain: Sendable {
             throw Self.mapped(error)
         }
         configuration.logger.debug("keychain opened")
+    }
+
+    /// Makes every commit reach the disk before it returns: an item a caller was told is saved
+    /// survives a power loss, and the sync engine's state never runs ahead of the keychain it
+    /// describes. GRDB sets `synchronous = NORMAL` on WAL databases after `prepareDatabase`, which
+    /// loses the last commits on power loss, so this runs after opening.
+    private static func makeCommitsDurable(_ database: DatabaseQueue) throws {
+        try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+    }
+
+    /// SQLite's `synchronous` setting of the keychain's connection (2 is FULL), for tests.
+    package func synchronousSetting() throws(KeychainError) -> Int {
+        do {
+            return try database.read { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
+        } catch {
+            throw Self.mapped(error)
+        }
     }
 
     /// Refuses, before any write, a database that belongs to another application or to a newer

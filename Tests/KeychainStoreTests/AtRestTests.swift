@@ -35,6 +35,15 @@ import Testing
         }
     }
 
+    /// GRDB sets `synchronous = NORMAL` on WAL databases, which can lose the last commits on a
+    /// power loss; the keychain asks for FULL, before and after a reopen.
+    @Test func commitsAreDurable() throws {
+        let (first, reopened) = try withTemporaryKeychain { keychain, directory in
+            (try keychain.synchronousSetting(), try openKeychain(in: directory).synchronousSetting())
+        }
+        #expect(first == 2 && reopened == 2)
+    }
+
     @Test func everyFileIsPrivateAndTheDirectoryToo() throws {
         try withTemporaryKeychain { keychain, directory in
             try keychain.add(password())

@@ -24,6 +24,15 @@ struct SQLiteStorageTests {
         }
     }
 
+    /// GRDB sets `synchronous = NORMAL` on WAL databases: an acknowledged upload could be lost on
+    /// a power loss. The storage asks for FULL on its writer.
+    @Test func commitsAreDurable() async throws {
+        let setting = try await TemporaryDirectory.with { directory in
+            try await SQLiteStorage(directory: directory).synchronousSetting()
+        }
+        #expect(setting == 2)
+    }
+
     @Test func dataSurvivesReopening() async throws {
         try await TemporaryDirectory.with { directory in
             let account: AccountID

@@ -28,17 +28,22 @@ package final class SQLiteStorage: ServerStorage {
             }
             var configuration = Configuration()
             configuration.busyMode = .timeout(10)
-            configuration.prepareDatabase { db in
-                // FULL: a commit reaches the disk before the upload is acknowledged (decision 0043).
-                try db.execute(sql: "PRAGMA synchronous = FULL")
-            }
             pool = try DatabasePool(path: path, configuration: configuration)
+            // FULL: a commit reaches the disk before the upload is acknowledged (decision 0043).
+            // Set on the writer after opening: GRDB sets NORMAL on WAL databases after
+            // `prepareDatabase`.
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
             try Self.migrator.migrate(pool)
         } catch let error as SyncServerError {
             throw error
         } catch {
             throw SyncServerError(.startupFailure, "cannot open the SQLite database", underlying: error)
         }
+    }
+
+    /// SQLite's `synchronous` setting of the writer connection (2 is FULL), for tests.
+    package func synchronousSetting() async throws -> Int {
+        try await pool.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
     }
 
     /// Runs a write transaction, mapping database failures to `storageFailure`.
