@@ -51,24 +51,7 @@ package actor MirroredZoneEngine<Mirror: ZoneMirror> {
     /// - Throws: ``SyncClientError`` as ``SyncEngine/syncUntilInStep(maximumRounds:)`` does.
     @discardableResult
     package func syncUntilInStep(maximumRounds: Int = 100) async throws -> SyncEngine.RoundReport {
-        var total = SyncEngine.RoundReport()
-        for _ in 0..<maximumRounds {
-            let report = try await round()
-            total.pushed += report.pushed
-            total.applied += report.applied
-            total.rejected += report.rejected
-            if report.inStep {
-                total.inStep = true
-                break
-            }
-        }
-        guard total.inStep else { throw SyncClientError(.notInStep, "zone \(zone): not in step with the server after \(maximumRounds) rounds") }
-        if !total.rejected.isEmpty {
-            throw SyncClientError(
-                .rejectedVersions,
-                "zone \(zone): \(total.rejected.count) pulled version(s) were rejected and not applied: \(total.rejected.prefix(3).joined(separator: "; "))")
-        }
-        return total
+        try await .summingRounds(maximumRounds: maximumRounds, subject: "zone \(zone): ") { try await round() }
     }
 
     /// One round: take the local changes, push, pull until the feed is drained, push resolutions.

@@ -85,24 +85,7 @@ package actor SyncEngine {
     ///   `notInStep` when the rounds ran out, or the I/O error that stopped a round.
     @discardableResult
     package func syncUntilInStep(maximumRounds: Int = 100) async throws -> RoundReport {
-        var total = RoundReport()
-        for _ in 0..<maximumRounds {
-            let report = try await round()
-            total.pushed += report.pushed
-            total.applied += report.applied
-            total.rejected += report.rejected
-            if report.inStep {
-                total.inStep = true
-                break
-            }
-        }
-        guard total.inStep else { throw SyncClientError(.notInStep, "not in step with the server after \(maximumRounds) rounds") }
-        if !total.rejected.isEmpty {
-            throw SyncClientError(
-                .rejectedVersions,
-                "\(total.rejected.count) pulled version(s) were rejected and not applied: \(total.rejected.prefix(3).joined(separator: "; "))")
-        }
-        return total
+        try await .summingRounds(maximumRounds: maximumRounds) { try await round() }
     }
 
     /// One round: take the journal's new changes, push, pull until the feed is drained, push
