@@ -81,14 +81,7 @@ package actor MirroredZoneEngine<Mirror: ZoneMirror> {
             switch action {
             case .push(let batch):
                 try commit()
-                let sealed = PushBatch(
-                    device: batch.device, zone: batch.zone, batchID: batch.batchID, cursor: batch.cursor,
-                    items: try batch.items.map { pushed in
-                        PushedItem(item: pushed.item, version: SealedVersion(
-                            vector: pushed.version.vector, isDeleted: pushed.version.isDeleted,
-                            payload: try sealer.seal(pushed.version, item: pushed.item)))
-                    })
-                let response = try await transport.push(sealed)
+                let response = try await transport.push(try sealer.seal(batch))
                 if response.status == .committed { report.pushed += batch.items.count }
                 actions.append(contentsOf: machine.receive(response))
             case .pull(let request):

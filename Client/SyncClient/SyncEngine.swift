@@ -174,14 +174,7 @@ package actor SyncEngine {
             case .push(let batch):
                 try applyEffects()
                 try commit()
-                let sealed = PushBatch(
-                    device: batch.device, zone: batch.zone, batchID: batch.batchID, cursor: batch.cursor,
-                    items: try batch.items.map { pushed in
-                        PushedItem(item: pushed.item, version: SealedVersion(
-                            vector: pushed.version.vector, isDeleted: pushed.version.isDeleted,
-                            payload: try sealer.seal(pushed.version, item: pushed.item)))
-                    })
-                let response = try await transport.push(sealed)
+                let response = try await transport.push(try sealer.seal(batch))
                 if response.status == .committed { report.pushed += batch.items.count }
                 touched?.formUnion(batch.items.map(\.item))
                 actions.append(contentsOf: machine.receive(response))

@@ -22,6 +22,18 @@ package struct VersionSealer: Sendable {
         return try keys.seal(envelope, context: context(item: item, vector: version.vector, deleted: version.isDeleted, local: forLocalState))
     }
 
+    /// The batch with every version sealed for the server.
+    package func seal(_ batch: PushBatch<ItemVersion>) throws(CryptoError) -> PushBatch<SealedVersion> {
+        var sealed: [PushedItem<SealedVersion>] = []
+        sealed.reserveCapacity(batch.items.count)
+        for pushed in batch.items {
+            sealed.append(PushedItem(item: pushed.item, version: SealedVersion(
+                vector: pushed.version.vector, isDeleted: pushed.version.isDeleted,
+                payload: try seal(pushed.version, item: pushed.item))))
+        }
+        return PushBatch(device: batch.device, zone: batch.zone, batchID: batch.batchID, cursor: batch.cursor, items: sealed)
+    }
+
     package func open(
         _ blob: [UInt8], item: ItemID, vector: VersionVector, deleted: Bool, forLocalState: Bool = false
     ) throws(CryptoError) -> ItemVersion {

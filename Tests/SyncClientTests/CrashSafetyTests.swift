@@ -45,7 +45,9 @@ struct CrashSafetyTests {
             }
             try await b.sync()
             let dump = try await b.keychain(["dump-keychain", "--json"])
-            #expect((0..<150).allSatisfy { dump.stdout.components(separatedBy: "\"pulled\($0)\"").count - 1 == 1 })
+            let copies = (0..<150).map { dump.stdout.components(separatedBy: "\"pulled\($0)\"").count - 1 }
+            let wrong = copies.indices.filter { copies[$0] != 1 }.map { "pulled\($0): \(copies[$0])" }
+            #expect(wrong.isEmpty, "items not present exactly once: \(wrong.prefix(10))")
             #expect(try await b.password(service: "pulled149", account: "ola") == "p149")
             let status = try await b.syncClient(["status", "--json"])
             #expect(status.stdout.contains("\"pendingChanges\" : 0"))
