@@ -12,6 +12,8 @@ final class ChildProcess: Sendable {
 
     private final class Output: Sendable {
         let text = Mutex<(stdout: String, stderr: String)>(("", ""))
+        /// How many of the two streams reached their end.
+        let ended = Mutex(0)
     }
 
     private let process: Process
@@ -41,10 +43,12 @@ final class ChildProcess: Sendable {
         process.standardInput = FileHandle.nullDevice
         out.fileHandleForReading.readabilityHandler = { [output] handle in
             let data = handle.availableData
+            guard !data.isEmpty else { return Self.ended(handle, output) }
             output.text.withLock { $0.stdout += String(decoding: data, as: UTF8.self) }
         }
         err.fileHandleForReading.readabilityHandler = { [output] handle in
             let data = handle.availableData
+            guard !data.isEmpty else { return Self.ended(handle, output) }
             output.text.withLock { $0.stderr += String(decoding: data, as: UTF8.self) }
         }
         try process.run()
@@ -66,14 +70,26 @@ final class ChildProcess: Sendable {
             }
             try await Task.sleep(for: .milliseconds(5))
         }
-        // Let the readability handlers drain what the process wrote last.
-        try await Task.sleep(for: .milliseconds(20))
+        // The output is whole once both pipes reached their end: on a loaded machine the handlers
+        // can lag well behind the exit (a fixed 20 ms pause here once cut a large dump short).
+        // A pipe can also stay open after the exit, when a process another test started at the
+        // same moment inherited its write end; so the wait for the end is capped.
+        let outputDeadline = ContinuousClock.now + .seconds(3)
+        while output.ended.withLock({ $0 }) < 2 && ContinuousClock.now < outputDeadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
         closeReadEnds()
         return Result(status: process.terminationStatus, stdout: stdout, stderr: stderr)
     }
 
     deinit {
         closeReadEnds()
+    }
+
+    /// A stream's end: stop watching it (an ended pipe stays readable) and count it.
+    private static func ended(_ handle: FileHandle, _ output: Output) {
+        handle.readabilityHandler = nil
+        output.ended.withLock { $0 += 1 }
     }
 
     /// Stops watching and closes this side of the output pipes. A full test run starts hundreds
