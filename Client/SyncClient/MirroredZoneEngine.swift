@@ -29,7 +29,7 @@ package actor MirroredZoneEngine<Mirror: ZoneMirror> {
 
     package init(
         mirror: Mirror, database: ClientStateDatabase, transport: ZoneTransport, sealer: VersionSealer, device: DeviceID,
-        configuration: ZoneSyncMachine.Configuration = .init(pageSize: 500, maximumBatchSize: 200, maximumPushesPerRound: 8),
+        configuration: ZoneSyncMachine.Configuration = .client,
         logger: Logger
     ) throws(SyncClientError) {
         zone = transport.zone

@@ -1,3 +1,11 @@
+import SyncCore
+
+extension ZoneSyncMachine.Configuration {
+    /// What every zone engine of the client uses: pages of 500, push batches of 200, at most 8
+    /// pushes per round.
+    static let client = Self(pageSize: 500, maximumBatchSize: 200, maximumPushesPerRound: 8)
+}
+
 extension SyncEngine.RoundReport {
     /// Runs `round` until one ends in step, at most `maximumRounds` times, and adds up what they
     /// did: the loop every zone engine's `syncUntilInStep` shares.

@@ -48,7 +48,7 @@ package actor SyncEngine {
 
     package init(
         keychain: Keychain, database: ClientStateDatabase, transport: ZoneTransport, sealer: VersionSealer, device: DeviceID,
-        configuration: ZoneSyncMachine.Configuration = .init(pageSize: 500, maximumBatchSize: 200, maximumPushesPerRound: 8),
+        configuration: ZoneSyncMachine.Configuration = .client,
         logger: Logger
     ) throws(SyncClientError) {
         self.keychain = keychain

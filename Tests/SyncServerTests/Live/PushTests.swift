@@ -54,6 +54,16 @@ struct PushTests {
         }
     }
 
+    /// Expects the push channel to refuse a subscription with `token` (or without one).
+    static func expectSubscriptionRefused(port: Int, token: String?, sourceLocation: SourceLocation = #_sourceLocation) async {
+        let headers: HTTPFields = token.map { [.authorization: "Bearer \($0)"] } ?? [:]
+        await #expect(throws: (any Error).self, sourceLocation: sourceLocation) {
+            try await WebSocketClient.connect(
+                url: "ws://127.0.0.1:\(port)/v1/push", configuration: .init(additionalHeaders: headers), logger: Logger(label: "push-test")
+            ) { _, _, _ in }
+        }
+    }
+
     /// Uploads a new version of one item every 50 ms until cancelled.
     static func uploadRepeatedly(_ client: APIClient, token: String, zone: String) async throws {
         var counter: UInt64 = 1
@@ -79,11 +89,7 @@ struct PushTests {
                     for try await message in inbound.messages(maxSize: 1 << 16) {
                         if case .text = message { break }
                     }
-                    await #expect(throws: (any Error).self) {
-                        try await WebSocketClient.connect(
-                            url: "ws://127.0.0.1:\(port)/v1/push", configuration: configuration, logger: Logger(label: "push-test")
-                        ) { _, _, _ in }
-                    }
+                    await Self.expectSubscriptionRefused(port: port, token: token)
                     let refused = try await client.send(.get, "/v1/push", token: token)
                     #expect(refused.status == .conflict)
                     #expect(refused.errorCode == ErrorCode.quotaExceeded)
@@ -95,9 +101,7 @@ struct PushTests {
     @Test(arguments: Backend.all)
     func unauthenticatedSubscriptionIsRefused(_ backend: Backend) async throws {
         try await Self.withLiveServer(backend) { _, port in
-            await #expect(throws: (any Error).self) {
-                try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/v1/push", logger: Logger(label: "push-test")) { _, _, _ in }
-            }
+            await Self.expectSubscriptionRefused(port: port, token: nil)
         }
     }
 
@@ -105,18 +109,8 @@ struct PushTests {
     func addressOverItsTokenFailureBudgetCannotSubscribeEvenWithAValidToken(_ backend: Backend) async throws {
         try await Self.withLiveServer(backend, tokenFailures: 1) { client, port in
             let token = try await client.enroll("alice")
-            await #expect(throws: (any Error).self) {
-                try await WebSocketClient.connect(
-                    url: "ws://127.0.0.1:\(port)/v1/push",
-                    configuration: .init(additionalHeaders: [.authorization: "Bearer guess"]), logger: Logger(label: "push-test")
-                ) { _, _, _ in }
-            }
-            await #expect(throws: (any Error).self) {
-                try await WebSocketClient.connect(
-                    url: "ws://127.0.0.1:\(port)/v1/push",
-                    configuration: .init(additionalHeaders: [.authorization: "Bearer \(token)"]), logger: Logger(label: "push-test")
-                ) { _, _, _ in }
-            }
+            await Self.expectSubscriptionRefused(port: port, token: "guess")
+            await Self.expectSubscriptionRefused(port: port, token: token)
             let refused = try await client.send(.get, "/v1/push", token: token)
             #expect(refused.status == .tooManyRequests)
             #expect(refused.errorCode == ErrorCode.rateLimited)

@@ -9,7 +9,6 @@ import SyncServer
 /// deadlines so a stalled server fails the test instead of hanging it.
 final class RawHTTPConnection: Sendable {
     struct PinMismatch: Error {}
-    struct Timeout: Error {}
 
     private let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
     private let received: AsyncThrowingStream<ByteBuffer, any Error>
@@ -67,23 +66,13 @@ final class RawHTTPConnection: Sendable {
     }
 
     private func read(timeout: Duration, until complete: @escaping @Sendable (String) -> Bool) async throws -> String {
-        return try await withThrowingTaskGroup(of: String?.self) { group in
-            group.addTask { [received] in
-                var text = ""
-                for try await buffer in received {
-                    text += String(buffer: buffer)
-                    if complete(text) { return text }
-                }
-                return text
+        try await withTimeLimit(timeout) { [received] in
+            var text = ""
+            for try await buffer in received {
+                text += String(buffer: buffer)
+                if complete(text) { return text }
             }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = try await group.next() ?? nil
-            group.cancelAll()
-            guard let first else { throw Timeout() }
-            return first
+            return text
         }
     }
 
