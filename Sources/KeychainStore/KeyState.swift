@@ -58,8 +58,12 @@ struct KeyState: Sendable {
     }
 
     /// Creates the class keys of a new keychain, each wrapped by the device key.
+    static func hasClassKeys(_ db: Database) throws -> Bool {
+        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM class_key") != 0
+    }
+
     static func createClassKeys(_ db: Database, deviceKey: SymmetricKey) throws {
-        guard try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM class_key") == 0 else { return }
+        guard try !hasClassKeys(db) else { return }
         for protectionClass in ProtectionClass.allCases {
             let wrapped = try SecretSealer.sealKey(SymmetricKey(size: .bits256), with: deviceKey, context: deviceContext(protectionClass))
             try db.execute(

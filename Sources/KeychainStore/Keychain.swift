@@ -93,8 +93,13 @@ public final class Keychain: Sendable {
             state = Mutex(.empty)
             try database.read { db in try Self.checkIdentity(db, migrator: migrator) }
             let wasMigrated = try database.read(migrator.hasCompletedMigrations)
-            try migrator.migrate(database)
-            try database.write { db in try KeyState.createClassKeys(db, deviceKey: deviceKey) }
+            // Opening an existing, complete keychain only reads: a `keychain find` takes no write
+            // lock from a running daemon. (Both writes re-check inside their transaction, for
+            // two processes opening a new keychain at once.)
+            if !wasMigrated { try migrator.migrate(database) }
+            if try !database.read(KeyState.hasClassKeys) {
+                try database.write { db in try KeyState.createClassKeys(db, deviceKey: deviceKey) }
+            }
             if !wasMigrated {
                 // Write the new header (application ID, schema version) into the main file now.
                 try database.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
