@@ -13,6 +13,11 @@ package enum KeyPurpose: String, CaseIterable, Sendable {
     case itemID = "synckeychain/v1/item-id"
     /// From the account key: the AES-256-GCM key of item blobs.
     case itemBlob = "synckeychain/v1/item-blob"
+    /// From the account key of an epoch: the HMAC key of the zone-state digest's terms (0120).
+    case zoneState = "synckeychain/v1/zone-state"
+    /// From the account key of an epoch: the HMAC key that binds password enrolments into the
+    /// device log (0120).
+    case deviceLog = "synckeychain/v1/device-log"
 
     /// Derives this purpose's 256-bit key from `inputKeyMaterial` (HKDF-SHA256, empty salt).
     package func derive(from inputKeyMaterial: SymmetricKey) -> SymmetricKey {

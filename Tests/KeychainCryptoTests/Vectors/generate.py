@@ -22,6 +22,8 @@ def hkdf(ikm, info, length=32):
     return out[:length]
 
 LABELS = {
+    "zoneState": b"synckeychain/v1/zone-state",
+    "deviceLog": b"synckeychain/v1/device-log",
     "auth": b"synckeychain/v1/auth",
     "wrap": b"synckeychain/v1/wrap",
     "recoveryWrap": b"synckeychain/v1/recovery-wrap",
@@ -153,3 +155,53 @@ for auth_key, salt, rounds in [(seq(32, 0x55), seq(16, 0x66), 20_000), (seq(32, 
     verifiers.append({"authKey": hx(auth_key), "salt": hx(salt), "rounds": rounds,
                       "encoded": hx(bytes([1, 1]) + u32(rounds) + salt + digest)})
 write("auth-verifier.json", verifiers)
+
+# Account state (docs/decisions/0120): zone-state digest terms, a signed zone statement, and the
+# first entries of a device log. Ed25519 signatures are deterministic (RFC 8032), so Swift's must
+# match these byte for byte.
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives import serialization
+
+def u64(n): return struct.pack(">Q", n)
+def raw_public(private):
+    return private.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+
+state_key = hkdf(account_key, LABELS["zoneState"])
+def term(zone, iid, vector, deleted):
+    message = lp(zone.encode()) + lp(iid.encode()) + lp(vv_encoding(vector)) + bytes([1 if deleted else 0])
+    return hmac.new(state_key, message, hashlib.sha256).digest()
+state_versions = [
+    ("keychain", "a" * 64, {"deviceA": 2, "deviceB": 1}, False),
+    ("keychain", "a" * 64, {"deviceB": 2}, False),
+    ("keychain", "b" * 64, {"deviceA": 5}, True),
+]
+total = 0
+terms = []
+for zone, iid, vector, deleted in state_versions:
+    t = term(zone, iid, vector, deleted)
+    total = (total + int.from_bytes(t, "big")) % (1 << 256)
+    terms.append({"zone": zone, "itemID": iid, "versionVector": vector, "isDeleted": deleted, "term": hx(t)})
+digest = total.to_bytes(32, "big")
+
+signing = Ed25519PrivateKey.from_private_bytes(seq(32, 0x42))
+statement = (lp(b"synckeychain/v1/zone-statement") + lp(account.encode()) + lp(b"keychain") + lp(b"deviceA")
+             + u32(1) + u64(7) + seq(32, 0x10) + u64(1234) + digest + seq(32, 0x20))
+statement_wire = statement + signing.sign(statement)
+
+log_key = hkdf(account_key, LABELS["deviceLog"])
+def log_entry(index, previous, kind, subject, signing_key, agreement_key, epoch, signer):
+    return (lp(b"synckeychain/v1/device-log-entry") + lp(account.encode()) + u64(index) + previous + bytes([kind])
+            + lp(subject.encode()) + lp(signing_key) + lp(agreement_key) + u32(epoch) + lp(signer.encode()))
+second = Ed25519PrivateKey.from_private_bytes(seq(32, 0x52))
+first_bytes = log_entry(0, bytes(32), 1, "deviceA", raw_public(signing), b"", 1, "deviceA")
+first_wire = first_bytes + lp(signing.sign(first_bytes)) + lp(hmac.new(log_key, first_bytes, hashlib.sha256).digest())
+second_bytes = log_entry(1, hashlib.sha256(first_wire).digest(), 1, "deviceB", raw_public(second), seq(5, 0x01), 1, "deviceA")
+second_wire = second_bytes + lp(signing.sign(second_bytes)) + lp(b"")
+write("account-state.json", {
+    "accountKey": hx(account_key), "account": account,
+    "labels": {k: {"label": v.decode(), "key": hx(hkdf(account_key, v))} for k, v in LABELS.items() if k in ("zoneState", "deviceLog")},
+    "digest": {"terms": terms, "digest": hx(digest)},
+    "statement": {"signingKey": hx(seq(32, 0x42)), "publicKey": hx(raw_public(signing)), "previous": hx(seq(32, 0x10)),
+                  "logHead": hx(seq(32, 0x20)), "wire": hx(statement_wire)},
+    "deviceLog": {"secondSigningKey": hx(seq(32, 0x52)), "entries": [hx(first_wire), hx(second_wire)]},
+})

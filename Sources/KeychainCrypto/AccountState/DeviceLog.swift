@@ -1,0 +1,107 @@
+import SyncCore
+
+/// An account's device log as one device has verified it (0120): who is in the account, with
+/// which keys, in which epoch — the device's own view, not the server's say.
+///
+/// Entries are appended one at a time and each is checked against everything before it:
+/// - its index and previous hash continue the log;
+/// - an `add` is signed by a current member, or signed by its own subject and sealed with the log
+///   key of the current epoch (the first entry always is: it starts the log and its epoch);
+/// - a `revoke` is signed by a current member and names a current member;
+/// - an `epoch` entry is signed by a current member and moves the epoch up by exactly one.
+/// A member revoked before an entry cannot sign it.
+public struct DeviceLog: Sendable {
+    /// A device the log admits.
+    public struct Member: Sendable, Equatable {
+        /// The device's Ed25519 public key.
+        public var signingKey: DevicePublicKey
+        /// The device's key-agreement public key, or empty.
+        public var agreementKey: [UInt8]
+        /// The epoch the device joined in.
+        public var addedIn: UInt32
+        /// Whether a later entry revoked it.
+        public var isRevoked: Bool
+    }
+
+    /// Every device the log has admitted, revoked ones included.
+    public private(set) var members: [DeviceID: Member] = [:]
+    /// The current account-key epoch; nil for an empty log.
+    public private(set) var epoch: UInt32?
+    /// The wire form of every entry, in order.
+    public private(set) var entries: [[UInt8]] = []
+    /// The hash of the newest entry (zeros for an empty log).
+    public private(set) var head: [UInt8] = ZoneStatement.none
+    /// The account the log belongs to.
+    public let account: String
+
+    /// An empty log of `account`.
+    public init(account: String) {
+        self.account = account
+    }
+
+    /// The members that are not revoked.
+    public var currentMembers: [DeviceID: Member] { members.filter { !$0.value.isRevoked } }
+
+    /// Verifies `wire` as the next entry and appends it.
+    ///
+    /// - Parameter logKeys: the log key of every epoch this device has the account key of.
+    /// - Throws: ``CryptoError`` ``CryptoError/Code/authenticationFailed`` when the entry does not
+    ///   continue this log or is not authentic, never saying which check failed.
+    public mutating func append(_ wire: [UInt8], logKeys: [UInt32: DeviceLogKey]) throws(CryptoError) {
+        guard let parsed = DeviceLogEntry.parse(wire), isAcceptable(parsed, logKeys: logKeys) else {
+            throw .authenticationFailed
+        }
+        let entry = parsed.entry
+        switch entry.kind {
+        case .add:
+            // isAcceptable checked the key parses.
+            let key = try DevicePublicKey(rawRepresentation: entry.signingKey)
+            members[entry.subject] = Member(signingKey: key, agreementKey: entry.agreementKey, addedIn: entry.epoch, isRevoked: false)
+            if epoch == nil { epoch = entry.epoch }
+        case .revoke:
+            members[entry.subject]?.isRevoked = true
+        case .epoch:
+            epoch = entry.epoch
+        }
+        entries.append(wire)
+        head = DeviceLogEntry.hash(ofSigned: wire)
+    }
+
+    /// Whether `served` (a log as the server now gives it) extends this verified log: every entry
+    /// this device verified is there, unchanged, in order. False means the server rolled the log
+    /// back or forked it.
+    public func isExtended(by served: [[UInt8]]) -> Bool {
+        served.count >= entries.count && zip(entries, served).allSatisfy { $0 == $1 }
+    }
+
+    private func isAcceptable(_ parsed: DeviceLogEntry.Parsed, logKeys: [UInt32: DeviceLogKey]) -> Bool {
+        let entry = parsed.entry
+        guard entry.account == account, entry.index == UInt64(entries.count), entry.previous == head else { return false }
+        let current = currentMembers
+        switch entry.kind {
+        case .add:
+            guard members[entry.subject] == nil, let subjectKey = try? DevicePublicKey(rawRepresentation: entry.signingKey) else {
+                return false
+            }
+            if entry.signer == entry.subject {
+                // Self-signed: proof of possession plus the seal of the current epoch's log key.
+                guard entry.epoch == (epoch ?? entry.epoch), let logKey = logKeys[entry.epoch],
+                    logKey.isValidSeal(parsed.seal, for: parsed.signedBytes)
+                else { return false }
+                return subjectKey.isValidSignature(parsed.signature, for: parsed.signedBytes)
+            }
+            guard entry.epoch == epoch, let signer = current[entry.signer] else { return false }
+            return signer.signingKey.isValidSignature(parsed.signature, for: parsed.signedBytes)
+        case .revoke:
+            guard let epoch, entry.epoch == epoch, current[entry.subject] != nil, let signer = current[entry.signer] else {
+                return false
+            }
+            return entry.signingKey.isEmpty && signer.signingKey.isValidSignature(parsed.signature, for: parsed.signedBytes)
+        case .epoch:
+            guard let epoch, entry.epoch == epoch + 1, entry.subject == entry.signer, let signer = current[entry.signer] else {
+                return false
+            }
+            return entry.signingKey.isEmpty && signer.signingKey.isValidSignature(parsed.signature, for: parsed.signedBytes)
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import Crypto
+import SyncCore
+
+/// A device's signed statement of the zone state it verified at one feed position (0120): what
+/// lets other devices detect a server that forks, rolls back or hides part of the account.
+///
+/// Signed bytes: `len(label) ‖ label ‖ len(account) ‖ account ‖ len(zone) ‖ zone ‖ len(device) ‖
+/// device ‖ epoch (4) ‖ number (8) ‖ previous (32) ‖ position (8) ‖ digest (32) ‖ log head (32)`,
+/// label `synckeychain/v1/zone-statement`, integers big-endian. The wire form is those bytes
+/// followed by the 64-byte Ed25519 signature.
+public struct ZoneStatement: Sendable, Equatable {
+    /// The account the statement is about.
+    public var account: String
+    /// The zone.
+    public var zone: String
+    /// The device that signed it.
+    public var device: DeviceID
+    /// The account-key epoch whose zone-state key made ``digest``.
+    public var epoch: UInt32
+    /// The device's statement counter for this zone, from 1; each statement is one more.
+    public var number: UInt64
+    /// The hash (``hash``) of the device's previous statement for the zone; zeros for the first.
+    public var previous: [UInt8]
+    /// The account's feed position the state is at (the cursor of a pull that ended in step).
+    public var position: UInt64
+    /// The zone's state at ``position``.
+    public var digest: ZoneStateDigest
+    /// The hash of the newest device-log entry the device had verified.
+    public var logHead: [UInt8]
+
+    private static let label = "synckeychain/v1/zone-statement"
+    /// The hash of "no previous statement" and of an empty device log.
+    public static let none = [UInt8](repeating: 0, count: 32)
+
+    /// Creates an unsigned statement.
+    public init(
+        account: String, zone: String, device: DeviceID, epoch: UInt32, number: UInt64, previous: [UInt8],
+        position: UInt64, digest: ZoneStateDigest, logHead: [UInt8]
+    ) {
+        self.account = account
+        self.zone = zone
+        self.device = device
+        self.epoch = epoch
+        self.number = number
+        self.previous = previous
+        self.position = position
+        self.digest = digest
+        self.logHead = logHead
+    }
+
+    /// The bytes that are signed.
+    public var signedBytes: [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.appendLengthPrefixed(Self.label.utf8)
+        bytes.appendLengthPrefixed(account.utf8)
+        bytes.appendLengthPrefixed(zone.utf8)
+        bytes.appendLengthPrefixed(device.rawValue.utf8)
+        bytes.appendBigEndian(epoch)
+        bytes.appendBigEndian(number)
+        bytes.append(contentsOf: previous)
+        bytes.appendBigEndian(position)
+        bytes.append(contentsOf: digest.bytes)
+        bytes.append(contentsOf: logHead)
+        return bytes
+    }
+
+    /// The wire form: the signed bytes and `key`'s signature of them.
+    public func signed(with key: DeviceSigningKey) throws(CryptoError) -> [UInt8] {
+        let bytes = signedBytes
+        return bytes + (try key.signature(for: bytes))
+    }
+
+    /// Reads a statement's wire form and checks its signature against `publicKey`.
+    ///
+    /// - Throws: ``CryptoError`` ``CryptoError/Code/authenticationFailed`` for a malformed statement
+    ///   or a bad signature, never saying which.
+    public init(verifying wire: [UInt8], publicKey: DevicePublicKey) throws(CryptoError) {
+        guard wire.count > 64 else { throw .authenticationFailed }
+        let body = Array(wire.dropLast(64))
+        guard publicKey.isValidSignature(wire.suffix(64), for: body) else { throw .authenticationFailed }
+        var reader = ByteReader(body[...])
+        guard let label = reader.readLengthPrefixed(), Array(label) == Array(Self.label.utf8),
+            let account = reader.readLengthPrefixed().flatMap({ String(validating: $0, as: UTF8.self) }),
+            let zone = reader.readLengthPrefixed().flatMap({ String(validating: $0, as: UTF8.self) }),
+            let device = reader.readLengthPrefixed().flatMap({ String(validating: $0, as: UTF8.self) }).flatMap(DeviceID.init),
+            let epoch = reader.readBigEndian(UInt32.self),
+            let number = reader.readBigEndian(UInt64.self),
+            let previous = reader.read(count: 32),
+            let position = reader.readBigEndian(UInt64.self),
+            let digest = reader.read(count: 32).flatMap({ ZoneStateDigest(bytes: Array($0)) }),
+            let logHead = reader.read(count: 32),
+            reader.isAtEnd
+        else { throw .authenticationFailed }
+        self.init(
+            account: account, zone: zone, device: device, epoch: epoch, number: number, previous: Array(previous),
+            position: position, digest: digest, logHead: Array(logHead))
+    }
+
+    /// The SHA-256 of a statement's wire form: what the device's next statement names as previous.
+    public static func hash(ofSigned wire: [UInt8]) -> [UInt8] {
+        Array(SHA256.hash(data: wire))
+    }
+}
