@@ -205,3 +205,18 @@ write("account-state.json", {
                   "logHead": hx(seq(32, 0x20)), "wire": hx(statement_wire)},
     "deviceLog": {"secondSigningKey": hx(seq(32, 0x52)), "entries": [hx(first_wire), hx(second_wire)]},
 })
+
+# Approval codes (docs/decisions/0130): 60 bits of SHA-256, Crockford base 32.
+def approval_code(account, device, signing_key, agreement_key, nonce):
+    message = lp(b"synckeychain/v1/approval-code") + lp(account.encode()) + lp(device.encode()) + lp(signing_key) + lp(agreement_key) + lp(nonce)
+    bits = int.from_bytes(hashlib.sha256(message).digest()[:8], "big") >> 4
+    alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+    chars = "".join(alphabet[(bits >> (55 - 5 * i)) & 31] for i in range(12))
+    return "-".join(chars[i:i + 4] for i in range(0, 12, 4))
+approval_cases = [
+    (account, "deviceN", raw_public(second), seq(1216, 0x07), seq(32, 0x99)),
+    ("bob", "0123456789abcdef0123456789abcdef", seq(32, 0x01), b"", seq(32, 0x00)),
+]
+write("approval-codes.json", [
+    {"account": a, "device": d, "signingKey": hx(s), "agreementKey": hx(k), "nonce": hx(n), "code": approval_code(a, d, s, k, n)}
+    for a, d, s, k, n in approval_cases])
