@@ -196,7 +196,7 @@ let networkTargets: [Target] = [
     ),
     .testTarget(
         name: "SyncClientTests",
-        dependencies: ["SyncClient", "sync-client", "sync-server", "keychain"],
+        dependencies: ["SyncClient", "sync-client", "sync-server", "keychain", .product(name: "GRDB", package: "GRDB.swift")],
         swiftSettings: swiftSettings
     ),
     .testTarget(

@@ -23,17 +23,20 @@ package struct AccountAdministration: Sendable {
     }
 
     /// Changes the password: derives the current auth key (the server checks it) and new secrets
-    /// with the same cost and a fresh salt, and re-wraps the account key. No item is re-encrypted
-    /// and other devices keep their tokens.
+    /// with a fresh salt, and re-wraps the account key. No item is re-encrypted and other devices
+    /// keep their tokens. The server's parameters are checked against the cost this device pinned
+    /// (decision 0131) before anything is derived; the new cost is never below the pinned one, and
+    /// becomes the new pin.
     package func changePassword(current: String, new: String) async throws {
         guard !new.isEmpty else { throw SyncClientError(.invalidInput, "the new password must not be empty") }
         let account = session.enrolment.account
         let pre = try await session.connection.send(
             .POST, "/v1/sign-in/parameters", body: PreSignInRequest(account: account), as: PreSignInResponse.self)
         let currentParameters = try DeviceEnrolment.parameters(pre.kdf, salt: pre.salt)
+        let pinned = session.enrolment.pinnedKDF ?? PinnedKDF(currentParameters)
+        try pinned.check(currentParameters)
         let currentSecrets = try AccountSecrets.derive(password: current, parameters: currentParameters)
-        let newParameters = try KDFParameters(
-            logN: currentParameters.logN, r: currentParameters.r, p: currentParameters.p, salt: KDFParameters.generate().salt)
+        let newParameters = try pinned.strengthened(currentParameters)
         let newSecrets = try AccountSecrets.derive(password: new, parameters: newParameters)
         let bundle = AccountKeyBundle(
             kdf: PasswordKDF(algorithm: newParameters.algorithm, logN: newParameters.logN, r: newParameters.r, p: newParameters.p),
@@ -43,5 +46,8 @@ package struct AccountAdministration: Sendable {
         try await session.connection.send(
             .PUT, "/v1/account/credentials",
             body: ChangeCredentialsRequest(currentAuthKey: Base64Bytes(currentSecrets.authKey), authKey: Base64Bytes(newSecrets.authKey), keys: bundle))
+        var enrolment = session.enrolment
+        enrolment.pinnedKDF = PinnedKDF(newParameters)
+        try session.database.saveEnrolment(enrolment)
     }
 }

@@ -105,6 +105,8 @@ package struct DeviceEnrolment: Sendable {
             server: endpoint.url.absoluteString, pin: seenPin?.description, account: account, device: signIn.device,
             deviceName: deviceName, enrolledAt: Date())
         enrolment.wrappedRecoveryKey = signIn.keys.wrappedRecoveryKey?.bytes
+        // The account key opened under these parameters, which its wrap binds: they are verified.
+        enrolment.pinnedKDF = PinnedKDF(secrets.parameters)
         let state = try ClientStateDatabase(keychainPath: keychainPath, create: true)
         try state.saveEnrolment(enrolment)
         // Another account's key-value values go now, not at the first sync (decision 0071).

@@ -19,6 +19,9 @@ public struct Enrolment: Sendable, Equatable, Codable {
     /// The account key wrapped by the recovery key (not a secret without that key); kept so a
     /// password change can send it back unchanged.
     package var wrappedRecoveryKey: [UInt8]?
+    /// The account's KDF cost as verified by this device (decision 0131); nil in records written
+    /// before pinning, which pin at their next password change.
+    package var pinnedKDF: PinnedKDF?
 
     /// Creates an enrolment record.
     public init(server: String, pin: String?, account: String, device: DeviceID, deviceName: String, enrolledAt: Date) {
