@@ -1,4 +1,5 @@
 import Foundation
+import SyncCore
 
 /// Everything the server can be told, with documented defaults (decision 0044).
 package struct ServerConfiguration: Sendable {
@@ -16,6 +17,9 @@ package struct ServerConfiguration: Sendable {
         package var maximumVectorEntries = 64
         /// The most items (tombstones included) one account may hold.
         package var maximumItemsPerAccount = 100_000
+        /// The most bytes of stored blobs (every sibling, tombstones included) one account may hold:
+        /// 100 MiB (decision 0101).
+        package var maximumBytesPerAccount = BatchMerge.Limits.defaultMaximumBytes
         /// The most concurrent versions of one item.
         package var maximumSiblings = 32
         /// The most active devices per account.
@@ -53,11 +57,12 @@ package struct ServerConfiguration: Sendable {
     package var limits = Limits()
     package var signInRateLimit = SignInRateLimit()
     package var tokenFailureRateLimit = TokenFailureRateLimit()
-    /// Devices not seen for this long stop holding tombstones back (30 days, as SyncCore's
-    /// `ServerModel.Configuration`).
-    package var deviceInactivityLimit: TimeInterval = 30 * 24 * 3600
-    /// How often tombstones are collected.
-    package var garbageCollectionInterval: Duration = .seconds(3600)
+    /// Devices not seen for this long stop holding tombstones back (`--device-inactivity-limit`,
+    /// 30 days, as SyncCore's `ServerModel.Configuration`).
+    package var deviceInactivityLimit: Duration = .seconds(30 * 24 * 3600)
+    /// How often tombstones are collected, after a first collection at start
+    /// (`--tombstone-collection-interval`, 1 hour; decision 0103).
+    package var tombstoneCollectionInterval: Duration = .seconds(3600)
 
     package init() {}
 }

@@ -3,14 +3,47 @@ import PostgresNIO
 import SyncCore
 
 extension PostgresStorage {
+    /// A device's pull is one transaction: its `mustResync` mark (a full resync from 0 clears it),
+    /// the page, and only once the page is read the acknowledgement of `after` (decision 0102).
+    /// Without a device it only reads.
+    package func changes(_ query: ChangeQuery) async throws -> ChangeFeed {
+        try await attempt("read the change feed") {
+            guard let device = query.device else {
+                return try await client.withConnection { connection in try await feed(query, on: connection) }
+            }
+            return try await client.inTransaction(logger: logger) { connection in
+                let state = try await deviceZoneState(device, of: query.account, zone: query.zone, on: connection)
+                if query.fullResync && query.after == 0 {
+                    if state?.mustResync == true {
+                        try await resyncStarted(device, of: query.account, zone: query.zone, on: connection)
+                    }
+                } else if state?.mustResync == true {
+                    let horizon = try await connection.rows(
+                        """
+                        SELECT coalesce((SELECT horizon FROM zone_horizons
+                                         WHERE account_id = \(query.account.rawValue) AND zone = \(query.zone)), 0)
+                        """,
+                        logger: logger
+                    ).decode(Int64.self).all().first ?? 0
+                    return .cursorExpired(horizon: UInt64(horizon))
+                }
+                let feed = try await feed(query, on: connection)
+                if case .page = feed {
+                    try await recordDeviceZoneState(
+                        device, of: query.account, zone: query.zone, acknowledged: query.after, now: query.now, on: connection)
+                }
+                return feed
+            }
+        }
+    }
+
     /// One statement, so one snapshot: the zone's horizon, the account's latest sequence and a page
     /// that walks the `items_change_feed` index on (account, zone, sequence), so its cost depends
     /// on the page, not on the account's size.
-    package func changes(_ query: ChangeQuery) async throws -> ChangeFeed {
-        try await attempt("read the change feed") {
+    private func feed(_ query: ChangeQuery, on connection: PostgresConnection) async throws -> ChangeFeed {
             let limit = max(1, query.limit)
             let account = query.account.rawValue
-            let rows = try await client.query(
+            let rows = try await connection.rows(
                 """
                 WITH meta AS (
                     SELECT coalesce((SELECT horizon FROM zone_horizons
@@ -62,7 +95,6 @@ extension PostgresStorage {
             // change up to it is either in this page or older than the query's cursor).
             let cursor = hasMore ? items.last!.sequence : max(query.after, UInt64(latest), items.last?.sequence ?? 0)
             return .page(ChangePage(items: items, cursor: cursor, hasMore: hasMore))
-        }
     }
 
     /// An acknowledgement never moves backwards and never past the account's latest sequence; one
@@ -70,22 +102,10 @@ extension PostgresStorage {
     package func acknowledge(
         device: DeviceID, of account: AccountID, zone: String, through sequence: UInt64, now: Date
     ) async throws {
-        _ = try await attempt("record an acknowledgement") {
-            try await client.query(
-                """
-                WITH seen AS (
-                    UPDATE devices SET last_seen_at = greatest(last_seen_at, \(now))
-                    WHERE account_id = \(account.rawValue) AND device_id = \(device.rawValue)
-                    RETURNING account_id, device_id
-                )
-                INSERT INTO acknowledgements (account_id, device_id, zone, sequence)
-                SELECT seen.account_id, seen.device_id, \(zone), least(\(Int64(clamping: sequence)), s.last_sequence)
-                FROM seen JOIN account_sequences s ON s.account_id = seen.account_id
-                ON CONFLICT (account_id, device_id, zone)
-                    DO UPDATE SET sequence = greatest(acknowledgements.sequence, EXCLUDED.sequence)
-                """,
-                logger: logger
-            )
+        try await attempt("record an acknowledgement") {
+            try await client.withConnection { connection in
+                try await recordDeviceZoneState(device, of: account, zone: zone, acknowledged: sequence, now: now, on: connection)
+            }
         }
     }
 
@@ -104,7 +124,7 @@ extension PostgresStorage {
                     """,
                     logger: logger
                 ).collect()
-                return try await connection.rows(
+                let collected = try await connection.rows(
                     """
                     WITH dropped AS (
                         DELETE FROM items i
@@ -130,6 +150,7 @@ extension PostgresStorage {
                     versions AS (
                         DELETE FROM item_versions v USING dropped d
                         WHERE v.account_id = d.account_id AND v.zone = d.zone AND v.item_id = d.item_id
+                        RETURNING v.account_id, octet_length(v.blob) AS bytes
                     ),
                     horizons AS (
                         INSERT INTO zone_horizons (account_id, zone, horizon)
@@ -138,14 +159,23 @@ extension PostgresStorage {
                             DO UPDATE SET horizon = greatest(zone_horizons.horizon, EXCLUDED.horizon)
                     ),
                     counts AS (
-                        UPDATE account_sequences s SET item_count = s.item_count - d.dropped
+                        UPDATE account_sequences s
+                        SET item_count = s.item_count - d.dropped, stored_bytes = s.stored_bytes - coalesce(b.bytes, 0)
                         FROM (SELECT account_id, count(*) AS dropped FROM dropped GROUP BY account_id) d
+                        LEFT JOIN (SELECT account_id, sum(bytes)::bigint AS bytes FROM versions GROUP BY account_id) b
+                            USING (account_id)
                         WHERE s.account_id = d.account_id
                     )
-                    SELECT count(*) FROM dropped
+                    SELECT d.account_id, d.zone, count(*)::bigint, greatest(max(d.sequence), coalesce(max(h.horizon), 0))
+                    FROM dropped d LEFT JOIN zone_horizons h ON h.account_id = d.account_id AND h.zone = d.zone
+                    GROUP BY d.account_id, d.zone
                     """,
                     logger: logger
-                ).decode(Int.self).all().first ?? 0
+                ).decode((UUID, String, Int64, Int64).self).all()
+                for (account, zone, _, horizon) in collected {
+                    try await requireResync(account: account, zone: zone, below: horizon, on: connection)
+                }
+                return collected.reduce(0) { $0 + Int($1.2) }
             }
         }
     }

@@ -1,3 +1,6 @@
+import Foundation
+import SyncCore
+
 /// A page request of a zone's change feed.
 package struct ChangeQuery: Sendable, Equatable {
     package var account: AccountID
@@ -11,12 +14,23 @@ package struct ChangeQuery: Sendable, Equatable {
     /// full (it was told its cursor expired, or it is new) and treats items it does not see as
     /// unknown to the server.
     package var fullResync: Bool
+    /// The asking device, or nil for a plain read. A device's pull is checked against its
+    /// `mustResync` mark (a full resync from 0 clears it), and once the page is served, in the same
+    /// transaction, acknowledges `after` (decision 0102).
+    package var device: DeviceID?
+    /// When the device asked (its last-seen time).
+    package var now: Date
 
-    package init(account: AccountID, zone: String, after: UInt64, limit: Int, fullResync: Bool = false) {
+    package init(
+        account: AccountID, zone: String, after: UInt64, limit: Int, fullResync: Bool = false, device: DeviceID? = nil,
+        now: Date = Date(timeIntervalSince1970: 0)
+    ) {
         self.account = account
         self.zone = zone
         self.after = after
         self.limit = limit
         self.fullResync = fullResync
+        self.device = device
+        self.now = now
     }
 }
