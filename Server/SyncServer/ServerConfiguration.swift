@@ -28,6 +28,9 @@ package struct ServerConfiguration: Sendable {
         package var maximumPushConnectionsPerAccount = 20
         /// The most items in one page of changes (a client may ask for fewer).
         package var maximumPageItems = 500
+        /// The byte budget of one page of changes (blob bytes; decision 0104): 4 MiB. A page ends
+        /// with the item that reaches it.
+        package var maximumPageBytes = 4 << 20
         /// The longest wrapped key, salt or similar opaque account value, in bytes.
         package var maximumKeyMaterialBytes = 4_096
 

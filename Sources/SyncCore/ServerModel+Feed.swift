@@ -7,7 +7,7 @@ extension ServerModel {
     /// not (the device reconciles what they do not mention), unless the device was inactive when
     /// tombstones it had not acknowledged were purged: an item an earlier page mentioned may be
     /// among them, so only a resync from 0 is served until one starts.
-    public mutating func pull(_ request: PullRequest, now: Int64) -> PullResponse<SealedVersion> {
+    public mutating func pull(_ request: PullRequest, maximumBytes: Int = .max, now: Int64) -> PullResponse<SealedVersion> {
         register(request.device, now: now)
         let zone = zones[request.zone] ?? Zone()
         if request.isFullResync, request.cursor == 0 {
@@ -17,25 +17,31 @@ extension ServerModel {
         {
             return .cursorExpired(requestID: request.requestID)
         }
-        let page = page(of: request.zone, after: request.cursor, limit: min(request.limit, configuration.maximumPageSize))
+        let page = page(
+            of: request.zone, after: request.cursor, limit: min(request.limit, configuration.maximumPageSize), maximumBytes: maximumBytes)
         // Only a served page acknowledges its cursor (decision 0102).
         acknowledge(request.device, zone: request.zone, cursor: request.cursor, now: now)
         return .changes(requestID: request.requestID, items: page.items, nextCursor: page.nextCursor, hasMore: page.hasMore)
     }
 
     /// One page of `zone`'s changes after `cursor`, without any check or acknowledgement: items in
-    /// the order of their last change's sequence; on the last page the cursor moves to the
-    /// account's latest sequence.
+    /// the order of their last change's sequence, at most `limit` of them, added while the bytes
+    /// before them are below `maximumBytes` (so at least one); on the last page the cursor moves to
+    /// the account's latest sequence.
     public func page(
-        of zone: ZoneID, after cursor: UInt64, limit: Int
+        of zone: ZoneID, after cursor: UInt64, limit: Int, maximumBytes: Int = .max
     ) -> (items: [ChangedItem<SealedVersion>], nextCursor: UInt64, hasMore: Bool) {
         let limit = max(1, limit)
         let newer = (zones[zone]?.items ?? [:]).filter { $0.value.sequence > cursor }
             .sorted { $0.value.sequence < $1.value.sequence }
-        let page = newer.prefix(limit).map {
-            ChangedItem(item: $0.key, sequence: $0.value.sequence, versions: $0.value.versions)
+        var page: [ChangedItem<SealedVersion>] = []
+        var bytes = 0
+        for (item, stored) in newer {
+            guard page.count < limit, bytes < maximumBytes else { break }
+            page.append(ChangedItem(item: item, sequence: stored.sequence, versions: stored.versions))
+            bytes += BatchMerge.bytes(stored.versions)
         }
-        let hasMore = newer.count > limit
+        let hasMore = newer.count > page.count
         return (page, hasMore ? page.last!.sequence : max(cursor, sequence), hasMore)
     }
 

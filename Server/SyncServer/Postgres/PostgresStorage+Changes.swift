@@ -39,62 +39,76 @@ extension PostgresStorage {
 
     /// One statement, so one snapshot: the zone's horizon, the account's latest sequence and a page
     /// that walks the `items_change_feed` index on (account, zone, sequence), so its cost depends
-    /// on the page, not on the account's size.
+    /// on the page, not on the account's size. The byte budget is applied in the statement (a
+    /// running sum of the items' blob bytes), so versions past it are never sent.
     private func feed(_ query: ChangeQuery, on connection: PostgresConnection) async throws -> ChangeFeed {
-            let limit = max(1, query.limit)
-            let account = query.account.rawValue
-            let rows = try await connection.rows(
-                """
-                WITH meta AS (
-                    SELECT coalesce((SELECT horizon FROM zone_horizons
-                                     WHERE account_id = \(account) AND zone = \(query.zone)), 0) AS horizon,
-                           coalesce((SELECT last_sequence FROM account_sequences
-                                     WHERE account_id = \(account)), 0) AS latest
-                ),
-                page AS (
-                    SELECT item_id, sequence FROM items
-                    WHERE account_id = \(account) AND zone = \(query.zone) AND sequence > \(Int64(clamping: query.after))
-                    ORDER BY sequence
-                    LIMIT \(limit + 1)
-                )
-                SELECT meta.horizon, meta.latest, versions.item_id, versions.sequence, versions.vector,
-                       versions.deleted, versions.blob
-                FROM meta LEFT JOIN (
-                    -- LATERAL: one primary-key probe per page item, whatever the table statistics say.
-                    SELECT page.item_id, page.sequence, v.sequence AS version_sequence, v.vector, v.deleted, v.blob
-                    FROM page CROSS JOIN LATERAL (
-                        SELECT sequence, vector, deleted, blob FROM item_versions
-                        WHERE account_id = \(account) AND zone = \(query.zone) AND item_id = page.item_id
-                    ) AS v
-                ) AS versions ON true
-                ORDER BY versions.sequence, versions.version_sequence
-                """,
-                logger: logger
+        let limit = max(1, query.limit)
+        let account = query.account.rawValue
+        let rows = try await connection.rows(
+            """
+            WITH page AS (
+                SELECT item_id, sequence FROM items
+                WHERE account_id = \(account) AND zone = \(query.zone) AND sequence > \(Int64(clamping: query.after))
+                ORDER BY sequence
+                LIMIT \(limit + 1)
+            ),
+            sized AS (
+                SELECT page.item_id, page.sequence,
+                       sum(size.bytes) OVER (ORDER BY page.sequence ROWS UNBOUNDED PRECEDING) - size.bytes AS before
+                FROM page CROSS JOIN LATERAL (
+                    SELECT coalesce(sum(octet_length(blob)), 0)::bigint AS bytes FROM item_versions
+                    WHERE account_id = \(account) AND zone = \(query.zone) AND item_id = page.item_id
+                ) AS size
+            ),
+            kept AS (
+                SELECT item_id, sequence FROM sized WHERE before < \(Int64(clamping: query.maximumBytes))
+            ),
+            meta AS (
+                SELECT coalesce((SELECT horizon FROM zone_horizons
+                                 WHERE account_id = \(account) AND zone = \(query.zone)), 0) AS horizon,
+                       coalesce((SELECT last_sequence FROM account_sequences
+                                 WHERE account_id = \(account)), 0) AS latest,
+                       (SELECT count(*) FROM sized) > (SELECT count(*) FROM kept) AS cut
             )
-            var horizon: Int64 = 0, latest: Int64 = 0
-            var items: [ItemState] = []
-            for try await (zoneHorizon, accountLatest, id, sequence, vector, deleted, blob) in rows.decode(
-                (Int64, Int64, String?, Int64?, ByteBuffer?, Bool?, ByteBuffer?).self
-            ) {
-                horizon = zoneHorizon
-                latest = accountLatest
-                guard let id, let sequence, let vector, let deleted, let blob else { continue }
-                let version = StoredVersion(vector: try Self.vector(from: vector), deleted: deleted, blob: Array(buffer: blob))
-                if items.last?.id == id {
-                    items[items.count - 1].versions.append(version)
-                } else {
-                    items.append(ItemState(id: id, sequence: UInt64(sequence), versions: [version]))
-                }
+            SELECT meta.horizon, meta.latest, meta.cut, versions.item_id, versions.sequence, versions.vector,
+                   versions.deleted, versions.blob
+            FROM meta LEFT JOIN (
+                -- LATERAL: one primary-key probe per page item, whatever the table statistics say.
+                SELECT kept.item_id, kept.sequence, v.sequence AS version_sequence, v.vector, v.deleted, v.blob
+                FROM kept CROSS JOIN LATERAL (
+                    SELECT sequence, vector, deleted, blob FROM item_versions
+                    WHERE account_id = \(account) AND zone = \(query.zone) AND item_id = kept.item_id
+                ) AS v
+            ) AS versions ON true
+            ORDER BY versions.sequence, versions.version_sequence
+            """,
+            logger: logger
+        )
+        var horizon: Int64 = 0, latest: Int64 = 0, cut = false
+        var items: [ItemState] = []
+        for try await (zoneHorizon, accountLatest, pageCut, id, sequence, vector, deleted, blob) in rows.decode(
+            (Int64, Int64, Bool, String?, Int64?, ByteBuffer?, Bool?, ByteBuffer?).self
+        ) {
+            horizon = zoneHorizon
+            latest = accountLatest
+            cut = pageCut
+            guard let id, let sequence, let vector, let deleted, let blob else { continue }
+            let version = StoredVersion(vector: try Self.vector(from: vector), deleted: deleted, blob: Array(buffer: blob))
+            if items.last?.id == id {
+                items[items.count - 1].versions.append(version)
+            } else {
+                items.append(ItemState(id: id, sequence: UInt64(sequence), versions: [version]))
             }
-            if !query.fullResync && Int64(clamping: query.after) < horizon {
-                return .cursorExpired(horizon: UInt64(horizon))
-            }
-            let hasMore = items.count > limit
-            if hasMore { items.removeLast() }
-            // The last page moves the cursor to the account's latest sequence (one snapshot: every
-            // change up to it is either in this page or older than the query's cursor).
-            let cursor = hasMore ? items.last!.sequence : max(query.after, UInt64(latest), items.last?.sequence ?? 0)
-            return .page(ChangePage(items: items, cursor: cursor, hasMore: hasMore))
+        }
+        if !query.fullResync && Int64(clamping: query.after) < horizon {
+            return .cursorExpired(horizon: UInt64(horizon))
+        }
+        let hasMore = items.count > limit || cut
+        if items.count > limit { items.removeLast() }
+        // The last page moves the cursor to the account's latest sequence (one snapshot: every
+        // change up to it is either in this page or older than the query's cursor).
+        let cursor = hasMore ? items.last!.sequence : max(query.after, UInt64(latest), items.last?.sequence ?? 0)
+        return .page(ChangePage(items: items, cursor: cursor, hasMore: hasMore))
     }
 
     /// An acknowledgement never moves backwards and never past the account's latest sequence; one

@@ -34,7 +34,9 @@ struct ZoneRoutes {
         // Asking for changes after a cursor says everything up to it is applied: the storage records
         // it in the transaction that serves the page (decision 0102).
         let feed = try await storage.changes(
-            ChangeQuery(account: device.account, zone: zone, after: after, limit: limit, fullResync: resync, device: device.id, now: clock.now()))
+            ChangeQuery(
+                account: device.account, zone: zone, after: after, limit: limit, maximumBytes: limits.maximumPageBytes, fullResync: resync,
+                device: device.id, now: clock.now()))
         switch feed {
         case .cursorExpired:
             throw APIError(.gone, ErrorCode.cursorExpired, "the cursor can no longer be served; reconcile in full with resync=true")

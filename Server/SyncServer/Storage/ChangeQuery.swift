@@ -10,6 +10,10 @@ package struct ChangeQuery: Sendable, Equatable {
     package var after: UInt64
     /// The most items in the page (at least 1).
     package var limit: Int
+    /// The byte budget of the page (blob bytes of every version): items are added while the bytes
+    /// before them are below it, so a page holds at least one item and at most the budget plus one
+    /// item; a page cut by it has `hasMore` set (decision 0104).
+    package var maximumBytes: Int
     /// Page through every current item without the expiry check: the client is reconciling in
     /// full (it was told its cursor expired, or it is new) and treats items it does not see as
     /// unknown to the server.
@@ -22,13 +26,14 @@ package struct ChangeQuery: Sendable, Equatable {
     package var now: Date
 
     package init(
-        account: AccountID, zone: String, after: UInt64, limit: Int, fullResync: Bool = false, device: DeviceID? = nil,
-        now: Date = Date(timeIntervalSince1970: 0)
+        account: AccountID, zone: String, after: UInt64, limit: Int, maximumBytes: Int = .max, fullResync: Bool = false,
+        device: DeviceID? = nil, now: Date = Date(timeIntervalSince1970: 0)
     ) {
         self.account = account
         self.zone = zone
         self.after = after
         self.limit = limit
+        self.maximumBytes = maximumBytes
         self.fullResync = fullResync
         self.device = device
         self.now = now

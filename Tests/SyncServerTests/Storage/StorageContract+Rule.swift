@@ -115,6 +115,26 @@ extension StorageContract {
             let full = try await Fixture.refusal { _ = try await upload([("f", 1, 1)], cursor: 4) }
             #expect(full?.items == ["f"])
         },
+        StorageContractCase(name: "pageEndsWithTheItemThatReachesItsByteBudget") { storage in
+            let account = try await Fixture.createAccount("alice", in: storage)
+            let batch = UploadBatch(account: account, device: Fixture.device("d"), zone: "keychain", cursor: 0, items: ["a", "b", "c", "d"].map {
+                .init(id: $0, version: StoredVersion(vector: Fixture.vector(["d": 1]), deleted: false, blob: Array(repeating: 1, count: 40)))
+            })
+            _ = try await storage.upload(batch, limits: Fixture.limits, now: Fixture.epoch)
+            func page(after: UInt64, bytes: Int) async throws -> ChangePage? {
+                guard case .page(let page) = try await storage.changes(
+                    ChangeQuery(account: account, zone: "keychain", after: after, limit: 10, maximumBytes: bytes))
+                else { return nil }
+                return page
+            }
+            let first = try #require(try await page(after: 0, bytes: 100))
+            #expect(first.items.map(\.id) == ["a", "b", "c"] && first.hasMore && first.cursor == 3)
+            let rest = try #require(try await page(after: first.cursor, bytes: 100))
+            #expect(rest.items.map(\.id) == ["d"] && !rest.hasMore && rest.cursor == 4)
+            // Always at least one item, however small the budget.
+            let one = try #require(try await page(after: 0, bytes: 1))
+            #expect(one.items.map(\.id) == ["a"] && one.hasMore && one.cursor == 1)
+        },
     ]
 }
 

@@ -33,13 +33,13 @@ extension MemoryStorage {
             let horizon = model.zones[zone]?.horizon ?? 0
             guard let device = query.device else {
                 if !query.fullResync && query.after < horizon { return .cursorExpired(horizon: horizon) }
-                let page = model.page(of: zone, after: query.after, limit: query.limit)
+                let page = model.page(of: zone, after: query.after, limit: query.limit, maximumBytes: query.maximumBytes)
                 return .page(Self.page(page.items, cursor: page.nextCursor, hasMore: page.hasMore))
             }
             let request = PullRequest(
                 requestID: RequestID(epoch: 0, number: 0), device: device, zone: zone, cursor: query.after,
                 isFullResync: query.fullResync, limit: query.limit)
-            let response = model.pull(request, now: Self.milliseconds(query.now))
+            let response = model.pull(request, maximumBytes: query.maximumBytes, now: Self.milliseconds(query.now))
             if !known.contains(device) { model.revoke(device) }
             switch response {
             case .cursorExpired: return .cursorExpired(horizon: horizon)

@@ -46,16 +46,25 @@ extension SQLiteStorage {
             return .cursorExpired(horizon: UInt64(horizon))
         }
         let limit = max(1, query.limit)
-        let rows = try Row.fetchAll(
+        // A cursor, so an item past the page's item limit or byte budget is never read into memory.
+        let rows = try Row.fetchCursor(
             db.cachedStatement(sql: """
-                SELECT id, sequence, versions FROM item
+                SELECT id, sequence, versions, bytes FROM item
                 WHERE account = ? AND zone = ? AND sequence > ? ORDER BY sequence LIMIT ?
                 """),
             arguments: [account, query.zone, Int64(clamping: query.after), limit + 1])
-        let items = try rows.prefix(limit).map { row in
-            ItemState(id: row["id"], sequence: UInt64(row["sequence"] as Int64), versions: try StoredVersion.decode(row["versions"] as Data))
+        var items: [ItemState] = []
+        var bytes = 0
+        var hasMore = false
+        while let row = try rows.next() {
+            guard items.count < limit, bytes < query.maximumBytes else {
+                hasMore = true
+                break
+            }
+            items.append(ItemState(
+                id: row["id"], sequence: UInt64(row["sequence"] as Int64), versions: try StoredVersion.decode(row["versions"] as Data)))
+            bytes += row["bytes"] as Int
         }
-        let hasMore = rows.count > limit
         let latest = try latestSequence(account: account, in: db)
         let cursor = hasMore ? items.last!.sequence : max(query.after, UInt64(latest))
         return .page(ChangePage(items: items, cursor: cursor, hasMore: hasMore))
