@@ -3,21 +3,38 @@ import GRDB
 import SyncCore
 
 extension SQLiteStorage {
-    /// A device's pull is one write transaction: the horizon and `mustResync` checks, the page,
-    /// and only then the acknowledgement of `after` (decision 0102). Without a device it only reads.
+    /// A device's pull: the `mustResync` and horizon checks and the page in one read (readers run
+    /// beside the writer), then, only for a served page, the acknowledgement of `after` (decision
+    /// 0102). A device marked `mustResync` goes through one write transaction instead, so that a
+    /// full resync from 0 clears the mark atomically with the page it is served: a collection
+    /// between them would otherwise be forgotten. Without a device it only reads.
     package func changes(_ query: ChangeQuery) async throws -> ChangeFeed {
         guard let device = query.device else {
             return try await read("reading changes") { db in try Self.feed(query, in: db) }
         }
-        return try await write("reading changes") { db in
-            let account = query.account.description
+        let account = query.account.description
+        let served: (feed: ChangeFeed, latest: Int64)? = try await read("reading changes") { db in
             let state = try DeviceZoneState.fetch(account: account, device: device, zone: query.zone, in: db)
-            if query.fullResync && query.after == 0 {
-                if state?.mustResync == true {
-                    try DeviceZoneState.resyncStarted(account: account, device: device, zone: query.zone, in: db)
+            guard state?.mustResync != true else { return nil }
+            return (try Self.feed(query, in: db), try Self.latestSequence(account: account, in: db))
+        }
+        if let served {
+            if case .page = served.feed {
+                try await write("recording an acknowledgement") { db in
+                    try DeviceZoneState.record(
+                        account: account, device: device, zone: query.zone, acknowledged: min(query.after, UInt64(served.latest)),
+                        now: query.now, in: db)
                 }
-            } else if state?.mustResync == true {
-                return .cursorExpired(horizon: UInt64(try Self.horizon(account: account, zone: query.zone, in: db)))
+            }
+            return served.feed
+        }
+        return try await write("reading changes") { db in
+            let state = try DeviceZoneState.fetch(account: account, device: device, zone: query.zone, in: db)
+            if state?.mustResync == true {
+                guard query.fullResync && query.after == 0 else {
+                    return .cursorExpired(horizon: UInt64(try Self.horizon(account: account, zone: query.zone, in: db)))
+                }
+                try DeviceZoneState.resyncStarted(account: account, device: device, zone: query.zone, in: db)
             }
             let feed = try Self.feed(query, in: db)
             if case .page = feed {
