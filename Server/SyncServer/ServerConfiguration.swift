@@ -1,4 +1,5 @@
 import Foundation
+import SyncCore
 
 /// Everything the server can be told, with documented defaults (decision 0044).
 package struct ServerConfiguration: Sendable {
@@ -16,6 +17,9 @@ package struct ServerConfiguration: Sendable {
         package var maximumVectorEntries = 64
         /// The most items (tombstones included) one account may hold.
         package var maximumItemsPerAccount = 100_000
+        /// The most bytes of stored blobs (every sibling, tombstones included) one account may hold:
+        /// 100 MiB (decision 0101).
+        package var maximumBytesPerAccount = BatchMerge.Limits.defaultMaximumBytes
         /// The most concurrent versions of one item.
         package var maximumSiblings = 32
         /// The most active devices per account.
@@ -24,6 +28,9 @@ package struct ServerConfiguration: Sendable {
         package var maximumPushConnectionsPerAccount = 20
         /// The most items in one page of changes (a client may ask for fewer).
         package var maximumPageItems = 500
+        /// The byte budget of one page of changes (blob bytes; decision 0104): 4 MiB. A page ends
+        /// with the item that reaches it.
+        package var maximumPageBytes = 4 << 20
         /// The longest wrapped key, salt or similar opaque account value, in bytes.
         package var maximumKeyMaterialBytes = 4_096
 
@@ -53,11 +60,12 @@ package struct ServerConfiguration: Sendable {
     package var limits = Limits()
     package var signInRateLimit = SignInRateLimit()
     package var tokenFailureRateLimit = TokenFailureRateLimit()
-    /// Devices not seen for this long stop holding tombstones back (30 days, as SyncCore's
-    /// `ServerModel.Configuration`).
-    package var deviceInactivityLimit: TimeInterval = 30 * 24 * 3600
-    /// How often tombstones are collected.
-    package var garbageCollectionInterval: Duration = .seconds(3600)
+    /// Devices not seen for this long stop holding tombstones back (`--device-inactivity-limit`,
+    /// 30 days, as SyncCore's `ServerModel.Configuration`).
+    package var deviceInactivityLimit: Duration = .seconds(30 * 24 * 3600)
+    /// How often tombstones are collected, after a first collection at start
+    /// (`--tombstone-collection-interval`, 1 hour; decision 0103).
+    package var tombstoneCollectionInterval: Duration = .seconds(3600)
 
     package init() {}
 }

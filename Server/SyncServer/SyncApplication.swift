@@ -76,7 +76,8 @@ package struct SyncApplication: Sendable {
             // so they stop after everything that uses them.
             services: storage.services + [
                 ChangeListenerService(storage: storage, hub: hub, logger: logger),
-                GarbageCollectionService(storage: storage, configuration: configuration, clock: clock, logger: logger),
+                GarbageCollectionService(
+                    storage: storage, configuration: configuration, clock: clock, metrics: metrics, logger: logger),
             ],
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
             logger: logger)

@@ -19,6 +19,8 @@ package struct SyncServerError: Error, Sendable, CustomStringConvertible {
         package static let cursorExpired = Code("cursor_expired")
         /// An item would get more concurrent versions than allowed.
         package static let tooManySiblings = Code("too_many_siblings")
+        /// A device's numbered batch is older than its last one: nothing was merged.
+        package static let superseded = Code("superseded")
         /// The database failed; the message says what was attempted, not with which values.
         package static let storageFailure = Code("storage_failure")
         /// Configuration or startup failed (certificate, data directory, address).
@@ -28,11 +30,14 @@ package struct SyncServerError: Error, Sendable, CustomStringConvertible {
     package var code: Code
     package var message: String
     package var underlying: (any Error)?
+    /// The item IDs a refusal is about (`tooManySiblings`, `quotaExceeded`); empty otherwise.
+    package var items: [String]
 
-    package init(_ code: Code, _ message: String, underlying: (any Error)? = nil) {
+    package init(_ code: Code, _ message: String, underlying: (any Error)? = nil, items: [String] = []) {
         self.code = code
         self.message = message
         self.underlying = underlying
+        self.items = items
     }
 
     package var description: String { "\(code): \(message)" }

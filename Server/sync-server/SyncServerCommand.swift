@@ -20,6 +20,12 @@ struct SyncServerCommand: AsyncParsableCommand {
     @Option(help: "The most items in one upload batch.") var maxBatchItems = ServerConfiguration.Limits().maximumBatchItems
     @Option(help: "The largest item blob in bytes.") var maxBlobBytes = ServerConfiguration.Limits().maximumBlobBytes
     @Option(help: "The most items per account.") var maxItemsPerAccount = ServerConfiguration.Limits().maximumItemsPerAccount
+    @Option(help: "The most bytes of stored blobs per account (all versions, tombstones included).")
+    var maxBytesPerAccount = ServerConfiguration.Limits().maximumBytesPerAccount
+    @Option(help: "How long a silent device keeps holding tombstones back (90s, 15m, 1h, 30d).")
+    var deviceInactivityLimit = WrittenDuration("30d")!
+    @Option(help: "How often tombstones are collected, after a first pass at start (90s, 15m, 1h, 30d).")
+    var tombstoneCollectionInterval = WrittenDuration("1h")!
     @Option(help: "The most push connections per account.")
     var maxPushConnections = ServerConfiguration.Limits().maximumPushConnectionsPerAccount
     @Option(help: "Sign-in attempts per account name per minute.")
@@ -56,6 +62,9 @@ struct SyncServerCommand: AsyncParsableCommand {
         configuration.limits.maximumBatchItems = maxBatchItems
         configuration.limits.maximumBlobBytes = maxBlobBytes
         configuration.limits.maximumItemsPerAccount = maxItemsPerAccount
+        configuration.limits.maximumBytesPerAccount = maxBytesPerAccount
+        configuration.deviceInactivityLimit = deviceInactivityLimit.duration
+        configuration.tombstoneCollectionInterval = tombstoneCollectionInterval.duration
         configuration.limits.maximumPushConnectionsPerAccount = maxPushConnections
         configuration.signInRateLimit.attemptsPerAccount = signInAttemptsPerAccount
         configuration.signInRateLimit.attemptsPerAddress = signInAttemptsPerAddress
@@ -84,4 +93,8 @@ struct SyncServerCommand: AsyncParsableCommand {
     static func say(_ line: String) {
         FileHandle.standardOutput.write(Data("sync-server: \(line)\n".utf8))
     }
+}
+
+extension WrittenDuration: ExpressibleByArgument {
+    package init?(argument: String) { self.init(argument) }
 }

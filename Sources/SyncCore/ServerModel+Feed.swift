@@ -1,13 +1,14 @@
 extension ServerModel {
-    /// Answers "changes since cursor" with one page, and records the cursor as acknowledged.
+    /// Answers "changes since cursor" with one page and, once the page is served, records the
+    /// cursor as acknowledged.
     ///
     /// Items come in the order of their last change's sequence number, each with its whole
     /// current state. A cursor below the zone's horizon is expired. A full resync's pages are
     /// not (the device reconciles what they do not mention), unless the device was inactive when
     /// tombstones it had not acknowledged were purged: an item an earlier page mentioned may be
     /// among them, so only a resync from 0 is served until one starts.
-    public mutating func pull(_ request: PullRequest, now: Int64) -> PullResponse<SealedVersion> {
-        acknowledge(request.device, zone: request.zone, cursor: request.cursor, now: now)
+    public mutating func pull(_ request: PullRequest, maximumBytes: Int = .max, now: Int64) -> PullResponse<SealedVersion> {
+        register(request.device, now: now)
         let zone = zones[request.zone] ?? Zone()
         if request.isFullResync, request.cursor == 0 {
             devices[request.device]?.mustResync.remove(request.zone)
@@ -16,22 +17,40 @@ extension ServerModel {
         {
             return .cursorExpired(requestID: request.requestID)
         }
-        let limit = max(1, min(request.limit, configuration.maximumPageSize))
-        let newer = zone.items.filter { $0.value.sequence > request.cursor }
+        let page = page(
+            of: request.zone, after: request.cursor, limit: min(request.limit, configuration.maximumPageSize), maximumBytes: maximumBytes)
+        // Only a served page acknowledges its cursor (decision 0102).
+        acknowledge(request.device, zone: request.zone, cursor: request.cursor, now: now)
+        return .changes(requestID: request.requestID, items: page.items, nextCursor: page.nextCursor, hasMore: page.hasMore)
+    }
+
+    /// One page of `zone`'s changes after `cursor`, without any check or acknowledgement: items in
+    /// the order of their last change's sequence, at most `limit` of them, added while the bytes
+    /// before them are below `maximumBytes` (so at least one); on the last page the cursor moves to
+    /// the account's latest sequence.
+    public func page(
+        of zone: ZoneID, after cursor: UInt64, limit: Int, maximumBytes: Int = .max
+    ) -> (items: [ChangedItem<SealedVersion>], nextCursor: UInt64, hasMore: Bool) {
+        let limit = max(1, limit)
+        let newer = (zones[zone]?.items ?? [:]).filter { $0.value.sequence > cursor }
             .sorted { $0.value.sequence < $1.value.sequence }
-        let page = newer.prefix(limit).map {
-            ChangedItem(item: $0.key, sequence: $0.value.sequence, versions: $0.value.versions)
+        var page: [ChangedItem<SealedVersion>] = []
+        var bytes = 0
+        for (item, stored) in newer {
+            guard page.count < limit, bytes < maximumBytes else { break }
+            page.append(ChangedItem(item: item, sequence: stored.sequence, versions: stored.versions))
+            bytes += BatchMerge.bytes(stored.versions)
         }
-        let hasMore = newer.count > limit
-        let nextCursor = hasMore ? page.last!.sequence : max(request.cursor, sequence)
-        return .changes(requestID: request.requestID, items: page, nextCursor: nextCursor, hasMore: hasMore)
+        let hasMore = newer.count > page.count
+        return (page, hasMore ? page.last!.sequence : max(cursor, sequence), hasMore)
     }
 
     /// Records that `device` has durably applied the zone's feed up to `cursor`.
     public mutating func acknowledge(_ device: DeviceID, zone: ZoneID, cursor: UInt64, now: Int64) {
         register(device, now: now)
         let previous = devices[device]?.acknowledged[zone] ?? 0
-        devices[device]?.acknowledged[zone] = max(previous, cursor)
+        // Never past the account's latest sequence: a cursor ahead of the feed acknowledges nothing new.
+        devices[device]?.acknowledged[zone] = max(previous, min(cursor, sequence))
     }
 
     /// The devices heard from within the inactivity limit.
@@ -55,11 +74,15 @@ extension ServerModel {
             var updated = zone
             for (item, stored) in zone.items where stored.isTombstone && stored.sequence <= floor {
                 updated.items[item] = nil
+                usage.items -= 1
+                usage.bytes -= BatchMerge.bytes(stored.versions)
                 updated.horizon = max(updated.horizon, stored.sequence)
                 purged += 1
             }
             zones[zoneID] = updated
-            // Inactive devices that had not acknowledged the purged tombstones must start over.
+            // Inactive devices that had not acknowledged the purged tombstones must start over
+            // (marked when a purge moves the horizon, as every storage does).
+            guard updated.horizon > zone.horizon else { continue }
             for (device, state) in devices where (state.acknowledged[zoneID] ?? 0) < updated.horizon {
                 devices[device]?.mustResync.insert(zoneID)
             }

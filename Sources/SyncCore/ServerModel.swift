@@ -24,18 +24,27 @@ public struct ServerModel: Sendable, Equatable {
         public var maximumSiblings: Int
         /// The most items one pull answer holds.
         public var maximumPageSize: Int
+        /// The most items (tombstones included) the account may hold.
+        public var maximumItems: Int
+        /// The most bytes of stored blobs the account may hold.
+        public var maximumBytes: Int
         /// The merge rule. Only tests switch to a broken one, to show the simulation catches it.
         package var mergeRule: MergeRule
 
-        /// The defaults: 30 days of inactivity, ``ServerMerge/maximumSiblings``, pages of 500.
+        /// The defaults: 30 days of inactivity, ``ServerMerge/maximumSiblings``, pages of 500, no
+        /// item or byte quota.
         public init(
             inactivityLimit: Int64 = 30 * 24 * 3600 * 1000,
             maximumSiblings: Int = ServerMerge.maximumSiblings,
-            maximumPageSize: Int = 500
+            maximumPageSize: Int = 500,
+            maximumItems: Int = .max,
+            maximumBytes: Int = .max
         ) {
             self.inactivityLimit = inactivityLimit
             self.maximumSiblings = maximumSiblings
             self.maximumPageSize = maximumPageSize
+            self.maximumItems = maximumItems
+            self.maximumBytes = maximumBytes
             self.mergeRule = .versionVectors
         }
     }
@@ -74,7 +83,7 @@ public struct ServerModel: Sendable, Equatable {
         /// Per zone, the highest cursor the device acknowledged.
         public var acknowledged: [ZoneID: UInt64] = [:]
         /// Per zone, the device's last batch and the answer given, for retries.
-        public var lastBatch: [ZoneID: PushResponse] = [:]
+        public var lastBatch: [ZoneID: BatchMerge.RememberedBatch<ItemID>] = [:]
         /// Zones where tombstones the device had not acknowledged were purged while it was
         /// inactive: it must resync from 0 before anything else is served or accepted.
         public var mustResync: Set<ZoneID> = []
@@ -88,6 +97,8 @@ public struct ServerModel: Sendable, Equatable {
     public internal(set) var zones: [ZoneID: Zone] = [:]
     /// The enrolled devices.
     public internal(set) var devices: [DeviceID: Device] = [:]
+    /// What the account holds, counted by every write and collection.
+    public internal(set) var usage = BatchMerge.Usage()
 
     /// An empty account.
     public init(configuration: Configuration = Configuration()) {
@@ -108,50 +119,70 @@ public struct ServerModel: Sendable, Equatable {
         devices[device] = nil
     }
 
-    /// Merges a batch all or nothing and remembers the answer for retries.
+    /// Merges a batch all or nothing with ``BatchMerge`` and remembers the answer for retries.
     public mutating func push(_ batch: PushBatch<SealedVersion>, now: Int64) -> PushResponse {
-        register(batch.device, now: now)
-        if let last = devices[batch.device]?.lastBatch[batch.zone] {
-            if batch.batchID == last.batchID { return last }
-            if batch.batchID < last.batchID {
-                return PushResponse(batchID: batch.batchID, status: .superseded, results: [])
-            }
+        let answer = apply(
+            BatchMerge.Batch(
+                batchID: batch.batchID, cursor: batch.cursor,
+                items: batch.items.map { BatchMerge.Incoming(key: $0.item, version: $0.version) }),
+            from: batch.device, zone: batch.zone, now: now)
+        let status: PushResponse.Status = switch answer.status {
+        case .committed: .committed
+        case .superseded: .superseded
+        case .cursorExpired: .cursorExpired
+        case .tooManySiblings, .quotaExceeded: .refused
         }
-        var zone = zones[batch.zone] ?? Zone()
-        if batch.cursor < zone.horizon || devices[batch.device]?.mustResync.contains(batch.zone) == true {
-            let response = PushResponse(batchID: batch.batchID, status: .cursorExpired, results: [])
-            devices[batch.device]?.lastBatch[batch.zone] = response
-            return response
-        }
-        acknowledge(batch.device, zone: batch.zone, cursor: batch.cursor, now: now)
-        var results: [PushResponse.ItemResult] = []
-        var changed: [ItemID] = []
-        for pushed in batch.items {
-            let stored = zone.items[pushed.item]?.versions ?? []
-            let merge = merge(pushed.version, into: stored)
-            results.append(.init(item: pushed.item, outcome: merge.outcome))
-            if merge.outcome == .applied || merge.outcome == .conflictKept {
-                zone.items[pushed.item] = StoredItem(versions: merge.siblings, sequence: 0)
-                changed.append(pushed.item)
-            }
-        }
-        let refused = results.contains { $0.outcome == .tooManySiblings }
-        let response = PushResponse(batchID: batch.batchID, status: refused ? .refused : .committed, results: results)
-        if !refused {
-            for item in changed {
-                sequence += 1
-                zone.items[item]?.sequence = sequence
-            }
-            zones[batch.zone] = zone
-        }
-        devices[batch.device]?.lastBatch[batch.zone] = response
-        return response
+        return PushResponse(
+            batchID: batch.batchID, status: status, results: answer.results.map { .init(item: $0.key, outcome: $0.outcome) })
     }
 
-    private func merge(_ incoming: SealedVersion, into stored: [SealedVersion]) -> ServerMerge.Result<SealedVersion> {
+    /// Decides a batch with ``BatchMerge/decide(_:in:limits:merge:)`` over this account's state and
+    /// stores what it says: the one rule every server storage keeps.
+    public mutating func apply(
+        _ batch: BatchMerge.Batch<ItemID, SealedVersion>, from device: DeviceID, zone zoneID: ZoneID, now: Int64
+    ) -> BatchMerge.Answer<ItemID> {
+        register(device, now: now)
+        var zone = zones[zoneID] ?? Zone()
+        var stored: [ItemID: [SealedVersion]] = [:]
+        for item in batch.items {
+            stored[item.key] = zone.items[item.key]?.versions
+        }
+        let set = BatchMerge.WorkingSet(
+            latestSequence: sequence, usage: usage, horizon: zone.horizon,
+            mustResync: devices[device]?.mustResync.contains(zoneID) == true,
+            lastBatch: devices[device]?.lastBatch[zoneID], stored: stored)
+        let limits = BatchMerge.Limits(
+            maximumSiblings: configuration.maximumSiblings, maximumItems: configuration.maximumItems,
+            maximumBytes: configuration.maximumBytes)
+        let decision = BatchMerge.decide(batch, in: set, limits: limits) { merge($0, into: $1, maximumSiblings: $2) }
+        switch decision {
+        case .answer(let answer, let remember, let acknowledged):
+            if acknowledged { acknowledge(device, zone: zoneID, cursor: batch.cursor, now: now) }
+            if remember, let batchID = batch.batchID {
+                devices[device]?.lastBatch[zoneID] = BatchMerge.RememberedBatch(batchID: batchID, answer: answer)
+            }
+            return answer
+        case .commit(let plan):
+            acknowledge(device, zone: zoneID, cursor: batch.cursor, now: now)
+            for (item, write) in plan.writes {
+                zone.items[item] = StoredItem(versions: write.siblings, sequence: write.sequence)
+            }
+            zones[zoneID] = zone
+            sequence = plan.latestSequence
+            usage = plan.usage
+            if let batchID = batch.batchID {
+                devices[device]?.lastBatch[zoneID] = BatchMerge.RememberedBatch(batchID: batchID, answer: plan.answer)
+            }
+            return plan.answer
+        }
+    }
+
+    private func merge(
+        _ incoming: SealedVersion, into stored: [SealedVersion], maximumSiblings: Int
+    ) -> ServerMerge.Result<SealedVersion> {
         switch configuration.mergeRule {
         case .versionVectors:
-            return ServerMerge.merge(incoming, into: stored, maximumSiblings: configuration.maximumSiblings)
+            return ServerMerge.merge(incoming, into: stored, maximumSiblings: maximumSiblings)
         case .lastWriterWinsIgnoringVectors:
             if stored == [incoming] { return .init(outcome: .stale, siblings: stored, replaced: []) }
             return .init(outcome: .applied, siblings: [incoming], replaced: stored)

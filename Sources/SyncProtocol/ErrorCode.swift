@@ -4,7 +4,8 @@ public enum ErrorCode {
     public static let malformedRequest = "malformed_request"
     /// 400: a field is out of its allowed range (name, ID, vector, zone…).
     public static let invalidField = "invalid_field"
-    /// 413: the body, the batch or a blob is larger than allowed.
+    /// 413: the body, the batch or a blob is larger than allowed (oversized blobs are listed in
+    /// `items`).
     public static let tooLarge = "too_large"
     /// 401: no valid bearer token.
     public static let unauthorized = "unauthorized"
@@ -16,10 +17,13 @@ public enum ErrorCode {
     public static let accountExists = "account_exists"
     /// 404: no such device, route or resource.
     public static let notFound = "not_found"
-    /// 409: an account limit (items, devices, push connections) would be exceeded.
+    /// 409: an account limit (items, bytes, devices, push connections) would be exceeded; for an
+    /// upload, `items` lists the batch's items that would add to the account's usage.
     public static let quotaExceeded = "quota_exceeded"
     /// 409: an item of the batch would get too many concurrent versions; nothing was written.
     public static let tooManySiblings = "too_many_siblings"
+    /// 409: the batch's number is below the device's last batch in the zone; nothing was merged.
+    public static let superseded = "superseded"
     /// 410: the cursor can no longer be served; reconcile in full (`resync=true`).
     public static let cursorExpired = "cursor_expired"
     /// 405: the route does not accept that method.

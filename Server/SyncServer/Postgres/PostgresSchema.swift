@@ -108,5 +108,17 @@ enum PostgresSchema {
         .init(version: 3, statements: [
             "ALTER TABLE item_versions DROP CONSTRAINT IF EXISTS item_versions_account_id_zone_item_id_fkey",
         ]),
+        // The one batch rule (decision 0100): the account's byte usage, counted incrementally; per
+        // device and zone, `must_resync` and the last batch's answer.
+        .init(version: 4, statements: [
+            "ALTER TABLE account_sequences ADD COLUMN stored_bytes bigint NOT NULL DEFAULT 0",
+            """
+            UPDATE account_sequences s SET stored_bytes = coalesce(
+                (SELECT sum(octet_length(blob)) FROM item_versions v WHERE v.account_id = s.account_id), 0)
+            """,
+            "ALTER TABLE acknowledgements ADD COLUMN must_resync boolean NOT NULL DEFAULT false",
+            "ALTER TABLE acknowledgements ADD COLUMN last_batch bigint",
+            "ALTER TABLE acknowledgements ADD COLUMN last_answer bytea",
+        ]),
     ]
 }

@@ -3,66 +3,112 @@ import PostgresNIO
 import SyncCore
 
 extension PostgresStorage {
-    /// One statement, so one snapshot: the zone's horizon, the account's latest sequence and a page
-    /// that walks the `items_change_feed` index on (account, zone, sequence), so its cost depends
-    /// on the page, not on the account's size.
+    /// A device's pull is one transaction: its `mustResync` mark (a full resync from 0 clears it),
+    /// the page, and only once the page is read the acknowledgement of `after` (decision 0102).
+    /// Without a device it only reads.
     package func changes(_ query: ChangeQuery) async throws -> ChangeFeed {
         try await attempt("read the change feed") {
-            let limit = max(1, query.limit)
-            let account = query.account.rawValue
-            let rows = try await client.query(
-                """
-                WITH meta AS (
-                    SELECT coalesce((SELECT horizon FROM zone_horizons
-                                     WHERE account_id = \(account) AND zone = \(query.zone)), 0) AS horizon,
-                           coalesce((SELECT last_sequence FROM account_sequences
-                                     WHERE account_id = \(account)), 0) AS latest
-                ),
-                page AS (
-                    SELECT item_id, sequence FROM items
-                    WHERE account_id = \(account) AND zone = \(query.zone) AND sequence > \(Int64(clamping: query.after))
-                    ORDER BY sequence
-                    LIMIT \(limit + 1)
-                )
-                SELECT meta.horizon, meta.latest, versions.item_id, versions.sequence, versions.vector,
-                       versions.deleted, versions.blob
-                FROM meta LEFT JOIN (
-                    -- LATERAL: one primary-key probe per page item, whatever the table statistics say.
-                    SELECT page.item_id, page.sequence, v.sequence AS version_sequence, v.vector, v.deleted, v.blob
-                    FROM page CROSS JOIN LATERAL (
-                        SELECT sequence, vector, deleted, blob FROM item_versions
-                        WHERE account_id = \(account) AND zone = \(query.zone) AND item_id = page.item_id
-                    ) AS v
-                ) AS versions ON true
-                ORDER BY versions.sequence, versions.version_sequence
-                """,
-                logger: logger
-            )
-            var horizon: Int64 = 0, latest: Int64 = 0
-            var items: [ItemState] = []
-            for try await (zoneHorizon, accountLatest, id, sequence, vector, deleted, blob) in rows.decode(
-                (Int64, Int64, String?, Int64?, ByteBuffer?, Bool?, ByteBuffer?).self
-            ) {
-                horizon = zoneHorizon
-                latest = accountLatest
-                guard let id, let sequence, let vector, let deleted, let blob else { continue }
-                let version = StoredVersion(vector: try Self.vector(from: vector), deleted: deleted, blob: Array(buffer: blob))
-                if items.last?.id == id {
-                    items[items.count - 1].versions.append(version)
-                } else {
-                    items.append(ItemState(id: id, sequence: UInt64(sequence), versions: [version]))
+            guard let device = query.device else {
+                return try await client.withConnection { connection in try await feed(query, on: connection) }
+            }
+            return try await client.inTransaction(logger: logger) { connection in
+                let state = try await deviceZoneState(device, of: query.account, zone: query.zone, on: connection)
+                if query.fullResync && query.after == 0 {
+                    if state?.mustResync == true {
+                        try await resyncStarted(device, of: query.account, zone: query.zone, on: connection)
+                    }
+                } else if state?.mustResync == true {
+                    let horizon = try await connection.rows(
+                        """
+                        SELECT coalesce((SELECT horizon FROM zone_horizons
+                                         WHERE account_id = \(query.account.rawValue) AND zone = \(query.zone)), 0)
+                        """,
+                        logger: logger
+                    ).decode(Int64.self).all().first ?? 0
+                    return .cursorExpired(horizon: UInt64(horizon))
                 }
+                let feed = try await feed(query, on: connection)
+                if case .page = feed {
+                    try await recordDeviceZoneState(
+                        device, of: query.account, zone: query.zone, acknowledged: query.after, now: query.now, on: connection)
+                }
+                return feed
             }
-            if !query.fullResync && Int64(clamping: query.after) < horizon {
-                return .cursorExpired(horizon: UInt64(horizon))
-            }
-            let hasMore = items.count > limit
-            if hasMore { items.removeLast() }
-            // The last page moves the cursor to the account's latest sequence (one snapshot: every
-            // change up to it is either in this page or older than the query's cursor).
-            let cursor = hasMore ? items.last!.sequence : max(query.after, UInt64(latest), items.last?.sequence ?? 0)
-            return .page(ChangePage(items: items, cursor: cursor, hasMore: hasMore))
         }
+    }
+
+    /// One statement, so one snapshot: the zone's horizon, the account's latest sequence and a page
+    /// that walks the `items_change_feed` index on (account, zone, sequence), so its cost depends
+    /// on the page, not on the account's size. The byte budget is applied in the statement (a
+    /// running sum of the items' blob bytes), so versions past it are never sent.
+    private func feed(_ query: ChangeQuery, on connection: PostgresConnection) async throws -> ChangeFeed {
+        let limit = max(1, query.limit)
+        let account = query.account.rawValue
+        let rows = try await connection.rows(
+            """
+            WITH page AS (
+                SELECT item_id, sequence FROM items
+                WHERE account_id = \(account) AND zone = \(query.zone) AND sequence > \(Int64(clamping: query.after))
+                ORDER BY sequence
+                LIMIT \(limit + 1)
+            ),
+            sized AS (
+                SELECT page.item_id, page.sequence,
+                       sum(size.bytes) OVER (ORDER BY page.sequence ROWS UNBOUNDED PRECEDING) - size.bytes AS before
+                FROM page CROSS JOIN LATERAL (
+                    SELECT coalesce(sum(octet_length(blob)), 0)::bigint AS bytes FROM item_versions
+                    WHERE account_id = \(account) AND zone = \(query.zone) AND item_id = page.item_id
+                ) AS size
+            ),
+            kept AS (
+                SELECT item_id, sequence FROM sized WHERE before < \(Int64(clamping: query.maximumBytes))
+            ),
+            meta AS (
+                SELECT coalesce((SELECT horizon FROM zone_horizons
+                                 WHERE account_id = \(account) AND zone = \(query.zone)), 0) AS horizon,
+                       coalesce((SELECT last_sequence FROM account_sequences
+                                 WHERE account_id = \(account)), 0) AS latest,
+                       (SELECT count(*) FROM sized) > (SELECT count(*) FROM kept) AS cut
+            )
+            SELECT meta.horizon, meta.latest, meta.cut, versions.item_id, versions.sequence, versions.vector,
+                   versions.deleted, versions.blob
+            FROM meta LEFT JOIN (
+                -- LATERAL: one primary-key probe per page item, whatever the table statistics say.
+                SELECT kept.item_id, kept.sequence, v.sequence AS version_sequence, v.vector, v.deleted, v.blob
+                FROM kept CROSS JOIN LATERAL (
+                    SELECT sequence, vector, deleted, blob FROM item_versions
+                    WHERE account_id = \(account) AND zone = \(query.zone) AND item_id = kept.item_id
+                ) AS v
+            ) AS versions ON true
+            ORDER BY versions.sequence, versions.version_sequence
+            """,
+            logger: logger
+        )
+        var horizon: Int64 = 0, latest: Int64 = 0, cut = false
+        var items: [ItemState] = []
+        for try await (zoneHorizon, accountLatest, pageCut, id, sequence, vector, deleted, blob) in rows.decode(
+            (Int64, Int64, Bool, String?, Int64?, ByteBuffer?, Bool?, ByteBuffer?).self
+        ) {
+            horizon = zoneHorizon
+            latest = accountLatest
+            cut = pageCut
+            guard let id, let sequence, let vector, let deleted, let blob else { continue }
+            let version = StoredVersion(vector: try Self.vector(from: vector), deleted: deleted, blob: Array(buffer: blob))
+            if items.last?.id == id {
+                items[items.count - 1].versions.append(version)
+            } else {
+                items.append(ItemState(id: id, sequence: UInt64(sequence), versions: [version]))
+            }
+        }
+        if !query.fullResync && Int64(clamping: query.after) < horizon {
+            return .cursorExpired(horizon: UInt64(horizon))
+        }
+        let hasMore = items.count > limit || cut
+        if items.count > limit { items.removeLast() }
+        // The last page moves the cursor to the account's latest sequence (one snapshot: every
+        // change up to it is either in this page or older than the query's cursor).
+        let cursor = hasMore ? items.last!.sequence : max(query.after, UInt64(latest), items.last?.sequence ?? 0)
+        return .page(ChangePage(items: items, cursor: cursor, hasMore: hasMore))
     }
 
     /// An acknowledgement never moves backwards and never past the account's latest sequence; one
@@ -70,22 +116,10 @@ extension PostgresStorage {
     package func acknowledge(
         device: DeviceID, of account: AccountID, zone: String, through sequence: UInt64, now: Date
     ) async throws {
-        _ = try await attempt("record an acknowledgement") {
-            try await client.query(
-                """
-                WITH seen AS (
-                    UPDATE devices SET last_seen_at = greatest(last_seen_at, \(now))
-                    WHERE account_id = \(account.rawValue) AND device_id = \(device.rawValue)
-                    RETURNING account_id, device_id
-                )
-                INSERT INTO acknowledgements (account_id, device_id, zone, sequence)
-                SELECT seen.account_id, seen.device_id, \(zone), least(\(Int64(clamping: sequence)), s.last_sequence)
-                FROM seen JOIN account_sequences s ON s.account_id = seen.account_id
-                ON CONFLICT (account_id, device_id, zone)
-                    DO UPDATE SET sequence = greatest(acknowledgements.sequence, EXCLUDED.sequence)
-                """,
-                logger: logger
-            )
+        try await attempt("record an acknowledgement") {
+            try await client.withConnection { connection in
+                try await recordDeviceZoneState(device, of: account, zone: zone, acknowledged: sequence, now: now, on: connection)
+            }
         }
     }
 
@@ -104,7 +138,7 @@ extension PostgresStorage {
                     """,
                     logger: logger
                 ).collect()
-                return try await connection.rows(
+                let collected = try await connection.rows(
                     """
                     WITH dropped AS (
                         DELETE FROM items i
@@ -130,6 +164,7 @@ extension PostgresStorage {
                     versions AS (
                         DELETE FROM item_versions v USING dropped d
                         WHERE v.account_id = d.account_id AND v.zone = d.zone AND v.item_id = d.item_id
+                        RETURNING v.account_id, octet_length(v.blob) AS bytes
                     ),
                     horizons AS (
                         INSERT INTO zone_horizons (account_id, zone, horizon)
@@ -138,14 +173,23 @@ extension PostgresStorage {
                             DO UPDATE SET horizon = greatest(zone_horizons.horizon, EXCLUDED.horizon)
                     ),
                     counts AS (
-                        UPDATE account_sequences s SET item_count = s.item_count - d.dropped
+                        UPDATE account_sequences s
+                        SET item_count = s.item_count - d.dropped, stored_bytes = s.stored_bytes - coalesce(b.bytes, 0)
                         FROM (SELECT account_id, count(*) AS dropped FROM dropped GROUP BY account_id) d
+                        LEFT JOIN (SELECT account_id, sum(bytes)::bigint AS bytes FROM versions GROUP BY account_id) b
+                            USING (account_id)
                         WHERE s.account_id = d.account_id
                     )
-                    SELECT count(*) FROM dropped
+                    SELECT d.account_id, d.zone, count(*)::bigint, greatest(max(d.sequence), coalesce(max(h.horizon), 0))
+                    FROM dropped d LEFT JOIN zone_horizons h ON h.account_id = d.account_id AND h.zone = d.zone
+                    GROUP BY d.account_id, d.zone
                     """,
                     logger: logger
-                ).decode(Int.self).all().first ?? 0
+                ).decode((UUID, String, Int64, Int64).self).all()
+                for (account, zone, _, horizon) in collected {
+                    try await requireResync(account: account, zone: zone, below: horizon, on: connection)
+                }
+                return collected.reduce(0) { $0 + Int($1.2) }
             }
         }
     }

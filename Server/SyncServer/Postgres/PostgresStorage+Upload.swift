@@ -3,96 +3,85 @@ import PostgresNIO
 import SyncCore
 
 extension PostgresStorage {
-    /// A version during a batch merge: stored already, or new in this batch.
-    struct PendingVersion: Versioned {
+    /// A version during a batch merge: stored already (with its row's sequence), or new in this
+    /// batch (with its position in the batch, whose result gives the sequence it is written at).
+    struct PendingVersion: StorableVersion {
         var version: StoredVersion
         var sequence: Int64
         var isNew: Bool
 
         var vector: VersionVector { version.vector }
+        var byteCount: Int { version.blob.count }
     }
 
     /// One transaction: lock the account's counter row (batches of one account serialize here),
-    /// read the batch's items' siblings FOR UPDATE, merge in memory with `ServerMerge.merge`, then
-    /// write the differences with array-bound bulk statements and NOTIFY the other processes (a
-    /// NOTIFY is delivered only if the transaction commits).
+    /// read the working set (the batch's items' siblings FOR UPDATE, the device's state in the
+    /// zone), ask the one rule (`BatchMerge`), then write what it says with array-bound bulk
+    /// statements and NOTIFY the other processes (a NOTIFY is delivered only if the transaction
+    /// commits).
     package func upload(_ batch: UploadBatch, limits: UploadLimits, now: Date) async throws -> UploadReceipt {
-        try await attempt("store an upload") {
+        let answer = try await attempt("store an upload") {
             try await client.inTransaction(logger: logger) { connection in
-                var (lastSequence, itemCount, horizon) = try await lockAccount(batch.account, zone: batch.zone, on: connection)
-                guard Int64(clamping: batch.cursor) >= horizon else {
-                    throw SyncServerError(.cursorExpired, "the batch was made at a cursor below the zone's horizon")
-                }
-                let stored = try await storedVersions(
-                    of: Array(Set(batch.items.map(\.id))), in: batch, on: connection
-                )
-                var siblings = stored
-                var latest: [String: Int64] = [:]
-                var results: [UploadReceipt.ItemResult] = []
-                results.reserveCapacity(batch.items.count)
-                for item in batch.items {
-                    let current = siblings[item.id] ?? []
-                    let incoming = PendingVersion(version: item.version, sequence: lastSequence + 1, isNew: true)
-                    let merge = ServerMerge.merge(incoming, into: current, maximumSiblings: limits.maximumSiblings)
-                    switch merge.outcome {
-                    case .stale:
-                        results.append(.init(id: item.id, outcome: .stale, sequence: nil))
-                        continue
-                    case .tooManySiblings:
-                        throw SyncServerError(.tooManySiblings, "an item would have too many concurrent versions")
-                    case .applied, .conflictKept:
-                        break
-                    }
-                    if current.isEmpty {
-                        itemCount += 1
-                        guard itemCount <= limits.maximumItemsPerAccount else {
-                            throw SyncServerError(.quotaExceeded, "the account has the most items allowed")
-                        }
-                    }
-                    lastSequence += 1
-                    siblings[item.id] = merge.siblings
-                    latest[item.id] = lastSequence
-                    results.append(.init(id: item.id, outcome: merge.outcome, sequence: UInt64(lastSequence)))
-                }
-                if !latest.isEmpty {
-                    try await write(
-                        latest: latest, siblings: siblings, stored: stored, of: batch, on: connection
-                    )
+                let counters = try await lockAccount(batch.account, zone: batch.zone, on: connection)
+                let device = try await deviceZoneState(batch.device, of: batch.account, zone: batch.zone, on: connection)
+                let stored = try await storedVersions(of: batch.distinctIDs, in: batch, on: connection)
+                let set = BatchMerge.WorkingSet(
+                    latestSequence: UInt64(counters.lastSequence),
+                    usage: BatchMerge.Usage(items: Int(counters.itemCount), bytes: Int(counters.storedBytes)),
+                    horizon: UInt64(counters.horizon), mustResync: device?.mustResync ?? false,
+                    lastBatch: device?.lastBatch, stored: stored)
+                let incoming = BatchMerge.Batch(batchID: batch.batchID, cursor: batch.cursor, items: batch.items.enumerated().map {
+                    BatchMerge.Incoming(key: $1.id, version: PendingVersion(version: $1.version, sequence: Int64($0), isNew: true))
+                })
+                let decision = BatchMerge.decide(incoming, in: set, limits: limits.rule)
+                if case .commit(let plan) = decision, !plan.writes.isEmpty {
+                    try await write(plan, stored: stored, of: batch, on: connection)
                     try await connection.query(
                         """
-                        UPDATE account_sequences SET last_sequence = \(lastSequence), item_count = \(itemCount)
+                        UPDATE account_sequences SET last_sequence = \(Int64(plan.latestSequence)),
+                            item_count = \(Int64(plan.usage.items)), stored_bytes = \(Int64(plan.usage.bytes))
                         WHERE account_id = \(batch.account.rawValue)
                         """,
                         logger: logger
                     )
-                    let change = AccountChange(account: batch.account, zone: batch.zone, sequence: UInt64(lastSequence))
+                    let change = AccountChange(account: batch.account, zone: batch.zone, sequence: plan.latestSequence)
                     try await connection.query(
                         "SELECT pg_notify(\(PostgresChangeNotification.channel), \(PostgresChangeNotification.payload(for: change)))",
                         logger: logger
                     )
                 }
-                return UploadReceipt(results: results, latestSequence: UInt64(lastSequence))
+                let remembered = decision.remembersAnswer
+                    ? try batch.batchID.map { try BatchMerge.RememberedBatch(batchID: $0, answer: decision.answer).encodedAnswer() }
+                    : nil
+                if decision.acknowledgesCursor || remembered != nil {
+                    try await recordDeviceZoneState(
+                        batch.device, of: batch.account, zone: batch.zone,
+                        acknowledged: decision.acknowledgesCursor ? min(batch.cursor, decision.answer.latestSequence) : 0,
+                        batchID: remembered == nil ? nil : batch.batchID, answer: remembered, now: now, on: connection)
+                }
+                return decision.answer
             }
         }
+        return try answer.receipt()
     }
 
     /// Locks the account's counter row (see ``lockAccount(_:on:)``) and reads the zone's horizon,
     /// which cannot move while the lock is held (collection takes the same lock).
     private func lockAccount(_ account: AccountID, zone: String, on connection: PostgresConnection) async throws -> (
-        lastSequence: Int64, itemCount: Int64, horizon: Int64
+        lastSequence: Int64, itemCount: Int64, storedBytes: Int64, horizon: Int64
     ) {
         let rows = try await connection.rows(
             """
-            SELECT s.last_sequence, s.item_count, coalesce(h.horizon, 0)
+            SELECT s.last_sequence, s.item_count, s.stored_bytes, coalesce(h.horizon, 0)
             FROM account_sequences s
             LEFT JOIN zone_horizons h ON h.account_id = s.account_id AND h.zone = \(zone)
             WHERE s.account_id = \(account.rawValue)
             FOR UPDATE OF s
             """,
             logger: logger
-        ).decode((Int64, Int64, Int64).self).all()
+        ).decode((Int64, Int64, Int64, Int64).self).all()
         guard let row = rows.first else { throw SyncServerError(.notFound, "no such account") }
-        return (row.0, row.1, row.2)
+        return (row.0, row.1, row.2, row.3)
     }
 
     /// The current versions of `ids` in the batch's zone, locked until the transaction ends.
@@ -125,30 +114,33 @@ extension PostgresStorage {
         return versions
     }
 
-    /// Writes the merged state of the items in `latest`: drops stored versions that were replaced,
-    /// moves each item to its latest sequence, inserts the new versions.
+    /// Writes the plan: drops stored versions that were replaced, moves each item to its latest
+    /// sequence, inserts the new versions at the sequence of the write that made them.
     private func write(
-        latest: [String: Int64], siblings: [String: [PendingVersion]], stored: [String: [PendingVersion]],
+        _ plan: BatchMerge.Plan<String, PendingVersion>, stored: [String: [PendingVersion]],
         of batch: UploadBatch, on connection: PostgresConnection
     ) async throws {
         var replacedIDs: [String] = [], replacedSequences: [Int64] = []
         var newIDs: [String] = [], newSequences: [Int64] = []
         var vectors: [ByteBuffer] = [], deletedFlags: [Bool] = [], blobs: [ByteBuffer] = []
-        for (id, _) in latest {
-            let kept = siblings[id] ?? []
+        for id in plan.order {
+            let kept = plan.writes[id]!.siblings
             let keptSequences = Set(kept.lazy.filter { !$0.isNew }.map(\.sequence))
             for old in stored[id] ?? [] where !keptSequences.contains(old.sequence) {
                 replacedIDs.append(id)
                 replacedSequences.append(old.sequence)
             }
             for version in kept where version.isNew {
+                guard let sequence = plan.answer.results[Int(version.sequence)].sequence else { continue }
                 newIDs.append(id)
-                newSequences.append(version.sequence)
+                newSequences.append(Int64(sequence))
                 vectors.append(ByteBuffer(bytes: version.version.vector.canonicalEncoding))
                 deletedFlags.append(version.version.deleted)
                 blobs.append(ByteBuffer(bytes: version.version.blob))
             }
         }
+        let latestIDs = plan.order
+        let latestSequences = plan.order.map { Int64(plan.writes[$0]!.sequence) }
         let account = batch.account.rawValue
         if !replacedIDs.isEmpty {
             try await connection.query(
@@ -164,7 +156,7 @@ extension PostgresStorage {
             """
             INSERT INTO items (account_id, zone, item_id, sequence)
             SELECT \(account), \(batch.zone), id, sequence
-            FROM unnest(\(Array(latest.keys))::text[], \(Array(latest.values))::bigint[]) AS changed(id, sequence)
+            FROM unnest(\(latestIDs)::text[], \(latestSequences)::bigint[]) AS changed(id, sequence)
             ON CONFLICT (account_id, zone, item_id) DO UPDATE SET sequence = EXCLUDED.sequence
             """,
             logger: logger

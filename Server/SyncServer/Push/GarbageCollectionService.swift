@@ -2,26 +2,37 @@ import Foundation
 import Logging
 import ServiceLifecycle
 
-/// Collects acknowledged tombstones periodically until graceful shutdown.
+/// Collects acknowledged tombstones once at start, then every
+/// `ServerConfiguration.tombstoneCollectionInterval`, until graceful shutdown (decision 0103).
+/// Devices silent for longer than `deviceInactivityLimit` no longer hold tombstones back.
 struct GarbageCollectionService: Service {
     let storage: any ServerStorage
     let configuration: ServerConfiguration
     let clock: ServerClock
+    let metrics: ServerMetrics
     let logger: Logger
 
     func run() async throws {
         // Graceful shutdown cancels the sleep: that is the normal end, not an error.
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
-                try await Task.sleep(for: configuration.garbageCollectionInterval)
-                do {
-                    let dropped = try await storage.collectGarbage(
-                        activeSince: clock.now().addingTimeInterval(-configuration.deviceInactivityLimit))
-                    logger.info("tombstones collected", metadata: ["count": "\(dropped)"])
-                } catch {
-                    logger.error("tombstone collection failed", metadata: ["error": "\(ErrorMiddleware<SyncRequestContext>.describe(error))"])
-                }
+                await collect()
+                try await Task.sleep(for: configuration.tombstoneCollectionInterval)
             }
+        }
+    }
+
+    /// One collection pass; a failure is logged and counted, and the next pass tries again.
+    func collect() async {
+        let inactivity = configuration.deviceInactivityLimit.components
+        let limit = TimeInterval(inactivity.seconds) + TimeInterval(inactivity.attoseconds) / 1e18
+        do {
+            let dropped = try await storage.collectGarbage(activeSince: clock.now().addingTimeInterval(-limit))
+            metrics.recordCollection(collected: dropped, at: clock.now())
+            logger.info("tombstones collected", metadata: ["count": "\(dropped)"])
+        } catch {
+            metrics.recordCollectionFailure()
+            logger.error("tombstone collection failed", metadata: ["error": "\(ErrorMiddleware<SyncRequestContext>.describe(error))"])
         }
     }
 }

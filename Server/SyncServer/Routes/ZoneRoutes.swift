@@ -31,10 +31,12 @@ struct ZoneRoutes {
         let limit = try Self.parameter(query.get("limit"), "limit must be a positive integer") { Int($0).flatMap { $0 >= 1 ? $0 : nil } }
             .map { min($0, limits.maximumPageItems) } ?? limits.maximumPageItems
         let resync = try Self.parameter(query.get("resync"), "resync must be true or false") { Bool($0) } ?? false
-        // Asking for changes after a cursor says everything up to it is applied.
-        try await storage.acknowledge(device: device.id, of: device.account, zone: zone, through: after, now: clock.now())
+        // Asking for changes after a cursor says everything up to it is applied: the storage records
+        // it in the transaction that serves the page (decision 0102).
         let feed = try await storage.changes(
-            ChangeQuery(account: device.account, zone: zone, after: after, limit: limit, fullResync: resync))
+            ChangeQuery(
+                account: device.account, zone: zone, after: after, limit: limit, maximumBytes: limits.maximumPageBytes, fullResync: resync,
+                device: device.id, now: clock.now()))
         switch feed {
         case .cursorExpired:
             throw APIError(.gone, ErrorCode.cursorExpired, "the cursor can no longer be served; reconcile in full with resync=true")
@@ -69,15 +71,17 @@ struct ZoneRoutes {
             try validation.vector(item.vector)
             try validation.blob(item.blob)
         }
+        try validation.blobSizes(body.items)
         let batch = UploadBatch(
-            account: device.account, device: device.id, zone: zone, cursor: body.cursor,
+            account: device.account, device: device.id, zone: zone, batchID: body.batch, cursor: body.cursor,
             items: body.items.map { .init(id: $0.id, version: StoredVersion(vector: $0.vector, deleted: $0.deleted, blob: $0.blob.bytes)) })
         let receipt = try await storage.upload(
             batch,
-            limits: UploadLimits(maximumItemsPerAccount: limits.maximumItemsPerAccount, maximumSiblings: limits.maximumSiblings),
+            limits: UploadLimits(
+                maximumItemsPerAccount: limits.maximumItemsPerAccount, maximumBytesPerAccount: limits.maximumBytesPerAccount,
+                maximumSiblings: limits.maximumSiblings),
             now: clock.now())
         metrics.record(receipt)
-        try await storage.acknowledge(device: device.id, of: device.account, zone: zone, through: body.cursor, now: clock.now())
         return JSONBody.response(UploadResponse(
             results: receipt.results.map { .init(id: $0.id, outcome: $0.outcome, sequence: $0.sequence) },
             latestSequence: receipt.latestSequence))

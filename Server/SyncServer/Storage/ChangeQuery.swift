@@ -1,3 +1,6 @@
+import Foundation
+import SyncCore
+
 /// A page request of a zone's change feed.
 package struct ChangeQuery: Sendable, Equatable {
     package var account: AccountID
@@ -7,16 +10,32 @@ package struct ChangeQuery: Sendable, Equatable {
     package var after: UInt64
     /// The most items in the page (at least 1).
     package var limit: Int
+    /// The byte budget of the page (blob bytes of every version): items are added while the bytes
+    /// before them are below it, so a page holds at least one item and at most the budget plus one
+    /// item; a page cut by it has `hasMore` set (decision 0104).
+    package var maximumBytes: Int
     /// Page through every current item without the expiry check: the client is reconciling in
     /// full (it was told its cursor expired, or it is new) and treats items it does not see as
     /// unknown to the server.
     package var fullResync: Bool
+    /// The asking device, or nil for a plain read. A device's pull is checked against its
+    /// `mustResync` mark (a full resync from 0 clears it), and once the page is served, in the same
+    /// transaction, acknowledges `after` (decision 0102).
+    package var device: DeviceID?
+    /// When the device asked (its last-seen time).
+    package var now: Date
 
-    package init(account: AccountID, zone: String, after: UInt64, limit: Int, fullResync: Bool = false) {
+    package init(
+        account: AccountID, zone: String, after: UInt64, limit: Int, maximumBytes: Int = .max, fullResync: Bool = false,
+        device: DeviceID? = nil, now: Date = Date(timeIntervalSince1970: 0)
+    ) {
         self.account = account
         self.zone = zone
         self.after = after
         self.limit = limit
+        self.maximumBytes = maximumBytes
         self.fullResync = fullResync
+        self.device = device
+        self.now = now
     }
 }

@@ -12,8 +12,10 @@ import SyncCore
 /// - Sequence numbers are per account, start at 1, and grow by one for every accepted write
 ///   (applied or conflict-kept); a stale version gets none.
 /// - Failures are ``SyncServerError`` values with a stable code (`accountExists`, `quotaExceeded`,
-///   `tooManySiblings`, `cursorExpired`, `notFound`, `storageFailure`); messages never carry blobs, tokens or SQL
-///   arguments.
+///   `tooManySiblings`, `cursorExpired`, `superseded`, `notFound`, `storageFailure`); messages never carry blobs,
+///   tokens or SQL arguments. Refusals caused by items name them in `items`.
+/// - Uploads are decided by the one batch rule, SyncCore's `BatchMerge` (decision 0100): a backend
+///   reads the working set in the batch's transaction and stores what the rule returns.
 /// - Times come from the caller (`now`), so tests control them.
 package protocol ServerStorage: Sendable {
     /// Stores a new account; throws `accountExists` when the name is taken.
@@ -47,19 +49,24 @@ package protocol ServerStorage: Sendable {
     /// tombstone collection. Returns false when the account has no such device.
     func revokeDevice(_ device: DeviceID, of account: AccountID, now: Date) async throws -> Bool
 
-    /// Merges a batch of versions into one zone with `ServerMerge.merge`, atomically: either every
-    /// item gets its outcome and accepted ones their sequence numbers, or (on `cursorExpired` when
-    /// `batch.cursor` is below the zone's horizon, `tooManySiblings`, `quotaExceeded` or any
-    /// failure) nothing is written. Items of one batch are merged in order, so a later item with
-    /// the same ID merges against the result of the earlier one. (SyncCore's `ServerModel.push` is
-    /// the reference.)
+    /// Decides a batch with SyncCore's `BatchMerge` and stores the result atomically: either every
+    /// item gets its outcome and accepted ones their sequence numbers, or (`cursorExpired` when
+    /// `batch.cursor` is below the zone's horizon or the device must resync, `tooManySiblings`,
+    /// `quotaExceeded` — both naming their items — or any failure) nothing of the batch is written.
+    /// Items of one batch are merged in order, so a later item with the same ID merges against the
+    /// result of the earlier one. A numbered batch equal to the device's last one gets the remembered
+    /// answer (receipt or error); an older one `superseded`. A registered device's batch cursor is
+    /// acknowledged in the same transaction. (`MemoryStorage` runs the reference `ServerModel`.)
     func upload(_ batch: UploadBatch, limits: UploadLimits, now: Date) async throws -> UploadReceipt
 
     /// The items of a zone changed after `query.after`, oldest change first, each with its current
-    /// versions; or ``ChangeFeed/cursorExpired(horizon:)`` when the cursor is below the zone's
-    /// horizon (unless `query.fullResync`, which pages through everything regardless). The last
-    /// page's cursor is the account's latest sequence. (SyncCore's `ServerModel.pull` is the
-    /// reference.)
+    /// versions, bounded by `query.limit` and `query.maximumBytes`; or
+    /// ``ChangeFeed/cursorExpired(horizon:)`` when the cursor is below the zone's horizon (unless
+    /// `query.fullResync`, which pages through everything regardless) or when `query.device` must
+    /// resync the zone (only a full resync from 0 is served, and clears the mark). For a device,
+    /// `after` is acknowledged in the same transaction, only when the page is served (decision 0102).
+    /// The last page's cursor is the account's latest sequence. (SyncCore's `ServerModel.pull` is
+    /// the reference.)
     func changes(_ query: ChangeQuery) async throws -> ChangeFeed
 
     /// Records that `device` has applied every change of `zone` up to `sequence` (clamped to the
@@ -69,7 +76,9 @@ package protocol ServerStorage: Sendable {
     ) async throws
 
     /// Drops every tombstone-only item that every active device of its account has acknowledged
-    /// past, and raises the zone's horizon to the highest sequence dropped. Active: not revoked
+    /// past, raises the zone's horizon to the highest sequence dropped, subtracts the items and
+    /// bytes from the account's usage, and marks every non-revoked device that had not
+    /// acknowledged up to the new horizon as having to resync the zone from 0. Active: not revoked
     /// and, when `activeSince` is given, seen since then. An account without active devices keeps
     /// its tombstones. Returns how many items were dropped.
     func collectGarbage(activeSince: Date?) async throws -> Int

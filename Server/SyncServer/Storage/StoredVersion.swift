@@ -13,3 +13,8 @@ package struct StoredVersion: Versioned, Sendable, Equatable {
         self.blob = blob
     }
 }
+
+extension StoredVersion: StorableVersion {
+    /// The blob's length: what the version counts for in its account's byte quota.
+    package var byteCount: Int { blob.count }
+}

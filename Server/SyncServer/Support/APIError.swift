@@ -3,16 +3,19 @@ import Hummingbird
 import SyncProtocol
 
 /// An error answer with a stable code: thrown by routes, rendered by ``ErrorMiddleware`` as
-/// `{"error": {"code": ..., "message": ...}}`. Messages never echo request data.
+/// `{"error": {"code": ..., "message": ..., "items": [...]}}`. Messages never echo request data.
 struct APIError: Error, Sendable {
     var status: HTTPResponse.Status
     var code: String
     var message: String
+    /// The item IDs a per-item refusal is about (`too_large`, `quota_exceeded`, `too_many_siblings`).
+    var items: [String]?
 
-    init(_ status: HTTPResponse.Status, _ code: String, _ message: String) {
+    init(_ status: HTTPResponse.Status, _ code: String, _ message: String, items: [String]? = nil) {
         self.status = status
         self.code = code
         self.message = message
+        self.items = items
     }
 
     static func invalid(_ message: String) -> APIError { APIError(.badRequest, ErrorCode.invalidField, message) }

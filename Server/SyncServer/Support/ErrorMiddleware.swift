@@ -14,7 +14,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             if answer.status.code >= 500 {
                 context.logger.error("request failed", metadata: ["code": "\(answer.code)", "error": "\(Self.describe(error))"])
             }
-            return JSONBody.response(ErrorResponse(code: answer.code, message: answer.message), status: answer.status)
+            return JSONBody.response(ErrorResponse(code: answer.code, message: answer.message, items: answer.items), status: answer.status)
         }
     }
 
@@ -26,8 +26,11 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             switch error.code {
             case .accountExists: return APIError(.conflict, ErrorCode.accountExists, "an account with that name exists")
             case .notFound: return .notFound
-            case .quotaExceeded: return APIError(.conflict, ErrorCode.quotaExceeded, error.message)
-            case .tooManySiblings: return APIError(.conflict, ErrorCode.tooManySiblings, error.message)
+            case .quotaExceeded:
+                return APIError(.conflict, ErrorCode.quotaExceeded, error.message, items: error.items.isEmpty ? nil : error.items)
+            case .tooManySiblings:
+                return APIError(.conflict, ErrorCode.tooManySiblings, error.message, items: error.items.isEmpty ? nil : error.items)
+            case .superseded: return APIError(.conflict, ErrorCode.superseded, error.message)
             case .cursorExpired: return APIError(.gone, ErrorCode.cursorExpired, "the cursor is below the zone's horizon; reconcile in full")
             default: return APIError(.serviceUnavailable, ErrorCode.unavailable, "the server cannot serve this now")
             }

@@ -9,18 +9,38 @@ package final class ServerMetrics: Sendable {
     let itemsAccepted: Counter
     let itemsStale: Counter
     let pushConnections: Gauge
+    let tombstonesCollected: Counter
+    let collectionRuns: Counter
+    let collectionFailures: Counter
+    let lastCollection: Gauge
 
     package init() {
         signInFailures = registry.makeCounter(name: "sync_sign_in_failures_total", help: "Failed sign-in attempts")
         itemsAccepted = registry.makeCounter(name: "sync_items_accepted_total", help: "Item versions stored")
         itemsStale = registry.makeCounter(name: "sync_items_stale_total", help: "Item versions acknowledged as stale")
         pushConnections = registry.makeGauge(name: "sync_push_connections", help: "Open push connections")
+        tombstonesCollected = registry.makeCounter(name: "sync_tombstones_collected_total", help: "Tombstones collected")
+        collectionRuns = registry.makeCounter(name: "sync_tombstone_collections_total", help: "Completed tombstone collection passes")
+        collectionFailures = registry.makeCounter(
+            name: "sync_tombstone_collection_failures_total", help: "Tombstone collection passes that failed")
+        lastCollection = registry.makeGauge(
+            name: "sync_tombstone_collection_last_timestamp_seconds", help: "When the last collection pass completed (Unix time)")
     }
 
     func record(_ receipt: UploadReceipt) {
         let accepted = receipt.results.filter { $0.sequence != nil }.count
         itemsAccepted.increment(by: Int64(accepted))
         itemsStale.increment(by: Int64(receipt.results.count - accepted))
+    }
+
+    func recordCollection(collected: Int, at date: Date) {
+        tombstonesCollected.increment(by: Int64(collected))
+        collectionRuns.increment()
+        lastCollection.set(date.timeIntervalSince1970)
+    }
+
+    func recordCollectionFailure() {
+        collectionFailures.increment()
     }
 
     func recordRequest(route: String, method: String, status: Int, seconds: Double) {

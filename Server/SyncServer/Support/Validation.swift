@@ -44,8 +44,16 @@ struct Validation {
 
     func blob(_ blob: Base64Bytes) throws {
         guard !blob.bytes.isEmpty else { throw APIError.invalid("blob must not be empty") }
-        guard blob.bytes.count <= limits.maximumBlobBytes else {
-            throw APIError.tooLarge("blob is larger than \(limits.maximumBlobBytes) bytes")
+    }
+
+    /// Every item of an upload whose blob is over the size limit: the batch is refused whole with
+    /// `413 too_large`, naming them, so a client can set them aside and push the rest.
+    func blobSizes(_ items: [UploadItem]) throws {
+        let oversized = items.filter { $0.blob.bytes.count > limits.maximumBlobBytes }.map(\.id)
+        guard oversized.isEmpty else {
+            throw APIError(
+                .contentTooLarge, ErrorCode.tooLarge, "blobs are larger than \(limits.maximumBlobBytes) bytes",
+                items: oversized)
         }
     }
 

@@ -3,13 +3,13 @@ import Logging
 import SyncServer
 import Testing
 
-/// A storage backend for the suites that run every endpoint on each: SQLite always, PostgreSQL
-/// when `SYNCKEYCHAIN_TEST_POSTGRES_URL` names a server (one server for the whole test run, a
-/// fresh database on it per test).
+/// A storage backend for the suites that run every endpoint on each: SQLite and the in-memory
+/// reference always, PostgreSQL when `SYNCKEYCHAIN_TEST_POSTGRES_URL` names a server (one server
+/// for the whole test run, a fresh database on it per test).
 enum Backend: String, Sendable, CustomTestStringConvertible {
-    case sqlite, postgres
+    case sqlite, memory, postgres
 
-    static let all: [Backend] = PostgresTestCluster.configuredAdministration == nil ? [.sqlite] : [.sqlite, .postgres]
+    static let all: [Backend] = PostgresTestCluster.configuredAdministration == nil ? [.sqlite, .memory] : [.sqlite, .memory, .postgres]
 
     var testDescription: String { rawValue }
 
@@ -24,6 +24,8 @@ enum Backend: String, Sendable, CustomTestStringConvertible {
             return try await TemporaryDirectory.with { directory in
                 try await Self.running(try SQLiteStorage(directory: directory), runningServices, body)
             }
+        case .memory:
+            return try await Self.running(MemoryStorage(), runningServices, body)
         case .postgres:
             let administration = try #require(PostgresTestCluster.configuredAdministration)
             return try await PostgresTestCluster.$administration.withValue(administration) {

@@ -3,47 +3,98 @@ import GRDB
 import SyncCore
 
 extension SQLiteStorage {
+    /// A device's pull: the `mustResync` and horizon checks and the page in one read (readers run
+    /// beside the writer), then, only for a served page, the acknowledgement of `after` (decision
+    /// 0102). A device marked `mustResync` goes through one write transaction instead, so that a
+    /// full resync from 0 clears the mark atomically with the page it is served: a collection
+    /// between them would otherwise be forgotten. Without a device it only reads.
     package func changes(_ query: ChangeQuery) async throws -> ChangeFeed {
-        try await read("reading changes") { db in
-            let account = query.account.description
-            let horizon = try Int64.fetchOne(
-                db, sql: "SELECT horizon FROM zone WHERE account = ? AND name = ?", arguments: [account, query.zone]) ?? 0
-            if !query.fullResync && Int64(clamping: query.after) < horizon {
-                return .cursorExpired(horizon: UInt64(horizon))
-            }
-            let limit = max(1, query.limit)
-            let rows = try Row.fetchAll(
-                db.cachedStatement(sql: """
-                    SELECT id, sequence, versions FROM item
-                    WHERE account = ? AND zone = ? AND sequence > ? ORDER BY sequence LIMIT ?
-                    """),
-                arguments: [account, query.zone, Int64(clamping: query.after), limit + 1])
-            let items = try rows.prefix(limit).map { row in
-                ItemState(id: row["id"], sequence: UInt64(row["sequence"] as Int64), versions: try StoredVersion.decode(row["versions"] as Data))
-            }
-            let hasMore = rows.count > limit
-            let latest = try Int64.fetchOne(db, sql: "SELECT latestSequence FROM account WHERE id = ?", arguments: [account]) ?? 0
-            let cursor = hasMore ? items.last!.sequence : max(query.after, UInt64(latest))
-            return .page(ChangePage(items: items, cursor: cursor, hasMore: hasMore))
+        guard let device = query.device else {
+            return try await read("reading changes") { db in try Self.feed(query, in: db) }
         }
+        let account = query.account.description
+        let served: (feed: ChangeFeed, latest: Int64)? = try await read("reading changes") { db in
+            let state = try DeviceZoneState.fetch(account: account, device: device, zone: query.zone, in: db)
+            guard state?.mustResync != true else { return nil }
+            return (try Self.feed(query, in: db), try Self.latestSequence(account: account, in: db))
+        }
+        if let served {
+            if case .page = served.feed {
+                try await write("recording an acknowledgement") { db in
+                    try DeviceZoneState.record(
+                        account: account, device: device, zone: query.zone, acknowledged: min(query.after, UInt64(served.latest)),
+                        now: query.now, in: db)
+                }
+            }
+            return served.feed
+        }
+        return try await write("reading changes") { db in
+            let state = try DeviceZoneState.fetch(account: account, device: device, zone: query.zone, in: db)
+            if state?.mustResync == true {
+                guard query.fullResync && query.after == 0 else {
+                    return .cursorExpired(horizon: UInt64(try Self.horizon(account: account, zone: query.zone, in: db)))
+                }
+                try DeviceZoneState.resyncStarted(account: account, device: device, zone: query.zone, in: db)
+            }
+            let feed = try Self.feed(query, in: db)
+            if case .page = feed {
+                try DeviceZoneState.record(
+                    account: account, device: device, zone: query.zone,
+                    acknowledged: min(query.after, UInt64(try Self.latestSequence(account: account, in: db))),
+                    now: query.now, in: db)
+            }
+            return feed
+        }
+    }
+
+    private static func horizon(account: String, zone: String, in db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT horizon FROM zone WHERE account = ? AND name = ?", arguments: [account, zone]) ?? 0
+    }
+
+    private static func latestSequence(account: String, in db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT latestSequence FROM account WHERE id = ?", arguments: [account]) ?? 0
+    }
+
+    /// The horizon check and one page (`ServerModel.page(of:after:limit:)` is the reference).
+    private static func feed(_ query: ChangeQuery, in db: Database) throws -> ChangeFeed {
+        let account = query.account.description
+        let horizon = try horizon(account: account, zone: query.zone, in: db)
+        if !query.fullResync && Int64(clamping: query.after) < horizon {
+            return .cursorExpired(horizon: UInt64(horizon))
+        }
+        let limit = max(1, query.limit)
+        // A cursor, so an item past the page's item limit or byte budget is never read into memory.
+        let rows = try Row.fetchCursor(
+            db.cachedStatement(sql: """
+                SELECT id, sequence, versions, bytes FROM item
+                WHERE account = ? AND zone = ? AND sequence > ? ORDER BY sequence LIMIT ?
+                """),
+            arguments: [account, query.zone, Int64(clamping: query.after), limit + 1])
+        var items: [ItemState] = []
+        var bytes = 0
+        var hasMore = false
+        while let row = try rows.next() {
+            guard items.count < limit, bytes < query.maximumBytes else {
+                hasMore = true
+                break
+            }
+            items.append(ItemState(
+                id: row["id"], sequence: UInt64(row["sequence"] as Int64), versions: try StoredVersion.decode(row["versions"] as Data)))
+            bytes += row["bytes"] as Int
+        }
+        let latest = try latestSequence(account: account, in: db)
+        let cursor = hasMore ? items.last!.sequence : max(query.after, UInt64(latest))
+        return .page(ChangePage(items: items, cursor: cursor, hasMore: hasMore))
     }
 
     package func acknowledge(
         device: DeviceID, of account: AccountID, zone: String, through sequence: UInt64, now: Date
     ) async throws {
         try await write("recording an acknowledgement") { db in
-            let latest = try Int64.fetchOne(
-                db, sql: "SELECT latestSequence FROM account WHERE id = ?", arguments: [account.description]) ?? 0
-            let position = min(Int64(clamping: sequence), latest)
-            try db.execute(
-                sql: """
-                    INSERT INTO acknowledgement (account, device, zone, sequence) VALUES (?, ?, ?, ?)
-                    ON CONFLICT (account, device, zone) DO UPDATE SET sequence = max(sequence, excluded.sequence)
-                    """,
-                arguments: [account.description, device.rawValue, zone, position])
-            try db.execute(
-                sql: "UPDATE device SET lastSeenAt = max(lastSeenAt, ?) WHERE account = ? AND id = ?",
-                arguments: [now.timeIntervalSince1970, account.description, device.rawValue])
+            let latest = try Self.latestSequence(account: account.description, in: db)
+            try DeviceZoneState.record(
+                account: account.description, device: device, zone: zone,
+                acknowledged: min(sequence, UInt64(latest)), now: now, in: db)
         }
     }
 
@@ -68,7 +119,7 @@ extension SQLiteStorage {
                 let collected = try Row.fetchOne(
                     db,
                     sql: """
-                        SELECT COUNT(*) AS count, MAX(sequence) AS newest FROM item
+                        SELECT COUNT(*) AS count, MAX(sequence) AS newest, COALESCE(SUM(bytes), 0) AS bytes FROM item
                         WHERE account = ? AND zone = ? AND tombstone = 1 AND sequence <= ?
                         """,
                     arguments: [account, name, floor])
@@ -83,7 +134,12 @@ extension SQLiteStorage {
                         ON CONFLICT (account, name) DO UPDATE SET horizon = max(horizon, excluded.horizon)
                         """,
                     arguments: [account, name, newest])
-                try db.execute(sql: "UPDATE account SET itemCount = itemCount - ? WHERE id = ?", arguments: [count, account])
+                let bytes: Int64 = collected?["bytes"] ?? 0
+                try db.execute(
+                    sql: "UPDATE account SET itemCount = itemCount - ?, storedBytes = storedBytes - ? WHERE id = ?",
+                    arguments: [count, bytes, account])
+                try DeviceZoneState.requireResync(
+                    account: account, zone: name, below: try Self.horizon(account: account, zone: name, in: db), in: db)
                 dropped += count
             }
             return dropped

@@ -1,4 +1,6 @@
+import Foundation
 import GRDB
+import SyncCore
 
 extension SQLiteStorage {
     static var migrator: DatabaseMigrator {
@@ -61,6 +63,27 @@ extension SQLiteStorage {
                     id INTEGER PRIMARY KEY CHECK (id = 1),
                     secret BLOB NOT NULL CHECK (length(secret) = 32)
                 ) STRICT;
+                """)
+        }
+        // The one batch rule (decision 0100): the account's byte usage and each item's bytes,
+        // counted incrementally; per device and zone, `mustResync` and the last batch's answer.
+        migrator.registerMigration("v3") { db in
+            try db.execute(sql: """
+                ALTER TABLE account ADD COLUMN storedBytes INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE item ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE acknowledgement ADD COLUMN mustResync INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE acknowledgement ADD COLUMN lastBatch INTEGER;
+                ALTER TABLE acknowledgement ADD COLUMN lastAnswer BLOB;
+                """)
+            let rows = try Row.fetchAll(db, sql: "SELECT account, zone, id, versions FROM item")
+            for row in rows {
+                let bytes = BatchMerge.bytes(try StoredVersion.decode(row["versions"] as Data))
+                try db.execute(
+                    sql: "UPDATE item SET bytes = ? WHERE account = ? AND zone = ? AND id = ?",
+                    arguments: [bytes, row["account"], row["zone"], row["id"]])
+            }
+            try db.execute(sql: """
+                UPDATE account SET storedBytes = (SELECT COALESCE(SUM(bytes), 0) FROM item WHERE item.account = account.id)
                 """)
         }
         return migrator

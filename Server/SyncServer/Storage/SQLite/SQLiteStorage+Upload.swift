@@ -4,72 +4,64 @@ import SyncCore
 
 extension SQLiteStorage {
     package func upload(_ batch: UploadBatch, limits: UploadLimits, now: Date) async throws -> UploadReceipt {
-        let receipt = try await write("uploading a batch") { db in try Self.apply(batch, limits: limits, in: db) }
-        if receipt.results.contains(where: { $0.sequence != nil }) {
-            broadcaster.publish(AccountChange(account: batch.account, zone: batch.zone, sequence: receipt.latestSequence))
+        let answer = try await write("uploading a batch") { db in try Self.apply(batch, limits: limits, now: now, in: db) }
+        if answer.status == .committed, answer.results.contains(where: { $0.sequence != nil }) {
+            broadcaster.publish(AccountChange(account: batch.account, zone: batch.zone, sequence: answer.latestSequence))
         }
-        return receipt
+        return try answer.receipt()
     }
 
-    /// Merges the batch inside the caller's transaction; throwing rolls everything back.
-    private static func apply(_ batch: UploadBatch, limits: UploadLimits, in db: Database) throws -> UploadReceipt {
+    /// Reads the batch's working set, asks the one rule (`BatchMerge`) and stores what it says,
+    /// inside the caller's transaction.
+    private static func apply(
+        _ batch: UploadBatch, limits: UploadLimits, now: Date, in db: Database
+    ) throws -> BatchMerge.Answer<String> {
         let account = batch.account.description
         guard let row = try Row.fetchOne(
-            db, sql: "SELECT latestSequence, itemCount FROM account WHERE id = ?", arguments: [account])
+            db, sql: "SELECT latestSequence, itemCount, storedBytes FROM account WHERE id = ?", arguments: [account])
         else { throw SyncServerError(.notFound, "no such account") }
-        var sequence: Int64 = row["latestSequence"]
-        let itemCount: Int = row["itemCount"]
         let horizon = try Int64.fetchOne(
             db, sql: "SELECT horizon FROM zone WHERE account = ? AND name = ?", arguments: [account, batch.zone]) ?? 0
-        guard Int64(clamping: batch.cursor) >= horizon else {
-            throw SyncServerError(.cursorExpired, "the batch was made at a cursor below the zone's horizon")
-        }
-
-        // The batch's working set: each touched item's versions, and whether it is new.
-        var touched: [String: (versions: [StoredVersion], isNew: Bool, sequence: Int64?)] = [:]
+        let device = try DeviceZoneState.fetch(account: account, device: batch.device, zone: batch.zone, in: db)
         let select = try db.cachedStatement(sql: "SELECT versions FROM item WHERE account = ? AND zone = ? AND id = ?")
-        var results: [UploadReceipt.ItemResult] = []
-        results.reserveCapacity(batch.items.count)
-        for item in batch.items {
-            var current = touched[item.id]
-            if current == nil {
-                let stored = try Data.fetchOne(select, arguments: [account, batch.zone, item.id])
-                current = (try stored.map { try StoredVersion.decode($0) } ?? [], stored == nil, nil)
-            }
-            let merge = ServerMerge.merge(item.version, into: current!.versions, maximumSiblings: limits.maximumSiblings)
-            switch merge.outcome {
-            case .stale:
-                touched[item.id] = current
-                results.append(.init(id: item.id, outcome: .stale, sequence: nil))
-            case .tooManySiblings:
-                throw SyncServerError(.tooManySiblings, "an item of the batch has too many concurrent versions")
-            case .applied, .conflictKept:
-                sequence += 1
-                touched[item.id] = (merge.siblings, current!.isNew, sequence)
-                results.append(.init(id: item.id, outcome: merge.outcome, sequence: UInt64(sequence)))
+        var stored: [String: [StoredVersion]] = [:]
+        for id in batch.distinctIDs {
+            if let versions = try Data.fetchOne(select, arguments: [account, batch.zone, id]) {
+                stored[id] = try StoredVersion.decode(versions)
             }
         }
-        let written = touched.filter { $0.value.sequence != nil }
-        let newItems = written.values.filter(\.isNew).count
-        guard itemCount + newItems <= limits.maximumItemsPerAccount else {
-            throw SyncServerError(.quotaExceeded, "the account would hold too many items")
-        }
-        let upsert = try db.cachedStatement(sql: """
-            INSERT INTO item (account, zone, id, sequence, tombstone, versions) VALUES (?, ?, ?, ?, ?, ?)
-            ON CONFLICT (account, zone, id) DO UPDATE SET
-                sequence = excluded.sequence, tombstone = excluded.tombstone, versions = excluded.versions
-            """)
-        for (id, state) in written {
-            let tombstone = state.versions.allSatisfy(\.deleted)
-            try upsert.execute(arguments: [
-                account, batch.zone, id, state.sequence, tombstone, Data(StoredVersion.encode(state.versions)),
-            ])
-        }
-        if !written.isEmpty {
+        let set = BatchMerge.WorkingSet(
+            latestSequence: UInt64(row["latestSequence"] as Int64),
+            usage: BatchMerge.Usage(items: row["itemCount"], bytes: row["storedBytes"]),
+            horizon: UInt64(horizon), mustResync: device?.mustResync ?? false, lastBatch: device?.lastBatch, stored: stored)
+        let decision = BatchMerge.decide(batch.ruleBatch { $0 }, in: set, limits: limits.rule)
+        if case .commit(let plan) = decision {
+            let upsert = try db.cachedStatement(sql: """
+                INSERT INTO item (account, zone, id, sequence, tombstone, versions, bytes) VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (account, zone, id) DO UPDATE SET
+                    sequence = excluded.sequence, tombstone = excluded.tombstone, versions = excluded.versions,
+                    bytes = excluded.bytes
+                """)
+            for id in plan.order {
+                let write = plan.writes[id]!
+                try upsert.execute(arguments: [
+                    account, batch.zone, id, Int64(write.sequence), write.siblings.allSatisfy(\.deleted),
+                    Data(StoredVersion.encode(write.siblings)), BatchMerge.bytes(write.siblings),
+                ])
+            }
             try db.execute(
-                sql: "UPDATE account SET latestSequence = ?, itemCount = itemCount + ? WHERE id = ?",
-                arguments: [sequence, newItems, account])
+                sql: "UPDATE account SET latestSequence = ?, itemCount = ?, storedBytes = ? WHERE id = ?",
+                arguments: [Int64(plan.latestSequence), plan.usage.items, plan.usage.bytes, account])
         }
-        return UploadReceipt(results: results, latestSequence: UInt64(sequence))
+        let remembered = decision.remembersAnswer
+            ? try batch.batchID.map { try BatchMerge.RememberedBatch(batchID: $0, answer: decision.answer).encodedAnswer() }
+            : nil
+        if decision.acknowledgesCursor || remembered != nil {
+            let acknowledged = decision.acknowledgesCursor ? min(batch.cursor, decision.answer.latestSequence) : 0
+            try DeviceZoneState.record(
+                account: account, device: batch.device, zone: batch.zone, acknowledged: acknowledged,
+                batchID: remembered == nil ? nil : batch.batchID, answer: remembered, now: now, in: db)
+        }
+        return decision.answer
     }
 }

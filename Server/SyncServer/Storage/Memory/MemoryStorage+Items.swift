@@ -1,0 +1,87 @@
+import Foundation
+import SyncCore
+
+extension MemoryStorage {
+    package func upload(_ batch: UploadBatch, limits: UploadLimits, now: Date) async throws -> UploadReceipt {
+        let answer: BatchMerge.Answer<String> = try withModel(batch.account) { model, known in
+            model.configuration.maximumSiblings = limits.maximumSiblings
+            model.configuration.maximumItems = limits.maximumItemsPerAccount
+            model.configuration.maximumBytes = limits.maximumBytesPerAccount
+            let incoming = batch.ruleBatch { SealedVersion(vector: $0.vector, isDeleted: $0.deleted, payload: $0.blob) }
+            let answer = model.apply(
+                BatchMerge.Batch(
+                    batchID: incoming.batchID, cursor: incoming.cursor,
+                    items: incoming.items.map { .init(key: ItemID($0.key), version: $0.version) }),
+                from: batch.device, zone: ZoneID(batch.zone), now: Self.milliseconds(now))
+            // The model enrols a device by its first request; the storage keeps only registered ones.
+            if !known.contains(batch.device) { model.revoke(batch.device) }
+            return BatchMerge.Answer<String>(
+                status: .init(rawValue: answer.status.rawValue)!,
+                results: answer.results.map { .init(key: $0.key.rawValue, outcome: $0.outcome, sequence: $0.sequence) },
+                refused: answer.refused.map(\.rawValue), latestSequence: answer.latestSequence)
+        }
+        touch(batch.device, of: batch.account, now: now)
+        if answer.status == .committed, answer.results.contains(where: { $0.sequence != nil }) {
+            broadcaster.publish(AccountChange(account: batch.account, zone: batch.zone, sequence: answer.latestSequence))
+        }
+        return try answer.receipt()
+    }
+
+    package func changes(_ query: ChangeQuery) async throws -> ChangeFeed {
+        let zone = ZoneID(query.zone)
+        let feed: ChangeFeed = try withModel(query.account) { model, known in
+            let horizon = model.zones[zone]?.horizon ?? 0
+            guard let device = query.device else {
+                if !query.fullResync && query.after < horizon { return .cursorExpired(horizon: horizon) }
+                let page = model.page(of: zone, after: query.after, limit: query.limit, maximumBytes: query.maximumBytes)
+                return .page(Self.page(page.items, cursor: page.nextCursor, hasMore: page.hasMore))
+            }
+            let request = PullRequest(
+                requestID: RequestID(epoch: 0, number: 0), device: device, zone: zone, cursor: query.after,
+                isFullResync: query.fullResync, limit: query.limit)
+            let response = model.pull(request, maximumBytes: query.maximumBytes, now: Self.milliseconds(query.now))
+            if !known.contains(device) { model.revoke(device) }
+            switch response {
+            case .cursorExpired: return .cursorExpired(horizon: horizon)
+            case .changes(_, let items, let cursor, let hasMore): return .page(Self.page(items, cursor: cursor, hasMore: hasMore))
+            }
+        }
+        if let device = query.device, case .page = feed { touch(device, of: query.account, now: query.now) }
+        return feed
+    }
+
+    private static func page(_ items: [ChangedItem<SealedVersion>], cursor: UInt64, hasMore: Bool) -> ChangePage {
+        ChangePage(
+            items: items.map { item in
+                ItemState(
+                    id: item.item.rawValue, sequence: item.sequence,
+                    versions: item.versions.map { StoredVersion(vector: $0.vector, deleted: $0.isDeleted, blob: $0.payload) })
+            },
+            cursor: cursor, hasMore: hasMore)
+    }
+
+    package func acknowledge(
+        device: DeviceID, of account: AccountID, zone: String, through sequence: UInt64, now: Date
+    ) async throws {
+        try withModel(account) { model, known in
+            guard known.contains(device) else { return }
+            model.acknowledge(device, zone: ZoneID(zone), cursor: sequence, now: Self.milliseconds(now))
+        }
+        touch(device, of: account, now: now)
+    }
+
+    /// The model measures inactivity from `now`: with `activeSince`, a limit of 0 at that instant
+    /// keeps exactly the devices seen since then; without, every device it knows is active.
+    package func collectGarbage(activeSince: Date?) async throws -> Int {
+        state.withLock { state in
+            var collected = 0
+            for account in Array(state.models.keys) {
+                var model = state.models[account]!
+                model.configuration.inactivityLimit = activeSince == nil ? .max : 0
+                collected += model.collectGarbage(now: activeSince.map(Self.milliseconds) ?? 0)
+                state.models[account] = model
+            }
+            return collected
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import GRDB
+import SyncCore
+
+extension SQLiteStorage {
+    /// What the server keeps per device and zone (the `acknowledgement` row): the acknowledged
+    /// position, whether the device must resync from 0, and its last batch with the answer.
+    /// Only devices the account has get a row.
+    struct DeviceZoneState {
+        var acknowledged: Int64
+        var mustResync: Bool
+        var lastBatch: BatchMerge.RememberedBatch<String>?
+
+        static func fetch(account: String, device: DeviceID, zone: String, in db: Database) throws -> DeviceZoneState? {
+            guard let row = try Row.fetchOne(
+                db.cachedStatement(sql: """
+                    SELECT sequence, mustResync, lastBatch, lastAnswer FROM acknowledgement
+                    WHERE account = ? AND device = ? AND zone = ?
+                    """),
+                arguments: [account, device.rawValue, zone])
+            else { return nil }
+            let batchID: Int64? = row["lastBatch"]
+            let answer: Data? = row["lastAnswer"]
+            return DeviceZoneState(
+                acknowledged: row["sequence"], mustResync: row["mustResync"],
+                lastBatch: try batchID.flatMap { id in
+                    try answer.map { try BatchMerge.RememberedBatch(batchID: UInt64(id), encodedAnswer: $0) }
+                })
+        }
+
+        /// Raises the acknowledged position to `acknowledged` (never lowers it), replaces the
+        /// remembered batch when `batchID` is given, and marks the device seen. Nothing happens for a
+        /// device the account does not have.
+        static func record(
+            account: String, device: DeviceID, zone: String, acknowledged: UInt64, batchID: UInt64? = nil,
+            answer: [UInt8]? = nil, now: Date, in db: Database
+        ) throws {
+            try db.execute(
+                sql: """
+                    INSERT INTO acknowledgement (account, device, zone, sequence, lastBatch, lastAnswer)
+                    SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM device WHERE account = ? AND id = ?)
+                    ON CONFLICT (account, device, zone) DO UPDATE SET
+                        sequence = max(sequence, excluded.sequence),
+                        lastBatch = COALESCE(excluded.lastBatch, lastBatch),
+                        lastAnswer = COALESCE(excluded.lastAnswer, lastAnswer)
+                    """,
+                arguments: [
+                    account, device.rawValue, zone, Int64(clamping: acknowledged), batchID.map { Int64(clamping: $0) },
+                    answer.map { Data($0) }, account, device.rawValue,
+                ])
+            try db.execute(
+                sql: "UPDATE device SET lastSeenAt = max(lastSeenAt, ?) WHERE account = ? AND id = ?",
+                arguments: [now.timeIntervalSince1970, account, device.rawValue])
+        }
+
+        /// After a collection raised `zone`'s horizon: every device of the account (not revoked)
+        /// that had not acknowledged up to it must resync the zone from 0 (decision 0031).
+        static func requireResync(account: String, zone: String, below horizon: Int64, in db: Database) throws {
+            try db.execute(
+                sql: """
+                    INSERT INTO acknowledgement (account, device, zone, sequence, mustResync)
+                    SELECT account, id, ?, 0, 1 FROM device WHERE account = ? AND revokedAt IS NULL
+                    ON CONFLICT (account, device, zone) DO UPDATE SET mustResync = 1 WHERE sequence < ?
+                    """,
+                arguments: [zone, account, horizon])
+        }
+
+        /// A resync from 0 has started: the device may pull and push again.
+        static func resyncStarted(account: String, device: DeviceID, zone: String, in db: Database) throws {
+            try db.execute(
+                sql: "UPDATE acknowledgement SET mustResync = 0 WHERE account = ? AND device = ? AND zone = ?",
+                arguments: [account, device.rawValue, zone])
+        }
+    }
+}
