@@ -184,6 +184,7 @@ let networkTargets: [Target] = [
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "X509", package: "swift-certificates"),
         ],
         path: "Client/SyncClient",
         swiftSettings: swiftSettings
@@ -196,7 +197,10 @@ let networkTargets: [Target] = [
     ),
     .testTarget(
         name: "SyncClientTests",
-        dependencies: ["SyncClient", "sync-client", "sync-server", "keychain", .product(name: "GRDB", package: "GRDB.swift")],
+        dependencies: [
+            "SyncClient", "sync-client", "sync-server", "keychain", .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "X509", package: "swift-certificates"), .product(name: "Crypto", package: "swift-crypto"),
+        ],
         swiftSettings: swiftSettings
     ),
     .testTarget(

@@ -20,7 +20,7 @@ final class BenchServer: Sendable {
         var arguments = [
             "--host", "127.0.0.1", "--port", "0", "--data-dir", data.path,
             "--max-items-per-account", "1000000",
-            "--sign-in-attempts-per-account", "100000", "--sign-in-attempts-per-address", "100000",
+            "--sign-in-attempts-per-account", "100000", "--sign-in-attempts-per-address", "100000", "--account-creations-per-address", "100000",
         ]
         if let database { arguments += ["--database", database] }
         if insecure { arguments.append("--insecure-http") }

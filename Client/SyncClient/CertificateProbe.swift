@@ -2,16 +2,16 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 
-/// Fetches a server's certificate over one TLS handshake whose verification callback checks the
-/// public-key pin (AsyncHTTPClient has no such callback). The certificate then becomes the only
-/// trust root of the real connections, so only that key is accepted (decision 0050).
+/// Fetches a server's certificate chain over one TLS handshake whose verification callback checks
+/// the leaf's public-key pin (AsyncHTTPClient has no such callback). ``PinnedTrust`` then makes the
+/// trust of the real connections from it (decisions 0050 and 0150).
 package enum CertificateProbe {
     /// Connects to `host`:`port`, checks the leaf certificate's pin against `expected` (any pin
-    /// when nil: trust on first use), and returns the certificate.
+    /// when nil: trust on first use), and returns the chain the server presented, leaf first.
     ///
     /// - Throws: ``SyncClientError`` `pinMismatch` when the key does not match, `unreachable`
     ///   when no handshake happens.
-    package static func certificate(host: String, port: Int, expected: ServerPin?) async throws -> NIOSSLCertificate {
+    package static func chain(host: String, port: Int, expected: ServerPin?) async throws -> [NIOSSLCertificate] {
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.minimumTLSVersion = .tlsv12
         let context: NIOSSLContext
@@ -21,7 +21,7 @@ package enum CertificateProbe {
             throw SyncClientError(.unreachable, "cannot set up TLS", underlying: error)
         }
         let group = MultiThreadedEventLoopGroup.singleton
-        let promise = group.next().makePromise(of: NIOSSLCertificate.self)
+        let promise = group.next().makePromise(of: [NIOSSLCertificate].self)
         let outcome = Outcome(promise: promise)
         let bootstrap = ClientBootstrap(group: group)
             .connectTimeout(.seconds(10))
@@ -38,7 +38,7 @@ package enum CertificateProbe {
                             verification.succeed(.failed)
                             return
                         }
-                        outcome.succeed(leaf)
+                        outcome.succeed(certificates)
                         verification.succeed(.certificateVerified)
                     }
                     try channel.pipeline.syncOperations.addHandler(handler)
@@ -57,11 +57,11 @@ package enum CertificateProbe {
 
     /// Completes the promise once: the verification callback and a closed channel race.
     private final class Outcome: Sendable {
-        let promise: EventLoopPromise<NIOSSLCertificate>
+        let promise: EventLoopPromise<[NIOSSLCertificate]>
 
-        init(promise: EventLoopPromise<NIOSSLCertificate>) { self.promise = promise }
+        init(promise: EventLoopPromise<[NIOSSLCertificate]>) { self.promise = promise }
 
-        func succeed(_ certificate: NIOSSLCertificate) { promise.completeWith(.success(certificate)) }
+        func succeed(_ chain: [NIOSSLCertificate]) { promise.completeWith(.success(chain)) }
         func fail(_ error: any Error) { promise.completeWith(.failure(error)) }
     }
 

@@ -26,9 +26,8 @@ package struct PushSubscription: Sendable {
         configuration.autoPing = .enabled(timePeriod: .seconds(20))
         configuration.closeTimeout = .seconds(1)
         // The WebSocket client sends the URL's host as SNI and refuses an IP address there; the
-        // name is not what is checked (the pinned certificate is the only trust root), so an IP
-        // server gets a placeholder name.
-        if endpoint.host.allSatisfy({ $0.isHexDigit || $0 == "." || $0 == ":" }) { configuration.sniHostname = "localhost" }
+        // name is not what is checked for an IP server (PinnedTrust), so it gets a placeholder name.
+        if PinnedTrust.isIPAddress(endpoint.host) { configuration.sniHostname = "localhost" }
         while !Task.isCancelled {
             do {
                 try await WebSocketClient.connect(

@@ -31,21 +31,12 @@ package struct ServerEndpoint: Sendable {
         self.host = host
     }
 
-    /// The TLS configuration that accepts exactly `certificate` (already checked against the pin):
-    /// it is the only trust root, and the name is not checked because the key is.
-    package static func tlsConfiguration(trusting certificate: NIOSSLCertificate) -> TLSConfiguration {
-        var configuration = TLSConfiguration.makeClientConfiguration()
-        configuration.minimumTLSVersion = .tlsv12
-        configuration.trustRoots = .certificates([certificate])
-        configuration.certificateVerification = .noHostnameVerification
-        return configuration
-    }
-
     /// Checks the server's key against `pin` (trust on first use when nil) and returns the pin
     /// seen and the TLS configuration for every connection of this run; `(nil, nil)` for http.
     package func verify(pin: ServerPin?) async throws -> (ServerPin?, TLSConfiguration?) {
         if isInsecure { return (nil, nil) }
-        let certificate = try await CertificateProbe.certificate(host: host, port: port, expected: pin)
-        return (try ServerPin(of: certificate), Self.tlsConfiguration(trusting: certificate))
+        let chain = try await CertificateProbe.chain(host: host, port: port, expected: pin)
+        guard let leaf = chain.first else { throw SyncClientError(.unreachable, "the server sent no certificate") }
+        return (try ServerPin(of: leaf), try PinnedTrust.configuration(chain: chain, host: host))
     }
 }

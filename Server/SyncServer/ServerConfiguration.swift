@@ -37,12 +37,20 @@ package struct ServerConfiguration: Sendable {
         package init() {}
     }
 
-    /// How many sign-in attempts (pre-sign-in and sign-in, failed or not) are allowed per window,
-    /// per account name and per client address.
+    /// Sign-in and account-creation budgets (decision 0151), per window.
     package struct SignInRateLimit: Sendable, Equatable {
+        /// Failed sign-ins (and password changes) per account name from one client address.
         package var attemptsPerAccount = 10
+        /// Failed sign-ins per account name from all addresses together; an address that signed in
+        /// to the account before is not held to it.
+        package var failuresPerAccount = 100
+        /// Attempts of any kind (pre-sign-in, sign-in, account creation, password change) per
+        /// client address.
         package var attemptsPerAddress = 30
         package var window: TimeInterval = 60
+        /// New accounts per client address per ``creationWindow``.
+        package var accountCreationsPerAddress = 5
+        package var creationWindow: TimeInterval = 3600
 
         package init() {}
     }

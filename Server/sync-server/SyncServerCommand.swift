@@ -28,8 +28,12 @@ struct SyncServerCommand: AsyncParsableCommand {
     var tombstoneCollectionInterval = WrittenDuration("1h")!
     @Option(help: "The most push connections per account.")
     var maxPushConnections = ServerConfiguration.Limits().maximumPushConnectionsPerAccount
-    @Option(help: "Sign-in attempts per account name per minute.")
+    @Option(help: "Failed sign-ins per account name from one client address per minute.")
     var signInAttemptsPerAccount = ServerConfiguration.SignInRateLimit().attemptsPerAccount
+    @Option(help: "Failed sign-ins per account name from all addresses per minute (not applied to addresses that signed in before).")
+    var signInFailuresPerAccount = ServerConfiguration.SignInRateLimit().failuresPerAccount
+    @Option(help: "New accounts per client address per hour.")
+    var accountCreationsPerAddress = ServerConfiguration.SignInRateLimit().accountCreationsPerAddress
     @Option(help: "Sign-in attempts per client address per minute.")
     var signInAttemptsPerAddress = ServerConfiguration.SignInRateLimit().attemptsPerAddress
     @Option(help: "Failed bearer-token authentications per client address per minute.")
@@ -68,6 +72,8 @@ struct SyncServerCommand: AsyncParsableCommand {
         configuration.limits.maximumPushConnectionsPerAccount = maxPushConnections
         configuration.signInRateLimit.attemptsPerAccount = signInAttemptsPerAccount
         configuration.signInRateLimit.attemptsPerAddress = signInAttemptsPerAddress
+        configuration.signInRateLimit.failuresPerAccount = signInFailuresPerAccount
+        configuration.signInRateLimit.accountCreationsPerAddress = accountCreationsPerAddress
         configuration.tokenFailureRateLimit.failuresPerAddress = tokenFailuresPerAddress
 
         let tls: TLSIdentity?
@@ -78,7 +84,10 @@ struct SyncServerCommand: AsyncParsableCommand {
         } else {
             tls = try TLSIdentity.selfSigned(in: directory)
         }
-        if let tls { Self.say("pin \(tls.pin)") }
+        if let tls {
+            for problem in tls.problems { Self.say("warning: \(problem)") }
+            Self.say("pin \(tls.pin)")
+        }
         let scheme = tls == nil ? "http" : "https"
         let host = host
         let application = try SyncApplication(storage: storage, configuration: configuration, logger: logger)

@@ -9,13 +9,15 @@ final class TestServer: Sendable {
     private let process: ChildProcess
 
     /// Starts a server (port 0: any free port, unless `port` is given) and reads its URL and pin.
-    init(dataDirectory: URL, port: Int = 0, insecure: Bool = false) async throws {
+    init(dataDirectory: URL, port: Int = 0, insecure: Bool = false, arguments extra: [String] = []) async throws {
         self.dataDirectory = dataDirectory
         var arguments = [
             "--host", "127.0.0.1", "--port", "\(port)", "--data-dir", dataDirectory.path,
             "--sign-in-attempts-per-account", "10000", "--sign-in-attempts-per-address", "10000",
+            "--account-creations-per-address", "10000",
         ]
         if insecure { arguments.append("--insecure-http") }
+        arguments += extra
         process = try ChildProcess(Products.syncServer, arguments, environment: ["LOG_LEVEL": "warning"])
         do {
             try await process.waitForOutput(containing: "listening on ")
@@ -38,6 +40,8 @@ final class TestServer: Sendable {
         process.stop()
         try await eventually(timeout: .seconds(60), "the killed server to exit") { !self.process.isRunning }
     }
+
+    var isRunning: Bool { process.isRunning }
 
     func stop() {
         process.signal(SIGTERM)

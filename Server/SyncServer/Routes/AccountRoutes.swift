@@ -26,7 +26,7 @@ struct AccountRoutes {
         try Validation.accountName(body.account)
         try validation.authKey(body.authKey)
         try validation.keys(body.keys)
-        guard rateLimiter.allowSignInAttempt(account: nil, address: context.remoteAddress) else { throw APIError.rateLimited }
+        try rateLimiter.checkAccountCreation(address: context.remoteAddress)
         let verifier = AuthKeyVerifier.make(authKey: body.authKey.bytes)
         try await storage.createAccount(
             NewAccount(name: body.account, credentials: credentials(verifier: verifier, keys: body.keys)), now: clock.now())
@@ -37,7 +37,7 @@ struct AccountRoutes {
     private func preSignIn(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let body = try await JSONBody.decode(PreSignInRequest.self, from: request, limit: configuration.limits.maximumRequestBytes)
         try Validation.accountName(body.account)
-        guard rateLimiter.allowSignInAttempt(account: body.account, address: context.remoteAddress) else { throw APIError.rateLimited }
+        try rateLimiter.checkSignInAttempt(account: nil, address: context.remoteAddress)
         guard let account = try await storage.account(named: body.account) else {
             return JSONBody.response(PreSignInResponse(kdf: .standard, salt: Base64Bytes(try await fakeSalts.salt(for: body.account))))
         }
@@ -50,15 +50,17 @@ struct AccountRoutes {
         try Validation.accountName(body.account)
         try Validation.deviceName(body.deviceName)
         try validation.authKey(body.authKey)
-        guard rateLimiter.allowSignInAttempt(account: body.account, address: context.remoteAddress) else { throw APIError.rateLimited }
+        try rateLimiter.checkSignInAttempt(account: body.account, address: context.remoteAddress)
         let account = try await storage.account(named: body.account)
         // An unknown account costs the same verifier work as a wrong key.
         let verifier = try account.map { try Self.storedVerifier($0.credentials) } ?? Self.decoy
         guard verifier.matches(authKey: body.authKey.bytes), let account else {
             metrics.signInFailures.increment()
+            rateLimiter.recordSignInFailure(account: body.account, address: context.remoteAddress)
             context.logger.notice("sign-in failed")
             throw APIError.signInFailed
         }
+        rateLimiter.recordSignInSuccess(account: body.account, address: context.remoteAddress)
         let token = DeviceToken.generate()
         guard let tokenHash = DeviceToken.hash(token) else { throw APIError(.internalServerError, "internal", "internal error") }
         let device = try await storage.registerDevice(
@@ -75,9 +77,10 @@ struct AccountRoutes {
         try validation.authKey(body.authKey)
         try validation.keys(body.keys)
         guard let account = try await storage.account(id: device.account) else { throw APIError.unauthorized }
-        guard rateLimiter.allowSignInAttempt(account: account.name, address: context.remoteAddress) else { throw APIError.rateLimited }
+        try rateLimiter.checkSignInAttempt(account: account.name, address: context.remoteAddress)
         guard try Self.storedVerifier(account.credentials).matches(authKey: body.currentAuthKey.bytes) else {
             metrics.signInFailures.increment()
+            rateLimiter.recordSignInFailure(account: account.name, address: context.remoteAddress)
             throw APIError.signInFailed
         }
         let verifier = AuthKeyVerifier.make(authKey: body.authKey.bytes)

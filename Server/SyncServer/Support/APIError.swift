@@ -10,20 +10,26 @@ struct APIError: Error, Sendable {
     var message: String
     /// The item IDs a per-item refusal is about (`too_large`, `quota_exceeded`, `too_many_siblings`).
     var items: [String]?
+    /// Seconds after which a refused request may be tried again (`Retry-After`, on 429 answers).
+    var retryAfter: Int?
 
-    init(_ status: HTTPResponse.Status, _ code: String, _ message: String, items: [String]? = nil) {
+    init(_ status: HTTPResponse.Status, _ code: String, _ message: String, items: [String]? = nil, retryAfter: Int? = nil) {
         self.status = status
         self.code = code
         self.message = message
         self.items = items
+        self.retryAfter = retryAfter
     }
 
     static func invalid(_ message: String) -> APIError { APIError(.badRequest, ErrorCode.invalidField, message) }
     static func tooLarge(_ message: String) -> APIError { APIError(.contentTooLarge, ErrorCode.tooLarge, message) }
     static let unauthorized = APIError(.unauthorized, ErrorCode.unauthorized, "a valid bearer token is required")
     static let signInFailed = APIError(.unauthorized, ErrorCode.signInFailed, "account name or auth key is wrong")
-    static let rateLimited = APIError(.tooManyRequests, ErrorCode.rateLimited, "too many sign-in attempts; retry later")
-    static let tokenRateLimited = APIError(
-        .tooManyRequests, ErrorCode.rateLimited, "too many requests with an invalid bearer token; retry later")
+    static func rateLimited(retryAfter: Int, _ message: String = "too many sign-in attempts; retry later") -> APIError {
+        APIError(.tooManyRequests, ErrorCode.rateLimited, message, retryAfter: retryAfter)
+    }
+    static func tokenRateLimited(retryAfter: Int) -> APIError {
+        rateLimited(retryAfter: retryAfter, "too many requests with an invalid bearer token; retry later")
+    }
     static let notFound = APIError(.notFound, ErrorCode.notFound, "no such resource")
 }

@@ -19,7 +19,7 @@ struct Authenticator: RouterMiddleware {
     /// The active device the header's token belongs to: `429 rate_limited` without a lookup when
     /// `address` is over its budget of failures, `401 unauthorized` (counted) when there is none.
     func device(for header: String?, from address: String) async throws -> DeviceRecord {
-        guard !rateLimiter.isTokenBlocked(address) else { throw APIError.tokenRateLimited }
+        guard !rateLimiter.isTokenBlocked(address) else { throw APIError.tokenRateLimited(retryAfter: rateLimiter.tokenRetryAfter(address)) }
         do {
             return try await Self.device(for: header, in: storage)
         } catch let error as APIError where error.code == ErrorCode.unauthorized {

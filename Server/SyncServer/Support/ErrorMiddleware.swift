@@ -14,7 +14,9 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             if answer.status.code >= 500 {
                 context.logger.error("request failed", metadata: ["code": "\(answer.code)", "error": "\(Self.describe(error))"])
             }
-            return JSONBody.response(ErrorResponse(code: answer.code, message: answer.message, items: answer.items), status: answer.status)
+            var response = JSONBody.response(ErrorResponse(code: answer.code, message: answer.message, items: answer.items), status: answer.status)
+            if let seconds = answer.retryAfter { response.headers[.retryAfter] = String(seconds) }
+            return response
         }
     }
 

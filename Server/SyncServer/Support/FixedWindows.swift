@@ -44,6 +44,13 @@ final class FixedWindows: Sendable {
         }
     }
 
+    /// Whole seconds until `key`'s current window ends (at least 1), for `Retry-After`.
+    func secondsLeft(_ key: String) -> Int {
+        let now = clock.now()
+        let start = windows.withLock { $0[key].flatMap { isCurrent($0, now: now) ? $0.start : nil } } ?? now
+        return max(1, Int((length - now.timeIntervalSince(start)).rounded(.up)))
+    }
+
     private func isCurrent(_ entry: Window, now: Date) -> Bool {
         now >= entry.start && now.timeIntervalSince(entry.start) < length
     }

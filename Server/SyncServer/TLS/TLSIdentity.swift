@@ -12,6 +12,9 @@ package struct TLSIdentity: Sendable {
     package let certificateChain: [NIOSSLCertificate]
     package let privateKey: NIOSSLPrivateKey
     package let pin: String
+    /// Why clients may not manage to connect with this chain (empty when they can): a CA-issued
+    /// leaf needs its issuer in the chain, since clients anchor their pin there (decision 0150).
+    package let problems: [String]
 
     /// Loads an operator's PEM certificate chain and key.
     package init(certificateFile: String, keyFile: String) throws {
@@ -23,6 +26,15 @@ package struct TLSIdentity: Sendable {
         }
         guard let leaf = certificateChain.first else { throw SyncServerError(.startupFailure, "the certificate file holds no certificate") }
         pin = try Self.pin(of: leaf)
+        problems = Self.problems(of: certificateChain)
+    }
+
+    private static func problems(of chain: [NIOSSLCertificate]) -> [String] {
+        guard let certificates = try? chain.map({ try Certificate(derEncoded: try $0.toDERBytes()) }), let leaf = certificates.first
+        else { return ["the certificate chain cannot be read"] }
+        if leaf.issuer == leaf.subject { return [] }
+        let issued = certificates.dropFirst().contains { $0.subject == leaf.issuer && $0.publicKey.isValidSignature(leaf.signature, for: leaf) }
+        return issued ? [] : ["the certificate file holds a CA-issued certificate without its issuer: clients will refuse it; append the CA certificate(s) after the server's"]
     }
 
     /// The self-signed identity kept in `directory`, created on first use (P-256, valid for ten

@@ -14,12 +14,16 @@ final class RawHTTPConnection: Sendable {
     private let received: AsyncThrowingStream<ByteBuffer, any Error>
     private let reader: Task<Void, Never>
 
-    static func connect(port: Int, pin: String?) async throws -> RawHTTPConnection {
+    /// Connects to the server on 127.0.0.1, from `source` (another loopback address such as
+    /// 127.0.0.2, to stand for another client) when given.
+    static func connect(port: Int, pin: String?, source: String? = nil) async throws -> RawHTTPConnection {
         // The pin replaces CA and host-name checks, as in the sync client.
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.certificateVerification = .noHostnameVerification
         let context = try pin.map { _ in try NIOSSLContext(configuration: tls) }
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        if let source { bootstrap = bootstrap.bind(to: try SocketAddress(ipAddress: source, port: 0)) }
+        let channel = try await bootstrap
             .connect(host: "127.0.0.1", port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     if let context, let pin {

@@ -35,6 +35,8 @@ struct TestAPI: Sendable {
         clock = ManualClock()
         logs = InMemoryLogHandler()
         var configuration = ServerConfiguration()
+        // Router tests make many accounts from one (unknown) address; the creation budget has its own test.
+        configuration.signInRateLimit.accountCreationsPerAddress = 10_000
         adjust(&configuration)
         var logger = Logger(label: "test", factory: { [logs] _ in logs })
         logger.logLevel = .trace
