@@ -3,11 +3,11 @@ import Foundation
 import Logging
 import SyncServer
 
-@main
+/// `sync-server [serve]`: runs the server (the default subcommand of ``SyncServerMain``).
 struct SyncServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "sync-server",
-        abstract: "The SyncKeychain sync server: end-to-end-encrypted item blobs, change feed and push.")
+        commandName: "serve",
+        abstract: "Run the server (the default: `sync-server --port …` is `sync-server serve --port …`).")
 
     @Option(help: "The address to listen on.") var host = "127.0.0.1"
     @Option(help: "The port to listen on (0: any free port, printed at start).") var port = 8443

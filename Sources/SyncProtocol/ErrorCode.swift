@@ -32,6 +32,8 @@ public enum ErrorCode {
     public static let unsupportedMediaType = "unsupported_media_type"
     /// 426: `GET /v1/push` must be a WebSocket upgrade.
     public static let upgradeRequired = "upgrade_required"
+    /// 403: the operator disabled the account (`sync-server admin disable`); nothing was deleted.
+    public static let accountDisabled = "account_disabled"
     /// 503: the server cannot serve the request now (storage failure); retry later.
     public static let unavailable = "unavailable"
 }

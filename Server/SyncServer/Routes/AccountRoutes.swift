@@ -61,6 +61,7 @@ struct AccountRoutes {
             throw APIError.signInFailed
         }
         rateLimiter.recordSignInSuccess(account: body.account, address: context.remoteAddress)
+        guard try await !storage.isDisabled(account.id) else { throw APIError.accountDisabled }
         let token = DeviceToken.generate()
         guard let tokenHash = DeviceToken.hash(token) else { throw APIError(.internalServerError, "internal", "internal error") }
         let device = try await storage.registerDevice(

@@ -32,4 +32,5 @@ struct APIError: Error, Sendable {
         rateLimited(retryAfter: retryAfter, "too many requests with an invalid bearer token; retry later")
     }
     static let notFound = APIError(.notFound, ErrorCode.notFound, "no such resource")
+    static let accountDisabled = APIError(.forbidden, ErrorCode.accountDisabled, "the account is disabled by the server's operator")
 }

@@ -20,12 +20,17 @@ struct Authenticator: RouterMiddleware {
     /// `address` is over its budget of failures, `401 unauthorized` (counted) when there is none.
     func device(for header: String?, from address: String) async throws -> DeviceRecord {
         guard !rateLimiter.isTokenBlocked(address) else { throw APIError.tokenRateLimited(retryAfter: rateLimiter.tokenRetryAfter(address)) }
+        let device: DeviceRecord
         do {
-            return try await Self.device(for: header, in: storage)
+            device = try await Self.device(for: header, in: storage)
         } catch let error as APIError where error.code == ErrorCode.unauthorized {
             rateLimiter.recordTokenFailure(address)
             throw error
         }
+        // Read on every request from the shared database, so `admin disable` takes effect at once
+        // on every process (decision 0152).
+        guard try await !storage.isDisabled(device.account) else { throw APIError.accountDisabled }
+        return device
     }
 
     /// The active device the header's token belongs to; `401 unauthorized` otherwise (uncounted).

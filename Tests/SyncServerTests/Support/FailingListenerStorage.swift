@@ -57,4 +57,7 @@ final class FailingListenerStorage: ServerStorage {
     }
     func collectGarbage(activeSince: Date?) async throws -> Int { try await inner.collectGarbage(activeSince: activeSince) }
     func serverSecret() async throws -> SymmetricKey { try await inner.serverSecret() }
+    func accountSummaries() async throws -> [AccountSummary] { try await inner.accountSummaries() }
+    func setDisabled(_ disabled: Bool, account id: AccountID) async throws { try await inner.setDisabled(disabled, account: id) }
+    func isDisabled(_ id: AccountID) async throws -> Bool { try await inner.isDisabled(id) }
 }

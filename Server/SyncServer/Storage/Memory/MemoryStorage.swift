@@ -14,6 +14,7 @@ package final class MemoryStorage: ServerStorage {
         var devices: [AccountID: [DeviceID: (record: DeviceRecord, tokenHash: [UInt8])]] = [:]
         var models: [AccountID: ServerModel] = [:]
         var secret: SymmetricKey?
+        var disabled: Set<AccountID> = []
     }
 
     let state = Mutex(State())

@@ -1,0 +1,82 @@
+import Foundation
+import GRDB
+
+extension SQLiteStorage {
+    /// What a backup or restore copied.
+    package struct BackupSummary: Sendable, Equatable {
+        package var accounts: Int
+        package var items: Int
+        package var bytes: Int
+    }
+
+    /// Copies the database in `directory` to `file` with SQLite's online backup API, in one read
+    /// transaction: a consistent snapshot while servers keep writing. `file` must not exist; it is
+    /// created 0600.
+    package static func backup(directory: URL, to file: URL) throws -> BackupSummary {
+        let source = directory.appendingPathComponent(fileName)
+        guard FileManager.default.fileExists(atPath: source.path) else {
+            throw SyncServerError(.notFound, "no database in the data directory")
+        }
+        guard !FileManager.default.fileExists(atPath: file.path) else {
+            throw SyncServerError(.startupFailure, "the backup file exists already; choose a new name")
+        }
+        do {
+            let pool = try DatabasePool(path: source.path, configuration: readOnly)
+            try PrivateFile.write([], to: file.path)
+            let destination = try DatabaseQueue(path: file.path)
+            try pool.backup(to: destination)
+            return try summary(of: destination)
+        } catch let error as SyncServerError {
+            throw error
+        } catch {
+            try? FileManager.default.removeItem(at: file)
+            throw SyncServerError(.storageFailure, "the backup failed", underlying: error)
+        }
+    }
+
+    /// How far a restore moves every account's sequence on: past any cursor a device can hold from
+    /// before the restore, so the writes made after it reach every device (decision 0153).
+    package static let restoredSequenceJump: Int64 = 1 << 40
+
+    /// Replaces the database in `directory` (created when missing) with the backup `file`, after
+    /// checking that the file is an intact sync-server database; migrates it to this version and
+    /// moves every account's sequence on by ``restoredSequenceJump``. Every server process on the
+    /// directory must be stopped first.
+    package static func restore(from file: URL, into directory: URL) throws -> BackupSummary {
+        do {
+            let backup = try DatabaseQueue(path: file.path, configuration: readOnly)
+            let check = try backup.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+            let tables = try backup.read { db in try db.tableExists("account") && db.tableExists("item") }
+            guard check == ["ok"], tables else {
+                throw SyncServerError(.startupFailure, "the file is not an intact sync-server database; nothing was restored")
+            }
+            let storage = try SQLiteStorage(directory: directory)
+            try backup.backup(to: storage.pool)
+            try migrator.migrate(storage.pool)
+            try storage.pool.write { db in
+                try db.execute(sql: "UPDATE account SET latestSequence = latestSequence + ?", arguments: [restoredSequenceJump])
+            }
+            return try summary(of: storage.pool)
+        } catch let error as SyncServerError {
+            throw error
+        } catch {
+            throw SyncServerError(.storageFailure, "the restore failed", underlying: error)
+        }
+    }
+
+    private static var readOnly: Configuration {
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(10)
+        return configuration
+    }
+
+    private static func summary(of database: some DatabaseReader) throws -> BackupSummary {
+        try database.read { db in
+            BackupSummary(
+                accounts: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM account") ?? 0,
+                items: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item") ?? 0,
+                bytes: try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(storedBytes), 0) FROM account") ?? 0)
+        }
+    }
+}
