@@ -57,19 +57,19 @@ extension ClientStatus {
             "account:         \(account)",
             "server:          \(server)",
             "pin:             \(pin ?? "none (plain http)")",
-            "device:          \(device) (\(deviceName))",
+            "device:          \(device) (\(TerminalText.sanitized(deviceName)))",
             "last sync:       \(lastSync.map { ISO8601DateFormatter().string(from: $0) } ?? "never")",
             "pending changes: \(pendingChanges)",
             "problems:        \(problems.count)",
         ]
-        lines += problems.map { "  item \($0.item.prefix(16))…: \($0.reason)" }
+        lines += problems.map { "  item \(TerminalText.sanitized($0.item.prefix(16)))…: \(TerminalText.sanitized($0.reason))" }
         lines.append("key-value stores: \(keyValueStores.count)")
         if !keyValueDirectoryProblems.isEmpty {
             lines.append("  store directory: \(keyValueDirectoryProblems.count) problem(s)")
         }
         for store in keyValueStores {
             lines.append(store.text)
-            lines += store.problems.map { "    item \($0.item.prefix(16))…: \($0.reason)" }
+            lines += store.problems.map { "    item \(TerminalText.sanitized($0.item.prefix(16)))…: \(TerminalText.sanitized($0.reason))" }
         }
         return lines.joined(separator: "\n")
     }

@@ -75,8 +75,9 @@ package final class ServerConnection: Sendable {
 
     private static func error(status: HTTPResponseStatus, body: ByteBuffer) -> SyncClientError {
         let detail = try? WireCoding.makeDecoder().decode(ErrorResponse.self, from: Data(body.readableBytesView)).error
-        let code = detail?.code ?? "http_\(status.code)"
-        let message = detail?.message ?? status.reasonPhrase
+        // The server's words reach terminals and logs: stripped of control characters first.
+        let code = TerminalText.sanitized(detail?.code ?? "http_\(status.code)", limit: 64)
+        let message = TerminalText.sanitized(detail?.message ?? status.reasonPhrase)
         switch code {
         case ErrorCode.signInFailed:
             return SyncClientError(.signInFailed, "sign-in failed: wrong account name or password")

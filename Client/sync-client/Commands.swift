@@ -30,7 +30,7 @@ func makeLogger(_ label: String) -> Logger {
     LoggingSystem.bootstrap { label in
         var handler = StreamLogHandler.standardError(label: label)
         handler.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) } ?? .notice
-        return handler
+        return TerminalSafeLogHandler(wrapping: handler)
     }
     return Logger(label: label)
 }
@@ -151,7 +151,7 @@ struct DevicesCommand: AsyncParsableCommand {
             }
             for device in devices {
                 let state = device.revokedAt == nil ? "active" : "revoked"
-                print("\(device.id)\t\(device.name)\t\(state)\(device.current ? "\t(this device)" : "")")
+                print("\(device.id)\t\(TerminalText.sanitized(device.name))\t\(state)\(device.current ? "\t(this device)" : "")")
             }
         }
     }
