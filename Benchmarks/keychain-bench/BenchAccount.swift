@@ -19,6 +19,8 @@ struct BenchAccount: Sendable {
     let device: DeviceID
     let token: String
     let sealer: VersionSealer
+    /// The tokens of the further devices ``createWithoutKDF(name:client:devices:)`` signed in.
+    var otherTokens: [String] = []
 
     /// Creates an account named `name` (scrypt at `logN`) and enrols a first device in `directory`.
     static func create(on server: BenchServer, name: String, logN: UInt8, directory: URL) async throws -> BenchAccount {
@@ -39,7 +41,7 @@ struct BenchAccount: Sendable {
     /// Creates an account and signs a device in over `client`, with secrets taken from a random
     /// master secret instead of scrypt: for the server-load figures, which never enrol a device
     /// with the password, so the KDF would only add seconds of setup (a minute in a debug build).
-    static func createWithoutKDF(name: String, client: LoadClient) async throws -> BenchAccount {
+    static func createWithoutKDF(name: String, client: LoadClient, devices: Int = 1) async throws -> BenchAccount {
         let parameters = try KDFParameters(logN: KDFParameters.minimumLogN, r: 8, p: 1, salt: KDFParameters.generate().salt)
         let secrets = AccountSecrets(masterSecret: (0..<32).map { _ in UInt8.random(in: 0...255) }, parameters: parameters)
         let accountKey = AccountKey.generate()
@@ -56,9 +58,16 @@ struct BenchAccount: Sendable {
             .POST, "/v1/sign-in", token: nil,
             body: ByteBuffer(bytes: try encoder.encode(SignInRequest(account: name, authKey: authKey, device: .random(), deviceName: "bench-uploader"))))
         let answer = try WireCoding.makeDecoder().decode(SignInResponse.self, from: Data(signIn.readableBytesView))
+        var others: [String] = []
+        for index in 1..<max(1, devices) {
+            let more = try await client.send(
+                .POST, "/v1/sign-in", token: nil,
+                body: ByteBuffer(bytes: try encoder.encode(SignInRequest(account: name, authKey: authKey, device: .random(), deviceName: "bench-\(index)"))))
+            others.append(try WireCoding.makeDecoder().decode(SignInResponse.self, from: Data(more.readableBytesView)).token)
+        }
         return BenchAccount(
             name: name, device: answer.device, token: answer.token,
-            sealer: VersionSealer(keys: AccountKeys(accountKey: accountKey), account: name, zone: .keychain))
+            sealer: VersionSealer(keys: AccountKeys(accountKey: accountKey), account: name, zone: .keychain), otherTokens: others)
     }
 
     /// Synchronizable generic passwords `prefix-<index>` for `indices`, sealed as this device's

@@ -15,6 +15,8 @@ enum FigureCatalog {
         NewDeviceFigures.benchmark,
         PropagationFigure.benchmark,
         CLIFigure.benchmark,
+        ScaleOutFigures.twoProcesses,
+        ScaleOutFigures.pushSubscribers,
     ]
     #else
     /// A core-only build has no server, client or HTTP stack: one row says so.
