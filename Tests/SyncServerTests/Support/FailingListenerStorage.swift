@@ -57,4 +57,16 @@ final class FailingListenerStorage: ServerStorage {
     }
     func collectGarbage(activeSince: Date?) async throws -> Int { try await inner.collectGarbage(activeSince: activeSince) }
     func serverSecret() async throws -> SymmetricKey { try await inner.serverSecret() }
+    func appendDeviceLogEntry(_ entry: [UInt8], at index: Int, of account: AccountID, now: Date) async throws {
+        try await inner.appendDeviceLogEntry(entry, at: index, of: account, now: now)
+    }
+    func deviceLog(of account: AccountID, from index: Int, limit: Int) async throws -> [DeviceLogRecord] {
+        try await inner.deviceLog(of: account, from: index, limit: limit)
+    }
+    func publishStatement(_ statement: [UInt8], zone: String, device: DeviceID, of account: AccountID, now: Date) async throws {
+        try await inner.publishStatement(statement, zone: zone, device: device, of: account, now: now)
+    }
+    func statements(zone: String, of account: AccountID) async throws -> [StatementRecord] {
+        try await inner.statements(zone: zone, of: account)
+    }
 }

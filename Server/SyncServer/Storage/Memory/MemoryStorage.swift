@@ -14,6 +14,8 @@ package final class MemoryStorage: ServerStorage {
         var devices: [AccountID: [DeviceID: (record: DeviceRecord, tokenHash: [UInt8])]] = [:]
         var models: [AccountID: ServerModel] = [:]
         var secret: SymmetricKey?
+        var deviceLogs: [AccountID: [[UInt8]]] = [:]
+        var statements: [AccountID: [String: [DeviceID: StatementRecord]]] = [:]
     }
 
     let state = Mutex(State())

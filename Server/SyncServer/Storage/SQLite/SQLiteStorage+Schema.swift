@@ -86,6 +86,27 @@ extension SQLiteStorage {
                 UPDATE account SET storedBytes = (SELECT COALESCE(SUM(bytes), 0) FROM item WHERE item.account = account.id)
                 """)
         }
+        // The authenticated account state (decision 0120): the device log and each device's
+        // latest statement per zone, opaque to the server.
+        migrator.registerMigration("v4-account-state") { db in
+            try db.execute(sql: """
+                CREATE TABLE deviceLog (
+                    account TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                    position INTEGER NOT NULL,
+                    entry BLOB NOT NULL,
+                    createdAt REAL NOT NULL,
+                    PRIMARY KEY (account, position)
+                ) STRICT, WITHOUT ROWID;
+                CREATE TABLE zoneStatement (
+                    account TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                    zone TEXT NOT NULL,
+                    device TEXT NOT NULL,
+                    statement BLOB NOT NULL,
+                    publishedAt REAL NOT NULL,
+                    PRIMARY KEY (account, zone, device)
+                ) STRICT, WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 }
