@@ -21,6 +21,10 @@ package struct SyncServerError: Error, Sendable, CustomStringConvertible {
         package static let tooManySiblings = Code("too_many_siblings")
         /// A device's numbered batch is older than its last one: nothing was merged.
         package static let superseded = Code("superseded")
+        /// The device was revoked: it can never sign in again.
+        package static let deviceRevoked = Code("device_revoked")
+        /// An append to the device log named an index other than the log's length.
+        package static let logConflict = Code("log_conflict")
         /// The database failed; the message says what was attempted, not with which values.
         package static let storageFailure = Code("storage_failure")
         /// Configuration or startup failed (certificate, data directory, address).
@@ -41,4 +45,9 @@ package struct SyncServerError: Error, Sendable, CustomStringConvertible {
     }
 
     package var description: String { "\(code): \(message)" }
+}
+
+extension SyncServerError {
+    /// The answer to signing in again with a revoked device's ID.
+    package static let revokedDevice = SyncServerError(.deviceRevoked, "this device was revoked; enrol it as a new device")
 }

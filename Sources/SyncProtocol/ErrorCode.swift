@@ -24,6 +24,10 @@ public enum ErrorCode {
     public static let tooManySiblings = "too_many_siblings"
     /// 409: the batch's number is below the device's last batch in the zone; nothing was merged.
     public static let superseded = "superseded"
+    /// 409: a device log append named an index other than the log's length; read it and try again.
+    public static let logConflict = "log_conflict"
+    /// 403: the device was revoked and can never sign in again; enrol it as a new device.
+    public static let deviceRevoked = "device_revoked"
     /// 410: the cursor can no longer be served; reconcile in full (`resync=true`).
     public static let cursorExpired = "cursor_expired"
     /// 405: the route does not accept that method.

@@ -120,5 +120,32 @@ enum PostgresSchema {
             "ALTER TABLE acknowledgements ADD COLUMN last_batch bigint",
             "ALTER TABLE acknowledgements ADD COLUMN last_answer bytea",
         ]),
+        // The authenticated account state (decision 0120): the device log and each device's latest
+        // statement per zone, opaque to the server.
+        .init(version: 5, statements: [
+            """
+            CREATE TABLE device_log (
+                account_id uuid NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+                position integer NOT NULL,
+                entry bytea NOT NULL,
+                created_at timestamptz NOT NULL,
+                PRIMARY KEY (account_id, position)
+            )
+            """,
+            """
+            CREATE TABLE zone_statements (
+                account_id uuid NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+                zone text COLLATE "C" NOT NULL,
+                device_id text COLLATE "C" NOT NULL,
+                statement bytea NOT NULL,
+                published_at timestamptz NOT NULL,
+                PRIMARY KEY (account_id, zone, device_id)
+            )
+            """,
+        ]),
+        // An operator's disabled flag on an account (decision 0152).
+        .init(version: 6, statements: [
+            "ALTER TABLE accounts ADD COLUMN disabled_at timestamptz",
+        ]),
     ]
 }

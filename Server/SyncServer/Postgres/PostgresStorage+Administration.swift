@@ -2,12 +2,6 @@ import Foundation
 import PostgresNIO
 
 extension PostgresStorage {
-    /// The migration that adds the disabled flag (decision 0152). Numbered from the decision's
-    /// block so that it cannot collide with the next general migration.
-    static let administrationMigration = PostgresMigrator.Migration(version: 150, statements: [
-        "ALTER TABLE accounts ADD COLUMN IF NOT EXISTS disabled_at timestamptz",
-    ])
-
     package func accountSummaries() async throws -> [AccountSummary] {
         try await attempt("list accounts") {
             let rows = try await client.query(

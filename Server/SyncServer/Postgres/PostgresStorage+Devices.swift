@@ -10,12 +10,13 @@ extension PostgresStorage {
                 try await lockAccount(device.account, on: connection)
                 let existing = try await connection.rows(
                     """
-                    SELECT 1 FROM devices
+                    SELECT revoked_at IS NOT NULL FROM devices
                     WHERE account_id = \(device.account.rawValue) AND device_id = \(device.id.rawValue)
                     """,
                     logger: logger
-                ).collect().count
-                if existing == 0 {
+                ).decode(Bool.self).all()
+                if existing.first == true { throw SyncServerError.revokedDevice }
+                if existing.isEmpty {
                     let active = try await connection.rows(
                         """
                         SELECT count(*) FROM devices
@@ -34,7 +35,7 @@ extension PostgresStorage {
                             \(ByteBuffer(bytes: device.tokenHash)), \(now), \(now))
                     ON CONFLICT (account_id, device_id) DO UPDATE SET
                         name = EXCLUDED.name, token_hash = EXCLUDED.token_hash,
-                        last_seen_at = EXCLUDED.last_seen_at, revoked_at = NULL
+                        last_seen_at = EXCLUDED.last_seen_at
                     RETURNING \(unescaped: Self.deviceColumns)
                     """,
                     logger: logger
@@ -70,14 +71,23 @@ extension PostgresStorage {
 
     package func revokeDevice(_ device: DeviceID, of account: AccountID, now: Date) async throws -> Bool {
         try await attempt("revoke a device") {
-            try await client.query(
-                """
-                UPDATE devices SET revoked_at = coalesce(revoked_at, \(now))
-                WHERE account_id = \(account.rawValue) AND device_id = \(device.rawValue)
-                RETURNING 1
-                """,
-                logger: logger
-            ).collect().count == 1
+            try await client.inTransaction(logger: logger) { connection in
+                let found = try await connection.rows(
+                    """
+                    UPDATE devices SET revoked_at = coalesce(revoked_at, \(now))
+                    WHERE account_id = \(account.rawValue) AND device_id = \(device.rawValue)
+                    RETURNING 1
+                    """,
+                    logger: logger
+                ).collect().count == 1
+                if found {
+                    // Heard by every process's listener (this one's too) once the revocation commits.
+                    let payload = PostgresChangeNotification.payload(for: .revocation(of: device, in: account))
+                    try await connection.query(
+                        "SELECT pg_notify(\(PostgresChangeNotification.channel), \(payload))", logger: logger)
+                }
+                return found
+            }
         }
     }
 

@@ -71,12 +71,12 @@ package final class PostgresStorage: ServerStorage, Service {
     /// Applies the schema migrations this database lacks (safe to run from several processes at once).
     package func migrate() async throws {
         _ = try await attempt("migrate the schema") {
-            try await PostgresMigrator(migrations: PostgresSchema.migrations + [Self.administrationMigration]).migrate(client, logger: logger)
+            try await PostgresMigrator(migrations: PostgresSchema.migrations).migrate(client, logger: logger)
         }
     }
 
     /// The schema versions this build knows, ascending.
-    package static var schemaVersions: [Int] { (PostgresSchema.migrations + [administrationMigration]).map(\.version).sorted() }
+    package static var schemaVersions: [Int] { PostgresSchema.migrations.map(\.version).sorted() }
 
     /// Runs `body`, turning any failure that is not already a ``SyncServerError`` into a
     /// `storageFailure` that says what was attempted and nothing about the values involved.

@@ -40,7 +40,12 @@ actor PushHub {
         connections[account, default: [:]].count >= maximumPerAccount
     }
 
+    /// Sends an upload to every connection of its account, or closes a revoked device's.
     func publish(_ change: AccountChange) async {
+        if let device = change.revokedDevice {
+            await disconnect(device: device, of: change.account)
+            return
+        }
         guard let targets = connections[change.account]?.values, !targets.isEmpty else { return }
         guard let text = try? String(decoding: WireCoding.makeEncoder().encode(PushMessage(zone: change.zone, sequence: change.sequence)), as: UTF8.self)
         else { return }
@@ -51,7 +56,7 @@ actor PushHub {
     }
 
     /// Closes the push connections of a revoked device.
-    func disconnect(device: DeviceID, of account: AccountID) async {
+    private func disconnect(device: DeviceID, of account: AccountID) async {
         for connection in (connections[account] ?? [:]).values where connection.device == device {
             try? await connection.outbound.close(.policyViolation, reason: "device revoked")
         }

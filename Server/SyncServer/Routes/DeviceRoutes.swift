@@ -2,11 +2,11 @@ import Hummingbird
 import SyncCore
 import SyncProtocol
 
-/// Listing and revoking the devices of the caller's account.
+/// Listing and revoking the devices of the caller's account. A revocation reaches the push hubs of
+/// every server process through the storage's change listener.
 struct DeviceRoutes {
     let storage: any ServerStorage
     let clock: ServerClock
-    let hub: PushHub
 
     func register(on group: RouterGroup<SyncRequestContext>) {
         group.get("/v1/devices") { _, context in
@@ -25,7 +25,6 @@ struct DeviceRoutes {
             guard let id = context.parameters.get("device").flatMap(DeviceID.init),
                 try await storage.revokeDevice(id, of: caller.account, now: clock.now())
             else { throw APIError.notFound }
-            await hub.disconnect(device: id, of: caller.account)
             context.logger.info("device revoked", metadata: ["account": "\(caller.account)", "device": "\(id)"])
             return Response(status: .noContent)
         }

@@ -17,15 +17,10 @@ struct ZoneRoutes {
 
     private var limits: ServerConfiguration.Limits { configuration.limits }
 
-    private func zone(_ context: SyncRequestContext) throws -> String {
-        let zone = context.parameters.get("zone") ?? ""
-        try Validation.zone(zone)
-        return zone
-    }
 
     private func changes(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let device = try context.requireDevice()
-        let zone = try zone(context)
+        let zone = try context.zone()
         let query = request.uri.queryParameters
         let after = try Self.parameter(query.get("after"), "after must be a cursor") { UInt64($0).flatMap { $0 <= UInt64(Int64.max) ? $0 : nil } } ?? 0
         let limit = try Self.parameter(query.get("limit"), "limit must be a positive integer") { Int($0).flatMap { $0 >= 1 ? $0 : nil } }
@@ -59,7 +54,7 @@ struct ZoneRoutes {
 
     private func upload(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let device = try context.requireDevice()
-        let zone = try zone(context)
+        let zone = try context.zone()
         let body = try await JSONBody.decode(UploadRequest.self, from: request, limit: limits.maximumRequestBytes)
         guard !body.items.isEmpty else { throw APIError.invalid("items must not be empty") }
         guard body.items.count <= limits.maximumBatchItems else {
@@ -89,7 +84,7 @@ struct ZoneRoutes {
 
     private func acknowledge(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let device = try context.requireDevice()
-        let zone = try zone(context)
+        let zone = try context.zone()
         let body = try await JSONBody.decode(AcknowledgeRequest.self, from: request, limit: limits.maximumRequestBytes)
         try await storage.acknowledge(device: device.id, of: device.account, zone: zone, through: body.cursor, now: clock.now())
         return Response(status: .noContent)

@@ -1,13 +1,25 @@
-/// A committed upload, as the push hub hears of it.
+import SyncCore
+
+/// A committed change of an account, as the push hub hears of it: an upload, or a revocation.
 package struct AccountChange: Sendable, Equatable, Codable {
     package var account: AccountID
     package var zone: String
     /// The account's latest sequence number after the upload.
     package var sequence: UInt64
+    /// For a revocation, the revoked device, whose push connections every server process closes
+    /// (`zone` is then empty and `sequence` 0); nil for an upload.
+    package var revokedDevice: DeviceID?
 
     package init(account: AccountID, zone: String, sequence: UInt64) {
         self.account = account
         self.zone = zone
         self.sequence = sequence
+    }
+
+    /// The change that tells every server process that `device` was revoked.
+    package static func revocation(of device: DeviceID, in account: AccountID) -> AccountChange {
+        var change = AccountChange(account: account, zone: "", sequence: 0)
+        change.revokedDevice = device
+        return change
     }
 }

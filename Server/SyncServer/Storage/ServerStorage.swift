@@ -17,7 +17,7 @@ import SyncCore
 /// - Uploads are decided by the one batch rule, SyncCore's `BatchMerge` (decision 0100): a backend
 ///   reads the working set in the batch's transaction and stores what the rule returns.
 /// - Times come from the caller (`now`), so tests control them.
-package protocol ServerStorage: AccountAdministration {
+package protocol ServerStorage: AccountAdministration, AccountStateStorage {
     /// Stores a new account; throws `accountExists` when the name is taken.
     func createAccount(_ account: NewAccount, now: Date) async throws
 
@@ -31,9 +31,10 @@ package protocol ServerStorage: AccountAdministration {
     /// and wrapped keys); throws `notFound` for an unknown account.
     func replaceCredentials(of account: AccountID, with credentials: AccountCredentials) async throws
 
-    /// Registers a device (or signs an existing one in again, which reactivates it) with a new token
-    /// hash; the previous token of that device stops working. Throws `quotaExceeded` when the
-    /// account already has `maximumDevices` active devices and this is a new one.
+    /// Registers a device (or signs an existing one in again) with a new token hash; the previous
+    /// token of that device stops working. Throws `deviceRevoked` for a revoked device ID (a
+    /// revocation is for good) and `quotaExceeded` when the account already has `maximumDevices`
+    /// active devices and this is a new one.
     func registerDevice(_ device: NewDevice, maximumDevices: Int, now: Date) async throws -> DeviceRecord
 
     /// The active (not revoked) device whose token hashes to `tokenHash`, or nil.
@@ -45,8 +46,10 @@ package protocol ServerStorage: AccountAdministration {
     /// Every device of the account, revoked ones included, ordered by device ID.
     func devices(of account: AccountID) async throws -> [DeviceRecord]
 
-    /// Revokes a device of the account: its token stops working and it no longer holds back
-    /// tombstone collection. Returns false when the account has no such device.
+    /// Revokes a device of the account, for good: its token stops working, it no longer holds back
+    /// tombstone collection, signing in again with its ID is refused (`deviceRevoked`), and every
+    /// listener hears an ``AccountChange`` naming it (so each server process closes its push
+    /// connections). Returns false when the account has no such device.
     func revokeDevice(_ device: DeviceID, of account: AccountID, now: Date) async throws -> Bool
 
     /// Decides a batch with SyncCore's `BatchMerge` and stores the result atomically: either every

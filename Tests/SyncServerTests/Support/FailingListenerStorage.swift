@@ -60,4 +60,16 @@ final class FailingListenerStorage: ServerStorage {
     func accountSummaries() async throws -> [AccountSummary] { try await inner.accountSummaries() }
     func setDisabled(_ disabled: Bool, account id: AccountID) async throws { try await inner.setDisabled(disabled, account: id) }
     func isDisabled(_ id: AccountID) async throws -> Bool { try await inner.isDisabled(id) }
+    func appendDeviceLogEntry(_ entry: [UInt8], at index: Int, of account: AccountID, now: Date) async throws {
+        try await inner.appendDeviceLogEntry(entry, at: index, of: account, now: now)
+    }
+    func deviceLog(of account: AccountID, from index: Int, limit: Int) async throws -> [DeviceLogRecord] {
+        try await inner.deviceLog(of: account, from: index, limit: limit)
+    }
+    func publishStatement(_ statement: [UInt8], zone: String, device: DeviceID, of account: AccountID, now: Date) async throws {
+        try await inner.publishStatement(statement, zone: zone, device: device, of: account, now: now)
+    }
+    func statements(zone: String, of account: AccountID) async throws -> [StatementRecord] {
+        try await inner.statements(zone: zone, of: account)
+    }
 }

@@ -32,6 +32,7 @@ extension MemoryStorage {
             guard state.accounts[device.account] != nil else { throw SyncServerError(.notFound, "no such account") }
             let devices = state.devices[device.account] ?? [:]
             let existing = devices[device.id]?.record
+            if existing?.isActive == false { throw SyncServerError.revokedDevice }
             if existing == nil, devices.values.filter({ $0.record.isActive }).count >= maximumDevices {
                 throw SyncServerError(.quotaExceeded, "the account has too many devices")
             }
@@ -60,11 +61,13 @@ extension MemoryStorage {
     }
 
     package func revokeDevice(_ device: DeviceID, of account: AccountID, now: Date) async throws -> Bool {
-        state.withLock { state in
+        let revoked = state.withLock { state in
             guard let entry = state.devices[account]?[device] else { return false }
             if entry.record.isActive { state.devices[account]?[device]?.record.revokedAt = now }
             state.models[account]?.revoke(device)
             return true
         }
+        if revoked { broadcaster.publish(.revocation(of: device, in: account)) }
+        return revoked
     }
 }

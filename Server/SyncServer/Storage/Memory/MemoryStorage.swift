@@ -15,6 +15,8 @@ package final class MemoryStorage: ServerStorage {
         var models: [AccountID: ServerModel] = [:]
         var secret: SymmetricKey?
         var disabled: Set<AccountID> = []
+        var deviceLogs: [AccountID: [[UInt8]]] = [:]
+        var statements: [AccountID: [String: [DeviceID: StatementRecord]]] = [:]
     }
 
     let state = Mutex(State())

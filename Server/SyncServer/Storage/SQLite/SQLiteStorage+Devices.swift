@@ -7,10 +7,12 @@ extension SQLiteStorage {
         try await write("registering a device") { db in
             let account = device.account.description
             let existing = try Row.fetchOne(
-                db, sql: "SELECT createdAt FROM device WHERE account = ? AND id = ?", arguments: [account, device.id.rawValue])
+                db, sql: "SELECT createdAt, revokedAt FROM device WHERE account = ? AND id = ?",
+                arguments: [account, device.id.rawValue])
             if let existing {
+                guard (existing["revokedAt"] as Double?) == nil else { throw SyncServerError.revokedDevice }
                 try db.execute(
-                    sql: "UPDATE device SET name = ?, tokenHash = ?, lastSeenAt = ?, revokedAt = NULL WHERE account = ? AND id = ?",
+                    sql: "UPDATE device SET name = ?, tokenHash = ?, lastSeenAt = ? WHERE account = ? AND id = ?",
                     arguments: [device.name, Data(device.tokenHash), now.timeIntervalSince1970, account, device.id.rawValue])
                 return DeviceRecord(
                     account: device.account, id: device.id, name: device.name,
@@ -45,12 +47,14 @@ extension SQLiteStorage {
     }
 
     package func revokeDevice(_ device: DeviceID, of account: AccountID, now: Date) async throws -> Bool {
-        try await write("revoking a device") { db in
+        let revoked = try await write("revoking a device") { db in
             try db.execute(
                 sql: "UPDATE device SET revokedAt = COALESCE(revokedAt, ?) WHERE account = ? AND id = ?",
                 arguments: [now.timeIntervalSince1970, account.description, device.rawValue])
             return db.changesCount == 1
         }
+        if revoked { broadcaster.publish(.revocation(of: device, in: account)) }
+        return revoked
     }
 
     static func deviceRecord(_ row: Row) throws -> DeviceRecord {

@@ -86,6 +86,7 @@ extension SQLiteStorage {
                 UPDATE account SET storedBytes = (SELECT COALESCE(SUM(bytes), 0) FROM item WHERE item.account = account.id)
                 """)
         }
+        registerAccountStateMigration(in: &migrator)
         registerAdministrationMigration(in: &migrator)
         return migrator
     }

@@ -1,0 +1,63 @@
+import Hummingbird
+import SyncCore
+import SyncProtocol
+
+/// The account's authenticated state (decision 0120): the device log and the devices' signed zone
+/// statements. The server stores and orders them; it cannot read, sign or forge them, and devices
+/// verify everything it serves.
+struct AccountStateRoutes {
+    let storage: any ServerStorage
+    let configuration: ServerConfiguration
+    let clock: ServerClock
+
+    func register(on group: RouterGroup<SyncRequestContext>) {
+        group.get("/v1/device-log") { request, context in try await deviceLog(request, context) }
+        group.post("/v1/device-log") { request, context in try await append(request, context) }
+        group.get("/v1/zones/:zone/statements") { _, context in try await statements(context) }
+        group.put("/v1/zones/:zone/statement") { request, context in try await publish(request, context) }
+    }
+
+    private func deviceLog(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        let from = try request.uri.queryParameters.get("from").map { text in
+            guard let from = Int(text), from >= 0 else { throw APIError.invalid("from must be a log index") }
+            return from
+        } ?? 0
+        let page = AccountStateLimits.maximumLogPage
+        let records = try await storage.deviceLog(of: device.account, from: from, limit: page + 1)
+        let entries = records.prefix(page).map { DeviceLogEntryMessage(index: $0.index, entry: Base64Bytes($0.entry)) }
+        return JSONBody.response(DeviceLogResponse(entries: Array(entries), hasMore: records.count > page))
+    }
+
+    private func append(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        let body = try await JSONBody.decode(DeviceLogAppendRequest.self, from: request, limit: configuration.limits.maximumRequestBytes)
+        guard body.index >= 0 else { throw APIError.invalid("index must be a log index") }
+        guard !body.entry.bytes.isEmpty, body.entry.bytes.count <= AccountStateLimits.maximumEntryBytes else {
+            throw APIError.invalid("a device log entry must hold 1 to \(AccountStateLimits.maximumEntryBytes) bytes")
+        }
+        try await storage.appendDeviceLogEntry(body.entry.bytes, at: body.index, of: device.account, now: clock.now())
+        context.logger.info("device log appended", metadata: ["account": "\(device.account)", "index": "\(body.index)"])
+        return Response(status: .noContent)
+    }
+
+    private func statements(_ context: SyncRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        let zone = try context.zone()
+        let statements = try await storage.statements(zone: zone, of: device.account).map {
+            StatementMessage(device: $0.device, statement: Base64Bytes($0.statement))
+        }
+        return JSONBody.response(StatementListResponse(statements: statements))
+    }
+
+    private func publish(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        let zone = try context.zone()
+        let body = try await JSONBody.decode(StatementRequest.self, from: request, limit: configuration.limits.maximumRequestBytes)
+        guard !body.statement.bytes.isEmpty, body.statement.bytes.count <= AccountStateLimits.maximumStatementBytes else {
+            throw APIError.invalid("a statement must hold 1 to \(AccountStateLimits.maximumStatementBytes) bytes")
+        }
+        try await storage.publishStatement(body.statement.bytes, zone: zone, device: device.id, of: device.account, now: clock.now())
+        return Response(status: .noContent)
+    }
+}
