@@ -6,6 +6,7 @@ set -euo pipefail
 
 missing=()
 dpkg -s libsqlite3-dev >/dev/null 2>&1 || missing+=(libsqlite3-dev)
+command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)  # the CLI benchmark's baseline
 if [ "${SYNCKEYCHAIN_SKIP_POSTGRES:-}" = "" ]; then
   ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 fi

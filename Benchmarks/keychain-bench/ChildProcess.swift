@@ -1,4 +1,3 @@
-#if SYNCKEYCHAIN_NETWORK
 import Foundation
 import Synchronization
 
@@ -155,4 +154,3 @@ final class ChildProcess: Sendable {
         return standardOutput
     }
 }
-#endif
