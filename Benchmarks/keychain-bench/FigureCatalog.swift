@@ -6,6 +6,9 @@ enum FigureCatalog {
         CryptoFigures.itemSeal,
         CryptoFigures.accountDerivation,
         CLIFigure.benchmark,
+        CompetitorFigures.secretTool,
+        CompetitorFigures.pass,
+        CompetitorFigures.keepassxc,
     ] + networkFigures
 
     #if SYNCKEYCHAIN_NETWORK
