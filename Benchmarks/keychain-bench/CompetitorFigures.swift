@@ -23,6 +23,10 @@ enum CompetitorFigures {
         let home = directory.appendingPathComponent("secret-tool-home")
         try FileManager.default.createDirectory(at: home.appendingPathComponent("run"), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let bus = try ChildProcess(dbus, ["--session", "--nofork", "--print-address=1"], log: log)
+        var started = [bus]
+        // Whatever fails below, the daemons started so far are stopped.
+        var ready = false
+        defer { if !ready { started.forEach { $0.stop() } } }
         let address = try await bus.line(startingWith: "unix:", within: .seconds(10))
         let environment = [
             "DBUS_SESSION_BUS_ADDRESS": address, "HOME": home.path, "XDG_DATA_HOME": home.appendingPathComponent("data").path,
@@ -30,6 +34,7 @@ enum CompetitorFigures {
         ]
         let password = try inputFile(directory, "keyring-password", "bench")
         let keyring = try ChildProcess(keyringDaemon, ["--unlock", "--components=secrets", "--foreground"], environment: environment, input: password, log: log)
+        started.append(keyring)
         let value = try inputFile(directory, "secret-tool-secret", secret)
         let tool = Tool(
             add: { index in
@@ -46,6 +51,7 @@ enum CompetitorFigures {
             guard ContinuousClock.now < deadline else { throw BenchmarkError("gnome-keyring did not answer within 15 s") }
             try await Task.sleep(for: .milliseconds(20))
         }
+        ready = true
         return (tool, { keyring.stop(); bus.stop() })
     }
 
@@ -114,7 +120,15 @@ enum CompetitorFigures {
                         keychainBinary, ["find-generic-password", "--keychain", keychain, "-s", service, "-a", "a\(index)", "-w"], log: log)
                     guard output == secret + "\n" else { throw BenchmarkError("keychain find printed the wrong secret") }
                 })
-            let (baseline, stop) = try await setUp(directory, log)
+            // A competitor that cannot be set up here is a row saying so, not a broken benchmark.
+            let (baseline, stop): (Tool, () -> Void)
+            do {
+                (baseline, stop) = try await setUp(directory, log)
+            } catch let unavailable as BenchmarkUnavailable {
+                throw unavailable
+            } catch {
+                throw BenchmarkUnavailable("\(competitor) could not be set up: \(error)")
+            }
             defer { stop() }
             var productRates: [Double] = []
             var baselineRates: [Double] = []
