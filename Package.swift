@@ -60,9 +60,12 @@ let package = Package(
 
         // MARK: Local keychain
         .target(
+            name: "KeychainSQLiteConfig", dependencies: [.product(name: "GRDBSQLite", package: "GRDB.swift")],
+            path: "Sources/KeychainSQLiteConfig"),
+        .target(
             name: "KeychainStore",
             dependencies: [
-                "KeychainModel",
+                "KeychainModel", "KeychainSQLiteConfig",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),

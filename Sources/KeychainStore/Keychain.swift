@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import GRDBSQLite
 import KeychainModel
+import KeychainSQLiteConfig
 import Logging
 import Synchronization
 
@@ -84,12 +85,17 @@ public final class Keychain: Sendable {
             // pragmas fail below still leaves its companion files as they were.
             var persistWAL: Int32 = 1
             _ = sqlite3_file_control(db.sqliteConnection, "main", SQLITE_FCNTL_PERSIST_WAL, &persistWAL)
+            // No checkpoint when a connection closes: a one-shot `keychain` process would pay
+            // two more fsyncs for it after its durable commit (and a read-only one would write
+            // pages). Commits checkpoint instead, once the WAL passes 256 pages, which also
+            // bounds what a new process reads to rebuild the WAL index (docs/decisions/0160).
+            _ = keychain_sqlite_skip_checkpoint_on_close(db.sqliteConnection)
             // Freed pages are zeroed, and SQLite keeps no temporary files on disk. Every commit
-            // reaches the disk before it returns (decision 0013).
-            // A journal size limit makes the last connection to close truncate the WAL once it
-            // is checkpointed, so the next process opens an empty WAL: no recovery to run and no
-            // pages to checkpoint again when a read-only process exits (docs/decisions/0160).
-            try db.execute(sql: "PRAGMA secure_delete = ON; PRAGMA temp_store = MEMORY; PRAGMA synchronous = FULL; PRAGMA journal_size_limit = 1048576")
+            // reaches the disk before it returns (decision 0013). A reset WAL is cut back to 1 MiB.
+            try db.execute(sql: """
+                PRAGMA secure_delete = ON; PRAGMA temp_store = MEMORY; PRAGMA synchronous = FULL;
+                PRAGMA wal_autocheckpoint = 256; PRAGMA journal_size_limit = 1048576
+                """)
         }
         do {
             database = try DatabaseQueue(path: files.databasePath, configuration: databaseConfiguration)
