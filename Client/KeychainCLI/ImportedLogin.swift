@@ -26,7 +26,7 @@ struct ImportedLogin {
     /// protocol, port and path from the URL), else a generic password (service: its title). The
     /// secret is the password, or for a note without one, the note. Notes are kept as the item's
     /// comment. A TOTP seed is a secret, so it is kept sealed: in a generic password beside the
-    /// login (service `totp:` and the login's server or service, same account). Nil when the
+    /// login (service `totp:` and the login's server or service, same account). Empty when the
     /// entry holds nothing to keep.
     func items(synchronizable: Bool) -> [Item] {
         guard password != nil || notes != nil || totp != nil else { return [] }
