@@ -6,6 +6,8 @@ set -euo pipefail
 
 missing=()
 dpkg -s libsqlite3-dev >/dev/null 2>&1 || missing+=(libsqlite3-dev)
+command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)  # the CLI benchmark's baseline
+command -v gpg >/dev/null 2>&1 || missing+=(gnupg)  # keychain import --format pass, and its test
 if [ "${SYNCKEYCHAIN_SKIP_POSTGRES:-}" = "" ]; then
   ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 fi

@@ -1,4 +1,3 @@
-#if SYNCKEYCHAIN_NETWORK
 import Foundation
 import Synchronization
 
@@ -18,8 +17,9 @@ final class ChildProcess: Sendable {
     private let exitStatus = Mutex<Int32?>(nil)
     private let drained = Mutex(false)
 
-    /// Starts `executable` with `arguments`, this process's environment plus `environment`.
-    init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:], log: URL) throws {
+    /// Starts `executable` with `arguments`, this process's environment plus `environment`, and
+    /// standard input read from `input` (else /dev/null).
+    init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:], input: URL? = nil, log: URL) throws {
         name = executable.lastPathComponent
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw BenchmarkError("pipe: \(String(cString: strerror(errno)))") }
@@ -37,7 +37,7 @@ final class ChildProcess: Sendable {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, input?.path ?? "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
         posix_spawn_file_actions_adddup2(&actions, logFD, 2)
         let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
@@ -142,8 +142,8 @@ final class ChildProcess: Sendable {
     }
 
     /// Runs a process to completion; returns its standard output, failing on a non-zero status.
-    static func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:], log: URL) throws -> String {
-        let child = try ChildProcess(executable, arguments, environment: environment, log: log)
+    static func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:], input: URL? = nil, log: URL) throws -> String {
+        let child = try ChildProcess(executable, arguments, environment: environment, input: input, log: log)
         try child.waitForSuccess()
         return child.finishedOutput()
     }
@@ -155,4 +155,3 @@ final class ChildProcess: Sendable {
         return standardOutput
     }
 }
-#endif

@@ -5,6 +5,10 @@ enum FigureCatalog {
         StoreFigures.lookup,
         CryptoFigures.itemSeal,
         CryptoFigures.accountDerivation,
+        CLIFigure.benchmark,
+        CompetitorFigures.secretTool,
+        CompetitorFigures.pass,
+        CompetitorFigures.keepassxc,
     ] + networkFigures
 
     #if SYNCKEYCHAIN_NETWORK
@@ -14,7 +18,6 @@ enum FigureCatalog {
         ServerFigures.changesSinceCursor,
         NewDeviceFigures.benchmark,
         PropagationFigure.benchmark,
-        CLIFigure.benchmark,
         ScaleOutFigures.twoProcesses,
         ScaleOutFigures.pushSubscribers,
     ]
@@ -22,8 +25,8 @@ enum FigureCatalog {
     /// A core-only build has no server, client or HTTP stack: one row says so.
     static let networkFigures: [Benchmark] = [
         Benchmark(
-            name: "server, device and CLI figures",
-            rows: [.init(name: "server, device and CLI figures", unit: "", target: .report)]
+            name: "server and device figures",
+            rows: [.init(name: "server and device figures", unit: "", target: .report)]
         ) { _, _ in throw BenchmarkUnavailable("core-only build (SYNCKEYCHAIN_CORE_ONLY): build without it") }
     ]
     #endif

@@ -13,8 +13,12 @@ enum ArgumentEscaping {
     /// Options that are flags (take no value) in some verbs.
     static let flagsByVerb: [String: Set<String>] = [
         "find-generic-password": ["-w"], "find-internet-password": ["-w"], "dump-keychain": ["-d", "--json"],
-        "add-generic-password": ["--sync", "-U"], "add-internet-password": ["--sync", "-U"], "history": ["--sync", "-w"],
+        "add-generic-password": ["--sync", "-U"], "add-internet-password": ["--sync", "-U"], "history": ["-w"], "import": ["--sync"],
     ]
+
+    /// `history` took `--sync` as a flag before it took `yes|no|any`: a bare `--sync` there still
+    /// means the synchronizable item.
+    static let syncValues: Set<String> = ["yes", "no", "any"]
 
     static func escape(_ arguments: [String]) -> [String] {
         guard let verb = arguments.first else { return arguments }
@@ -24,6 +28,11 @@ enum ArgumentEscaping {
         while index < arguments.count {
             let token = arguments[index]
             escaped.append(token)
+            if verb == "history", token == "--sync", index + 1 == arguments.count || !syncValues.contains(arguments[index + 1]) {
+                escaped.append("yes")
+                index += 1
+                continue
+            }
             if token == "--" {
                 escaped += arguments[(index + 1)...]
                 break

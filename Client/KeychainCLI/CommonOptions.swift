@@ -9,6 +9,11 @@ struct KeychainOptions: ParsableArguments {
     var path: String?
 
     func open() throws -> Keychain {
+        try Self.open(path)
+    }
+
+    /// Opens the keychain at `path`, else at the default location.
+    static func open(_ path: String?) throws -> Keychain {
         try Keychain.open(at: path ?? KeychainLocation.defaultPath())
     }
 }
@@ -22,6 +27,15 @@ enum SyncFilter: String, ExpressibleByArgument, CaseIterable {
         case .yes: .yes
         case .no: .no
         case .any: .any
+        }
+    }
+
+    /// The synchronizable flags this filter covers, local first.
+    var flags: [Bool] {
+        switch self {
+        case .yes: [true]
+        case .no: [false]
+        case .any: [false, true]
         }
     }
 }
@@ -73,19 +87,10 @@ struct AddOptions: ParsableArguments {
 
     /// Adds the item; with `-U`, updates the existing item with the same primary key instead.
     func add(_ itemClass: ItemClass, keyAttributes: ItemAttributes, to keychain: Keychain) throws {
-        var attributes = keyAttributes
-        for attribute in changes.present { attributes[attribute] = changes[attribute] }
-        attributes.accessGroup = accessGroup
-        attributes.synchronizable = sync
-        let item = Item(itemClass: itemClass, attributes: attributes, data: Array(password.utf8))
-        do {
-            try keychain.add(item)
-        } catch {
-            guard updateExisting, error.code == .duplicateItem else { throw error }
-            var key = PrimaryKey(itemClass: itemClass, attributes: attributes).attributes
-            key.accessGroup = accessGroup ?? ItemRules.defaultAccessGroup
-            try keychain.update(Query(itemClass: itemClass, attributes: key), changes: changes, data: item.data)
-        }
+        let request = AddRequest(
+            itemClass: itemClass, keyAttributes: keyAttributes, changes: changes, password: password, accessGroup: accessGroup,
+            sync: sync, updateExisting: updateExisting)
+        try request.run(keychain)
     }
 }
 
@@ -98,10 +103,7 @@ struct SearchOptions: ParsableArguments {
     var accessible: Accessibility?
 
     func query(_ itemClass: ItemClass, _ filters: ItemAttributes, limit: MatchLimit = .one, returns: ReturnTypes = []) -> Query {
-        var attributes = filters
-        attributes.label = label
-        attributes.accessGroup = accessGroup
-        attributes.accessible = accessible
-        return Query(itemClass: itemClass, attributes: attributes, synchronizable: sync.match, limit: limit, returns: returns)
+        SearchRequest(label: label, accessGroup: accessGroup, sync: sync, accessible: accessible)
+            .query(itemClass, filters, limit: limit, returns: returns)
     }
 }

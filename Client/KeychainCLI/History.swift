@@ -6,6 +6,7 @@ import KeychainStore
 /// `keychain history`: the versions of a generic password kept by conflict resolution, one per
 /// line (`NUMBER<TAB>RECORDED<TAB>LABEL`, with `-w` also `<TAB>PASSWORD`), oldest first; or, with
 /// `--restore NUMBER`, that version made current again as a new local write, which syncs.
+/// `--sync yes|no|any` picks the synchronizable item, the local one, or both (the default).
 struct History: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "history", abstract: "List the versions of a generic password kept by conflict resolution, or restore one.")
@@ -14,7 +15,8 @@ struct History: ParsableCommand {
     @Option(name: .customShort("a"), parsing: .unconditional, help: "Account.", transform: ArgumentEscaping.unescape) var account: String
     @Option(name: .customShort("s"), parsing: .unconditional, help: "Service.", transform: ArgumentEscaping.unescape) var service: String
     @Option(name: .customLong("access-group"), parsing: .unconditional, help: "Access group.", transform: ArgumentEscaping.unescape) var accessGroup: String?
-    @Flag(name: .customLong("sync"), help: "The synchronizable item (the default is the local one).") var sync = false
+    @Option(name: .customLong("sync"), help: "Whose history: the synchronizable item (yes), the local one (no) or both (any, the default).")
+    var sync: SyncFilter = .any
     @Flag(name: .customShort("w"), help: "Also print each version's password.") var passwords = false
     @Option(name: .customLong("restore"), help: "Make the version with this number current again (a new local write, which syncs).")
     var restore: Int64?
@@ -25,16 +27,19 @@ struct History: ParsableCommand {
         attributes.account = account
         attributes.service = service
         attributes.accessGroup = accessGroup ?? ItemRules.defaultAccessGroup
-        attributes.synchronizable = sync
-        let primaryKey = PrimaryKey(itemClass: .genericPassword, attributes: attributes)
+        let primaryKeys = sync.flags.map { flag in
+            attributes.synchronizable = flag
+            return PrimaryKey(itemClass: .genericPassword, attributes: attributes)
+        }
         if let restore {
-            guard try keychain.historyVersions(of: primaryKey).contains(where: { $0.id == restore }) else {
-                throw KeychainError(.itemNotFound, "no such version")
-            }
+            let known = try primaryKeys.contains { key in try keychain.historyVersions(of: key).contains { $0.id == restore } }
+            guard known else { throw KeychainError(.itemNotFound, "no such version") }
             try keychain.restoreHistoryVersion(restore)
             return
         }
-        let versions = try keychain.historyVersions(of: primaryKey, includingData: passwords)
+        // Version numbers grow with time across both items, so sorting by them is oldest first.
+        let versions = try primaryKeys.flatMap { key in try keychain.historyVersions(of: key, includingData: passwords) }
+            .sorted { $0.id < $1.id }
         if versions.isEmpty { throw KeychainError(.itemNotFound, "no history for this item") }
         var output: [UInt8] = []
         for version in versions {

@@ -16,7 +16,7 @@ enum ItemPrinter {
     }
 
     static func write(_ bytes: [UInt8]) {
-        FileHandle.standardOutput.write(Data(bytes))
+        StandardStream.write(bytes, to: .output)
     }
 
     /// The text form: the class, then one attribute per line.

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import KeychainModel
 
 /// The `keychain` command: a local keychain in the style of macOS `security`.
@@ -11,7 +10,7 @@ public struct KeychainTool: ParsableCommand {
         subcommands: [
             AddGenericPassword.self, FindGenericPassword.self, DeleteGenericPassword.self,
             AddInternetPassword.self, FindInternetPassword.self, DeleteInternetPassword.self,
-            DumpKeychain.self, History.self, Lock.self, Unlock.self, SetPasscode.self, KeyValueCommand.self,
+            DumpKeychain.self, History.self, Import.self, Export.self, Lock.self, Unlock.self, SetPasscode.self, KeyValueCommand.self,
         ])
 
     /// Creates the root command (the verbs do the work).
@@ -21,15 +20,15 @@ public struct KeychainTool: ParsableCommand {
     /// Errors are written to stderr as one line.
     public static func run(arguments: [String]) -> Int32 {
         do {
+            if try FastPath.run(arguments) { return ExitStatus.success }
             var command = try parseAsRoot(ArgumentEscaping.escape(arguments))
             try command.run()
             return ExitStatus.success
         } catch {
             let (code, message) = ExitStatus.report(error)
             if let message {
-                let stream = code == 0 ? FileHandle.standardOutput : FileHandle.standardError
                 let text = code == 0 ? message + "\n" : "keychain: " + ExitStatus.oneLine(message) + "\n"
-                stream.write(Data(text.utf8))
+                StandardStream.write(Array(text.utf8), to: code == 0 ? .output : .error)
             }
             return code
         }

@@ -7,7 +7,8 @@ public enum ItemRules {
 
     /// Validates a new item and applies the defaults: accessibility "when unlocked", not
     /// synchronizable, the default access group, empty values for missing key attributes,
-    /// creation and modification dates `now`, and empty data when none is given.
+    /// creation and modification dates `now`. An item added without data keeps none (Apple's
+    /// results then carry no data key).
     /// - Throws: ``KeychainStatus/param`` for wrong value types and for a `ThisDeviceOnly`
     ///   accessibility on a synchronizable item; ``KeychainStatus/noSuchAttribute`` for an
     ///   attribute the class does not have.
@@ -26,7 +27,6 @@ public enum ItemRules {
         attributes.creationDate = now
         attributes.modificationDate = now
         prepared.attributes = attributes
-        prepared.data = item.data ?? []
         try checkThisDeviceOnly(prepared)
         return prepared
     }

@@ -76,7 +76,7 @@ extension Keychain {
         let identity = Self.newIdentity()
         let protectionClass = item.accessibility.protectionClass
         let sealed = try SecretSealer.seal(
-            item.data ?? [], identity: identity, protectionClass: protectionClass, classKey: state.key(for: protectionClass))
+            item.data, identity: identity, protectionClass: protectionClass, classKey: state.key(for: protectionClass))
         // OR IGNORE: the same version (primary key and tag) kept again, by a replayed resolution.
         try db.cachedStatement(
             sql: """

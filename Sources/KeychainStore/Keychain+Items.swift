@@ -6,7 +6,7 @@ import KeychainModel
 extension Keychain {
     /// Adds an item: applies Apple's defaults, seals its data and inserts it, in one transaction.
     ///
-    /// - Parameter item: The item; its data is the secret (empty when nil).
+    /// - Parameter item: The item; its data is the secret (an item without data has none).
     /// - Returns: The stored item's attributes (defaults and dates filled in), without its data.
     /// - Throws: ``KeychainStatus/duplicateItem`` when an item with the same primary key exists,
     ///   ``KeychainStatus/param`` / ``KeychainStatus/noSuchAttribute`` for invalid attributes,
@@ -127,7 +127,7 @@ extension Keychain {
     func insert(_ db: Database, _ item: Item, identity: [UInt8], state: KeyState) throws {
         let protectionClass = try checkedProtectionClass(item, state: state)
         let sealed = try SecretSealer.seal(
-            item.data ?? [], identity: identity, protectionClass: protectionClass, classKey: state.key(for: protectionClass))
+            item.data, identity: identity, protectionClass: protectionClass, classKey: state.key(for: protectionClass))
         var arguments: [DatabaseValue] = [Data(identity).databaseValue, item.itemClass.rawValue.databaseValue]
         arguments += item.attributes.columnValues
         arguments += [protectionClass.rawValue.databaseValue, sealed.wrappedKey.databaseValue, sealed.sealedData.databaseValue]
@@ -185,5 +185,18 @@ extension Keychain {
             return KeychainError(.interactionNotAllowed)
         }
         return KeychainError(.duplicateItem)
+    }
+}
+
+extension Keychain {
+    /// The class of the item a persistent reference names, or nil when there is no such item:
+    /// Apple finds an item by its reference alone, without `kSecClass`.
+    public func itemClass(of reference: PersistentReference) throws(KeychainError) -> ItemClass? {
+        try readOneStatement { db in
+            try String.fetchOne(
+                db.cachedStatement(sql: "SELECT class FROM item WHERE id = ? AND identity = ?"),
+                arguments: [reference.rowID, Data(reference.itemIdentity)]
+            ).flatMap(ItemClass.init(rawValue:))
+        }
     }
 }

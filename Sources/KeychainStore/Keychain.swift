@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import GRDBSQLite
 import KeychainModel
+import KeychainSQLiteConfig
 import Logging
 import Synchronization
 
@@ -73,49 +74,43 @@ public final class Keychain: Sendable {
         self.deviceKey = deviceKey
         self.configuration = configuration
         var databaseConfiguration = GRDB.Configuration()
-        databaseConfiguration.journalMode = .wal
+        // No `journalMode = .wal`: GRDB's WAL set-up writes a transaction whenever the WAL file is
+        // empty, and runs on every open. A keychain is put in WAL mode once, when it is created
+        // (below), and SQLite keeps that mode in the file.
         databaseConfiguration.busyMode = .timeout(10)
         databaseConfiguration.label = "keychain"
         databaseConfiguration.prepareDatabase { db in
-            // Freed pages are zeroed, and SQLite keeps no temporary files on disk.
-            try db.execute(sql: "PRAGMA secure_delete = ON; PRAGMA temp_store = MEMORY")
-            // Keep the WAL file when the last connection closes. Otherwise every short-lived
-            // process (each `keychain find`) deletes it on close and recreates it on open with a
-            // write transaction (GRDB makes sure a non-empty WAL exists): four fdatasyncs for a
-            // read. `lock()` still truncates the WAL explicitly.
+            // Keep the WAL file (empty) when the last connection closes, rather than deleting it
+            // and creating it again in the next process. Set first, so that a damaged file whose
+            // pragmas fail below still leaves its companion files as they were.
             var persistWAL: Int32 = 1
             _ = sqlite3_file_control(db.sqliteConnection, "main", SQLITE_FCNTL_PERSIST_WAL, &persistWAL)
+            // No checkpoint when a connection closes: a one-shot `keychain` process would pay
+            // two more fsyncs for it after its durable commit (and a read-only one would write
+            // pages). Commits checkpoint instead, once the WAL passes 256 pages, which also
+            // bounds what a new process reads to rebuild the WAL index (docs/decisions/0160).
+            _ = keychain_sqlite_skip_checkpoint_on_close(db.sqliteConnection)
+            // Freed pages are zeroed, and SQLite keeps no temporary files on disk. Every commit
+            // reaches the disk before it returns (decision 0013). A reset WAL is cut back to 1 MiB.
+            try db.execute(sql: """
+                PRAGMA secure_delete = ON; PRAGMA temp_store = MEMORY; PRAGMA synchronous = FULL;
+                PRAGMA wal_autocheckpoint = 256; PRAGMA journal_size_limit = 1048576
+                """)
         }
         do {
             database = try DatabaseQueue(path: files.databasePath, configuration: databaseConfiguration)
-            try Self.makeCommitsDurable(database)
-            let migrator = Schema.migrator
             state = Mutex(.empty)
-            try database.read { db in try Self.checkIdentity(db, migrator: migrator) }
-            let wasMigrated = try database.read(migrator.hasCompletedMigrations)
-            // Opening an existing, complete keychain only reads: a `keychain find` takes no write
-            // lock from a running daemon. (Both writes re-check inside their transaction, for
-            // two processes opening a new keychain at once.)
-            if !wasMigrated { try migrator.migrate(database) }
-            if try !database.read(KeyState.hasClassKeys) {
-                try database.write { db in try KeyState.createClassKeys(db, deviceKey: deviceKey) }
-            }
-            if !wasMigrated {
-                // Write the new header (application ID, schema version) into the main file now.
-                try database.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+            // A complete keychain is recognised by its header values and class keys, read with
+            // plain statements: no migrator and no write on the path of every `keychain find`.
+            let identity = try database.unsafeRead(Identity.init)
+            try identity.check()
+            if !identity.isComplete {
+                try Self.createOrMigrate(database, deviceKey: deviceKey)
             }
         } catch {
             throw Self.mapped(error)
         }
         configuration.logger.debug("keychain opened")
-    }
-
-    /// Makes every commit reach the disk before it returns: an item a caller was told is saved
-    /// survives a power loss, and the sync engine's state never runs ahead of the keychain it
-    /// describes. GRDB sets `synchronous = NORMAL` on WAL databases after `prepareDatabase`, which
-    /// loses the last commits on power loss, so this runs after opening.
-    private static func makeCommitsDurable(_ database: DatabaseQueue) throws {
-        try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
     }
 
     /// SQLite's `synchronous` setting of the keychain's connection (2 is FULL), for tests.
@@ -127,18 +122,30 @@ public final class Keychain: Sendable {
         }
     }
 
-    /// Refuses, before any write, a database that belongs to another application or to a newer
-    /// version of this one (the header check may have seen a header not yet checkpointed).
-    private static func checkIdentity(_ db: Database, migrator: DatabaseMigrator) throws {
-        let applicationID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
-        let userVersion = try Int32.fetchOne(db, sql: "PRAGMA user_version") ?? 0
-        let tableCount = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master") ?? 0
-        if applicationID != Schema.applicationID && tableCount > 0 {
-            throw KeychainError(.notAvailable, "the file is not a keychain (a database of another application)")
-        }
-        let superseded = try migrator.hasBeenSuperseded(db)
-        if userVersion > Schema.version || superseded {
+    /// Creates a new keychain's schema and class keys, or finishes one that another process (or
+    /// a crash) left half made, or migrates an older one. Refuses, before any write, a database
+    /// that belongs to another application or to a newer version of this one.
+    private static func createOrMigrate(_ database: DatabaseQueue, deviceKey: SymmetricKey) throws {
+        let migrator = Schema.migrator
+        if try database.read(migrator.hasBeenSuperseded) {
             throw KeychainError(.notAvailable, "the keychain was created by a newer version")
+        }
+        let wasMigrated = try database.read(migrator.hasCompletedMigrations)
+        if !wasMigrated {
+            try database.writeWithoutTransaction { db in
+                guard try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") == "wal" else {
+                    throw KeychainError(.notAvailable, "the keychain file cannot be put in WAL mode")
+                }
+            }
+            try migrator.migrate(database)
+        }
+        // Both writes re-check inside their transaction, for two processes opening a new keychain at once.
+        if try !database.read(KeyState.hasClassKeys) {
+            try database.write { db in try KeyState.createClassKeys(db, deviceKey: deviceKey) }
+        }
+        if !wasMigrated {
+            // Write the new header (application ID, schema version) into the main file now.
+            try database.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
         }
     }
 

@@ -26,10 +26,11 @@ struct KeychainFiles {
 
     /// True when there is no keychain yet (no file, or an empty one).
     func isNew() -> Bool {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: databasePath),
-            let size = attributes[.size] as? NSNumber
-        else { return true }
-        return size.intValue == 0
+        // stat(2), not FileManager's attributes: those look up the owner's user and group names
+        // (reading /etc/passwd and /etc/group) on every keychain process.
+        var status = stat()
+        guard stat(databasePath, &status) == 0 else { return true }
+        return status.st_size == 0
     }
 
     /// Creates the directory (0700), the empty database file and the device key file (0600).
@@ -56,13 +57,8 @@ struct KeychainFiles {
 
     /// Checks that the existing file is a keychain this build can open, without writing to it.
     func validateExisting() throws(KeychainError) {
-        let header: [UInt8]
-        do {
-            let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: databasePath))
-            defer { try? handle.close() }
-            header = Array(try handle.read(upToCount: 100) ?? Data())
-        } catch {
-            throw KeychainError(.notAvailable, "cannot read the keychain file", underlying: error)
+        guard let header = readPrefix(databasePath, count: 100) else {
+            throw KeychainError(.notAvailable, "cannot read the keychain file")
         }
         guard header.count == 100, header.starts(with: Array("SQLite format 3\0".utf8)) else {
             throw KeychainError(.notAvailable, "the file is not a keychain (not a database)")
@@ -72,7 +68,7 @@ struct KeychainFiles {
         // A keychain still being created by another process has its identity only in the WAL so
         // far; the database's own pragmas are checked again after opening (see Keychain.init).
         let beingCreated = applicationID == 0 && userVersion == 0 && header[18] == 2
-            && FileManager.default.fileExists(atPath: databasePath + "-wal")
+            && access(databasePath + "-wal", F_OK) == 0
         guard applicationID == Schema.applicationID || beingCreated else {
             throw KeychainError(.notAvailable, "the file is not a keychain (a database of another application)")
         }
@@ -87,13 +83,30 @@ struct KeychainFiles {
 
     /// Reads the device key; a keychain without its device key cannot be opened.
     func readDeviceKey() throws(KeychainError) -> SymmetricKey {
-        guard let data = FileManager.default.contents(atPath: deviceKeyPath) else {
+        guard let data = readPrefix(deviceKeyPath, count: 33) else {
             throw KeychainError(.notAvailable, "the keychain's device key file is missing")
         }
         guard data.count == 32 else {
             throw KeychainError(.notAvailable, "the keychain's device key file is damaged")
         }
         return SymmetricKey(data: data)
+    }
+
+    /// Up to `count` bytes from the start of the file at `path`, or nil when it cannot be read.
+    private func readPrefix(_ path: String, count: Int) -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let result = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + filled, count - filled) }
+            if result < 0 && errno == EINTR { continue }
+            guard result >= 0 else { return nil }
+            if result == 0 { break }
+            filled += result
+        }
+        return Array(bytes[0..<filled])
     }
 
     private func createPrivateFile(_ path: String, contents: UnsafeRawBufferPointer, exclusive: Bool) throws(KeychainError) {

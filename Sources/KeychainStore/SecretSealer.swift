@@ -24,10 +24,16 @@ enum SecretSealer {
         var sealedData: Data
     }
 
-    /// Seals `data` under a fresh per-item key and wraps that key with the class key.
-    static func seal(_ data: [UInt8], identity: [UInt8], protectionClass: ProtectionClass, classKey: SymmetricKey)
+    /// An item added without data (Apple's dictionary then has no data key): empty columns,
+    /// nothing sealed, so no secret to protect (docs/decisions/0161).
+    static let noData = SealedSecret(wrappedKey: Data(), sealedData: Data())
+
+    /// Seals `data` under a fresh per-item key and wraps that key with the class key; no data
+    /// gives ``noData``.
+    static func seal(_ data: [UInt8]?, identity: [UInt8], protectionClass: ProtectionClass, classKey: SymmetricKey)
         throws(KeychainError) -> SealedSecret
     {
+        guard let data else { return noData }
         // One draw from the system's random source for the item key and the nonce: each separate
         // draw is a system call, and adds are a hot path.
         var random = RandomBytes(count: 32 + 12)
@@ -44,10 +50,12 @@ enum SecretSealer {
         }
     }
 
-    /// Opens a sealed secret; a coarse ``KeychainStatus/decode`` error on any failure.
+    /// Opens a sealed secret (nil for ``noData``); a coarse ``KeychainStatus/decode`` error on
+    /// any failure.
     static func open(_ sealed: SealedSecret, identity: [UInt8], protectionClass: ProtectionClass, classKey: SymmetricKey)
-        throws(KeychainError) -> [UInt8]
+        throws(KeychainError) -> [UInt8]?
     {
+        if sealed.wrappedKey.isEmpty && sealed.sealedData.isEmpty { return nil }
         do {
             let itemKey = try AES.KeyWrap.unwrap(sealed.wrappedKey, using: classKey)
             let box = try AES.GCM.SealedBox(combined: sealed.sealedData)

@@ -57,11 +57,32 @@ enum DictionaryTranslation {
         return parsed
     }
 
-    static func query(from parsed: Parsed) throws(KeychainError) -> Query {
-        guard let itemClass = parsed.itemClass else { throw KeychainError(.param, "kSecClass is required") }
+    /// The typed query of a parsed dictionary.
+    ///
+    /// A persistent reference names one item, as on Apple: `kSecClass` may then be left out (the
+    /// item's own class is used, looked up with `classOf`), the synchronizable filter does not
+    /// apply, and any other attribute beside the reference is a parameter error.
+    static func query(from parsed: Parsed, classOf: (PersistentReference) throws(KeychainError) -> ItemClass?)
+        throws(KeychainError) -> Query
+    {
+        guard let reference = parsed.persistentReference else {
+            guard let itemClass = parsed.itemClass else { throw KeychainError(.param, "kSecClass is required") }
+            return Query(
+                itemClass: itemClass, attributes: parsed.attributes, synchronizable: parsed.synchronizable ?? .no,
+                limit: parsed.limit ?? .one, returns: parsed.returns)
+        }
+        var attributes = parsed.attributes
+        attributes[.synchronizable] = nil
+        guard attributes.present.isEmpty else {
+            throw KeychainError(.param, "kSecValuePersistentRef cannot be combined with other attributes")
+        }
+        // An unknown reference still goes through the store's search, whose lock check comes first:
+        // a locked keychain does not reveal whether the reference exists.
+        var itemClass = parsed.itemClass
+        if itemClass == nil { itemClass = try classOf(reference) }
         return Query(
-            itemClass: itemClass, attributes: parsed.attributes, synchronizable: parsed.synchronizable ?? .no,
-            limit: parsed.limit ?? .one, returns: parsed.returns, persistentReference: parsed.persistentReference)
+            itemClass: itemClass ?? .genericPassword, synchronizable: .any, limit: parsed.limit ?? .one, returns: parsed.returns,
+            persistentReference: reference)
     }
 
     /// The value `SecItemCopyMatching` hands back: one value per result, or a dictionary of them

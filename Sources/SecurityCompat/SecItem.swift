@@ -38,8 +38,9 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
     status {
         let parsed = try DictionaryTranslation.parse(query)
         if parsed.data != nil { throw KeychainError(.param, "kSecValueData is not valid in a query") }
-        let typed = try DictionaryTranslation.query(from: parsed)
-        let results = try DefaultKeychain.keychain().find(typed)
+        let keychain = try DefaultKeychain.keychain()
+        let typed = try DictionaryTranslation.query(from: parsed, classOf: keychain.itemClass(of:))
+        let results = try keychain.find(typed)
         result?.pointee = DictionaryTranslation.resultValue(results, query: typed) as CFTypeRef?
     }
 }
@@ -50,12 +51,13 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 ///   - query: Which items (`kSecClass` and filters; no `kSecReturn…` keys).
 ///   - attributesToUpdate: New attribute values and/or `kSecValueData`; class, match and return
 ///     keys are a parameter error.
-/// - Returns: `errSecSuccess`, `errSecItemNotFound`, `errSecDuplicateItem`, `errSecParam`, …
+/// - Returns: `errSecSuccess`, `errSecItemNotFound`, `errSecDuplicateItem`, `errSecParam` (also
+///   for `kSecMatchLimit` in the query, as on the data-protection keychain), …
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
     status {
         let parsed = try DictionaryTranslation.parse(query)
-        guard parsed.returns.isEmpty, parsed.data == nil else {
-            throw KeychainError(.param, "return keys and data are not valid in an update query")
+        guard parsed.returns.isEmpty, parsed.data == nil, parsed.limit == nil else {
+            throw KeychainError(.param, "return keys, match limits and data are not valid in an update query")
         }
         let changes = try DictionaryTranslation.parse(attributesToUpdate)
         guard changes.itemClass == nil, changes.limit == nil, changes.returns.isEmpty, changes.persistentReference == nil,
@@ -63,24 +65,27 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
         else {
             throw KeychainError(.param, "class, match and return keys are not valid in the attributes to update")
         }
-        try DefaultKeychain.keychain().update(
-            DictionaryTranslation.query(from: parsed), changes: changes.attributes, data: changes.data)
+        let keychain = try DefaultKeychain.keychain()
+        try keychain.update(
+            DictionaryTranslation.query(from: parsed, classOf: keychain.itemClass(of:)), changes: changes.attributes, data: changes.data)
     }
 }
 
 /// Deletes every matching item from the default keychain, like Apple's `SecItemDelete`.
 ///
 /// - Parameter query: Which items (`kSecClass` and filters).
-/// - Returns: `errSecSuccess`, `errSecItemNotFound`, `errSecInteractionNotAllowed`, …
+/// - Returns: `errSecSuccess`, `errSecItemNotFound`, `errSecInteractionNotAllowed`, `errSecParam`
+///   (also for `kSecMatchLimit`, as on the data-protection keychain), …
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
     status {
         let parsed = try DictionaryTranslation.parse(query)
-        guard parsed.returns.isEmpty, parsed.data == nil else {
-            throw KeychainError(.param, "return keys and data are not valid in a delete query")
+        guard parsed.returns.isEmpty, parsed.data == nil, parsed.limit == nil else {
+            throw KeychainError(.param, "return keys, match limits and data are not valid in a delete query")
         }
-        var typed = try DictionaryTranslation.query(from: parsed)
+        let keychain = try DefaultKeychain.keychain()
+        var typed = try DictionaryTranslation.query(from: parsed, classOf: keychain.itemClass(of:))
         typed.limit = .all
-        try DefaultKeychain.keychain().delete(typed)
+        try keychain.delete(typed)
     }
 }
 

@@ -39,6 +39,36 @@ import Testing
         #expect(rows.allSatisfy { (try? Date($0[1], strategy: .iso8601)) != nil })
     }
 
+    @Test func historyDefaultsToAnyItemAndTakesSyncYesNoAny() throws {
+        let keychain = try keychainWithHistory()
+        defer { keychain.remove() }
+        // Conflict versions exist only for synchronizable items: the default must find them.
+        let byDefault = try keychain.run(["history", "-a", "me", "-s", "svc"])
+        #expect(byDefault.status == 0)
+        #expect(lines(byDefault).map { $0[2] } == ["first loser", "second loser"])
+        #expect(try keychain.run(["history", "-a", "me", "-s", "svc", "--sync", "any"]).text == byDefault.text)
+        #expect(try keychain.run(["history", "-a", "me", "-s", "svc", "--sync", "yes"]).text == byDefault.text)
+        let local = try keychain.run(["history", "-a", "me", "-s", "svc", "--sync", "no"])
+        #expect(local.status == 44 && local.stdout.isEmpty)
+        let number = try #require(lines(byDefault).first?.first)
+        #expect(try keychain.run(["history", "-a", "me", "-s", "svc", "--sync", "no", "--restore", number]).status == 44)
+        let wrong = try keychain.run(["history", "-a", "me", "-s", "svc", "--sync", "maybe"])
+        #expect(wrong.status != 0 && wrong.status != 44)
+    }
+
+    @Test func historyListsVersionsOfTheLocalAndTheSynchronizableItemTogether() throws {
+        let keychain = try keychainWithHistory()
+        defer { keychain.remove() }
+        let store = try Keychain.open(at: keychain.path)
+        try store.recordHistoryVersion(Item.genericPassword(service: "svc", account: "me", data: Array("local old".utf8)) {
+            $0.label = "local loser"
+        }, versionTag: [3])
+        let both = try keychain.run(["history", "-a", "me", "-s", "svc", "-w"])
+        #expect(lines(both).map { $0[2] } == ["first loser", "second loser", "local loser"])
+        #expect(lines(both).map { $0.last } == ["older", "old", "local old"])
+        #expect(lines(try keychain.run(["history", "-a", "me", "-s", "svc", "--sync", "no"])).map { $0[2] } == ["local loser"])
+    }
+
     @Test func historyWithWPrintsEachVersionsPassword() throws {
         let keychain = try keychainWithHistory()
         defer { keychain.remove() }

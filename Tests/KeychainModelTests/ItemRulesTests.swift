@@ -12,7 +12,7 @@ import Testing
         #expect(item.attributes.accessGroup == ItemRules.defaultAccessGroup)
         #expect(item.attributes.account == "" && item.attributes.service == "")
         #expect(item.attributes.creationDate == now && item.attributes.modificationDate == now)
-        #expect(item.data == [])
+        #expect(item.data == nil)
     }
 
     @Test(arguments: Accessibility.allCases.filter(\.isThisDeviceOnly))

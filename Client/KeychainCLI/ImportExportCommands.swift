@@ -1,0 +1,64 @@
+import ArgumentParser
+import Foundation
+import KeychainModel
+import KeychainStore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `keychain import`: another password manager's export (or this keychain's own) read whole,
+/// then stored in one transaction: all or nothing. Prints `imported N, updated N, skipped N`.
+struct Import: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import", abstract: "Import passwords from a file (or a pass store) in one transaction.")
+
+    @OptionGroup var keychain: KeychainOptions
+    @Option(name: .customLong("format"), help: "json (keychain export), bitwarden-json, bitwarden-csv, keepassxc-csv, chrome-csv, firefox-csv or pass.")
+    var format: ImportFormat
+    @Argument(help: "The file, or the pass store's directory.") var source: String
+    @Flag(name: .customLong("sync"), help: "Make the imported items synchronizable (json keeps each item's own flag).") var sync = false
+    @Flag(name: .customLong("dry-run"), help: "Read and count only; store nothing.") var dryRun = false
+
+    func run() throws {
+        let items: [Item]
+        var skipped = 0
+        if format == .json {
+            items = try ExportDocument.decode(try ImportFormat.text(source))
+        } else {
+            let logins = try format.logins(at: source)
+            items = logins.flatMap { $0.items(synchronizable: sync) }
+            skipped = logins.filter { $0.items(synchronizable: sync).isEmpty }.count
+        }
+        let counts = try keychain.open().importItems(items, keepingDates: format == .json, dryRun: dryRun)
+        let verb = dryRun ? "would import" : "imported"
+        ItemPrinter.write(Array("\(verb) \(counts.imported), updated \(counts.updated), skipped \(counts.unchanged + skipped)\n".utf8))
+    }
+}
+
+/// `keychain export --format json`: every item with its secret and attributes, importable back
+/// with `import --format json` without loss. On a terminal it asks first.
+struct Export: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export", abstract: "Write every item, secrets included, as JSON to standard output.")
+
+    enum Format: String, ExpressibleByArgument { case json }
+
+    @OptionGroup var keychain: KeychainOptions
+    @Option(name: .customLong("format"), help: "json (the only format).") var format: Format = .json
+    @Option(name: .customLong("sync"), help: "Which items: synchronizable (yes), local (no) or both (any, the default).")
+    var sync: SyncFilter = .any
+
+    func run() throws {
+        let items = try keychain.open().exportItems(synchronizable: sync.match)
+        if isatty(STDOUT_FILENO) == 1 {
+            StandardStream.write(Array("keychain: write \(items.count) items with their passwords to the terminal? [y/N] ".utf8), to: .error)
+            guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased()) else {
+                throw KeychainError(.authFailed, "export cancelled")
+            }
+        }
+        ItemPrinter.write(try ExportDocument(items).encoded())
+    }
+}

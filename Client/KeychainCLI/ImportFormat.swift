@@ -1,0 +1,116 @@
+import ArgumentParser
+import Foundation
+import KeychainModel
+
+/// The files `keychain import` reads. Each is read whole and checked before anything is stored;
+/// an error names the line (or item, or pass entry) and never a value from the file.
+enum ImportFormat: String, ExpressibleByArgument, CaseIterable {
+    /// `keychain export --format json`: every attribute and secret, dates included.
+    case json
+    case bitwardenJSON = "bitwarden-json"
+    case bitwardenCSV = "bitwarden-csv"
+    case keepassxcCSV = "keepassxc-csv"
+    case chromeCSV = "chrome-csv"
+    case firefoxCSV = "firefox-csv"
+    /// A pass store: a directory of `.gpg` files, decrypted with `gpg` as pass does.
+    case pass
+
+    /// The logins of a password manager's file (every format but `json`).
+    func logins(at path: String) throws -> [ImportedLogin] {
+        switch self {
+        case .json: []
+        case .pass: try PassStore(directory: path).logins()
+        case .bitwardenJSON: try Self.bitwardenJSON(try Self.text(path))
+        case .bitwardenCSV, .keepassxcCSV, .chromeCSV, .firefoxCSV: try csvLogins(CSVTable(try Self.text(path)))
+        }
+    }
+
+    static func text(_ path: String) throws -> String {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw KeychainError(.param, "cannot read \(path)")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw KeychainError(.param, "\(path) is not UTF-8 text")
+        }
+        return text
+    }
+
+    private func csvLogins(_ table: CSVTable) throws -> [ImportedLogin] {
+        switch self {
+        case .bitwardenCSV:
+            // folder,favorite,type,name,notes,fields,reprompt,login_uri,login_username,login_password,login_totp
+            try table.require(["type", "name", "notes", "login_uri", "login_username", "login_password"], format: rawValue)
+            return table.rows.map { row in
+                switch row["type"] {
+                case "login", nil:
+                    // Several URIs are joined with commas: the first is the login's.
+                    let uri = row["login_uri"]?.split(separator: ",").first.map(String.init)
+                    return ImportedLogin(
+                        position: "line \(row.line)", title: row["name"], url: uri, username: row["login_username"],
+                        password: row["login_password"], notes: row["notes"], totp: row["login_totp"])
+                case "note":
+                    return ImportedLogin(position: "line \(row.line)", title: row["name"], notes: row["notes"])
+                default:
+                    // Cards and identities are not passwords: counted as skipped.
+                    return ImportedLogin(position: "line \(row.line)", title: row["name"])
+                }
+            }
+        case .keepassxcCSV:
+            // "Group","Title","Username","Password","URL","Notes"[,"TOTP","Icon","Last Modified","Created"]
+            try table.require(["Title", "Username", "Password", "URL", "Notes"], format: rawValue)
+            return table.rows.map { row in
+                ImportedLogin(
+                    position: "line \(row.line)", title: row["Title"], url: row["URL"], username: row["Username"],
+                    password: row["Password"], notes: row["Notes"], totp: row["TOTP"])
+            }
+        case .chromeCSV:
+            // name,url,username,password[,note]
+            try table.require(["name", "url", "username", "password"], format: rawValue)
+            return table.rows.map { row in
+                ImportedLogin(
+                    position: "line \(row.line)", title: row["name"], url: row["url"], username: row["username"],
+                    password: row["password"], notes: row["note"])
+            }
+        default:
+            // "url","username","password","httpRealm","formActionOrigin","guid","timeCreated",…
+            try table.require(["url", "username", "password"], format: rawValue)
+            return table.rows.map { row in
+                ImportedLogin(
+                    position: "line \(row.line)", url: row["url"], username: row["username"], password: row["password"],
+                    realm: row["httpRealm"])
+            }
+        }
+    }
+
+    /// Bitwarden's unencrypted JSON export: `items`, each of `type` 1 (login) or 2 (secure note).
+    private static func bitwardenJSON(_ text: String) throws -> [ImportedLogin] {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+            throw KeychainError(.param, "not a bitwarden-json file (not a JSON object)")
+        }
+        if object["encrypted"] as? Bool == true {
+            throw KeychainError(.param, "an encrypted Bitwarden export cannot be read: export it unencrypted")
+        }
+        guard let items = object["items"] as? [[String: Any]] else {
+            throw KeychainError(.param, "not a bitwarden-json file (no items list)")
+        }
+        return try items.enumerated().map { index, item in
+            let position = "item \(index + 1)"
+            guard let type = item["type"] as? Int else { throw KeychainError(.param, "\(position): no type") }
+            let name = item["name"] as? String
+            let notes = (item["notes"] as? String).flatMap { $0.isEmpty ? nil : $0 }
+            switch type {
+            case 1:
+                guard let login = item["login"] as? [String: Any] else { throw KeychainError(.param, "\(position): a login without login fields") }
+                let uri = (login["uris"] as? [[String: Any]])?.first?["uri"] as? String
+                return ImportedLogin(
+                    position: position, title: name, url: uri, username: login["username"] as? String,
+                    password: login["password"] as? String, notes: notes, totp: login["totp"] as? String)
+            case 2:
+                return ImportedLogin(position: position, title: name, notes: notes)
+            default:
+                // Cards and identities are not passwords: counted as skipped.
+                return ImportedLogin(position: position, title: name)
+            }
+        }
+    }
+}
