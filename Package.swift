@@ -212,7 +212,8 @@ let networkTargets: [Target] = [
     .testTarget(
         name: "SyncClientTests",
         dependencies: [
-            "SyncClient", "sync-client", "sync-server", "keychain", .product(name: "GRDB", package: "GRDB.swift"),
+            "SyncClient", "SyncProtocol", "KeychainCrypto", "sync-client", "sync-server", "keychain",
+            .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "X509", package: "swift-certificates"), .product(name: "Crypto", package: "swift-crypto"),
         ],
         swiftSettings: swiftSettings

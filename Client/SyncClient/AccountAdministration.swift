@@ -8,13 +8,59 @@ package struct AccountAdministration: Sendable {
 
     package init(session: ClientSession) { self.session = session }
 
+    private var exchange: DeviceLogExchange {
+        DeviceLogExchange(connection: session.connection, account: session.enrolment.account, accountKey: session.accountKey)
+    }
+
+    /// This device's identity keys, made and stored now for a device enrolled before they existed.
+    private func identity() throws(SyncClientError) -> DeviceIdentity {
+        let secrets = DeviceSecrets(keychain: session.keychain)
+        if let identity = try secrets.identity() { return identity }
+        let identity = try DeviceIdentity.generate()
+        try secrets.save(identity: identity)
+        return identity
+    }
+
     /// Every device of the account.
     package func devices() async throws -> [DeviceInfo] {
         try await session.connection.send(.GET, "/v1/devices", body: nil, as: DeviceListResponse.self).devices
     }
 
-    /// Revokes a device: its token stops working.
+    /// The server's devices beside the device log this device verified (decision 0122).
+    package func roster() async throws -> DeviceRoster {
+        let log = try await verifiedLog()
+        return DeviceRoster(listed: try await devices(), log: log, current: session.enrolment.device)
+    }
+
+    /// The device log as the server serves it, verified against the one this device recorded and
+    /// recorded in its place. A device enrolled before the log existed joins it first, with
+    /// identity keys made now.
+    package func verifiedLog() async throws -> DeviceLog {
+        let verified = try session.database.verifiedDeviceLog()
+        var log = try await exchange.fetch(extending: verified)
+        if log.members[session.enrolment.device] == nil {
+            let identity = try identity()
+            log = try await exchange.append(extending: verified) { log in
+                guard log.members[session.enrolment.device] == nil else { return nil }
+                return try log.joining(session.enrolment.device, identity: identity, accountKey: session.accountKey)
+            }
+        }
+        try session.database.saveVerifiedDeviceLog(log.entries)
+        return log
+    }
+
+    /// Revokes a device: signs its revocation into the device log, then the server stops
+    /// accepting its token and never lets its ID sign in again.
     package func revoke(_ device: DeviceID) async throws {
+        let verified = try await verifiedLog()
+        if verified.currentMembers[device] != nil {
+            let identity = try identity()
+            let log = try await exchange.append(extending: verified.entries) { log in
+                guard log.currentMembers[device] != nil else { return nil }
+                return try log.revoking(device, by: session.enrolment.device, identity: identity)
+            }
+            try session.database.saveVerifiedDeviceLog(log.entries)
+        }
         do {
             try await session.connection.send(.DELETE, "/v1/devices/\(device.rawValue)", body: nil)
         } catch where ServerFailure.code(of: error) == ErrorCode.notFound {

@@ -84,6 +84,7 @@ package final class ClientStateDatabase: Sendable {
                 );
                 """)
         }
+        registerDeviceLogMigration(in: &migrator)
         return migrator
     }
 

@@ -99,8 +99,14 @@ package struct DeviceEnrolment: Sendable {
             throw SyncClientError(.signInFailed, "the account key does not open with this password", underlying: error)
         }
 
+        let identity = try DeviceIdentity.generate()
+        let log = try await Self.join(
+            connection.authorized(with: signIn.token), account: account, device: signIn.device, identity: identity, accountKey: accountKey)
+
         let keychain = try Self.openKeychain(keychainPath)
-        try DeviceSecrets(keychain: keychain).save(accountKey: accountKey, token: signIn.token)
+        let deviceSecrets = DeviceSecrets(keychain: keychain)
+        try deviceSecrets.save(accountKey: accountKey, token: signIn.token)
+        try deviceSecrets.save(identity: identity)
         var enrolment = Enrolment(
             server: endpoint.url.absoluteString, pin: seenPin?.description, account: account, device: signIn.device,
             deviceName: deviceName, enrolledAt: Date())
@@ -109,10 +115,28 @@ package struct DeviceEnrolment: Sendable {
         enrolment.pinnedKDF = PinnedKDF(secrets.parameters)
         let state = try ClientStateDatabase(keychainPath: keychainPath, create: true)
         try state.saveEnrolment(enrolment)
+        try state.saveVerifiedDeviceLog(log.entries)
         // Another account's key-value values go now, not at the first sync (decision 0071).
         KeyValueSync.bindAfterEnrolment(keychainPath: keychainPath, accountKey: accountKey, device: signIn.device, state: state, logger: logger)
         logger.info("device enrolled", metadata: ["account": "\(account)", "device": "\(signIn.device)"])
         return Outcome(enrolment: enrolment, recoveryKey: recoveryPrinted, trustedPin: pin == nil ? seenPin : nil)
+    }
+
+    /// Enters the device in the account's device log (decision 0122), signed by its new identity
+    /// key and sealed with the account key; returns the verified log.
+    private static func join(
+        _ connection: ServerConnection, account: String, device: DeviceID, identity: DeviceIdentity, accountKey: AccountKey
+    ) async throws -> DeviceLog {
+        do {
+            let log = try await DeviceLogExchange(connection: connection, account: account, accountKey: accountKey).append(extending: []) { log in
+                try log.joining(device, identity: identity, accountKey: accountKey)
+            }
+            await connection.shutdown()
+            return log
+        } catch {
+            await connection.shutdown()
+            throw error
+        }
     }
 
     /// The server's KDF parameters, refused below this client's floors or above its limits.

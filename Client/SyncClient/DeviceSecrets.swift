@@ -10,6 +10,8 @@ package struct DeviceSecrets: Sendable {
     package static let accessGroup = "synckeychain.sync-client"
     private static let accountKeyName = "account-key"
     private static let tokenName = "device-token"
+    private static let signingKeyName = "device-signing-key"
+    private static let agreementKeyName = "device-agreement-key"
 
     package let keychain: Keychain
 
@@ -41,6 +43,24 @@ package struct DeviceSecrets: Sendable {
         String(decoding: try get(Self.tokenName), as: UTF8.self)
     }
 
+    /// Stores the device's identity keys (decision 0122), replacing earlier ones.
+    package func save(identity: DeviceIdentity) throws(SyncClientError) {
+        try put(Self.signingKeyName, identity.signingKey.rawRepresentation)
+        try put(Self.agreementKeyName, identity.agreementKey.seedRepresentation)
+    }
+
+    /// The device's identity keys; nil for a device enrolled before they existed.
+    package func identity() throws(SyncClientError) -> DeviceIdentity? {
+        guard let signing = try find(Self.signingKeyName), let agreement = try find(Self.agreementKeyName) else { return nil }
+        do {
+            return DeviceIdentity(
+                signingKey: try DeviceSigningKey(rawRepresentation: signing),
+                agreementKey: try DeviceAgreementKey(seedRepresentation: agreement))
+        } catch {
+            throw SyncClientError(.localStorage, "the stored device identity keys are damaged; enrol again", underlying: error)
+        }
+    }
+
     private func query(_ name: String) -> Query {
         var attributes = ItemAttributes()
         attributes.service = Self.service
@@ -67,10 +87,17 @@ package struct DeviceSecrets: Sendable {
     }
 
     private func get(_ name: String) throws(SyncClientError) -> [UInt8] {
+        guard let secret = try find(name) else {
+            throw SyncClientError(.notEnrolled, "the \(name) is missing from the keychain; enrol again")
+        }
+        return secret
+    }
+
+    private func find(_ name: String) throws(SyncClientError) -> [UInt8]? {
         do {
             return try keychain.findData(query(name))
         } catch let error where error.code == .itemNotFound {
-            throw SyncClientError(.notEnrolled, "the \(name) is missing from the keychain; enrol again")
+            return nil
         } catch {
             throw SyncClientError(.localStorage, "cannot read the \(name) from the keychain: \(error.message)", underlying: error)
         }

@@ -32,6 +32,9 @@ public struct SyncClientError: Error, Sendable, CustomStringConvertible {
         public static let notInStep = Code(rawValue: "notInStep")
         /// Another sync-client process holds this keychain's sync state.
         public static let busy = Code(rawValue: "busy")
+        /// The server served account state (the device log) that contradicts what this device
+        /// verified, or that it cannot verify; nothing was changed locally.
+        public static let untrustedAccountState = Code(rawValue: "untrustedAccountState")
         /// An argument or input is invalid.
         public static let invalidInput = Code(rawValue: "invalidInput")
 

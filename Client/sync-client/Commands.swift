@@ -139,26 +139,29 @@ struct StatusCommand: AsyncParsableCommand {
 }
 
 struct DevicesCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "devices", abstract: "List the account's devices.")
+    static let configuration = CommandConfiguration(commandName: "devices", abstract: "List the account's devices, checked against the device log this device verified.")
 
     @OptionGroup var keychain: KeychainOptions
 
     func run() async throws {
         let logger = makeLogger("sync-client")
         try await runReportingErrors {
-            let devices = try await ClientSession.with(keychainPath: keychain.path, logger: logger) { session in
-                try await AccountAdministration(session: session).devices()
+            let roster = try await ClientSession.with(keychainPath: keychain.path, logger: logger) { session in
+                try await AccountAdministration(session: session).roster()
             }
-            for device in devices {
-                let state = device.revokedAt == nil ? "active" : "revoked"
-                print("\(device.id)\t\(TerminalText.sanitized(device.name))\t\(state)\(device.current ? "\t(this device)" : "")")
+            print(roster.text)
+            let unbacked = roster.unbacked.count
+            if unbacked > 0 {
+                throw SyncClientError(
+                    .untrustedAccountState,
+                    "the server lists \(unbacked) device\(unbacked == 1 ? "" : "s") that the device log does not back; revoke any you do not know")
             }
         }
     }
 }
 
 struct RevokeCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "revoke", abstract: "Revoke a device: its token stops working.")
+    static let configuration = CommandConfiguration(commandName: "revoke", abstract: "Revoke a device: signed into the device log; its token stops working and its ID never signs in again.")
 
     @OptionGroup var keychain: KeychainOptions
     @Argument(help: "The device ID.") var device: String

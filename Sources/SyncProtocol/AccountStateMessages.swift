@@ -1,6 +1,14 @@
 import Foundation
 import SyncCore
 
+/// What the server promises about an account's device log, which clients hold it to.
+public enum DeviceLogBounds {
+    /// The most entries one account's log holds.
+    public static let maximumEntries = 10_000
+    /// The most entries one `GET /v1/device-log` returns.
+    public static let maximumPage = 500
+}
+
 /// `POST /v1/device-log`: appends one signed (or sealed) entry to the account's device log at
 /// `index`, which must be the log's length (`409 log_conflict` otherwise: read and try again).
 public struct DeviceLogAppendRequest: Hashable, Sendable, Codable {

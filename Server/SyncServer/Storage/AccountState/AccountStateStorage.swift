@@ -1,5 +1,6 @@
 import Foundation
 import SyncCore
+import SyncProtocol
 
 /// What a server keeps of an account's authenticated state (decision 0120): the device log and
 /// each device's latest signed statement per zone. Both are opaque to the server: entries and
@@ -57,9 +58,9 @@ package enum AccountStateLimits {
     package static let maximumEntryBytes = 64 * 1024
     /// The most entries one account's log may hold: every enrolment, revocation and epoch change
     /// adds one.
-    package static let maximumLogEntries = 10_000
+    package static let maximumLogEntries = DeviceLogBounds.maximumEntries
     /// The largest statement.
     package static let maximumStatementBytes = 4 * 1024
     /// The most entries one read of the log returns.
-    package static let maximumLogPage = 500
+    package static let maximumLogPage = DeviceLogBounds.maximumPage
 }
