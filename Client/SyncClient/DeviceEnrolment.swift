@@ -74,7 +74,10 @@ package struct DeviceEnrolment: Sendable {
                 wrappedAccountKey: Base64Bytes(try accountKey.wrapped(with: secrets, account: account, epoch: VersionSealer.keyEpoch)),
                 wrappedRecoveryKey: Base64Bytes(try accountKey.wrapped(with: recovery, account: account, epoch: VersionSealer.keyEpoch)))
             do {
-                try await connection.send(.POST, "/v1/accounts", body: CreateAccountRequest(account: account, authKey: Base64Bytes(secrets.authKey), keys: bundle))
+                try await connection.send(
+                    .POST, "/v1/accounts",
+                    body: CreateAccountRequest(
+                        account: account, authKey: Base64Bytes(secrets.authKey), keys: bundle, recoveryAuthKey: Base64Bytes(recovery.authKey)))
             } catch where ServerFailure.code(of: error) == ErrorCode.accountExists {
                 throw SyncClientError(.invalidInput, "an account named \(account) exists already; enrol without --create")
             }

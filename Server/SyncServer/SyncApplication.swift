@@ -40,6 +40,7 @@ package struct SyncApplication: Sendable {
         AccountRoutes(storage: storage, configuration: configuration, clock: clock, rateLimiter: rateLimiter, fakeSalts: fakeSalts,
                       metrics: metrics)
             .register(on: router, authenticated: authenticated)
+        RecoveryRoutes(storage: storage, configuration: configuration, rateLimiter: rateLimiter, metrics: metrics).register(on: router)
         DeviceRoutes(storage: storage, clock: clock).register(on: authenticated)
         ZoneRoutes(storage: storage, configuration: configuration, clock: clock, metrics: metrics).register(on: authenticated)
         AccountStateRoutes(storage: storage, configuration: configuration, clock: clock).register(on: authenticated)

@@ -9,6 +9,9 @@ package enum KeyPurpose: String, CaseIterable, Sendable {
     case wrap = "synckeychain/v1/wrap"
     /// From a recovery key: the key that wraps the account key for recovery.
     case recoveryWrap = "synckeychain/v1/recovery-wrap"
+    /// From a recovery key: the recovery auth key the server verifies at recovery (0132), as it
+    /// verifies the password's auth key; it opens nothing.
+    case recoveryAuth = "synckeychain/v1/recovery-auth"
     /// From the account key: the HMAC key of item IDs.
     case itemID = "synckeychain/v1/item-id"
     /// From the account key: the AES-256-GCM key of item blobs.

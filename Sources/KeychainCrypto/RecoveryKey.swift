@@ -83,6 +83,12 @@ public struct RecoveryKey: Sendable {
         KeyPurpose.recoveryWrap.derive(from: key)
     }
 
+    /// The recovery auth key (32 bytes): what the server checks at `sync-client recover`, never
+    /// the recovery key itself (decision 0132).
+    public var authKey: [UInt8] {
+        KeyPurpose.recoveryAuth.derive(from: key).withUnsafeBytes { Array($0) }
+    }
+
     private static func checksum(of keyBytes: [UInt8]) -> [UInt8] {
         var hash = SHA256()
         hash.update(data: checksumLabel)

@@ -6,12 +6,16 @@ public struct CreateAccountRequest: Hashable, Sendable, Codable {
     public var authKey: Base64Bytes
     /// The key material the server keeps for the account's devices.
     public var keys: AccountKeyBundle
+    /// The auth key derived from the recovery key (16...64 bytes), which the server keeps a verifier
+    /// of for `recover` (decision 0132); absent, the account cannot be recovered.
+    public var recoveryAuthKey: Base64Bytes?
 
     /// Creates a request.
-    public init(account: String, authKey: Base64Bytes, keys: AccountKeyBundle) {
+    public init(account: String, authKey: Base64Bytes, keys: AccountKeyBundle, recoveryAuthKey: Base64Bytes? = nil) {
         self.account = account
         self.authKey = authKey
         self.keys = keys
+        self.recoveryAuthKey = recoveryAuthKey
     }
 }
 

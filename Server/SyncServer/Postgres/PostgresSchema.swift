@@ -147,5 +147,9 @@ enum PostgresSchema {
         .init(version: 6, statements: [
             "ALTER TABLE accounts ADD COLUMN disabled_at timestamptz",
         ]),
+        // The recovery key's verifier (decision 0132).
+        .init(version: 7, statements: [
+            "ALTER TABLE accounts ADD COLUMN recovery_verifier bytea",
+        ]),
     ]
 }

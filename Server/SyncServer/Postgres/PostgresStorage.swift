@@ -100,11 +100,12 @@ package final class PostgresStorage: ServerStorage, Service {
                 """
                 WITH account AS (
                     INSERT INTO accounts (id, name, verifier, kdf_parameters, salt, wrapped_account_key,
-                                          wrapped_recovery_key, created_at)
+                                          wrapped_recovery_key, recovery_verifier, created_at)
                     VALUES (\(account.id.rawValue), \(account.name), \(ByteBuffer(bytes: credentials.verifier)),
                             \(ByteBuffer(bytes: credentials.kdfParameters)), \(ByteBuffer(bytes: credentials.salt)),
                             \(ByteBuffer(bytes: credentials.wrappedAccountKey)),
-                            \(credentials.wrappedRecoveryKey.map { ByteBuffer(bytes: $0) }), \(now))
+                            \(credentials.wrappedRecoveryKey.map { ByteBuffer(bytes: $0) }),
+                            \(credentials.recoveryVerifier.map { ByteBuffer(bytes: $0) }), \(now))
                     ON CONFLICT DO NOTHING
                     RETURNING id
                 )
@@ -128,15 +129,16 @@ package final class PostgresStorage: ServerStorage, Service {
 
     private func fetchAccount(where condition: PostgresQuery) async throws -> AccountRecord? {
         var query: PostgresQuery = """
-            SELECT id, name, verifier, kdf_parameters, salt, wrapped_account_key, wrapped_recovery_key, created_at
+            SELECT id, name, verifier, kdf_parameters, salt, wrapped_account_key, wrapped_recovery_key, recovery_verifier,
+                   created_at
             FROM accounts WHERE
             """
         query.sql += " " + condition.sql
         query.binds = condition.binds
         return try await attempt("read an account") {
             let rows = try await client.query(query, logger: logger)
-            for try await (id, name, verifier, kdf, salt, wrapped, recovery, createdAt) in rows.decode(
-                (UUID, String, ByteBuffer, ByteBuffer, ByteBuffer, ByteBuffer, ByteBuffer?, Date).self
+            for try await (id, name, verifier, kdf, salt, wrapped, recovery, recoveryVerifier, createdAt) in rows.decode(
+                (UUID, String, ByteBuffer, ByteBuffer, ByteBuffer, ByteBuffer, ByteBuffer?, ByteBuffer?, Date).self
             ) {
                 return AccountRecord(
                     id: AccountID(id),
@@ -144,7 +146,8 @@ package final class PostgresStorage: ServerStorage, Service {
                     credentials: AccountCredentials(
                         verifier: Array(buffer: verifier), kdfParameters: Array(buffer: kdf),
                         salt: Array(buffer: salt), wrappedAccountKey: Array(buffer: wrapped),
-                        wrappedRecoveryKey: recovery.map { Array(buffer: $0) }
+                        wrappedRecoveryKey: recovery.map { Array(buffer: $0) },
+                        recoveryVerifier: recoveryVerifier.map { Array(buffer: $0) }
                     ),
                     createdAt: createdAt
                 )
@@ -161,7 +164,8 @@ package final class PostgresStorage: ServerStorage, Service {
                     kdf_parameters = \(ByteBuffer(bytes: credentials.kdfParameters)),
                     salt = \(ByteBuffer(bytes: credentials.salt)),
                     wrapped_account_key = \(ByteBuffer(bytes: credentials.wrappedAccountKey)),
-                    wrapped_recovery_key = \(credentials.wrappedRecoveryKey.map { ByteBuffer(bytes: $0) })
+                    wrapped_recovery_key = \(credentials.wrappedRecoveryKey.map { ByteBuffer(bytes: $0) }),
+                    recovery_verifier = \(credentials.recoveryVerifier.map { ByteBuffer(bytes: $0) })
                 WHERE id = \(account.rawValue)
                 RETURNING id
                 """,

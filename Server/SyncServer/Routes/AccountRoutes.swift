@@ -26,10 +26,12 @@ struct AccountRoutes {
         try Validation.accountName(body.account)
         try validation.authKey(body.authKey)
         try validation.keys(body.keys)
+        if let recoveryAuthKey = body.recoveryAuthKey { try validation.authKey(recoveryAuthKey) }
         try rateLimiter.checkAccountCreation(address: context.remoteAddress)
         let verifier = AuthKeyVerifier.make(authKey: body.authKey.bytes)
-        try await storage.createAccount(
-            NewAccount(name: body.account, credentials: credentials(verifier: verifier, keys: body.keys)), now: clock.now())
+        var credentials = try Self.credentials(verifier: verifier, keys: body.keys)
+        credentials.recoveryVerifier = body.recoveryAuthKey.map { AuthKeyVerifier.make(authKey: $0.bytes).encoded }
+        try await storage.createAccount(NewAccount(name: body.account, credentials: credentials), now: clock.now())
         context.logger.info("account created")
         return JSONBody.response(AccountCreatedResponse(account: body.account), status: .created)
     }
@@ -85,12 +87,14 @@ struct AccountRoutes {
             throw APIError.signInFailed
         }
         let verifier = AuthKeyVerifier.make(authKey: body.authKey.bytes)
-        try await storage.replaceCredentials(of: account.id, with: credentials(verifier: verifier, keys: body.keys))
+        var credentials = try Self.credentials(verifier: verifier, keys: body.keys)
+        credentials.recoveryVerifier = account.credentials.recoveryVerifier
+        try await storage.replaceCredentials(of: account.id, with: credentials)
         context.logger.info("credentials changed", metadata: ["account": "\(account.id)"])
         return Response(status: .noContent)
     }
 
-    private func credentials(verifier: AuthKeyVerifier, keys: AccountKeyBundle) throws -> AccountCredentials {
+    static func credentials(verifier: AuthKeyVerifier, keys: AccountKeyBundle) throws -> AccountCredentials {
         AccountCredentials(
             verifier: verifier.encoded, kdfParameters: Array(try WireCoding.makeEncoder().encode(keys.kdf)),
             salt: keys.salt.bytes, wrappedAccountKey: keys.wrappedAccountKey.bytes, wrappedRecoveryKey: keys.wrappedRecoveryKey?.bytes)
@@ -105,13 +109,17 @@ struct AccountRoutes {
             wrappedRecoveryKey: credentials.wrappedRecoveryKey.map(Base64Bytes.init))
     }
 
-    private static func storedVerifier(_ credentials: AccountCredentials) throws -> AuthKeyVerifier {
+    static func storedVerifier(_ credentials: AccountCredentials) throws -> AuthKeyVerifier {
+        try storedVerifier(credentials.verifier)
+    }
+
+    static func storedVerifier(_ encoded: [UInt8]) throws -> AuthKeyVerifier {
         do {
-            return try AuthKeyVerifier(encoded: credentials.verifier)
+            return try AuthKeyVerifier(encoded: encoded)
         } catch {
             throw SyncServerError(.storageFailure, "a stored auth key verifier is unreadable", underlying: error)
         }
     }
 
-    private static let decoy = AuthKeyVerifier.make(authKey: [UInt8](repeating: 0, count: 32))
+    static let decoy = AuthKeyVerifier.make(authKey: [UInt8](repeating: 0, count: 32))
 }

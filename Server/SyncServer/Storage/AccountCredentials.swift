@@ -13,15 +13,19 @@ package struct AccountCredentials: Sendable, Equatable {
     package var wrappedAccountKey: [UInt8]
     /// The account key wrapped by the recovery key, when the user made one.
     package var wrappedRecoveryKey: [UInt8]?
+    /// `AuthKeyVerifier.encoded` of the recovery key's auth key (decision 0132); nil for an account
+    /// that cannot be recovered.
+    package var recoveryVerifier: [UInt8]?
 
     package init(
         verifier: [UInt8], kdfParameters: [UInt8], salt: [UInt8],
-        wrappedAccountKey: [UInt8], wrappedRecoveryKey: [UInt8]?
+        wrappedAccountKey: [UInt8], wrappedRecoveryKey: [UInt8]?, recoveryVerifier: [UInt8]? = nil
     ) {
         self.verifier = verifier
         self.kdfParameters = kdfParameters
         self.salt = salt
         self.wrappedAccountKey = wrappedAccountKey
         self.wrappedRecoveryKey = wrappedRecoveryKey
+        self.recoveryVerifier = recoveryVerifier
     }
 }

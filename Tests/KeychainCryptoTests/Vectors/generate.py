@@ -27,6 +27,7 @@ LABELS = {
     "auth": b"synckeychain/v1/auth",
     "wrap": b"synckeychain/v1/wrap",
     "recoveryWrap": b"synckeychain/v1/recovery-wrap",
+    "recoveryAuth": b"synckeychain/v1/recovery-auth",
     "itemID": b"synckeychain/v1/item-id",
     "itemBlob": b"synckeychain/v1/item-blob",
 }

@@ -11,13 +11,14 @@ extension SQLiteStorage {
             let credentials = account.credentials
             try db.execute(
                 sql: """
-                    INSERT INTO account (id, name, verifier, kdfParameters, salt, wrappedAccountKey, wrappedRecoveryKey, createdAt)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO account (
+                        id, name, verifier, kdfParameters, salt, wrappedAccountKey, wrappedRecoveryKey, recoveryVerifier, createdAt)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     account.id.description, account.name, Data(credentials.verifier), Data(credentials.kdfParameters),
                     Data(credentials.salt), Data(credentials.wrappedAccountKey), credentials.wrappedRecoveryKey.map { Data($0) },
-                    now.timeIntervalSince1970,
+                    credentials.recoveryVerifier.map { Data($0) }, now.timeIntervalSince1970,
                 ])
         }
     }
@@ -38,12 +39,14 @@ extension SQLiteStorage {
         try await write("replacing credentials") { db in
             try db.execute(
                 sql: """
-                    UPDATE account SET verifier = ?, kdfParameters = ?, salt = ?, wrappedAccountKey = ?, wrappedRecoveryKey = ?
+                    UPDATE account SET verifier = ?, kdfParameters = ?, salt = ?, wrappedAccountKey = ?, wrappedRecoveryKey = ?,
+                        recoveryVerifier = ?
                     WHERE id = ?
                     """,
                 arguments: [
                     Data(credentials.verifier), Data(credentials.kdfParameters), Data(credentials.salt),
-                    Data(credentials.wrappedAccountKey), credentials.wrappedRecoveryKey.map { Data($0) }, account.description,
+                    Data(credentials.wrappedAccountKey), credentials.wrappedRecoveryKey.map { Data($0) },
+                    credentials.recoveryVerifier.map { Data($0) }, account.description,
                 ])
             guard db.changesCount == 1 else { throw SyncServerError(.notFound, "no such account") }
         }
@@ -52,11 +55,13 @@ extension SQLiteStorage {
     static func accountRecord(_ row: Row) throws -> AccountRecord {
         guard let id = AccountID(row["id"] as String) else { throw SyncServerError(.storageFailure, "corrupt account ID") }
         let recovery: Data? = row["wrappedRecoveryKey"]
+        let recoveryVerifier: Data? = row["recoveryVerifier"]
         return AccountRecord(
             id: id, name: row["name"],
             credentials: AccountCredentials(
                 verifier: bytes(row["verifier"]), kdfParameters: bytes(row["kdfParameters"]), salt: bytes(row["salt"]),
-                wrappedAccountKey: bytes(row["wrappedAccountKey"]), wrappedRecoveryKey: recovery.map { Array($0) }),
+                wrappedAccountKey: bytes(row["wrappedAccountKey"]), wrappedRecoveryKey: recovery.map { Array($0) },
+                recoveryVerifier: recoveryVerifier.map { Array($0) }),
             createdAt: Date(timeIntervalSince1970: row["createdAt"]))
     }
 

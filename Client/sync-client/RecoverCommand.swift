@@ -1,0 +1,60 @@
+import ArgumentParser
+import Foundation
+import KeychainCrypto
+import SyncClient
+
+struct RecoverCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "recover",
+        abstract: "Set a new password with the recovery key printed at account creation; every device keeps working.",
+        discussion: """
+            On an enrolled device the server, account and pin are the enrolment's. Elsewhere give \
+            --server and --account (and --pin, or the server is trusted on first use). Then enrol \
+            new devices with the new password.
+            """)
+
+    @OptionGroup var keychain: KeychainOptions
+    @Option(help: "The server's URL, https://host:port (default: this device's enrolment).") var server: String?
+    @Option(help: "The account name (default: this device's enrolment).") var account: String?
+    @Option(help: "The server's public-key pin, sha256/BASE64 (default: the enrolment's, else trust on first use).") var pin: String?
+    @Option(help: "The recovery key (default: $SYNC_RECOVERY_KEY, else a prompt).") var recoveryKey: String?
+    @Option(help: "A file whose first line is the new password (default: $SYNC_NEW_PASSWORD, else a prompt).") var newPasswordFile: String?
+    @Flag(help: "Allow a plain http:// server (tests only: no TLS, no pin).") var insecureHttp = false
+
+    func run() async throws {
+        try await runReportingErrors {
+            let state = ClientStateDatabase.exists(forKeychain: keychain.path)
+                ? try ClientStateDatabase(keychainPath: keychain.path, create: false) : nil
+            var enrolment = try state?.enrolment()
+            if let enrolment, account.map({ $0 != enrolment.account }) ?? false {
+                throw SyncClientError(.invalidInput, "this keychain is enrolled in \(enrolment.account); recover it, or use another --keychain")
+            }
+            guard let serverURL = server ?? enrolment?.server, let accountName = account ?? enrolment?.account else {
+                throw SyncClientError(.invalidInput, "this keychain is not enrolled: give --server and --account")
+            }
+            if server != nil, server != enrolment?.server { enrolment = nil }
+            let pinValue = try (pin ?? enrolment?.pin).map { text throws(SyncClientError) in
+                guard let parsed = ServerPin(text) else { throw SyncClientError(.invalidInput, "--pin must look like sha256/BASE64") }
+                return parsed
+            }
+            let keyText = try recoveryKey ?? PasswordInput.read(environment: "SYNC_RECOVERY_KEY", file: nil, prompt: "Recovery key: ")
+            let key: RecoveryKey
+            do {
+                key = try RecoveryKey(printed: keyText)
+            } catch {
+                throw SyncClientError(.invalidInput, "that is not a recovery key (check it for typos)", underlying: error)
+            }
+            let newPassword = try PasswordInput.read(environment: "SYNC_NEW_PASSWORD", file: newPasswordFile, prompt: "New password: ")
+            var recovery = AccountRecovery(
+                server: serverURL, account: accountName, pin: pinValue, recoveryKey: key, newPassword: newPassword,
+                allowInsecure: insecureHttp)
+            recovery.pinnedKDF = enrolment?.pinnedKDF
+            let parameters = try await recovery.run()
+            if var enrolment, let state {
+                enrolment.pinnedKDF = PinnedKDF(parameters)
+                try state.saveEnrolment(enrolment)
+            }
+            print("password replaced for \(accountName); enrolled devices keep working, enrol new ones with the new password")
+        }
+    }
+}
