@@ -13,7 +13,7 @@ package struct AccountAdministration: Sendable {
     }
 
     /// This device's identity keys, made and stored now for a device enrolled before they existed.
-    private func identity() throws(SyncClientError) -> DeviceIdentity {
+    func identity() throws(SyncClientError) -> DeviceIdentity {
         let secrets = DeviceSecrets(keychain: session.keychain)
         if let identity = try secrets.identity() { return identity }
         let identity = try DeviceIdentity.generate()

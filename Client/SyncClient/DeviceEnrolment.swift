@@ -18,6 +18,21 @@ package struct DeviceEnrolment: Sendable {
     package var allowInsecure: Bool
     /// log2 of scrypt's N for a new account (never below the floor; KDFParameters checks).
     package var logN: UInt8 = KDFParameters.defaultLogN
+    /// Set to enrol by approval from an enrolled device (decision 0133) instead of by the
+    /// password's wrap alone.
+    package var approval: Approval?
+
+    /// How an approval enrolment shows its code and how long it waits.
+    package struct Approval: Sendable {
+        package var timeout: Duration
+        /// Gets the code and the request ID as soon as they exist.
+        package var show: @Sendable (ApprovalCode, String) -> Void
+
+        package init(timeout: Duration, show: @escaping @Sendable (ApprovalCode, String) -> Void) {
+            self.timeout = timeout
+            self.show = show
+        }
+    }
 
     package init(server: String, account: String, create: Bool, pin: ServerPin?, password: String, deviceName: String, allowInsecure: Bool) {
         self.server = server
@@ -45,6 +60,9 @@ package struct DeviceEnrolment: Sendable {
             throw SyncClientError(.alreadyEnrolled, "this keychain is already enrolled; use another --keychain")
         }
         guard !password.isEmpty else { throw SyncClientError(.invalidInput, "the password must not be empty") }
+        guard !(create && approval != nil) else {
+            throw SyncClientError(.invalidInput, "a new account has no device to approve this one; drop --request-approval")
+        }
         let endpoint = try ServerEndpoint(server, allowInsecure: allowInsecure)
         let (seenPin, tls) = try await endpoint.verify(pin: pin)
         let connection = ServerConnection(endpoint: endpoint, tlsConfiguration: tls, token: nil)
@@ -90,21 +108,34 @@ package struct DeviceEnrolment: Sendable {
             .POST, "/v1/sign-in",
             body: SignInRequest(account: account, authKey: Base64Bytes(secrets.authKey), device: device, deviceName: deviceName),
             as: SignInResponse.self)
-        let accountKey: AccountKey
-        do {
-            guard try Self.parameters(signIn.keys.kdf, salt: signIn.keys.salt) == secrets.parameters else {
-                throw SyncClientError(.signInFailed, "the server's key material does not match its sign-in parameters")
-            }
-            accountKey = try AccountKey.unwrap(signIn.keys.wrappedAccountKey.bytes, with: secrets, account: account, epoch: VersionSealer.keyEpoch)
-        } catch let error as SyncClientError {
-            throw error
-        } catch {
-            throw SyncClientError(.signInFailed, "the account key does not open with this password", underlying: error)
-        }
-
         let identity = try DeviceIdentity.generate()
-        let log = try await Self.join(
-            connection.authorized(with: signIn.token), account: account, device: signIn.device, identity: identity, accountKey: accountKey)
+        let authorized = connection.authorized(with: signIn.token)
+        let accountKey: AccountKey
+        let log: DeviceLog
+        var pinnedKDF: PinnedKDF?
+        if let approval {
+            (accountKey, log) = try await Self.closing(authorized) {
+                try await ApprovalRequester(
+                    connection: authorized, account: account, device: signIn.device, name: deviceName, identity: identity,
+                    timeout: approval.timeout
+                ).run(show: approval.show)
+            }
+            // When the password's wrap opens too, to the same key, its parameters are verified.
+            if let passwordKey = try? Self.openPasswordWrap(signIn.keys, secrets: secrets, account: account),
+                passwordKey.rawRepresentation == accountKey.rawRepresentation
+            {
+                pinnedKDF = PinnedKDF(secrets.parameters)
+            }
+        } else {
+            accountKey = try Self.openPasswordWrap(signIn.keys, secrets: secrets, account: account)
+            // The account key opened under these parameters, which its wrap binds: they are verified.
+            pinnedKDF = PinnedKDF(secrets.parameters)
+            log = try await Self.closing(authorized) {
+                try await DeviceLogExchange(connection: authorized, account: account, accountKey: accountKey).append(extending: []) { log in
+                    try log.joining(signIn.device, identity: identity, accountKey: accountKey)
+                }
+            }
+        }
 
         let keychain = try Self.openKeychain(keychainPath)
         let deviceSecrets = DeviceSecrets(keychain: keychain)
@@ -114,8 +145,7 @@ package struct DeviceEnrolment: Sendable {
             server: endpoint.url.absoluteString, pin: seenPin?.description, account: account, device: signIn.device,
             deviceName: deviceName, enrolledAt: Date())
         enrolment.wrappedRecoveryKey = signIn.keys.wrappedRecoveryKey?.bytes
-        // The account key opened under these parameters, which its wrap binds: they are verified.
-        enrolment.pinnedKDF = PinnedKDF(secrets.parameters)
+        enrolment.pinnedKDF = pinnedKDF
         let state = try ClientStateDatabase(keychainPath: keychainPath, create: true)
         try state.saveEnrolment(enrolment)
         try state.saveVerifiedDeviceLog(log.entries)
@@ -125,17 +155,26 @@ package struct DeviceEnrolment: Sendable {
         return Outcome(enrolment: enrolment, recoveryKey: recoveryPrinted, trustedPin: pin == nil ? seenPin : nil)
     }
 
-    /// Enters the device in the account's device log (decision 0122), signed by its new identity
-    /// key and sealed with the account key; returns the verified log.
-    private static func join(
-        _ connection: ServerConnection, account: String, device: DeviceID, identity: DeviceIdentity, accountKey: AccountKey
-    ) async throws -> DeviceLog {
+    /// The account key from the password's wrap, which binds the KDF parameters it was made under.
+    private static func openPasswordWrap(_ keys: AccountKeyBundle, secrets: AccountSecrets, account: String) throws -> AccountKey {
         do {
-            let log = try await DeviceLogExchange(connection: connection, account: account, accountKey: accountKey).append(extending: []) { log in
-                try log.joining(device, identity: identity, accountKey: accountKey)
+            guard try parameters(keys.kdf, salt: keys.salt) == secrets.parameters else {
+                throw SyncClientError(.signInFailed, "the server's key material does not match its sign-in parameters")
             }
+            return try AccountKey.unwrap(keys.wrappedAccountKey.bytes, with: secrets, account: account, epoch: VersionSealer.keyEpoch)
+        } catch let error as SyncClientError {
+            throw error
+        } catch {
+            throw SyncClientError(.signInFailed, "the account key does not open with this password", underlying: error)
+        }
+    }
+
+    /// Runs `body`, then shuts `connection` down whatever happened.
+    private static func closing<T>(_ connection: ServerConnection, _ body: () async throws -> T) async throws -> T {
+        do {
+            let result = try await body()
             await connection.shutdown()
-            return log
+            return result
         } catch {
             await connection.shutdown()
             throw error

@@ -102,6 +102,17 @@ extension DeviceLog {
         return try Self.sign(entry, with: identity, sealedWith: DeviceLogKey(accountKey: accountKey))
     }
 
+    /// The entry by which `signer` (a current member) adds `device` with its public keys: an
+    /// approval (decision 0133).
+    package func approving(
+        _ device: DeviceID, signingKey: [UInt8], agreementKey: [UInt8], by signer: DeviceID, identity: DeviceIdentity
+    ) throws(SyncClientError) -> [UInt8] {
+        let entry = DeviceLogEntry(
+            account: account, index: UInt64(entries.count), previous: head, kind: .add, subject: device,
+            signingKey: signingKey, agreementKey: agreementKey, epoch: epoch ?? VersionSealer.keyEpoch, signer: signer)
+        return try Self.sign(entry, with: identity, sealedWith: nil)
+    }
+
     /// The entry by which `signer` (a current member) revokes `device`.
     package func revoking(_ device: DeviceID, by signer: DeviceID, identity: DeviceIdentity) throws(SyncClientError) -> [UInt8] {
         let entry = DeviceLogEntry(

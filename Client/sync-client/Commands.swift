@@ -47,6 +47,9 @@ struct EnrollCommand: AsyncParsableCommand {
     @Option(help: "This device's name on the server (default: the host name).") var deviceName: String?
     @Flag(help: "Allow a plain http:// server (tests only: no TLS, no pin).") var insecureHttp = false
     @Option(help: "log2 of scrypt's N for a new account (default 17, floor 15).") var kdfLogN: UInt8 = 17
+    @Flag(help: "Ask an enrolled device to approve this one: prints a code to compare and waits for `sync-client approve`.")
+    var requestApproval = false
+    @Option(help: "How long to wait for an approval, in seconds (the server keeps a request 600).") var approvalTimeout: Int = 600
 
     func run() async throws {
         let logger = makeLogger("sync-client")
@@ -61,6 +64,18 @@ struct EnrollCommand: AsyncParsableCommand {
                 server: server, account: account, create: create, pin: pinValue, password: password,
                 deviceName: deviceName ?? ProcessInfo.processInfo.hostName, allowInsecure: insecureHttp)
             enrolment.logN = kdfLogN
+            if requestApproval {
+                enrolment.approval = DeviceEnrolment.Approval(timeout: .seconds(max(1, approvalTimeout))) { code, id in
+                    // Written at once, unbuffered: the user (or a script) reads it while this waits.
+                    let text = """
+                        approval code: \(code)
+                        request: \(id)
+                        on an enrolled device, compare the code and run: sync-client approve \(id) --code \(code)
+
+                        """
+                    FileHandle.standardOutput.write(Data(text.utf8))
+                }
+            }
             let outcome = try await enrolment.run(keychainPath: keychain.path, logger: logger)
             if let pin = outcome.trustedPin {
                 print("server pin: \(pin) (trusted on first use; every later connection must match)")

@@ -151,5 +151,19 @@ enum PostgresSchema {
         .init(version: 7, statements: [
             "ALTER TABLE accounts ADD COLUMN recovery_verifier bytea",
         ]),
+        // Approval requests (decision 0133): opaque requests and sealed answers, kept ten minutes.
+        .init(version: 8, statements: [
+            """
+            CREATE TABLE approval_requests (
+                account_id uuid NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+                id text COLLATE "C" NOT NULL,
+                device_id text COLLATE "C" NOT NULL,
+                request bytea NOT NULL,
+                response bytea,
+                created_at timestamptz NOT NULL,
+                PRIMARY KEY (account_id, id)
+            )
+            """,
+        ]),
     ]
 }

@@ -72,4 +72,11 @@ final class FailingListenerStorage: ServerStorage {
     func statements(zone: String, of account: AccountID) async throws -> [StatementRecord] {
         try await inner.statements(zone: zone, of: account)
     }
+    func createApprovalRequest(_ request: ApprovalRecord, now: Date) async throws { try await inner.createApprovalRequest(request, now: now) }
+    func approvalRequests(of account: AccountID, now: Date) async throws -> [ApprovalRecord] {
+        try await inner.approvalRequests(of: account, now: now)
+    }
+    func answerApprovalRequest(_ id: String, of account: AccountID, response: [UInt8], now: Date) async throws -> Bool {
+        try await inner.answerApprovalRequest(id, of: account, response: response, now: now)
+    }
 }

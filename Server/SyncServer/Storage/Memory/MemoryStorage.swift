@@ -17,6 +17,7 @@ package final class MemoryStorage: ServerStorage {
         var disabled: Set<AccountID> = []
         var deviceLogs: [AccountID: [[UInt8]]] = [:]
         var statements: [AccountID: [String: [DeviceID: StatementRecord]]] = [:]
+        var approvals: [AccountID: [ApprovalRecord]] = [:]
     }
 
     let state = Mutex(State())

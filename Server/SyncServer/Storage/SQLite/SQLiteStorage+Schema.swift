@@ -88,6 +88,7 @@ extension SQLiteStorage {
         }
         registerAccountStateMigration(in: &migrator)
         registerAdministrationMigration(in: &migrator)
+        registerApprovalMigration(in: &migrator)
         // The recovery key's verifier (decision 0132).
         migrator.registerMigration("recoveryVerifier") { db in
             try db.execute(sql: "ALTER TABLE account ADD COLUMN recoveryVerifier BLOB")

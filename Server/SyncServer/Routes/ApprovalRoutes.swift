@@ -1,0 +1,88 @@
+import Foundation
+import Hummingbird
+import SyncCore
+import SyncProtocol
+
+/// Approval requests (decisions 0130, 0133): a device signed in with the password posts a request,
+/// the account's other devices list it, one of them answers with the account key sealed to the
+/// asking device. The server relays bytes it cannot read; what makes the answer trustworthy is
+/// the code the user compares and the entry the approver signs into the device log.
+struct ApprovalRoutes {
+    let storage: any ServerStorage
+    let configuration: ServerConfiguration
+    let clock: ServerClock
+
+    func register(on group: RouterGroup<SyncRequestContext>) {
+        group.post("/v1/approval-requests") { request, context in try await create(request, context) }
+        group.get("/v1/approval-requests") { _, context in try await list(context) }
+        group.get("/v1/approval-requests/:id") { _, context in try await read(context) }
+        group.put("/v1/approval-requests/:id/response") { request, context in try await answer(request, context) }
+    }
+
+    private func create(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        let body = try await JSONBody.decode(ApprovalRequestCreate.self, from: request, limit: configuration.limits.maximumRequestBytes)
+        guard (1...ApprovalRules.maximumRequestBytes).contains(body.request.bytes.count) else {
+            throw APIError.invalid("an approval request must hold 1 to \(ApprovalRules.maximumRequestBytes) bytes")
+        }
+        let id = Self.newID()
+        try await storage.createApprovalRequest(
+            ApprovalRecord(id: id, account: device.account, device: device.id, request: body.request.bytes, createdAt: clock.now()),
+            now: clock.now())
+        context.logger.info("approval requested", metadata: ["account": "\(device.account)", "device": "\(device.id)"])
+        return JSONBody.response(ApprovalRequestCreated(id: id), status: .created)
+    }
+
+    private func list(_ context: SyncRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        let open = try await storage.approvalRequests(of: device.account, now: clock.now()).filter { $0.response == nil }
+        return JSONBody.response(ApprovalRequestList(requests: open.map(Self.message)))
+    }
+
+    private func read(_ context: SyncRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        let id = try Self.id(context)
+        guard let found = try await storage.approvalRequests(of: device.account, now: clock.now()).first(where: { $0.id == id }) else {
+            throw APIError.notFound
+        }
+        return JSONBody.response(Self.message(found))
+    }
+
+    private func answer(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        let id = try Self.id(context)
+        let body = try await JSONBody.decode(ApprovalResponseRequest.self, from: request, limit: configuration.limits.maximumRequestBytes)
+        guard (1...ApprovalRules.maximumResponseBytes).contains(body.response.bytes.count) else {
+            throw APIError.invalid("an approval answer must hold 1 to \(ApprovalRules.maximumResponseBytes) bytes")
+        }
+        guard try await storage.answerApprovalRequest(id, of: device.account, response: body.response.bytes, now: clock.now()) else {
+            throw APIError(.notFound, ErrorCode.notFound, "no open approval request \(id): answered already, expired, or never made")
+        }
+        context.logger.info("approval answered", metadata: ["account": "\(device.account)", "device": "\(device.id)"])
+        return Response(status: .noContent)
+    }
+
+    private static func message(_ record: ApprovalRecord) -> ApprovalRequestMessage {
+        ApprovalRequestMessage(
+            id: record.id, device: record.device, request: Base64Bytes(record.request), response: record.response.map(Base64Bytes.init))
+    }
+
+    /// Eight characters a user can type: 40 random bits in lower-case base 32.
+    private static func newID() -> String {
+        let alphabet = Array("abcdefghijkmnpqrstuvwxyz23456789")
+        var generator = SystemRandomNumberGenerator()
+        return String((0..<8).map { _ in alphabet[Int(generator.next(upperBound: UInt32(alphabet.count)))] })
+    }
+
+    private static func id(_ context: SyncRequestContext) throws -> String {
+        let id = context.parameters.get("id") ?? ""
+        guard (1...32).contains(id.utf8.count), id.utf8.allSatisfy({ $0.isASCIIAlphanumeric }) else {
+            throw APIError.invalid("not an approval request ID")
+        }
+        return id
+    }
+}
+
+private extension UInt8 {
+    var isASCIIAlphanumeric: Bool { (48...57).contains(self) || (65...90).contains(self) || (97...122).contains(self) }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import SyncCore
+
+/// Where a server keeps approval requests (decisions 0130, 0133): a new device's request, opaque
+/// to the server (public keys and a nonce), and the approving device's answer, sealed to the new
+/// device. Requests live ``ApprovalLimits/lifetime``; the rules are in ``ApprovalRules``.
+///
+/// Part of every ``ServerStorage``; the contract suite runs it on every backend.
+package protocol ApprovalStorage: Sendable {
+    /// Stores `request`, first dropping the account's expired ones. Throws `quotaExceeded` when
+    /// the account already has ``ApprovalLimits/maximumPending`` unanswered, unexpired requests.
+    func createApprovalRequest(_ request: ApprovalRecord, now: Date) async throws
+
+    /// The account's unexpired requests (answered ones included), oldest first.
+    func approvalRequests(of account: AccountID, now: Date) async throws -> [ApprovalRecord]
+
+    /// Records `response` to the account's request `id`; false when there is no such unexpired,
+    /// unanswered request (someone answered first, it expired, or it never existed).
+    func answerApprovalRequest(_ id: String, of account: AccountID, response: [UInt8], now: Date) async throws -> Bool
+}
+
+/// One approval request, as stored.
+package struct ApprovalRecord: Sendable, Equatable {
+    package var id: String
+    package var account: AccountID
+    /// The device that asked (signed in with the password, not yet trusted by any device).
+    package var device: DeviceID
+    package var request: [UInt8]
+    package var response: [UInt8]?
+    package var createdAt: Date
+
+    package init(id: String, account: AccountID, device: DeviceID, request: [UInt8], response: [UInt8]? = nil, createdAt: Date) {
+        self.id = id
+        self.account = account
+        self.device = device
+        self.request = request
+        self.response = response
+        self.createdAt = createdAt
+    }
+}
+
+/// The bounds on approval requests, and the one expiry rule every backend applies.
+package enum ApprovalRules {
+    /// How long a request can be answered and read.
+    package static let lifetime: TimeInterval = 10 * 60
+    /// The most unanswered requests an account may have at once.
+    package static let maximumPending = 16
+    /// The largest request (two public keys, a nonce, a name).
+    package static let maximumRequestBytes = 8 * 1024
+    /// The largest response (the account keys sealed to the new device, and a log head).
+    package static let maximumResponseBytes = 16 * 1024
+
+    /// Requests created at or before this are expired at `now`.
+    package static func expiry(at now: Date) -> Date { now.addingTimeInterval(-lifetime) }
+
+    /// Throws `quotaExceeded` when `pending` unanswered requests are already open.
+    package static func checkCreate(pending: Int) throws {
+        guard pending < maximumPending else {
+            throw SyncServerError(.quotaExceeded, "the account has \(maximumPending) open approval requests; let them expire")
+        }
+    }
+}
