@@ -68,6 +68,22 @@ package struct AccountAdministration: Sendable {
         }
     }
 
+    /// Sets whether new devices need an enrolled device's approval (decision 0134), as the holder of
+    /// the current password: on, the server drops the account key's password wrap; off, this
+    /// device wraps the key under the password again.
+    package func setApprovalRequired(_ required: Bool, password: String) async throws {
+        let account = session.enrolment.account
+        let pre = try await session.connection.send(
+            .POST, "/v1/sign-in/parameters", body: PreSignInRequest(account: account), as: PreSignInResponse.self)
+        let parameters = try DeviceEnrolment.parameters(pre.kdf, salt: pre.salt)
+        try (session.enrolment.pinnedKDF ?? PinnedKDF(parameters)).check(parameters)
+        let secrets = try AccountSecrets.derive(password: password, parameters: parameters)
+        let wrapped = required ? nil : try session.accountKey.wrapped(with: secrets, account: account, epoch: VersionSealer.keyEpoch)
+        try await session.connection.send(
+            .PUT, "/v1/account/approval-required",
+            body: ApprovalRequirementRequest(currentAuthKey: Base64Bytes(secrets.authKey), required: required, wrappedAccountKey: wrapped.map(Base64Bytes.init)))
+    }
+
     /// Changes the password: derives the current auth key (the server checks it) and new secrets
     /// with a fresh salt, and re-wraps the account key. No item is re-encrypted and other devices
     /// keep their tokens. The server's parameters are checked against the cost this device pinned

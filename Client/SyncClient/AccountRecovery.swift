@@ -26,23 +26,32 @@ package struct AccountRecovery: Sendable {
         self.allowInsecure = allowInsecure
     }
 
-    /// Replaces the password; returns the new password's KDF parameters, to pin.
-    package func run() async throws -> KDFParameters {
+    /// What a recovery did.
+    package struct Outcome: Sendable {
+        /// The new password's KDF parameters, to pin.
+        package var parameters: KDFParameters
+        /// Whether the account requires approval (decision 0134): the password opens nothing, so
+        /// this device must enrol with the recovery key.
+        package var requiresApproval: Bool
+    }
+
+    /// Replaces the password.
+    package func run() async throws -> Outcome {
         guard !newPassword.isEmpty else { throw SyncClientError(.invalidInput, "the new password must not be empty") }
         let endpoint = try ServerEndpoint(server, allowInsecure: allowInsecure)
         let (_, tls) = try await endpoint.verify(pin: pin)
         let connection = ServerConnection(endpoint: endpoint, tlsConfiguration: tls, token: nil)
         do {
-            let parameters = try await run(connection)
+            let outcome = try await run(connection)
             await connection.shutdown()
-            return parameters
+            return outcome
         } catch {
             await connection.shutdown()
             throw error
         }
     }
 
-    private func run(_ connection: ServerConnection) async throws -> KDFParameters {
+    private func run(_ connection: ServerConnection) async throws -> Outcome {
         let recoveryAuthKey = Base64Bytes(recoveryKey.authKey)
         let keys: AccountKeyBundle
         do {
@@ -74,6 +83,6 @@ package struct AccountRecovery: Sendable {
         try await connection.send(
             .POST, "/v1/recovery/credentials",
             body: RecoverCredentialsRequest(account: account, recoveryAuthKey: recoveryAuthKey, authKey: Base64Bytes(secrets.authKey), keys: bundle))
-        return newParameters
+        return Outcome(parameters: newParameters, requiresApproval: keys.wrappedAccountKey.bytes.isEmpty)
     }
 }

@@ -21,6 +21,9 @@ package struct DeviceEnrolment: Sendable {
     /// Set to enrol by approval from an enrolled device (decision 0133) instead of by the
     /// password's wrap alone.
     package var approval: Approval?
+    /// Set to open the account key with the recovery key instead of the password (a recovery on an
+    /// account that requires approval enrols the device this way, decision 0134).
+    package var recoveryKey: RecoveryKey?
 
     /// How an approval enrolment shows its code and how long it waits.
     package struct Approval: Sendable {
@@ -109,12 +112,11 @@ package struct DeviceEnrolment: Sendable {
             body: SignInRequest(account: account, authKey: Base64Bytes(secrets.authKey), device: device, deviceName: deviceName),
             as: SignInResponse.self)
         let identity = try DeviceIdentity.generate()
-        let authorized = connection.authorized(with: signIn.token)
         let accountKey: AccountKey
         let log: DeviceLog
         var pinnedKDF: PinnedKDF?
         if let approval {
-            (accountKey, log) = try await Self.closing(authorized) {
+            (accountKey, log) = try await Self.closing(connection.authorized(with: signIn.token)) { authorized in
                 try await ApprovalRequester(
                     connection: authorized, account: account, device: signIn.device, name: deviceName, identity: identity,
                     timeout: approval.timeout
@@ -127,10 +129,19 @@ package struct DeviceEnrolment: Sendable {
                 pinnedKDF = PinnedKDF(secrets.parameters)
             }
         } else {
-            accountKey = try Self.openPasswordWrap(signIn.keys, secrets: secrets, account: account)
-            // The account key opened under these parameters, which its wrap binds: they are verified.
+            if let recoveryKey {
+                accountKey = try Self.openRecoveryWrap(signIn.keys, recoveryKey: recoveryKey, account: account)
+            } else {
+                guard !signIn.keys.wrappedAccountKey.bytes.isEmpty else {
+                    throw SyncClientError(
+                        .signInFailed,
+                        "this account requires approval from one of its devices: enrol with --request-approval (or recover with the recovery key)")
+                }
+                accountKey = try Self.openPasswordWrap(signIn.keys, secrets: secrets, account: account)
+            }
+            // The password's parameters are this device's (recovery) or bound by the wrap that opened.
             pinnedKDF = PinnedKDF(secrets.parameters)
-            log = try await Self.closing(authorized) {
+            log = try await Self.closing(connection.authorized(with: signIn.token)) { authorized in
                 try await DeviceLogExchange(connection: authorized, account: account, accountKey: accountKey).append(extending: []) { log in
                     try log.joining(signIn.device, identity: identity, accountKey: accountKey)
                 }
@@ -169,10 +180,20 @@ package struct DeviceEnrolment: Sendable {
         }
     }
 
-    /// Runs `body`, then shuts `connection` down whatever happened.
-    private static func closing<T>(_ connection: ServerConnection, _ body: () async throws -> T) async throws -> T {
+    /// The account key from the recovery wrap.
+    private static func openRecoveryWrap(_ keys: AccountKeyBundle, recoveryKey: RecoveryKey, account: String) throws(SyncClientError) -> AccountKey {
+        guard let wrapped = keys.wrappedRecoveryKey else { throw SyncClientError(.signInFailed, "the server sent no recovery wrap") }
         do {
-            let result = try await body()
+            return try AccountKey.unwrap(wrapped.bytes, with: recoveryKey, account: account, epoch: VersionSealer.keyEpoch)
+        } catch {
+            throw SyncClientError(.signInFailed, "the recovery key does not open the account key the server sent", underlying: error)
+        }
+    }
+
+    /// Runs `body` with `connection`, then shuts it down whatever happened.
+    private static func closing<T>(_ connection: ServerConnection, _ body: (ServerConnection) async throws -> T) async throws -> T {
+        do {
+            let result = try await body(connection)
             await connection.shutdown()
             return result
         } catch {

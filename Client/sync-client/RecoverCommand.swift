@@ -10,7 +10,8 @@ struct RecoverCommand: AsyncParsableCommand {
         discussion: """
             On an enrolled device the server, account and pin are the enrolment's. Elsewhere give \
             --server and --account (and --pin, or the server is trusted on first use). Then enrol \
-            new devices with the new password.
+            new devices with the new password; on an account that requires approval, the recovery \
+            enrols this device itself.
             """)
 
     @OptionGroup var keychain: KeychainOptions
@@ -19,6 +20,7 @@ struct RecoverCommand: AsyncParsableCommand {
     @Option(help: "The server's public-key pin, sha256/BASE64 (default: the enrolment's, else trust on first use).") var pin: String?
     @Option(help: "The recovery key (default: $SYNC_RECOVERY_KEY, else a prompt).") var recoveryKey: String?
     @Option(help: "A file whose first line is the new password (default: $SYNC_NEW_PASSWORD, else a prompt).") var newPasswordFile: String?
+    @Option(help: "This device's name, when the recovery enrols it (default: the host name).") var deviceName: String?
     @Flag(help: "Allow a plain http:// server (tests only: no TLS, no pin).") var insecureHttp = false
 
     func run() async throws {
@@ -49,12 +51,20 @@ struct RecoverCommand: AsyncParsableCommand {
                 server: serverURL, account: accountName, pin: pinValue, recoveryKey: key, newPassword: newPassword,
                 allowInsecure: insecureHttp)
             recovery.pinnedKDF = enrolment?.pinnedKDF
-            let parameters = try await recovery.run()
+            let outcome = try await recovery.run()
             if var enrolment, let state {
-                enrolment.pinnedKDF = PinnedKDF(parameters)
+                enrolment.pinnedKDF = PinnedKDF(outcome.parameters)
                 try state.saveEnrolment(enrolment)
             }
-            print("password replaced for \(accountName); enrolled devices keep working, enrol new ones with the new password")
+            print("password replaced for \(accountName); enrolled devices keep working")
+            guard outcome.requiresApproval, try state?.enrolment() == nil else { return }
+            // The password opens nothing on this account (decision 0134): the recovery key enrols this device.
+            var enrolling = DeviceEnrolment(
+                server: serverURL, account: accountName, create: false, pin: pinValue, password: newPassword,
+                deviceName: deviceName ?? ProcessInfo.processInfo.hostName, allowInsecure: insecureHttp)
+            enrolling.recoveryKey = key
+            let enrolled = try await enrolling.run(keychainPath: keychain.path, logger: makeLogger("sync-client"))
+            print("enrolled device \(enrolled.enrolment.device) in account \(enrolled.enrolment.account) with the recovery key")
         }
     }
 }

@@ -70,3 +70,22 @@ public struct AccountCreatedResponse: Hashable, Sendable, Codable {
     /// Creates a response.
     public init(account: String) { self.account = account }
 }
+
+/// `PUT /v1/account/approval-required`: whether new devices need an enrolled device's approval
+/// (decision 0134). On, the server drops the account key's password wrap and keeps none while it
+/// stays on; off, the request brings a new password wrap.
+public struct ApprovalRequirementRequest: Hashable, Sendable, Codable {
+    /// The auth key of the current password: the setting is the password holder's.
+    public var currentAuthKey: Base64Bytes
+    /// Whether approval is required from now on.
+    public var required: Bool
+    /// The account key wrapped under the current password; required when `required` is false.
+    public var wrappedAccountKey: Base64Bytes?
+
+    /// Creates a request.
+    public init(currentAuthKey: Base64Bytes, required: Bool, wrappedAccountKey: Base64Bytes?) {
+        self.currentAuthKey = currentAuthKey
+        self.required = required
+        self.wrappedAccountKey = wrappedAccountKey
+    }
+}

@@ -56,6 +56,27 @@ struct ApprovalEnrolmentTests {
         }
     }
 
+    /// Enrols `device` by approval from `approver`, comparing the code as a user would.
+    static func enrollByApproval(
+        _ device: TestDevice, approver: TestDevice, _ server: TestServer, account: String, password: String
+    ) async throws {
+        let waiting = try ChildProcess(
+            Products.syncClient,
+            [
+                "enroll", "--keychain", device.keychainPath, "--server", server.url, "--account", account, "--device-name", device.name,
+                "--pin", server.pin ?? "", "--request-approval", "--approval-timeout", "120",
+            ],
+            environment: ["SYNC_PASSWORD": password])
+        defer { waiting.stop() }
+        try await waiting.waitForOutput(containing: "on an enrolled device")
+        let code = try #require(value(after: "approval code: ", in: waiting.stdout))
+        let request = try #require(value(after: "request: ", in: waiting.stdout))
+        let approved = try await approver.syncClient(["approve", request, "--code", code])
+        #expect(approved.status == 0, "\(approved.stderr)")
+        let enrolled = try await waiting.waitForExit(timeout: .seconds(60))
+        guard enrolled.status == 0 else { throw TestFailure("approval enrolment of \(device.name) failed: \(enrolled.stderr)") }
+    }
+
     private static func value(after prefix: String, in output: String) -> String? {
         output.split(separator: "\n").first { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
     }

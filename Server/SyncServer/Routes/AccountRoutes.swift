@@ -17,6 +17,7 @@ struct AccountRoutes {
         router.post("/v1/sign-in/parameters") { request, context in try await preSignIn(request, context) }
         router.post("/v1/sign-in") { request, context in try await signIn(request, context) }
         authenticated.put("/v1/account/credentials") { request, context in try await changeCredentials(request, context) }
+        authenticated.put("/v1/account/approval-required") { request, context in try await setApprovalRequired(request, context) }
     }
 
     private var validation: Validation { Validation(limits: configuration.limits) }
@@ -79,19 +80,42 @@ struct AccountRoutes {
         try validation.authKey(body.currentAuthKey)
         try validation.authKey(body.authKey)
         try validation.keys(body.keys)
+        let account = try await passwordHolder(device, currentAuthKey: body.currentAuthKey, context)
+        let verifier = AuthKeyVerifier.make(authKey: body.authKey.bytes)
+        let credentials = try Self.credentials(verifier: verifier, keys: body.keys).keeping(from: account.credentials)
+        try await storage.replaceCredentials(of: account.id, with: credentials)
+        context.logger.info("credentials changed", metadata: ["account": "\(account.id)"])
+        return Response(status: .noContent)
+    }
+
+    private func setApprovalRequired(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        let body = try await JSONBody.decode(ApprovalRequirementRequest.self, from: request, limit: configuration.limits.maximumRequestBytes)
+        try validation.authKey(body.currentAuthKey)
+        var credentials = try await passwordHolder(device, currentAuthKey: body.currentAuthKey, context).credentials
+        if body.required {
+            credentials.wrappedAccountKey = []
+        } else {
+            guard let wrapped = body.wrappedAccountKey, (1...configuration.limits.maximumKeyMaterialBytes).contains(wrapped.bytes.count) else {
+                throw APIError.invalid("turning approval off needs the account key wrapped under the password")
+            }
+            credentials.wrappedAccountKey = wrapped.bytes
+        }
+        try await storage.replaceCredentials(of: device.account, with: credentials)
+        context.logger.notice("approval requirement set", metadata: ["account": "\(device.account)", "required": "\(body.required)"])
+        return Response(status: .noContent)
+    }
+
+    /// The caller's account, when `currentAuthKey` is its password's (counted like a sign-in).
+    private func passwordHolder(_ device: DeviceRecord, currentAuthKey: Base64Bytes, _ context: SyncRequestContext) async throws -> AccountRecord {
         guard let account = try await storage.account(id: device.account) else { throw APIError.unauthorized }
         try rateLimiter.checkSignInAttempt(account: account.name, address: context.remoteAddress)
-        guard try Self.storedVerifier(account.credentials).matches(authKey: body.currentAuthKey.bytes) else {
+        guard try Self.storedVerifier(account.credentials).matches(authKey: currentAuthKey.bytes) else {
             metrics.signInFailures.increment()
             rateLimiter.recordSignInFailure(account: account.name, address: context.remoteAddress)
             throw APIError.signInFailed
         }
-        let verifier = AuthKeyVerifier.make(authKey: body.authKey.bytes)
-        var credentials = try Self.credentials(verifier: verifier, keys: body.keys)
-        credentials.recoveryVerifier = account.credentials.recoveryVerifier
-        try await storage.replaceCredentials(of: account.id, with: credentials)
-        context.logger.info("credentials changed", metadata: ["account": "\(account.id)"])
-        return Response(status: .noContent)
+        return account
     }
 
     static func credentials(verifier: AuthKeyVerifier, keys: AccountKeyBundle) throws -> AccountCredentials {

@@ -30,9 +30,9 @@ struct RecoveryRoutes {
         try validation.keys(body.keys)
         let account = try await verifiedAccount(body.account, recoveryAuthKey: body.recoveryAuthKey, context)
         var credentials = try AccountRoutes.credentials(verifier: AuthKeyVerifier.make(authKey: body.authKey.bytes), keys: body.keys)
-        // The recovery wrap and its verifier stay: the same recovery key keeps working.
+            .keeping(from: account.credentials)
+        // The recovery wrap stays as it is: the same recovery key keeps working.
         credentials.wrappedRecoveryKey = account.credentials.wrappedRecoveryKey
-        credentials.recoveryVerifier = account.credentials.recoveryVerifier
         try await storage.replaceCredentials(of: account.id, with: credentials)
         context.logger.notice("password replaced with the recovery key", metadata: ["account": "\(account.id)"])
         return Response(status: .noContent)

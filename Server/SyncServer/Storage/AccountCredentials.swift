@@ -28,4 +28,17 @@ package struct AccountCredentials: Sendable, Equatable {
         self.wrappedRecoveryKey = wrappedRecoveryKey
         self.recoveryVerifier = recoveryVerifier
     }
+
+    /// Whether new devices need an enrolled device's approval (decision 0134): the account key has
+    /// no password wrap.
+    package var requiresApproval: Bool { wrappedAccountKey.isEmpty }
+
+    /// New password credentials that keep what a password change must not touch: the recovery
+    /// verifier, and — while approval is required — the absence of a password wrap.
+    package func keeping(from current: AccountCredentials) -> AccountCredentials {
+        var kept = self
+        kept.recoveryVerifier = current.recoveryVerifier
+        if current.requiresApproval { kept.wrappedAccountKey = [] }
+        return kept
+    }
 }

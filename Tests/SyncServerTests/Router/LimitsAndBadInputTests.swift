@@ -95,6 +95,7 @@ struct LimitsAndBadInputTests {
     }
 
     static let authenticatedEndpoints: [(HTTPRequest.Method, String)] = [
+        (.put, "/v1/account/approval-required"),
         (.get, "/v1/devices"), (.delete, "/v1/devices/laptop"), (.get, "/v1/zones/keychain/changes"),
         (.post, "/v1/zones/keychain/items"), (.post, "/v1/zones/keychain/acknowledge"), (.put, "/v1/account/credentials"),
         (.get, "/v1/push"), (.get, "/v1/device-log"), (.post, "/v1/device-log"), (.get, "/v1/zones/keychain/statements"),
