@@ -13,13 +13,7 @@ struct RecoveryTests {
             defer { server.stop() }
             let (a, b) = (TestDevice(name: "a", in: directory), TestDevice(name: "b", in: directory))
             let account = "recover-\(UUID().uuidString.prefix(8))"
-            let created = try await a.syncClient([
-                "enroll", "--server", server.url, "--account", account, "--device-name", "a", "--kdf-log-n", "15", "--create",
-                "--pin", server.pin ?? "",
-            ])
-            #expect(created.status == 0, "\(created.stderr)")
-            let recoveryKey = try #require(
-                created.stdout.split(separator: "\n").first { $0.hasPrefix("recovery key") }?.split(separator: " ").last.map(String.init))
+            let recoveryKey = try await a.createAccount(server, account: account)
             try await b.enroll(server, account: account)
             try await a.add(service: "before", account: "lee", password: "kept")
             try await a.sync()

@@ -12,13 +12,7 @@ struct RequireApprovalTests {
             defer { server.stop() }
             let a = TestDevice(name: "a", in: directory)
             let account = "approval-\(UUID().uuidString.prefix(8))"
-            let created = try await a.syncClient([
-                "enroll", "--server", server.url, "--account", account, "--device-name", "a", "--kdf-log-n", "15", "--create",
-                "--pin", server.pin ?? "",
-            ])
-            #expect(created.status == 0, "\(created.stderr)")
-            let recoveryKey = try #require(
-                created.stdout.split(separator: "\n").first { $0.hasPrefix("recovery key") }?.split(separator: " ").last.map(String.init))
+            let recoveryKey = try await a.createAccount(server, account: account)
             try await a.add(service: "before", account: "lee", password: "from a")
             try await a.sync()
 

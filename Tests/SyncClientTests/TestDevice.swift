@@ -32,6 +32,18 @@ struct TestDevice: Sendable {
         guard result.status == 0 else { throw TestFailure("enroll \(name) failed: \(result.stderr)") }
     }
 
+    /// Creates the account from this device (at the KDF floor) and returns the recovery key it printed.
+    func createAccount(_ server: TestServer, account: String) async throws -> String {
+        let created = try await syncClient([
+            "enroll", "--server", server.url, "--account", account, "--device-name", name, "--kdf-log-n", "15", "--create",
+            "--pin", server.pin ?? "",
+        ])
+        guard created.status == 0,
+            let key = created.stdout.split(separator: "\n").first(where: { $0.hasPrefix("recovery key") })?.split(separator: " ").last
+        else { throw TestFailure("creating \(account) failed: \(created.stderr)") }
+        return String(key)
+    }
+
     /// One sync round that must succeed.
     func sync() async throws {
         let result = try await syncClient(["sync"])
