@@ -19,6 +19,30 @@ struct PostgresStorageTests {
         }
     }
 
+    @Test func disablingAnAccountIsHeardByEveryProcess() async throws {
+        try await PostgresTestCluster.withFreshDatabase { location in
+            try await PostgresTestCluster.withStorage(location) { serving in
+                try await PostgresTestCluster.withStorage(location) { admin in
+                    let account = try await Fixture.createAccount("alice", in: admin)
+                    let heard = AsyncStream<AccountChange>.makeStream()
+                    let listener = Task { try await serving.listenForChanges { heard.continuation.yield($0) } }
+                    defer { listener.cancel() }
+                    // The listener may start after the first change: toggle until one is heard.
+                    let toggler = Task {
+                        while !Task.isCancelled {
+                            try await admin.setDisabled(true, account: account)
+                            try await admin.setDisabled(false, account: account)
+                            try await Task.sleep(for: .milliseconds(50))
+                        }
+                    }
+                    defer { toggler.cancel() }
+                    let received = try await withTimeLimit { await heard.stream.first { _ in true } }
+                    #expect(received == .disabling(account))
+                }
+            }
+        }
+    }
+
     @Test func concurrentUploadsThroughTwoStoragesGetGapFreeSequences() async throws {
         try await PostgresTestCluster.withFreshDatabase { location in
             try await PostgresTestCluster.withStorage(location) { first in

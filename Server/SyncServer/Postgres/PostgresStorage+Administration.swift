@@ -23,11 +23,16 @@ extension PostgresStorage {
     }
 
     package func setDisabled(_ disabled: Bool, account id: AccountID) async throws {
+        // Disabling tells every server process at commit, so each closes the account's push connections.
+        let payload = PostgresChangeNotification.payload(for: .disabling(id))
         let changed = try await attempt("disable an account") {
             try await client.query(
                 """
-                UPDATE accounts SET disabled_at = CASE WHEN \(disabled) THEN coalesce(disabled_at, now()) ELSE NULL END
-                WHERE id = \(id.rawValue) RETURNING 1
+                WITH changed AS (
+                    UPDATE accounts SET disabled_at = CASE WHEN \(disabled) THEN coalesce(disabled_at, now()) ELSE NULL END
+                    WHERE id = \(id.rawValue) RETURNING 1
+                )
+                SELECT CASE WHEN \(disabled) THEN pg_notify(\(PostgresChangeNotification.channel), \(payload)) END FROM changed
                 """,
                 logger: logger
             ).collect().count

@@ -40,8 +40,15 @@ actor PushHub {
         connections[account, default: [:]].count >= maximumPerAccount
     }
 
-    /// Sends an upload to every connection of its account, or closes a revoked device's.
+    /// Sends an upload to every connection of its account, or closes a revoked device's, or every
+    /// connection of a disabled account.
     func publish(_ change: AccountChange) async {
+        if change.disablesAccount {
+            for connection in (connections[change.account] ?? [:]).values {
+                try? await connection.outbound.close(.policyViolation, reason: "account disabled")
+            }
+            return
+        }
         if let device = change.revokedDevice {
             await disconnect(device: device, of: change.account)
             return

@@ -1,6 +1,7 @@
 import SyncCore
 
-/// A committed change of an account, as the push hub hears of it: an upload, or a revocation.
+/// A committed change of an account, as the push hub hears of it: an upload, a revocation, or the
+/// operator disabling the account.
 package struct AccountChange: Sendable, Equatable, Codable {
     package var account: AccountID
     package var zone: String
@@ -9,6 +10,8 @@ package struct AccountChange: Sendable, Equatable, Codable {
     /// For a revocation, the revoked device, whose push connections every server process closes
     /// (`zone` is then empty and `sequence` 0); nil for an upload.
     package var revokedDevice: DeviceID?
+    /// Whether the operator disabled the account: every process closes all its push connections.
+    package var disablesAccount = false
 
     package init(account: AccountID, zone: String, sequence: UInt64) {
         self.account = account
@@ -20,6 +23,13 @@ package struct AccountChange: Sendable, Equatable, Codable {
     package static func revocation(of device: DeviceID, in account: AccountID) -> AccountChange {
         var change = AccountChange(account: account, zone: "", sequence: 0)
         change.revokedDevice = device
+        return change
+    }
+
+    /// The change that tells every server process that the operator disabled `account`.
+    package static func disabling(_ account: AccountID) -> AccountChange {
+        var change = AccountChange(account: account, zone: "", sequence: 0)
+        change.disablesAccount = true
         return change
     }
 }
