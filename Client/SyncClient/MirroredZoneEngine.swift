@@ -42,6 +42,7 @@ package actor MirroredZoneEngine<Mirror: ZoneMirror> {
         (committed, progress) = try database.loadZone(transport.zone, device: device, sealer: sealer)
         committedProgress = progress
         machine = ZoneSyncMachine(restoring: committed, configuration: configuration)
+        machine.retrySetAside()
     }
 
     /// The machine's records (what the zone holds as far as this device knows).
@@ -69,6 +70,7 @@ package actor MirroredZoneEngine<Mirror: ZoneMirror> {
             return report
         } catch {
             machine = ZoneSyncMachine(restoring: committed, configuration: configuration)
+            machine.retrySetAside()
             progress = committedProgress
             problems.removeAll()
             throw Self.mapped(error)
@@ -145,7 +147,11 @@ package actor MirroredZoneEngine<Mirror: ZoneMirror> {
         let records = machine.state.records
         for (item, record) in records where committed.records[item] != record {
             try mirror.mirror(record, of: item, previous: committed.records[item], initial: initial, position: progress.journalSequence)
-            if !record.isPending { problems.append((item, nil)) }
+            if !record.isPending {
+                problems.append((item, nil))
+            } else if let refusal = record.refusal {
+                problems.append((item, refusal.explanation))
+            }
         }
         for (item, previous) in committed.records where records[item] == nil {
             try mirror.mirror(nil, of: item, previous: previous, initial: initial, position: progress.journalSequence)

@@ -83,7 +83,7 @@ package final class ServerConnection: Sendable {
         case ErrorCode.unauthorized:
             return SyncClientError(.unauthorized, "the server no longer accepts this device (revoked?); enrol it again")
         default:
-            return ServerFailure(code: code, message: message).error
+            return ServerFailure(code: code, message: message, items: detail?.items ?? []).error
         }
     }
 }
@@ -92,6 +92,8 @@ package final class ServerConnection: Sendable {
 package struct ServerFailure: Error, Sendable {
     package let code: String
     package let message: String
+    /// The items a per-item refusal of an upload names (empty otherwise).
+    package var items: [String] = []
 
     var error: SyncClientError {
         SyncClientError(.serverError, "the server refused the request: \(message) (\(code))", underlying: self)
@@ -99,6 +101,11 @@ package struct ServerFailure: Error, Sendable {
 
     /// The stable code of `error` when it is a server error answer.
     package static func code(of error: any Error) -> String? {
-        ((error as? SyncClientError)?.underlying as? ServerFailure)?.code
+        failure(of: error)?.code
+    }
+
+    /// The server error answer behind `error`, if it is one.
+    package static func failure(of error: any Error) -> ServerFailure? {
+        (error as? SyncClientError)?.underlying as? ServerFailure
     }
 }

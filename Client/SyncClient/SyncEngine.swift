@@ -21,6 +21,8 @@ package actor SyncEngine {
         package var pushed = 0
         package var applied = 0
         package var rejected: [String] = []
+        /// Versions the server refused in this round, set aside as per-item problems.
+        package var setAside = 0
         /// Whether the round ended in step with the server.
         package var inStep = false
     }
@@ -42,6 +44,9 @@ package actor SyncEngine {
     private var touched: Set<ItemID>? = []
     /// The contents decoded while opening the last page, so applying them does not decode again.
     private var decoded: [ItemID: (content: [UInt8], item: Item)] = [:]
+    /// Items set aside for a refusal that may pass now, put back to be pushed: their problem is
+    /// cleared once the server takes them.
+    private var retried: Set<ItemID> = []
     private var onProgress: (@Sendable (Int) -> Void)?
     private var beforeApply: (@Sendable () throws -> Void)?
     private var afterApply: (@Sendable () throws -> Void)?
@@ -60,6 +65,8 @@ package actor SyncEngine {
         (committed, progress) = try database.loadZone(transport.zone, device: device, sealer: sealer)
         committedProgress = progress
         machine = ZoneSyncMachine(restoring: committed, configuration: configuration)
+        retried = Set(machine.retrySetAside())
+        touched?.formUnion(retried)
     }
 
     /// Reports the number of items applied so far in a round (for a progress indicator).
@@ -115,8 +122,13 @@ package actor SyncEngine {
         progress = committedProgress
         problems.removeAll()
         effects.removeAll()
-        touched = []
+        retried = Set(machine.retrySetAside())
+        touched = retried
     }
+
+    /// The items whose local versions are set aside, unpushed, because the server will not take
+    /// them (each is a problem in `status`).
+    package var setAside: [ItemID: ItemRefusal] { machine.state.records.compactMapValues(\.refusal) }
 
     // MARK: - Local changes
 
@@ -162,7 +174,19 @@ package actor SyncEngine {
         let scope: LocalChange.Scope = current.accessibility.isThisDeviceOnly ? .thisDeviceOnly : .synchronizable
         let modified = current.attributes.modificationDate ?? entry.time
         touched?.insert(item)
+        let wasSetAside = machine.state.records[item]?.refusal != nil
         _ = machine.localChange(LocalChange(item: item, scope: scope, content: content, modifiedAt: milliseconds(modified)))
+        // Refused up front: the server takes no blob over its limit, so pushing it would only
+        // fail (decision 0105).
+        if let version = machine.state.records[item]?.version, version.content == content {
+            let length = sealer.sealedLength(of: version)
+            if length > VersionSealer.serverBlobLimit {
+                machine.setAside(item, because: .tooLarge)
+                problems.append((item, "too large to sync: it seals to \(length) bytes and the server takes at most \(VersionSealer.serverBlobLimit)"))
+            } else if wasSetAside {
+                problems.append((item, nil))
+            }
+        }
     }
 
     // MARK: - Actions
@@ -178,6 +202,7 @@ package actor SyncEngine {
                 if response.status == .committed { report.pushed += batch.items.count }
                 touched?.formUnion(batch.items.map(\.item))
                 actions.append(contentsOf: machine.receive(response))
+                noteRefusals(of: batch, response: response, report: &report)
             case .pull(let request):
                 // A pull changes nothing on the server, so it goes out while the previous page is
                 // applied and committed; its answer is only taken after that commit.
@@ -268,6 +293,20 @@ package actor SyncEngine {
         return .changes(requestID: requestID, items: opened, nextCursor: nextCursor, hasMore: hasMore)
     }
 
+    /// Records a problem for every item of `batch` the server's answer set aside, and clears the
+    /// problem of every item it accepted.
+    private func noteRefusals(of batch: PushBatch<ItemVersion>, response: PushResponse, report: inout RoundReport) {
+        for pushed in batch.items {
+            if let refusal = machine.state.records[pushed.item]?.refusal, response.refused?.items.contains(pushed.item) == true {
+                logger.warning("pushed version refused; set aside", metadata: ["item": "\(pushed.item)", "reason": "\(refusal)"])
+                problems.append((pushed.item, refusal.explanation))
+                report.setAside += 1
+            } else if response.status == .committed, retried.remove(pushed.item) != nil {
+                problems.append((pushed.item, nil))
+            }
+        }
+    }
+
     private func reject(_ item: ItemID, _ reason: String, report: inout RoundReport) {
         logger.warning("pulled version rejected", metadata: ["item": "\(item)", "reason": "\(reason)"])
         problems.append((item, reason))
@@ -308,9 +347,7 @@ package actor SyncEngine {
 
     // MARK: - Helpers
 
-    package func itemID(of primaryKey: PrimaryKey) -> ItemID {
-        sealer.keys.itemID(zone: sealer.zone.rawValue, fields: primaryKey.fields.map { (name: $0.name, value: $0.bytes) })
-    }
+    package func itemID(of primaryKey: PrimaryKey) -> ItemID { sealer.itemID(of: primaryKey) }
 
     private func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 

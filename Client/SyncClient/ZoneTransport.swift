@@ -17,7 +17,8 @@ package struct ZoneTransport: Sendable {
 
     /// Uploads a batch at the batch's feed position. The server keeps no batch numbers: a retried
     /// batch is merged again, and versions it already holds come back `stale`, which is
-    /// idempotent. A position below the zone's horizon is refused (`cursorExpired`: resync).
+    /// idempotent. A position below the zone's horizon is refused (`cursorExpired`: resync); a
+    /// batch refused because of some items (too large, quota, siblings) answers `refused` naming them.
     package func push(_ batch: PushBatch<SealedVersion>) async throws -> PushResponse {
         let upload = UploadRequest(cursor: batch.cursor, items: batch.items.map {
             UploadItem(id: $0.item.rawValue, vector: $0.version.vector, deleted: $0.version.isDeleted, blob: Base64Bytes($0.version.payload))
@@ -26,12 +27,24 @@ package struct ZoneTransport: Sendable {
             let answer = try await connection.send(.POST, base + "/items", body: upload, as: UploadResponse.self)
             let results = answer.results.map { PushResponse.ItemResult(item: ItemID($0.id), outcome: $0.outcome) }
             return PushResponse(batchID: batch.batchID, status: .committed, results: results)
-        } catch where ServerFailure.code(of: error) == ErrorCode.tooManySiblings {
-            return PushResponse(batchID: batch.batchID, status: .refused, results: [])
-        } catch where ServerFailure.code(of: error) == ErrorCode.cursorExpired {
-            return PushResponse(batchID: batch.batchID, status: .cursorExpired, results: [])
+        } catch {
+            guard let failure = ServerFailure.failure(of: error) else { throw error }
+            if let reason = Self.itemRefusals[failure.code], !failure.items.isEmpty {
+                let refused = PushResponse.Refused(reason: reason, items: failure.items.map(ItemID.init))
+                return PushResponse(batchID: batch.batchID, status: .refused, results: [], refused: refused)
+            }
+            switch failure.code {
+            case ErrorCode.tooManySiblings: return PushResponse(batchID: batch.batchID, status: .refused, results: [])
+            case ErrorCode.cursorExpired: return PushResponse(batchID: batch.batchID, status: .cursorExpired, results: [])
+            default: throw error
+            }
         }
     }
+
+    /// The error codes of an upload refused because of the items it names (decision 0101).
+    private static let itemRefusals: [String: ItemRefusal] = [
+        ErrorCode.tooLarge: .tooLarge, ErrorCode.quotaExceeded: .quotaExceeded, ErrorCode.tooManySiblings: .tooManySiblings,
+    ]
 
     /// Fetches one page of the change feed.
     package func pull(_ request: PullRequest) async throws -> PullResponse<SealedVersion> {

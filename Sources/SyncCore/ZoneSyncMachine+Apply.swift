@@ -51,7 +51,9 @@ extension ZoneSyncMachine {
         }
         actions += keychainEffect(of: version, replacing: record?.version, item: item)
         seen.join(version.vector)
-        state.records[item] = .init(version: version, isPending: isPending, baseline: incoming.map(\.vector), seen: seen)
+        // A version set aside stays aside while it is still the local version.
+        let refusal = isPending && record?.version == version ? record?.refusal : nil
+        state.records[item] = .init(version: version, isPending: isPending, baseline: incoming.map(\.vector), seen: seen, refusal: refusal)
         return actions
     }
 

@@ -65,8 +65,25 @@ public struct ZoneSyncMachine: Sendable {
         return false
     }
 
-    /// Whether some local change still has to be pushed.
-    public var hasPendingChanges: Bool { state.records.values.contains(where: \.isPending) }
+    /// Whether some local change still has to be pushed (one set aside does not count).
+    public var hasPendingChanges: Bool { state.records.values.contains(where: \.awaitsPush) }
+
+    /// Sets a pending version aside, unpushed, because the server will not take it (the driver
+    /// knows its sealed size is over the limit): a per-item problem until the item changes.
+    public mutating func setAside(_ item: ItemID, because refusal: ItemRefusal) {
+        guard state.records[item]?.isPending == true else { return }
+        state.records[item]?.refusal = refusal
+    }
+
+    /// Puts back, to be pushed again, the versions set aside for a refusal that may pass later
+    /// (a quota; the account may have room now). A version too large stays aside until it changes.
+    /// - Returns: The items put back.
+    @discardableResult
+    public mutating func retrySetAside() -> [ItemID] {
+        let items = state.records.filter { $0.value.refusal != nil && $0.value.refusal != .tooLarge }.map(\.key)
+        for item in items { state.records[item]?.refusal = nil }
+        return items
+    }
 
     /// Takes a change from the local journal. Changes of items that never leave the device are
     /// ignored; a synchronizable one becomes a new pending version whose vector dominates
@@ -115,6 +132,15 @@ public struct ZoneSyncMachine: Sendable {
         else { return [] }
         state.unansweredBatch = nil
         if response.status == .cursorExpired { return pull(after: 0, mentioned: []) }
+        if response.status == .refused, let refused = response.refused {
+            // Set the named items aside (their versions as pushed) and push the rest at once.
+            var setAside = false
+            for pushed in batch.items where refused.items.contains(pushed.item) && state.records[pushed.item]?.version == pushed.version {
+                state.records[pushed.item]?.refusal = refused.reason
+                setAside = true
+            }
+            if setAside, pushesThisRound < configuration.maximumPushesPerRound { return pushOrPull() }
+        }
         if response.status == .committed {
             for (pushed, result) in zip(batch.items, response.results) where result.item == pushed.item {
                 acknowledge(pushed)
@@ -165,7 +191,7 @@ public struct ZoneSyncMachine: Sendable {
             pushesThisRound += 1
             return [.push(batch)]
         }
-        let pending = state.records.filter(\.value.isPending).sorted { $0.key < $1.key }
+        let pending = state.records.filter(\.value.awaitsPush).sorted { $0.key < $1.key }
             .prefix(configuration.maximumBatchSize)
         guard !pending.isEmpty else { return pull(after: state.cursor, mentioned: nil) }
         let batch = PushBatch(

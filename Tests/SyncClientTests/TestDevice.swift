@@ -74,10 +74,13 @@ func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throws -> 
     return try await body(directory)
 }
 
-/// A server and `count` enrolled devices of one new account; the server is stopped afterwards.
-func withAccount<T>(devices count: Int, _ body: (TestServer, [TestDevice]) async throws -> T) async throws -> T {
+/// A server (started with `serverOptions`) and `count` enrolled devices of one new account; the
+/// server is stopped afterwards.
+func withAccount<T>(
+    devices count: Int, serverOptions: [String] = [], _ body: (TestServer, [TestDevice]) async throws -> T
+) async throws -> T {
     try await withTemporaryDirectory { directory in
-        let server = try await TestServer(dataDirectory: directory.appendingPathComponent("server"))
+        let server = try await TestServer(dataDirectory: directory.appendingPathComponent("server"), options: serverOptions)
         defer { server.stop() }
         let devices = (0..<count).map { TestDevice(name: "device\($0)", in: directory) }
         let account = "user-\(UUID().uuidString.prefix(8))"
