@@ -96,6 +96,8 @@ package actor MirroredZoneEngine<Mirror: ZoneMirror> {
             case .keepInHistory:
                 // A losing value is not kept: key-value stores have no history (as Apple's).
                 continue
+            case .unlisted(let item):
+                problems.append((item, SyncEngine.unlistedProblem))
             case .reject(let item, let rejection):
                 let reason = rejection == .vectorWentBackwards
                     ? "its version vector goes backwards" : "it claims a write of this device that this device never made"

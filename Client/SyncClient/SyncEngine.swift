@@ -101,7 +101,9 @@ package actor SyncEngine {
         do {
             try ingestJournal()
             var report = RoundReport()
-            try await perform(machine.startSync(), report: &report)
+            // Never pushed and never pulled: the local items are reconciled before they are pushed.
+            let fresh = machine.state.cursor == 0 && machine.state.nextBatchID == 1
+            try await perform(machine.startSync(reconcilingFirst: fresh), report: &report)
             if report.inStep, try keychain.journalEntries(after: progress.journalSequence, limit: 1).isEmpty == false {
                 report.inStep = false
             }
@@ -133,7 +135,22 @@ package actor SyncEngine {
     // MARK: - Local changes
 
     /// Turns the journal's entries after the consumed position into local changes, then commits.
+    /// Without any sync state (a new device, re-enrolment, a lost state file), first every
+    /// synchronizable item of the keychain: the journal does not hold the items that were pulled
+    /// (decision 0106).
     package func ingestJournal() throws(SyncClientError) {
+        if committed.cursor == 0, committed.records.isEmpty, progress.journalSequence == 0 {
+            let items: [(key: PrimaryKey, attributes: ItemAttributes)]
+            do {
+                items = try keychain.synchronizableItems()
+            } catch {
+                throw Self.mapped(error)
+            }
+            for item in items {
+                try localChange(of: item.key, at: item.attributes.modificationDate ?? Date())
+            }
+            if !items.isEmpty { try commit() }
+        }
         while true {
             let entries: [JournalEntry]
             do {
@@ -149,30 +166,30 @@ package actor SyncEngine {
             }
             for key in order {
                 guard let entry = latest[key] else { continue }
-                try localChange(entry)
+                try localChange(of: entry.primaryKey, at: entry.time)
             }
             progress.journalSequence = last.sequence
             try commit()
         }
     }
 
-    private func localChange(_ entry: JournalEntry) throws(SyncClientError) {
+    private func localChange(of primaryKey: PrimaryKey, at time: Date) throws(SyncClientError) {
         let current: Item?
         do {
-            current = try keychain.item(withPrimaryKey: entry.primaryKey)
+            current = try keychain.item(withPrimaryKey: primaryKey)
         } catch {
             throw Self.mapped(error)
         }
-        let item = itemID(of: entry.primaryKey)
+        let item = itemID(of: primaryKey)
         guard let current, current.isSynchronizable else {
             touched?.insert(item)
-            _ = machine.localChange(LocalChange(item: item, scope: .synchronizable, content: nil, modifiedAt: milliseconds(entry.time)))
+            _ = machine.localChange(LocalChange(item: item, scope: .synchronizable, content: nil, modifiedAt: milliseconds(time)))
             return
         }
         let content = ItemContent.encode(current)
         if let record = machine.state.records[item], !record.version.isDeleted, record.version.content == content { return }
         let scope: LocalChange.Scope = current.accessibility.isThisDeviceOnly ? .thisDeviceOnly : .synchronizable
-        let modified = current.attributes.modificationDate ?? entry.time
+        let modified = current.attributes.modificationDate ?? time
         touched?.insert(item)
         let wasSetAside = machine.state.records[item]?.refusal != nil
         _ = machine.localChange(LocalChange(item: item, scope: scope, content: content, modifiedAt: milliseconds(modified)))
@@ -234,6 +251,9 @@ package actor SyncEngine {
                 } else {
                     reject(item, "a losing version's content cannot be read", report: &report)
                 }
+            case .unlisted(let item):
+                logger.warning("a full resync did not list an item; kept", metadata: ["item": "\(item)"])
+                problems.append((item, Self.unlistedProblem))
             case .reject(let item, let rejection):
                 let reason = rejection == .vectorWentBackwards
                     ? "its version vector goes backwards" : "it claims a write of this device that this device never made"
@@ -350,6 +370,9 @@ package actor SyncEngine {
     package func itemID(of primaryKey: PrimaryKey) -> ItemID { sealer.itemID(of: primaryKey) }
 
     private func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+
+    /// The problem of an item a full resync did not list (absence is not deletion, decision 0106).
+    static let unlistedProblem = "the server no longer lists it (deleted on another device and collected, or lost by the server): kept here, not pushed; delete or change it to settle"
 
     static func mapped(_ error: any Error) -> SyncClientError {
         if let error = error as? SyncClientError { return error }

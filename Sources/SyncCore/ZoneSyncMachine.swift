@@ -104,11 +104,23 @@ public struct ZoneSyncMachine: Sendable {
     }
 
     /// Starts a round unless one is running.
-    public mutating func startSync() -> [SyncAction] {
+    ///
+    /// - Parameter reconcilingFirst: For a device without sync state (a new device, re-enrolment,
+    ///   a lost state file) whose local items were taken as they are: a full resync reconciles
+    ///   them against the account's state before any of them is pushed (decision 0106). Only
+    ///   while the zone was never pulled.
+    public mutating func startSync(reconcilingFirst: Bool = false) -> [SyncAction] {
         guard phase == .idle else { return [] }
         pushesThisRound = 0
+        if reconcilingFirst, isRecovering, state.unansweredBatch == nil, hasPendingChanges {
+            return pull(after: 0, mentioned: [])
+        }
         return pushOrPull()
     }
+
+    /// Whether the device has never completed a pull of the zone: its local versions have no
+    /// baselines, and a full resync reconciles them without (decision 0106).
+    var isRecovering: Bool { state.cursor == 0 }
 
     /// Resends the outstanding request (the driver's timer fired without an answer). A pull gets a
     /// new request ID; a batch is resent unchanged.

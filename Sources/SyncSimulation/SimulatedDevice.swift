@@ -10,6 +10,8 @@ struct SimulatedDevice {
     var keychain: [ZoneID: [ItemID: [UInt8]]] = [:]
     var localOnly: [ItemID: [UInt8]] = [:]
     var history: [ZoneID: [ItemID: [[UInt8]]]] = [:]
+    /// Items a full resync did not list, kept and reported as problems (absence is not deletion).
+    var reportedUnlisted: [ZoneID: Set<ItemID>] = [:]
     var isOnline = true
     /// When a long absence ends (the device stays offline until then).
     var absentUntil: Int64?
@@ -53,6 +55,9 @@ struct SimulatedDevice {
             case .keepInHistory(let item, let version):
                 history[zone, default: [:]][item, default: []].append(version.content)
                 ledger.statistics.historyEntries += 1
+            case .unlisted(let item):
+                // Kept and reported, as the driver does (decision 0106).
+                reportedUnlisted[zone, default: []].insert(item)
             case .reject(let item, let rejection):
                 ledger.incidents.append("\(id) rejected a pulled version of \(zone)/\(item): \(rejection)")
             case .synced:

@@ -11,7 +11,7 @@ struct SimulationChecker {
         for zone in simulation.configuration.zones {
             let serverItems = serverLiveItems(zone)
             for (item, content) in serverItems { live[.init(zone: zone, item: item)] = content }
-            for device in simulation.devices where (device.keychain[zone] ?? [:]) != serverItems {
+            for device in simulation.devices where keptWithoutEvidence(device, zone, serverItems) != serverItems {
                 found.append("\(device.id) disagrees with the server on zone \(zone)")
             }
         }
@@ -20,6 +20,15 @@ struct SimulationChecker {
         found += droppedVersions()
         found += undoneDeletions(live: live)
         return found.sorted()
+    }
+
+    /// The device's items, less those it kept and reported because a resync no longer listed them
+    /// and the server has no live value of (absence is not deletion: without authenticated
+    /// evidence of their deletion they stay, as problems; decision 0106).
+    private func keptWithoutEvidence(_ device: SimulatedDevice, _ zone: ZoneID, _ serverItems: [ItemID: [UInt8]]) -> [ItemID: [UInt8]] {
+        var items = device.keychain[zone] ?? [:]
+        for item in device.reportedUnlisted[zone] ?? [] where serverItems[item] == nil { items[item] = nil }
+        return items
     }
 
     /// The server's items as a device resolves them: the winning value of each live item.

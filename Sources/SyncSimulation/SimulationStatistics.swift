@@ -16,8 +16,8 @@ public struct SimulationStatistics: Sendable, Equatable {
     public var historyEntries = 0
     /// "Cursor expired" answers to pulls and pushes, each starting a full resync.
     public var expiredCursors = 0
-    /// Local copies removed by the horizon rule at the end of a resync.
-    public var horizonRemovals = 0
+    /// Local copies a resync did not list, kept and reported (absence is not deletion).
+    public var unlistedKept = 0
     /// Tombstones the server purged.
     public var purgedTombstones = 0
     /// Device crashes (restarts from durable state).
@@ -35,7 +35,7 @@ public struct SimulationStatistics: Sendable, Equatable {
         keyValueConflicts += other.keyValueConflicts
         historyEntries += other.historyEntries
         expiredCursors += other.expiredCursors
-        horizonRemovals += other.horizonRemovals
+        unlistedKept += other.unlistedKept
         purgedTombstones += other.purgedTombstones
         deviceCrashes += other.deviceCrashes
         serverCrashes += other.serverCrashes

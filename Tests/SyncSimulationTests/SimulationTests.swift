@@ -23,7 +23,7 @@ struct SimulationTests {
         #expect(summary.statistics.historyEntries > 0)
         #expect(summary.statistics.expiredCursors > 0)
         #expect(summary.statistics.purgedTombstones > 0)
-        #expect(summary.statistics.horizonRemovals > 0)
+        #expect(summary.statistics.unlistedKept > 0)
         #expect(summary.statistics.localOnlyWrites > 0)
         // Key-value zones go through the same machine and the same per-item (per-key) checks.
         #expect(summary.statistics.keyValueWrites > 0)
