@@ -17,10 +17,7 @@ struct LostStateTests {
             try await a.delete(service: "w", account: "max")
             try await a.sync()
 
-            let status = try await b.syncClient(["status", "--json"])
-            let account = try #require((try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])?["account"] as? String)
-            try FileManager.default.removeItem(atPath: b.keychainPath + ".sync")
-            try await b.enroll(server, account: account)
+            try await loseStateAndEnrolAgain(b, server)
             try await b.sync()
             try await a.sync()
             try await b.sync()
@@ -49,14 +46,19 @@ struct LostStateTests {
             try await a.sync()
             // B writes x again after A deleted it, then loses its state.
             try await b.add(service: "x", account: "max", password: "written after the deletion", update: true)
-            let status = try await b.syncClient(["status", "--json"])
-            let account = try #require((try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])?["account"] as? String)
-            try FileManager.default.removeItem(atPath: b.keychainPath + ".sync")
-            try await b.enroll(server, account: account)
+            try await loseStateAndEnrolAgain(b, server)
             try await b.sync()
             try await a.sync()
             #expect(try await a.password(service: "x", account: "max") == "written after the deletion")
             #expect(try await b.password(service: "x", account: "max") == "written after the deletion")
         }
+    }
+
+    /// Removes the device's sync state file and enrols it again in the same account (a new device ID).
+    private func loseStateAndEnrolAgain(_ device: TestDevice, _ server: TestServer) async throws {
+        let status = try await device.syncClient(["status", "--json"])
+        let account = try #require((try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])?["account"] as? String)
+        try FileManager.default.removeItem(atPath: device.keychainPath + ".sync")
+        try await device.enroll(server, account: account)
     }
 }
