@@ -31,7 +31,11 @@ package struct KeyValueMirror: ZoneMirror {
             if let record = machine.state.records[item], content == nil ? record.version.isDeleted : record.version.content == content {
                 return record.version
             }
-            _ = machine.localChange(LocalChange(item: item, scope: .synchronizable, content: content, modifiedAt: current?.modifiedAt ?? modifiedAt))
+            // The store wrote the change over every version it held, which may be one the state
+            // never committed (a crash between the mirror and the state commit; decision 0107).
+            let basedOn = current?.version.overwritten ?? VersionVector()
+            _ = machine.localChange(LocalChange(
+                item: item, scope: .synchronizable, content: content, modifiedAt: current?.modifiedAt ?? modifiedAt, basedOn: basedOn))
             return machine.state.records[item]?.version
         }
         for (item, key) in taken { keyByItem[item] = key }

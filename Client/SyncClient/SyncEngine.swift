@@ -181,9 +181,10 @@ package actor SyncEngine {
             throw Self.mapped(error)
         }
         let item = itemID(of: primaryKey)
+        let basedOn = try appliedVersion(of: primaryKey)
         guard let current, current.isSynchronizable else {
             touched?.insert(item)
-            _ = machine.localChange(LocalChange(item: item, scope: .synchronizable, content: nil, modifiedAt: milliseconds(time)))
+            _ = machine.localChange(LocalChange(item: item, scope: .synchronizable, content: nil, modifiedAt: milliseconds(time), basedOn: basedOn))
             return
         }
         let content = ItemContent.encode(current)
@@ -192,7 +193,7 @@ package actor SyncEngine {
         let modified = current.attributes.modificationDate ?? time
         touched?.insert(item)
         let wasSetAside = machine.state.records[item]?.refusal != nil
-        _ = machine.localChange(LocalChange(item: item, scope: scope, content: content, modifiedAt: milliseconds(modified)))
+        _ = machine.localChange(LocalChange(item: item, scope: scope, content: content, modifiedAt: milliseconds(modified), basedOn: basedOn))
         // Refused up front: the server takes no blob over its limit, so pushing it would only
         // fail (decision 0105).
         if let version = machine.state.records[item]?.version, version.content == content {
@@ -204,6 +205,19 @@ package actor SyncEngine {
                 problems.append((item, nil))
             }
         }
+    }
+
+    /// The version this engine's last apply left `primaryKey` at, as the keychain recorded it in
+    /// that apply's transaction: ahead of the committed state after a crash between the two
+    /// commits (decision 0107). Empty when this enrolment never applied the item.
+    private func appliedVersion(of primaryKey: PrimaryKey) throws(SyncClientError) -> VersionVector {
+        let tag: [UInt8]?
+        do {
+            tag = try keychain.remoteVersionTag(of: primaryKey, owner: machine.state.device.rawValue)
+        } catch {
+            throw Self.mapped(error)
+        }
+        return tag.flatMap { try? VersionVector(canonicalEncoding: $0) } ?? VersionVector()
     }
 
     // MARK: - Actions
@@ -342,7 +356,7 @@ package actor SyncEngine {
         try beforeApply?()
         let outcome: RemoteApplyOutcome
         do {
-            outcome = try keychain.applyRemote(effects, basedOnJournal: progress.journalSequence)
+            outcome = try keychain.applyRemote(effects, basedOnJournal: progress.journalSequence, versions: appliedVersions())
         } catch {
             throw Self.mapped(error)
         }
@@ -352,6 +366,22 @@ package actor SyncEngine {
             throw LocalChangeRace()
         }
         try afterApply?()
+    }
+
+    /// The version each item the effects write is at in the machine's state, committed right after
+    /// them: recorded by the keychain in the apply's own transaction (decision 0107).
+    private func appliedVersions() -> RemoteVersionTags {
+        var tags: [PrimaryKey: [UInt8]] = [:]
+        for effect in effects {
+            let key: PrimaryKey
+            switch effect {
+            case .store(let item): key = item.primaryKey
+            case .delete(let primaryKey): key = primaryKey
+            case .keepInHistory: continue
+            }
+            if let seen = machine.state.records[itemID(of: key)]?.seen { tags[key] = seen.canonicalEncoding }
+        }
+        return RemoteVersionTags(owner: machine.state.device.rawValue, tags: tags)
     }
 
     /// Thrown when ``applyEffects()`` found a local change it must not overwrite.

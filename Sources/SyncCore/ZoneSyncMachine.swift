@@ -91,9 +91,12 @@ public struct ZoneSyncMachine: Sendable {
     public mutating func localChange(_ change: LocalChange) -> [SyncAction] {
         guard change.scope.leavesDevice else { return [] }
         let record = state.records[change.item]
-        if change.content == nil, record?.version.isDeleted ?? true { return [] }
-        state.writeCounter += 1
-        let seen = record?.seen ?? VersionVector()
+        let known = record?.seen ?? VersionVector()
+        // Deleting what the state and the store both know as absent changes nothing.
+        if change.content == nil, record?.version.isDeleted ?? true, known.descends(from: change.basedOn) { return [] }
+        // A resolution the store took before the crash may hold a counter the state never committed.
+        state.writeCounter = max(state.writeCounter, change.basedOn[state.device]) + 1
+        let seen = known.joined(with: change.basedOn)
         let vector = seen.written(by: state.device, counter: state.writeCounter)
         let version = ItemVersion(
             vector: vector, isDeleted: change.content == nil, modifiedAt: change.modifiedAt,
