@@ -22,7 +22,7 @@ package struct KeyValueMirror: ZoneMirror {
         keys.itemID(zone: store.zone.rawValue, fields: KeyValueStore.itemIDFields(forKey: key))
     }
 
-    package mutating func takeLocalChanges(after position: Int64, into machine: inout ZoneSyncMachine) throws -> Int64? {
+    package mutating func takeLocalChanges(after position: Int64, into machine: inout ZoneSyncMachine, timeBound: ModificationTimeBound) throws -> Int64? {
         var taken: [(ItemID, String)] = []
         let last = try store.takeLocalChanges(after: position) { key, current, modifiedAt in
             let item = itemID(key)
@@ -35,7 +35,7 @@ package struct KeyValueMirror: ZoneMirror {
             // never committed (a crash between the mirror and the state commit; decision 0107).
             let basedOn = current?.version.overwritten ?? VersionVector()
             _ = machine.localChange(LocalChange(
-                item: item, scope: .synchronizable, content: content, modifiedAt: current?.modifiedAt ?? modifiedAt, basedOn: basedOn))
+                item: item, scope: .synchronizable, content: content, modifiedAt: timeBound.bounded(current?.modifiedAt ?? modifiedAt), basedOn: basedOn))
             return machine.state.records[item]?.version
         }
         for (item, key) in taken { keyByItem[item] = key }

@@ -60,7 +60,8 @@ package actor MirroredZoneEngine<Mirror: ZoneMirror> {
     package func round() async throws -> SyncEngine.RoundReport {
         do {
             initial = committed.cursor == 0
-            while let position = try mirror.takeLocalChanges(after: progress.journalSequence, into: &machine) {
+            let timeBound = try await transport.modificationTimeBound()
+            while let position = try mirror.takeLocalChanges(after: progress.journalSequence, into: &machine, timeBound: timeBound) {
                 progress.journalSequence = position
                 try commit()
             }

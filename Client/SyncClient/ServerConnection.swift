@@ -13,12 +13,15 @@ package final class ServerConnection: Sendable {
     package let tlsConfiguration: TLSConfiguration?
     private let client: HTTPClient
     private let token: String?
+    /// The server's clock, read from the `Date` header of every answer.
+    package let serverClock: ServerClock
     private static let maximumResponseBytes = 64 << 20
 
-    package init(endpoint: ServerEndpoint, tlsConfiguration: TLSConfiguration?, token: String?) {
+    package init(endpoint: ServerEndpoint, tlsConfiguration: TLSConfiguration?, token: String?, serverClock: ServerClock = ServerClock()) {
         self.endpoint = endpoint
         self.tlsConfiguration = tlsConfiguration
         self.token = token
+        self.serverClock = serverClock
         var configuration = HTTPClient.Configuration()
         configuration.tlsConfiguration = tlsConfiguration
         configuration.timeout = .init(connect: .seconds(10), read: .seconds(60))
@@ -28,7 +31,7 @@ package final class ServerConnection: Sendable {
 
     /// The same server with a device token.
     package func authorized(with token: String) -> ServerConnection {
-        ServerConnection(endpoint: endpoint, tlsConfiguration: tlsConfiguration, token: token)
+        ServerConnection(endpoint: endpoint, tlsConfiguration: tlsConfiguration, token: token, serverClock: serverClock)
     }
 
     package func shutdown() async {
@@ -69,6 +72,7 @@ package final class ServerConnection: Sendable {
         } catch {
             throw SyncClientError(.unreachable, "cannot reach the server at \(endpoint.url.absoluteString)", underlying: error)
         }
+        serverClock.record(dateHeader: response.headers.first(name: "date"))
         guard (200..<300).contains(response.status.code) else { throw Self.error(status: response.status, body: bytes) }
         return bytes
     }

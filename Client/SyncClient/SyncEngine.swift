@@ -47,6 +47,8 @@ package actor SyncEngine {
     /// Items set aside for a refusal that may pass now, put back to be pushed: their problem is
     /// cleared once the server takes them.
     private var retried: Set<ItemID> = []
+    /// The clocks read at the start of the round: local changes are stamped within them (0108).
+    private var timeBound: ModificationTimeBound?
     private var onProgress: (@Sendable (Int) -> Void)?
     private var beforeApply: (@Sendable () throws -> Void)?
     private var afterApply: (@Sendable () throws -> Void)?
@@ -99,6 +101,7 @@ package actor SyncEngine {
     /// resolutions. After a failure the machine restarts from the committed state.
     package func round() async throws -> RoundReport {
         do {
+            timeBound = try await transport.modificationTimeBound()
             try ingestJournal()
             var report = RoundReport()
             // Never pushed and never pulled: the local items are reconciled before they are pushed.
@@ -399,7 +402,11 @@ package actor SyncEngine {
 
     package func itemID(of primaryKey: PrimaryKey) -> ItemID { sealer.itemID(of: primaryKey) }
 
-    private func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+    /// A local change's stamp: its time on this device's clock, bounded by the server's (0108).
+    private func milliseconds(_ date: Date) -> Int64 {
+        let local = ZoneTransport.milliseconds(date)
+        return timeBound?.bounded(local) ?? local
+    }
 
     /// The problem of an item a full resync did not list (absence is not deletion, decision 0106).
     static let unlistedProblem = "the server no longer lists it (deleted on another device and collected, or lost by the server): kept here, not pushed; delete or change it to settle"

@@ -1,3 +1,4 @@
+import Foundation
 import NIOHTTP1
 import SyncCore
 import SyncProtocol
@@ -62,6 +63,18 @@ package struct ZoneTransport: Sendable {
             return .cursorExpired(requestID: request.requestID)
         }
     }
+
+    /// This device's and the server's clocks read now, asking the server (`/health`) only when
+    /// no answer of it was read yet (decision 0108).
+    package func modificationTimeBound(localNow: Date = Date()) async throws -> ModificationTimeBound {
+        if connection.serverClock.now() == nil { try await connection.send(.GET, "/health", body: nil) }
+        guard let server = connection.serverClock.now() else {
+            throw SyncClientError(.unreachable, "the server's answers carry no time (Date header); cannot bound modification times")
+        }
+        return ModificationTimeBound(localNow: Self.milliseconds(localNow), serverNow: Self.milliseconds(server))
+    }
+
+    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 
     /// Tells the server this device applied everything up to `cursor` (tombstone collection).
     package func acknowledge(_ cursor: UInt64) async throws {
