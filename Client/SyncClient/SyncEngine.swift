@@ -47,6 +47,8 @@ package actor SyncEngine {
     /// Items set aside for a refusal that may pass now, put back to be pushed: their problem is
     /// cleared once the server takes them.
     private var retried: Set<ItemID> = []
+    /// The primary keys of items the keychain holds ahead of the committed state.
+    private var aheadKeys: [ItemID: PrimaryKey] = [:]
     /// The clocks read at the start of the round: local changes are stamped within them (0108).
     private var timeBound: ModificationTimeBound?
     private var onProgress: (@Sendable (Int) -> Void)?
@@ -69,6 +71,31 @@ package actor SyncEngine {
         machine = ZoneSyncMachine(restoring: committed, configuration: configuration)
         retried = Set(machine.retrySetAside())
         touched?.formUnion(retried)
+        aheadKeys = try Self.keychainAhead(of: committed, keychain: keychain, sealer: sealer)
+        machine.markLocalValueUnknown(aheadKeys.keys)
+    }
+
+    /// The items the keychain took a version of that the committed state does not hold (a crash
+    /// between the two commits), by item ID: their next pulled version is applied even when the
+    /// state already shows its value (decision 0107).
+    private static func keychainAhead(
+        of committed: ZoneSyncState, keychain: Keychain, sealer: VersionSealer
+    ) throws(SyncClientError) -> [ItemID: PrimaryKey] {
+        let tags: [PrimaryKey: [UInt8]]
+        do {
+            tags = try keychain.remoteVersionTags(owner: committed.device.rawValue)
+        } catch {
+            throw Self.mapped(error)
+        }
+        var aheadKeys: [ItemID: PrimaryKey] = [:]
+        for (key, tag) in tags {
+            let item = sealer.itemID(of: key)
+            // A state that has seen the tagged version (or more) holds what the keychain took.
+            let seen = committed.records[item]?.seen ?? VersionVector()
+            if let applied = try? VersionVector(canonicalEncoding: tag), seen.descends(from: applied) { continue }
+            aheadKeys[item] = key
+        }
+        return aheadKeys
     }
 
     /// Reports the number of items applied so far in a round (for a progress indicator).
@@ -129,6 +156,9 @@ package actor SyncEngine {
         effects.removeAll()
         retried = Set(machine.retrySetAside())
         touched = retried
+        // Unreadable now: the keys found at the start stand.
+        if let ahead = try? Self.keychainAhead(of: committed, keychain: keychain, sealer: sealer) { aheadKeys = ahead }
+        machine.markLocalValueUnknown(aheadKeys.keys)
     }
 
     /// The items whose local versions are set aside, unpushed, because the server will not take
@@ -259,6 +289,8 @@ package actor SyncEngine {
                 // The state was committed right before the request whose answer removed it.
                 if let old = committed.records[item]?.version, let removed = ItemContent.decode(old.content) {
                     effects.append(.delete(removed.primaryKey))
+                } else if let key = aheadKeys[item] {
+                    effects.append(.delete(key))
                 }
                 problems.append((item, nil))
                 report.applied += 1

@@ -85,6 +85,19 @@ extension Keychain {
         }
     }
 
+    /// Every version tag the applies by `owner` recorded, by primary key.
+    public func remoteVersionTags(owner: String) throws(KeychainError) -> [PrimaryKey: [UInt8]] {
+        try readWithoutState { db in
+            var tags: [PrimaryKey: [UInt8]] = [:]
+            let rows = try Row.fetchCursor(db, sql: "SELECT primary_key, version_tag FROM remote_version WHERE owner = ?", arguments: [owner])
+            while let row = try rows.next() {
+                guard let key = PrimaryKey(storageBytes: row[0]) else { continue }
+                tags[key] = Array(row[1] as Data)
+            }
+            return tags
+        }
+    }
+
     private func record(_ versions: RemoteVersionTags, _ db: Database) throws {
         let statement = try db.cachedStatement(sql: """
             INSERT INTO remote_version (primary_key, owner, version_tag) VALUES (?, ?, ?)

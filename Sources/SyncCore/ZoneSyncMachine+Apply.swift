@@ -79,8 +79,15 @@ extension ZoneSyncMachine {
                 state.records[item]?.baseline = []
                 continue
             }
-            if record.version.isDeleted { continue }
+            // A deletion the local store may not show (it took a later version before a crash).
+            if record.version.isDeleted, !localValueUnknown.contains(item) { continue }
+            localValueUnknown.remove(item)
             state.records[item]?.isPending = false
+            actions.append(.unlisted(item))
+        }
+        // Taken by the local store before a crash, unknown to the state, and no longer listed.
+        for item in localValueUnknown.sorted() where !mentioned.contains(item) && state.records[item] == nil {
+            localValueUnknown.remove(item)
             actions.append(.unlisted(item))
         }
         return actions
@@ -114,12 +121,13 @@ extension ZoneSyncMachine {
         return nil
     }
 
-    private func keychainEffect(of version: ItemVersion, replacing old: ItemVersion?, item: ItemID) -> [SyncAction] {
+    private mutating func keychainEffect(of version: ItemVersion, replacing old: ItemVersion?, item: ItemID) -> [SyncAction] {
+        let unknown = localValueUnknown.remove(item) != nil
         if version.isDeleted {
-            guard let old, !old.isDeleted else { return [] }
+            guard unknown || old.map({ !$0.isDeleted }) == true else { return [] }
             return [.remove(item)]
         }
-        if let old, !old.isDeleted, old.sameValue(as: version) { return [] }
+        if !unknown, let old, !old.isDeleted, old.sameValue(as: version) { return [] }
         return [.store(item, version)]
     }
 }

@@ -42,6 +42,10 @@ public struct ZoneSyncMachine: Sendable {
     var phase: Phase = .idle
     var requestNumber: UInt64 = 0
     var pushesThisRound = 0
+    /// Items whose local value may not be the state's: the local store took a version the
+    /// state was not committed with (a crash between the two commits, decision 0107). Their next
+    /// pulled version is applied to the store even when the state holds the same value.
+    public internal(set) var localValueUnknown: Set<ItemID> = []
 
     /// A machine for a device that never synced `zone`.
     public init(device: DeviceID, zone: ZoneID, configuration: Configuration = Configuration()) {
@@ -54,6 +58,12 @@ public struct ZoneSyncMachine: Sendable {
         self.state = state
         self.state.epoch += 1
         self.configuration = configuration
+    }
+
+    /// Marks items whose local store is ahead of the state (see ``localValueUnknown``); the
+    /// driver finds them when it starts from the committed state.
+    public mutating func markLocalValueUnknown(_ items: some Sequence<ItemID>) {
+        localValueUnknown.formUnion(items)
     }
 
     /// Whether no round is running.
@@ -92,6 +102,8 @@ public struct ZoneSyncMachine: Sendable {
         guard change.scope.leavesDevice else { return [] }
         let record = state.records[change.item]
         let known = record?.seen ?? VersionVector()
+        // The change was read from the store: the state now holds the store's value.
+        localValueUnknown.remove(change.item)
         // Deleting what the state and the store both know as absent changes nothing.
         if change.content == nil, record?.version.isDeleted ?? true, known.descends(from: change.basedOn) { return [] }
         // A resolution the store took before the crash may hold a counter the state never committed.

@@ -11,8 +11,11 @@ struct SimulationChecker {
         for zone in simulation.configuration.zones {
             let serverItems = serverLiveItems(zone)
             for (item, content) in serverItems { live[.init(zone: zone, item: item)] = content }
-            for device in simulation.devices where keptWithoutEvidence(device, zone, serverItems) != serverItems {
-                found.append("\(device.id) disagrees with the server on zone \(zone)")
+            for device in simulation.devices {
+                let kept = keptWithoutEvidence(device, zone, serverItems)
+                let differing = Set(kept.keys).union(serverItems.keys).filter { kept[$0] != serverItems[$0] }
+                guard !differing.isEmpty else { continue }
+                found.append("\(device.id) disagrees with the server on zone \(zone): \(differing.map(\.rawValue).sorted().joined(separator: ","))")
             }
         }
         found += inventedValues()
@@ -100,6 +103,13 @@ struct SimulationChecker {
             if deletions.contains(where: { $0.compare(to: written) == .dominates }) {
                 found.append("a deletion of \(key.zone)/\(key.item) was undone")
             }
+        }
+        // What the user saw, not what the vectors say: the value a user deleted never comes back
+        // (also when a crash made the deletion's vector wrong).
+        for deletion in simulation.ledger.deletions {
+            let key = SimulationLedger.ItemKey(zone: deletion.zone, item: deletion.item)
+            guard let seen = deletion.replaced, live[key] == seen else { continue }
+            found.append("a value of \(key.zone)/\(key.item) a user deleted came back")
         }
         return found
     }

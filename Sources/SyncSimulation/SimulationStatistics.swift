@@ -22,6 +22,8 @@ public struct SimulationStatistics: Sendable, Equatable {
     public var purgedTombstones = 0
     /// Device crashes (restarts from durable state).
     public var deviceCrashes = 0
+    /// Device crashes after the keychain took a page's effects and before the state was committed.
+    public var crashesBetweenCommits = 0
     /// Server crashes and outages (a request in progress committed or not, its answer lost).
     public var serverCrashes = 0
 
@@ -38,6 +40,7 @@ public struct SimulationStatistics: Sendable, Equatable {
         unlistedKept += other.unlistedKept
         purgedTombstones += other.purgedTombstones
         deviceCrashes += other.deviceCrashes
+        crashesBetweenCommits += other.crashesBetweenCommits
         serverCrashes += other.serverCrashes
     }
 }

@@ -45,6 +45,26 @@ struct StateCommitCrashTests {
         }
     }
 
+    @Test func aDeletionPulledAfterDyingRemovesWhatTheKeychainTookBeforeTheCrash() async throws {
+        try await withAccount(devices: 2) { _, devices in
+            let (a, b) = (devices[0], devices[1])
+            try await a.add(service: "old", account: "kim", password: "in step")
+            try await a.sync()
+            try await b.sync()
+            try await a.add(service: "x", account: "kim", password: "pulled by the dying round")
+            try await a.sync()
+            try await dieAfterTheKeychainCommit(b)
+            #expect(try await b.password(service: "x", account: "kim") == "pulled by the dying round")
+
+            // The state never learnt x; the deletion must still reach b's keychain.
+            try await a.delete(service: "x", account: "kim")
+            try await a.sync()
+            try await b.sync()
+            #expect(try await b.password(service: "x", account: "kim") == nil, "b kept an item deleted everywhere")
+            #expect(try await a.password(service: "x", account: "kim") == nil)
+        }
+    }
+
     @Test func anEditAfterDyingBetweenTheKeychainAndTheStateCommitWinsWithoutAConflict() async throws {
         try await withAccount(devices: 2) { _, devices in
             let (a, b) = (devices[0], devices[1])
