@@ -49,7 +49,7 @@ extension ClientStateDatabase {
                 progress.lastSync = (row[6] as Double?).map(Date.init(timeIntervalSince1970:))
             }
             let rows = try Row.fetchCursor(
-                db, sql: "SELECT item, vector, deleted, sealed, pending, baseline, seen FROM item_record WHERE zone = ?",
+                db, sql: "SELECT item, vector, deleted, sealed, pending, baseline, seen, refusal FROM item_record WHERE zone = ?",
                 arguments: [zone.rawValue])
             while let row = try rows.next() {
                 let item = ItemID(row[0])
@@ -57,7 +57,8 @@ extension ClientStateDatabase {
                 let version = try sealer.open(Array(row[3] as Data), item: item, vector: vector, deleted: row[2], forLocalState: true)
                 state.records[item] = ZoneSyncState.Record(
                     version: version, isPending: row[4],
-                    baseline: try StoredVectors.vectors(row[5]), seen: try StoredVectors.vector(row[6]))
+                    baseline: try StoredVectors.vectors(row[5]), seen: try StoredVectors.vector(row[6]),
+                    refusal: (row[7] as String?).flatMap(ItemRefusal.init(rawValue:)))
             }
             return (state, progress)
         }
@@ -93,8 +94,8 @@ extension ClientStateDatabase {
                     batch, progress.journalSequence, progress.lastSync?.timeIntervalSince1970,
                 ])
             let upsert = try db.cachedStatement(sql: """
-                INSERT OR REPLACE INTO item_record (zone, item, vector, deleted, sealed, pending, baseline, seen)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT OR REPLACE INTO item_record (zone, item, vector, deleted, sealed, pending, baseline, seen, refusal)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
             let delete = try db.cachedStatement(sql: "DELETE FROM item_record WHERE zone = ? AND item = ?")
             let candidates: [ItemID] = changed.map(Array.init)
@@ -110,7 +111,7 @@ extension ClientStateDatabase {
                 try upsert.execute(arguments: [
                     state.zone.rawValue, item.rawValue, StoredVectors.encode(record.version.vector), record.version.isDeleted,
                     Data(try sealer.seal(record.version, item: item, forLocalState: true)), record.isPending,
-                    StoredVectors.encode(record.baseline), StoredVectors.encode(record.seen),
+                    StoredVectors.encode(record.baseline), StoredVectors.encode(record.seen), record.refusal?.rawValue,
                 ])
             }
             for (item, reason) in problems {
@@ -136,7 +137,7 @@ extension ClientStateDatabase {
         try read { db in
             let row = try Row.fetchOne(db, sql: "SELECT journal_sequence, last_sync FROM zone_state WHERE zone = ?", arguments: [zone.rawValue])
             let pending = try Int.fetchOne(
-                db, sql: "SELECT COUNT(*) FROM item_record WHERE zone = ? AND pending = 1", arguments: [zone.rawValue]) ?? 0
+                db, sql: "SELECT COUNT(*) FROM item_record WHERE zone = ? AND pending = 1 AND refusal IS NULL", arguments: [zone.rawValue]) ?? 0
             return (row?[0] ?? 0, (row?[1] as Double?).map(Date.init(timeIntervalSince1970:)), pending)
         }
     }

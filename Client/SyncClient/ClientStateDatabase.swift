@@ -84,6 +84,10 @@ package final class ClientStateDatabase: Sendable {
                 );
                 """)
         }
+        migrator.registerMigration("v2 refusal") { db in
+            // Why a pending version was set aside instead of pushed (decision 0105).
+            try db.execute(sql: "ALTER TABLE item_record ADD COLUMN refusal TEXT")
+        }
         registerDeviceLogMigration(in: &migrator)
         return migrator
     }
@@ -128,11 +132,14 @@ package final class ClientStateDatabase: Sendable {
 
     // MARK: - Problems
 
-    /// One pulled version that was rejected and not applied.
+    /// One item that does not sync: a pulled version that was rejected and not applied, or a local
+    /// version set aside because the server will not take it.
     package struct Problem: Sendable, Equatable, Codable {
         package var item: String
         package var reason: String
         package var at: Date
+        /// What the item is, when `status` could tell (never stored: found from the keychain).
+        package var name: String?
     }
 
     /// The unresolved problems of `zone`.

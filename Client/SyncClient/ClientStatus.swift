@@ -33,10 +33,13 @@ package struct ClientStatus: Sendable, Codable, Equatable {
         } catch {
             throw SyncEngine.mapped(error)
         }
+        var problems = try database.problems(zone: .keychain)
+        let names = ProblemNames.names(of: Set(problems.map(\.item)), keychain: keychain)
+        for index in problems.indices { problems[index].name = names[problems[index].item] }
         return ClientStatus(
             account: enrolment.account, server: enrolment.server, pin: enrolment.pin, device: enrolment.device.rawValue,
             deviceName: enrolment.deviceName, lastSync: summary.lastSync, pendingChanges: summary.pending + untaken,
-            problems: try database.problems(zone: .keychain),
+            problems: problems,
             keyValueStores: try KeyValueStoreStatus.readAll(keychainPath: keychainPath, state: database, enrolment: enrolment, keychain: keychain),
             keyValueDirectoryProblems: try database.problems(zone: StoreDirectoryMirror.zone))
     }
@@ -62,7 +65,7 @@ extension ClientStatus {
             "pending changes: \(pendingChanges)",
             "problems:        \(problems.count)",
         ]
-        lines += problems.map { "  item \(TerminalText.sanitized($0.item.prefix(16)))…: \(TerminalText.sanitized($0.reason))" }
+        lines += problems.map { "  \(TerminalText.sanitized($0.name ?? "item \($0.item.prefix(16))…")): \(TerminalText.sanitized($0.reason))" }
         lines.append("key-value stores: \(keyValueStores.count)")
         if !keyValueDirectoryProblems.isEmpty {
             lines.append("  store directory: \(keyValueDirectoryProblems.count) problem(s)")

@@ -22,7 +22,7 @@ package struct KeyValueMirror: ZoneMirror {
         keys.itemID(zone: store.zone.rawValue, fields: KeyValueStore.itemIDFields(forKey: key))
     }
 
-    package mutating func takeLocalChanges(after position: Int64, into machine: inout ZoneSyncMachine) throws -> Int64? {
+    package mutating func takeLocalChanges(after position: Int64, into machine: inout ZoneSyncMachine, timeBound: ModificationTimeBound) throws -> Int64? {
         var taken: [(ItemID, String)] = []
         let last = try store.takeLocalChanges(after: position) { key, current, modifiedAt in
             let item = itemID(key)
@@ -31,7 +31,11 @@ package struct KeyValueMirror: ZoneMirror {
             if let record = machine.state.records[item], content == nil ? record.version.isDeleted : record.version.content == content {
                 return record.version
             }
-            _ = machine.localChange(LocalChange(item: item, scope: .synchronizable, content: content, modifiedAt: current?.modifiedAt ?? modifiedAt))
+            // The store wrote the change over every version it held, which may be one the state
+            // never committed (a crash between the mirror and the state commit; decision 0107).
+            let basedOn = current?.version.overwritten ?? VersionVector()
+            _ = machine.localChange(LocalChange(
+                item: item, scope: .synchronizable, content: content, modifiedAt: timeBound.bounded(current?.modifiedAt ?? modifiedAt), basedOn: basedOn))
             return machine.state.records[item]?.version
         }
         for (item, key) in taken { keyByItem[item] = key }

@@ -42,6 +42,7 @@ package actor MirroredZoneEngine<Mirror: ZoneMirror> {
         (committed, progress) = try database.loadZone(transport.zone, device: device, sealer: sealer)
         committedProgress = progress
         machine = ZoneSyncMachine(restoring: committed, configuration: configuration)
+        machine.retrySetAside()
     }
 
     /// The machine's records (what the zone holds as far as this device knows).
@@ -59,7 +60,8 @@ package actor MirroredZoneEngine<Mirror: ZoneMirror> {
     package func round() async throws -> SyncEngine.RoundReport {
         do {
             initial = committed.cursor == 0
-            while let position = try mirror.takeLocalChanges(after: progress.journalSequence, into: &machine) {
+            let timeBound = try await transport.modificationTimeBound()
+            while let position = try mirror.takeLocalChanges(after: progress.journalSequence, into: &machine, timeBound: timeBound) {
                 progress.journalSequence = position
                 try commit()
             }
@@ -69,6 +71,7 @@ package actor MirroredZoneEngine<Mirror: ZoneMirror> {
             return report
         } catch {
             machine = ZoneSyncMachine(restoring: committed, configuration: configuration)
+            machine.retrySetAside()
             progress = committedProgress
             problems.removeAll()
             throw Self.mapped(error)
@@ -94,6 +97,8 @@ package actor MirroredZoneEngine<Mirror: ZoneMirror> {
             case .keepInHistory:
                 // A losing value is not kept: key-value stores have no history (as Apple's).
                 continue
+            case .unlisted(let item):
+                problems.append((item, SyncEngine.unlistedProblem))
             case .reject(let item, let rejection):
                 let reason = rejection == .vectorWentBackwards
                     ? "its version vector goes backwards" : "it claims a write of this device that this device never made"
@@ -145,7 +150,11 @@ package actor MirroredZoneEngine<Mirror: ZoneMirror> {
         let records = machine.state.records
         for (item, record) in records where committed.records[item] != record {
             try mirror.mirror(record, of: item, previous: committed.records[item], initial: initial, position: progress.journalSequence)
-            if !record.isPending { problems.append((item, nil)) }
+            if !record.isPending {
+                problems.append((item, nil))
+            } else if let refusal = record.refusal {
+                problems.append((item, refusal.explanation))
+            }
         }
         for (item, previous) in committed.records where records[item] == nil {
             try mirror.mirror(nil, of: item, previous: previous, initial: initial, position: progress.journalSequence)

@@ -13,12 +13,15 @@ package final class ServerConnection: Sendable {
     package let tlsConfiguration: TLSConfiguration?
     private let client: HTTPClient
     private let token: String?
+    /// The server's clock, read from the `Date` header of every answer.
+    package let serverClock: ServerClock
     private static let maximumResponseBytes = 64 << 20
 
-    package init(endpoint: ServerEndpoint, tlsConfiguration: TLSConfiguration?, token: String?) {
+    package init(endpoint: ServerEndpoint, tlsConfiguration: TLSConfiguration?, token: String?, serverClock: ServerClock = ServerClock()) {
         self.endpoint = endpoint
         self.tlsConfiguration = tlsConfiguration
         self.token = token
+        self.serverClock = serverClock
         var configuration = HTTPClient.Configuration()
         configuration.tlsConfiguration = tlsConfiguration
         configuration.timeout = .init(connect: .seconds(10), read: .seconds(60))
@@ -28,7 +31,7 @@ package final class ServerConnection: Sendable {
 
     /// The same server with a device token.
     package func authorized(with token: String) -> ServerConnection {
-        ServerConnection(endpoint: endpoint, tlsConfiguration: tlsConfiguration, token: token)
+        ServerConnection(endpoint: endpoint, tlsConfiguration: tlsConfiguration, token: token, serverClock: serverClock)
     }
 
     package func shutdown() async {
@@ -69,6 +72,7 @@ package final class ServerConnection: Sendable {
         } catch {
             throw SyncClientError(.unreachable, "cannot reach the server at \(endpoint.url.absoluteString)", underlying: error)
         }
+        serverClock.record(dateHeader: response.headers.first(name: "date"))
         guard (200..<300).contains(response.status.code) else { throw Self.error(status: response.status, body: bytes) }
         return bytes
     }
@@ -84,7 +88,7 @@ package final class ServerConnection: Sendable {
         case ErrorCode.unauthorized:
             return SyncClientError(.unauthorized, "the server no longer accepts this device (revoked?); enrol it again")
         default:
-            return ServerFailure(code: code, message: message).error
+            return ServerFailure(code: code, message: message, items: detail?.items ?? []).error
         }
     }
 }
@@ -93,6 +97,8 @@ package final class ServerConnection: Sendable {
 package struct ServerFailure: Error, Sendable {
     package let code: String
     package let message: String
+    /// The items a per-item refusal of an upload names (empty otherwise).
+    package var items: [String] = []
 
     var error: SyncClientError {
         SyncClientError(.serverError, "the server refused the request: \(message) (\(code))", underlying: self)
@@ -100,6 +106,11 @@ package struct ServerFailure: Error, Sendable {
 
     /// The stable code of `error` when it is a server error answer.
     package static func code(of error: any Error) -> String? {
-        ((error as? SyncClientError)?.underlying as? ServerFailure)?.code
+        failure(of: error)?.code
+    }
+
+    /// The server error answer behind `error`, if it is one.
+    package static func failure(of error: any Error) -> ServerFailure? {
+        (error as? SyncClientError)?.underlying as? ServerFailure
     }
 }

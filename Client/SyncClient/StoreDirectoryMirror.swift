@@ -41,7 +41,7 @@ package struct StoreDirectoryMirror: ZoneMirror {
     }
 
     /// Adds every local store missing from the directory. The position is unused (always 0).
-    package func takeLocalChanges(after position: Int64, into machine: inout ZoneSyncMachine) throws -> Int64? {
+    package func takeLocalChanges(after position: Int64, into machine: inout ZoneSyncMachine, timeBound: ModificationTimeBound) throws -> Int64? {
         let missing = try (database?.storeNames() ?? []).filter { machine.state.records[itemID($0)] == nil }
         guard !missing.isEmpty else { return nil }
         for name in missing {

@@ -23,6 +23,7 @@ extension SyncEngine.RoundReport {
             total.pushed += report.pushed
             total.applied += report.applied
             total.rejected += report.rejected
+            total.setAside += report.setAside
             if report.inStep {
                 total.inStep = true
                 break

@@ -21,6 +21,8 @@ package actor SyncEngine {
         package var pushed = 0
         package var applied = 0
         package var rejected: [String] = []
+        /// Versions the server refused in this round, set aside as per-item problems.
+        package var setAside = 0
         /// Whether the round ended in step with the server.
         package var inStep = false
     }
@@ -42,6 +44,13 @@ package actor SyncEngine {
     private var touched: Set<ItemID>? = []
     /// The contents decoded while opening the last page, so applying them does not decode again.
     private var decoded: [ItemID: (content: [UInt8], item: Item)] = [:]
+    /// Items set aside for a refusal that may pass now, put back to be pushed: their problem is
+    /// cleared once the server takes them.
+    private var retried: Set<ItemID> = []
+    /// The primary keys of items the keychain holds ahead of the committed state.
+    private var aheadKeys: [ItemID: PrimaryKey] = [:]
+    /// The clocks read at the start of the round: local changes are stamped within them (0108).
+    private var timeBound: ModificationTimeBound?
     private var onProgress: (@Sendable (Int) -> Void)?
     private var beforeApply: (@Sendable () throws -> Void)?
     private var afterApply: (@Sendable () throws -> Void)?
@@ -60,6 +69,33 @@ package actor SyncEngine {
         (committed, progress) = try database.loadZone(transport.zone, device: device, sealer: sealer)
         committedProgress = progress
         machine = ZoneSyncMachine(restoring: committed, configuration: configuration)
+        retried = Set(machine.retrySetAside())
+        touched?.formUnion(retried)
+        aheadKeys = try Self.keychainAhead(of: committed, keychain: keychain, sealer: sealer)
+        machine.markLocalValueUnknown(aheadKeys.keys)
+    }
+
+    /// The items the keychain took a version of that the committed state does not hold (a crash
+    /// between the two commits), by item ID: their next pulled version is applied even when the
+    /// state already shows its value (decision 0107).
+    private static func keychainAhead(
+        of committed: ZoneSyncState, keychain: Keychain, sealer: VersionSealer
+    ) throws(SyncClientError) -> [ItemID: PrimaryKey] {
+        let tags: [PrimaryKey: [UInt8]]
+        do {
+            tags = try keychain.remoteVersionTags(owner: committed.device.rawValue)
+        } catch {
+            throw Self.mapped(error)
+        }
+        var aheadKeys: [ItemID: PrimaryKey] = [:]
+        for (key, tag) in tags {
+            let item = sealer.itemID(of: key)
+            // A state that has seen the tagged version (or more) holds what the keychain took.
+            let seen = committed.records[item]?.seen ?? VersionVector()
+            if let applied = try? VersionVector(canonicalEncoding: tag), seen.descends(from: applied) { continue }
+            aheadKeys[item] = key
+        }
+        return aheadKeys
     }
 
     /// Reports the number of items applied so far in a round (for a progress indicator).
@@ -92,9 +128,12 @@ package actor SyncEngine {
     /// resolutions. After a failure the machine restarts from the committed state.
     package func round() async throws -> RoundReport {
         do {
+            timeBound = try await transport.modificationTimeBound()
             try ingestJournal()
             var report = RoundReport()
-            try await perform(machine.startSync(), report: &report)
+            // Never pushed and never pulled: the local items are reconciled before they are pushed.
+            let fresh = machine.state.cursor == 0 && machine.state.nextBatchID == 1
+            try await perform(machine.startSync(reconcilingFirst: fresh), report: &report)
             if report.inStep, try keychain.journalEntries(after: progress.journalSequence, limit: 1).isEmpty == false {
                 report.inStep = false
             }
@@ -115,13 +154,36 @@ package actor SyncEngine {
         progress = committedProgress
         problems.removeAll()
         effects.removeAll()
-        touched = []
+        retried = Set(machine.retrySetAside())
+        touched = retried
+        // Unreadable now: the keys found at the start stand.
+        if let ahead = try? Self.keychainAhead(of: committed, keychain: keychain, sealer: sealer) { aheadKeys = ahead }
+        machine.markLocalValueUnknown(aheadKeys.keys)
     }
+
+    /// The items whose local versions are set aside, unpushed, because the server will not take
+    /// them (each is a problem in `status`).
+    package var setAside: [ItemID: ItemRefusal] { machine.state.records.compactMapValues(\.refusal) }
 
     // MARK: - Local changes
 
     /// Turns the journal's entries after the consumed position into local changes, then commits.
+    /// Without any sync state (a new device, re-enrolment, a lost state file), first every
+    /// synchronizable item of the keychain: the journal does not hold the items that were pulled
+    /// (decision 0106).
     package func ingestJournal() throws(SyncClientError) {
+        if committed.cursor == 0, committed.records.isEmpty, progress.journalSequence == 0 {
+            let items: [(key: PrimaryKey, attributes: ItemAttributes)]
+            do {
+                items = try keychain.synchronizableItems()
+            } catch {
+                throw Self.mapped(error)
+            }
+            for item in items {
+                try localChange(of: item.key, at: item.attributes.modificationDate ?? Date())
+            }
+            if !items.isEmpty { try commit() }
+        }
         while true {
             let entries: [JournalEntry]
             do {
@@ -137,32 +199,58 @@ package actor SyncEngine {
             }
             for key in order {
                 guard let entry = latest[key] else { continue }
-                try localChange(entry)
+                try localChange(of: entry.primaryKey, at: entry.time)
             }
             progress.journalSequence = last.sequence
             try commit()
         }
     }
 
-    private func localChange(_ entry: JournalEntry) throws(SyncClientError) {
+    private func localChange(of primaryKey: PrimaryKey, at time: Date) throws(SyncClientError) {
         let current: Item?
         do {
-            current = try keychain.item(withPrimaryKey: entry.primaryKey)
+            current = try keychain.item(withPrimaryKey: primaryKey)
         } catch {
             throw Self.mapped(error)
         }
-        let item = itemID(of: entry.primaryKey)
+        let item = itemID(of: primaryKey)
+        let basedOn = try appliedVersion(of: primaryKey)
         guard let current, current.isSynchronizable else {
             touched?.insert(item)
-            _ = machine.localChange(LocalChange(item: item, scope: .synchronizable, content: nil, modifiedAt: milliseconds(entry.time)))
+            _ = machine.localChange(LocalChange(item: item, scope: .synchronizable, content: nil, modifiedAt: milliseconds(time), basedOn: basedOn))
             return
         }
         let content = ItemContent.encode(current)
         if let record = machine.state.records[item], !record.version.isDeleted, record.version.content == content { return }
         let scope: LocalChange.Scope = current.accessibility.isThisDeviceOnly ? .thisDeviceOnly : .synchronizable
-        let modified = current.attributes.modificationDate ?? entry.time
+        let modified = current.attributes.modificationDate ?? time
         touched?.insert(item)
-        _ = machine.localChange(LocalChange(item: item, scope: scope, content: content, modifiedAt: milliseconds(modified)))
+        let wasSetAside = machine.state.records[item]?.refusal != nil
+        _ = machine.localChange(LocalChange(item: item, scope: scope, content: content, modifiedAt: milliseconds(modified), basedOn: basedOn))
+        // Refused up front: the server takes no blob over its limit, so pushing it would only
+        // fail (decision 0105).
+        if let version = machine.state.records[item]?.version, version.content == content {
+            let length = sealer.sealedLength(of: version)
+            if length > VersionSealer.serverBlobLimit {
+                machine.setAside(item, because: .tooLarge)
+                problems.append((item, "too large to sync: it seals to \(length) bytes and the server takes at most \(VersionSealer.serverBlobLimit)"))
+            } else if wasSetAside {
+                problems.append((item, nil))
+            }
+        }
+    }
+
+    /// The version this engine's last apply left `primaryKey` at, as the keychain recorded it in
+    /// that apply's transaction: ahead of the committed state after a crash between the two
+    /// commits (decision 0107). Empty when this enrolment never applied the item.
+    private func appliedVersion(of primaryKey: PrimaryKey) throws(SyncClientError) -> VersionVector {
+        let tag: [UInt8]?
+        do {
+            tag = try keychain.remoteVersionTag(of: primaryKey, owner: machine.state.device.rawValue)
+        } catch {
+            throw Self.mapped(error)
+        }
+        return tag.flatMap { try? VersionVector(canonicalEncoding: $0) } ?? VersionVector()
     }
 
     // MARK: - Actions
@@ -178,6 +266,7 @@ package actor SyncEngine {
                 if response.status == .committed { report.pushed += batch.items.count }
                 touched?.formUnion(batch.items.map(\.item))
                 actions.append(contentsOf: machine.receive(response))
+                noteRefusals(of: batch, response: response, report: &report)
             case .pull(let request):
                 // A pull changes nothing on the server, so it goes out while the previous page is
                 // applied and committed; its answer is only taken after that commit.
@@ -200,6 +289,8 @@ package actor SyncEngine {
                 // The state was committed right before the request whose answer removed it.
                 if let old = committed.records[item]?.version, let removed = ItemContent.decode(old.content) {
                     effects.append(.delete(removed.primaryKey))
+                } else if let key = aheadKeys[item] {
+                    effects.append(.delete(key))
                 }
                 problems.append((item, nil))
                 report.applied += 1
@@ -209,6 +300,9 @@ package actor SyncEngine {
                 } else {
                     reject(item, "a losing version's content cannot be read", report: &report)
                 }
+            case .unlisted(let item):
+                logger.warning("a full resync did not list an item; kept", metadata: ["item": "\(item)"])
+                problems.append((item, Self.unlistedProblem))
             case .reject(let item, let rejection):
                 let reason = rejection == .vectorWentBackwards
                     ? "its version vector goes backwards" : "it claims a write of this device that this device never made"
@@ -268,6 +362,20 @@ package actor SyncEngine {
         return .changes(requestID: requestID, items: opened, nextCursor: nextCursor, hasMore: hasMore)
     }
 
+    /// Records a problem for every item of `batch` the server's answer set aside, and clears the
+    /// problem of every item it accepted.
+    private func noteRefusals(of batch: PushBatch<ItemVersion>, response: PushResponse, report: inout RoundReport) {
+        for pushed in batch.items {
+            if let refusal = machine.state.records[pushed.item]?.refusal, response.refused?.items.contains(pushed.item) == true {
+                logger.warning("pushed version refused; set aside", metadata: ["item": "\(pushed.item)", "reason": "\(refusal)"])
+                problems.append((pushed.item, refusal.explanation))
+                report.setAside += 1
+            } else if response.status == .committed, retried.remove(pushed.item) != nil {
+                problems.append((pushed.item, nil))
+            }
+        }
+    }
+
     private func reject(_ item: ItemID, _ reason: String, report: inout RoundReport) {
         logger.warning("pulled version rejected", metadata: ["item": "\(item)", "reason": "\(reason)"])
         problems.append((item, reason))
@@ -283,7 +391,7 @@ package actor SyncEngine {
         try beforeApply?()
         let outcome: RemoteApplyOutcome
         do {
-            outcome = try keychain.applyRemote(effects, basedOnJournal: progress.journalSequence)
+            outcome = try keychain.applyRemote(effects, basedOnJournal: progress.journalSequence, versions: appliedVersions())
         } catch {
             throw Self.mapped(error)
         }
@@ -293,6 +401,22 @@ package actor SyncEngine {
             throw LocalChangeRace()
         }
         try afterApply?()
+    }
+
+    /// The version each item the effects write is at in the machine's state, committed right after
+    /// them: recorded by the keychain in the apply's own transaction (decision 0107).
+    private func appliedVersions() -> RemoteVersionTags {
+        var tags: [PrimaryKey: [UInt8]] = [:]
+        for effect in effects {
+            let key: PrimaryKey
+            switch effect {
+            case .store(let item): key = item.primaryKey
+            case .delete(let primaryKey): key = primaryKey
+            case .keepInHistory: continue
+            }
+            if let seen = machine.state.records[itemID(of: key)]?.seen { tags[key] = seen.canonicalEncoding }
+        }
+        return RemoteVersionTags(owner: machine.state.device.rawValue, tags: tags)
     }
 
     /// Thrown when ``applyEffects()`` found a local change it must not overwrite.
@@ -308,11 +432,16 @@ package actor SyncEngine {
 
     // MARK: - Helpers
 
-    package func itemID(of primaryKey: PrimaryKey) -> ItemID {
-        sealer.keys.itemID(zone: sealer.zone.rawValue, fields: primaryKey.fields.map { (name: $0.name, value: $0.bytes) })
+    package func itemID(of primaryKey: PrimaryKey) -> ItemID { sealer.itemID(of: primaryKey) }
+
+    /// A local change's stamp: its time on this device's clock, bounded by the server's (0108).
+    private func milliseconds(_ date: Date) -> Int64 {
+        let local = ZoneTransport.milliseconds(date)
+        return timeBound?.bounded(local) ?? local
     }
 
-    private func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+    /// The problem of an item a full resync did not list (absence is not deletion, decision 0106).
+    static let unlistedProblem = "the server no longer lists it (deleted on another device and collected, or lost by the server): kept here, not pushed; delete or change it to settle"
 
     static func mapped(_ error: any Error) -> SyncClientError {
         if let error = error as? SyncClientError { return error }

@@ -1,4 +1,5 @@
 import KeychainCrypto
+import KeychainModel
 import SyncCore
 
 /// Seals and opens item versions with the account's keys: for the server (zone as is) and for the
@@ -11,6 +12,10 @@ package struct VersionSealer: Sendable {
     package let account: String
     package let zone: ZoneID
 
+    /// The largest blob the server takes by default (`sync-server --max-blob-bytes`, 64 KiB): a
+    /// version that would seal larger is set aside instead of pushed (decision 0105).
+    package static let serverBlobLimit = 64 << 10
+
     package init(keys: AccountKeys, account: String, zone: ZoneID) {
         self.keys = keys
         self.account = account
@@ -20,6 +25,17 @@ package struct VersionSealer: Sendable {
     package func seal(_ version: ItemVersion, item: ItemID, forLocalState: Bool = false) throws(CryptoError) -> [UInt8] {
         let envelope = ItemEnvelope(payload: Self.payload(of: version), modificationTime: version.modifiedAt, device: version.device)
         return try keys.seal(envelope, context: context(item: item, vector: version.vector, deleted: version.isDeleted, local: forLocalState))
+    }
+
+    /// The opaque ID of the keychain item with `primaryKey` in this zone.
+    package func itemID(of primaryKey: PrimaryKey) -> ItemID {
+        keys.itemID(zone: zone.rawValue, fields: primaryKey.fields.map { (name: $0.name, value: $0.bytes) })
+    }
+
+    /// The length `version`'s blob for the server has, without sealing it.
+    package func sealedLength(of version: ItemVersion) -> Int {
+        let metadata = 8 + version.origin.canonicalEncoding.count + version.overwritten.canonicalEncoding.count
+        return AccountKeys.sealedLength(payloadLength: metadata + version.content.count, device: version.device)
     }
 
     /// The batch with every version sealed for the server.

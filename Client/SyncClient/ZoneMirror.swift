@@ -5,9 +5,10 @@ import SyncCore
 /// engine applies the machine's actions one by one, a mirror is brought up to date from the
 /// records that changed, before each commit of the machine's state.
 package protocol ZoneMirror: Sendable {
-    /// Feeds the local changes after `position` to `machine`.
+    /// Feeds the local changes after `position` to `machine`, their times bounded by `timeBound`
+    /// (decision 0108).
     /// - Returns: The position reached, or `nil` when there was nothing new.
-    mutating func takeLocalChanges(after position: Int64, into machine: inout ZoneSyncMachine) throws -> Int64?
+    mutating func takeLocalChanges(after position: Int64, into machine: inout ZoneSyncMachine, timeBound: ModificationTimeBound) throws -> Int64?
 
     /// Whether there are local changes after `position` that `state` does not have yet.
     func hasLocalChanges(after position: Int64, state: ZoneSyncState) throws -> Bool

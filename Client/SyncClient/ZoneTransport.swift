@@ -1,3 +1,4 @@
+import Foundation
 import NIOHTTP1
 import SyncCore
 import SyncProtocol
@@ -17,7 +18,8 @@ package struct ZoneTransport: Sendable {
 
     /// Uploads a batch at the batch's feed position. The server keeps no batch numbers: a retried
     /// batch is merged again, and versions it already holds come back `stale`, which is
-    /// idempotent. A position below the zone's horizon is refused (`cursorExpired`: resync).
+    /// idempotent. A position below the zone's horizon is refused (`cursorExpired`: resync); a
+    /// batch refused because of some items (too large, quota, siblings) answers `refused` naming them.
     package func push(_ batch: PushBatch<SealedVersion>) async throws -> PushResponse {
         let upload = UploadRequest(cursor: batch.cursor, items: batch.items.map {
             UploadItem(id: $0.item.rawValue, vector: $0.version.vector, deleted: $0.version.isDeleted, blob: Base64Bytes($0.version.payload))
@@ -26,12 +28,24 @@ package struct ZoneTransport: Sendable {
             let answer = try await connection.send(.POST, base + "/items", body: upload, as: UploadResponse.self)
             let results = answer.results.map { PushResponse.ItemResult(item: ItemID($0.id), outcome: $0.outcome) }
             return PushResponse(batchID: batch.batchID, status: .committed, results: results)
-        } catch where ServerFailure.code(of: error) == ErrorCode.tooManySiblings {
-            return PushResponse(batchID: batch.batchID, status: .refused, results: [])
-        } catch where ServerFailure.code(of: error) == ErrorCode.cursorExpired {
-            return PushResponse(batchID: batch.batchID, status: .cursorExpired, results: [])
+        } catch {
+            guard let failure = ServerFailure.failure(of: error) else { throw error }
+            if let reason = Self.itemRefusals[failure.code], !failure.items.isEmpty {
+                let refused = PushResponse.Refused(reason: reason, items: failure.items.map(ItemID.init))
+                return PushResponse(batchID: batch.batchID, status: .refused, results: [], refused: refused)
+            }
+            switch failure.code {
+            case ErrorCode.tooManySiblings: return PushResponse(batchID: batch.batchID, status: .refused, results: [])
+            case ErrorCode.cursorExpired: return PushResponse(batchID: batch.batchID, status: .cursorExpired, results: [])
+            default: throw error
+            }
         }
     }
+
+    /// The error codes of an upload refused because of the items it names (decision 0101).
+    private static let itemRefusals: [String: ItemRefusal] = [
+        ErrorCode.tooLarge: .tooLarge, ErrorCode.quotaExceeded: .quotaExceeded, ErrorCode.tooManySiblings: .tooManySiblings,
+    ]
 
     /// Fetches one page of the change feed.
     package func pull(_ request: PullRequest) async throws -> PullResponse<SealedVersion> {
@@ -49,6 +63,18 @@ package struct ZoneTransport: Sendable {
             return .cursorExpired(requestID: request.requestID)
         }
     }
+
+    /// This device's and the server's clocks read now, asking the server (`/health`) only when
+    /// no answer of it was read yet (decision 0108).
+    package func modificationTimeBound(localNow: Date = Date()) async throws -> ModificationTimeBound {
+        if connection.serverClock.now() == nil { try await connection.send(.GET, "/health", body: nil) }
+        guard let server = connection.serverClock.now() else {
+            throw SyncClientError(.unreachable, "the server's answers carry no time (Date header); cannot bound modification times")
+        }
+        return ModificationTimeBound(localNow: Self.milliseconds(localNow), serverNow: Self.milliseconds(server))
+    }
+
+    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 
     /// Tells the server this device applied everything up to `cursor` (tombstone collection).
     package func acknowledge(_ cursor: UInt64) async throws {

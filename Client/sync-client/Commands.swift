@@ -107,7 +107,11 @@ struct SyncCommand: AsyncParsableCommand {
                 }
                 let keychainReport = try await engine.syncUntilInStep()
                 let keyValueReport = try await KeyValueSync(session: session).syncUntilInStep()
-                return (keychainReport, keyValueReport)
+                return (keychainReport, keyValueReport, await engine.setAside.count)
+            }
+            if report.2 > 0 {
+                // In step for everything else: the set-aside items are per-item problems (decision 0105).
+                FileHandle.standardError.write(Data("sync-client: \(report.2) item(s) not synced (the server will not take them); see `sync-client status`\n".utf8))
             }
             print("in step: pushed \(report.0.pushed), applied \(report.0.applied)")
             print("key-value stores in step: \(report.1.stores.count), pushed \(report.1.pushed), applied \(report.1.applied)")

@@ -45,6 +45,12 @@ public struct AccountKeys: Sendable {
         try seal(envelope, context: context, nonce: AES.GCM.Nonce())
     }
 
+    /// The length of the blob ``seal(_:context:)`` makes of a payload of `payloadLength` bytes
+    /// written by `device`, without sealing anything (padding included).
+    public static func sealedLength(payloadLength: Int, device: DeviceID) -> Int {
+        AEADLayout.overhead + ItemBlobFormat.paddedLength(ItemBlobFormat.unpaddedLength(payloadLength: payloadLength, device: device))
+    }
+
     /// ``seal(_:context:)`` with a given nonce: for known-answer tests only.
     package func seal(_ envelope: ItemEnvelope, context: ItemBlobContext, nonce: [UInt8]) throws(CryptoError) -> [UInt8] {
         try seal(envelope, context: context, nonce: AEADLayout.nonce(nonce))

@@ -19,6 +19,11 @@ package enum ItemBlobFormat {
         return (length + granule - 1) / granule * granule
     }
 
+    /// The plaintext's length before padding.
+    static func unpaddedLength(payloadLength: Int, device: DeviceID) -> Int {
+        headerByteCount + device.rawValue.utf8.count + payloadLength
+    }
+
     static func plaintext(of envelope: ItemEnvelope) throws(CryptoError) -> [UInt8] {
         guard envelope.payload.count <= ItemEnvelope.maximumPayloadSize else { throw .invalidInput("payload too large") }
         var device = envelope.device.rawValue

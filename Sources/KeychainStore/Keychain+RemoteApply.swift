@@ -16,12 +16,14 @@ extension Keychain {
     ///   - changes: The changes, applied in this order.
     ///   - journalSequence: The last journal entry the changes were decided with, or nil to apply
     ///     unconditionally.
+    ///   - versions: The version each written item is at after the changes, recorded in the same
+    ///     transaction (see ``remoteVersionTag(of:owner:)``); nil records nothing.
     /// - Returns: ``RemoteApplyOutcome/applied``, or the items changed locally since.
     /// - Throws: ``KeychainStatus/param`` when a stored item is not synchronizable or is
     ///   `ThisDeviceOnly` (then nothing is applied), ``KeychainStatus/interactionNotAllowed``
     ///   when a class it needs is locked.
     @discardableResult
-    public func applyRemote(_ changes: [RemoteChange], basedOnJournal journalSequence: Int64? = nil)
+    public func applyRemote(_ changes: [RemoteChange], basedOnJournal journalSequence: Int64? = nil, versions: RemoteVersionTags? = nil)
         throws(KeychainError) -> RemoteApplyOutcome
     {
         let prepared = try changes.map { change throws(KeychainError) -> RemoteChange in
@@ -57,6 +59,7 @@ extension Keychain {
                     try insertHistory(db, item, versionTag: tag, state: state, recorded: recorded)
                 }
             }
+            if let versions { try record(versions, db) }
             return .applied
         }
     }
@@ -69,6 +72,40 @@ extension Keychain {
     /// Applies one remote deletion; deleting an absent item is not an error.
     public func applyRemoteDeletion(of primaryKey: PrimaryKey) throws(KeychainError) {
         try applyRemote([.delete(primaryKey)])
+    }
+
+    /// The version tag the last apply by `owner` recorded for `primaryKey`; nil when none did (or
+    /// another owner did last).
+    public func remoteVersionTag(of primaryKey: PrimaryKey, owner: String) throws(KeychainError) -> [UInt8]? {
+        try readOneStatement { db in
+            try Data.fetchOne(
+                db.cachedStatement(sql: "SELECT version_tag FROM remote_version WHERE primary_key = ? AND owner = ?"),
+                arguments: [primaryKey.storageBytes, owner]
+            ).map { Array($0) }
+        }
+    }
+
+    /// Every version tag the applies by `owner` recorded, by primary key.
+    public func remoteVersionTags(owner: String) throws(KeychainError) -> [PrimaryKey: [UInt8]] {
+        try readWithoutState { db in
+            var tags: [PrimaryKey: [UInt8]] = [:]
+            let rows = try Row.fetchCursor(db, sql: "SELECT primary_key, version_tag FROM remote_version WHERE owner = ?", arguments: [owner])
+            while let row = try rows.next() {
+                guard let key = PrimaryKey(storageBytes: row[0]) else { continue }
+                tags[key] = Array(row[1] as Data)
+            }
+            return tags
+        }
+    }
+
+    private func record(_ versions: RemoteVersionTags, _ db: Database) throws {
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO remote_version (primary_key, owner, version_tag) VALUES (?, ?, ?)
+            ON CONFLICT (primary_key) DO UPDATE SET owner = excluded.owner, version_tag = excluded.version_tag
+            """)
+        for (primaryKey, tag) in versions.tags {
+            try statement.execute(arguments: [primaryKey.storageBytes, versions.owner, Data(tag)])
+        }
     }
 
     /// The keys among `keys` that the journal names after `sequence`.

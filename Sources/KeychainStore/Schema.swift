@@ -6,7 +6,7 @@ enum Schema {
     /// `PRAGMA application_id` of a keychain database: "SKCH".
     static let applicationID: Int32 = 0x534B_4348
     /// The schema version this build writes (`PRAGMA user_version`).
-    static let version: Int32 = 2
+    static let version: Int32 = 3
 
     /// Attribute columns of the item table, in a fixed order.
     static let attributeColumns: [Attribute] = Attribute.allCases
@@ -78,6 +78,19 @@ enum Schema {
                 ALTER TABLE item_history ADD COLUMN version_tag BLOB;
                 CREATE UNIQUE INDEX item_history_by_version ON item_history (primary_key, version_tag) WHERE version_tag IS NOT NULL;
                 PRAGMA user_version = 2;
+                """)
+        }
+        migrator.registerMigration("v3-remote-version") { db in
+            // Which version a sync applied to each item, written in the apply's own transaction, so
+            // that a sync state committed later (another file) can be caught up after a crash
+            // between the two commits (decision 0107). `owner` names the sync state that wrote it.
+            try db.execute(sql: """
+                CREATE TABLE remote_version (
+                    primary_key BLOB PRIMARY KEY NOT NULL,
+                    owner TEXT NOT NULL,
+                    version_tag BLOB NOT NULL
+                );
+                PRAGMA user_version = 3;
                 """)
         }
         return migrator

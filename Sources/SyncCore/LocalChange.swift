@@ -21,12 +21,17 @@ public struct LocalChange: Hashable, Sendable {
     public var content: [UInt8]?
     /// When the change was made, milliseconds since 1970 on this device's clock.
     public var modifiedAt: Int64
+    /// The version the local store held when the change was made, as far as the store recorded
+    /// it: a pulled version it took before a crash kept the sync state from learning it. The new
+    /// version is written over it as well as over the state's (decision 0107).
+    public var basedOn: VersionVector
 
     /// Creates a local change.
-    public init(item: ItemID, scope: Scope, content: [UInt8]?, modifiedAt: Int64) {
+    public init(item: ItemID, scope: Scope, content: [UInt8]?, modifiedAt: Int64, basedOn: VersionVector = VersionVector()) {
         self.item = item
         self.scope = scope
         self.content = content
         self.modifiedAt = modifiedAt
+        self.basedOn = basedOn
     }
 }

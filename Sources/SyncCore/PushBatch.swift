@@ -55,7 +55,8 @@ public struct PushResponse: Hashable, Sendable, Codable {
     public enum Status: String, Hashable, Sendable, Codable {
         /// Every item was merged and the batch is durable.
         case committed
-        /// Nothing was stored: at least one item would exceed the sibling bound.
+        /// Nothing was stored: the batch was refused (a sibling bound or quota; ``refused`` names
+        /// the items when the refusal is about them).
         case refused
         /// The batch is older than the device's last one; it was ignored.
         case superseded
@@ -84,11 +85,29 @@ public struct PushResponse: Hashable, Sendable, Codable {
     public var status: Status
     /// Per item, in the batch's order (empty when superseded or the cursor expired).
     public var results: [ItemResult]
+    /// When the batch was refused because of some of its items: why, and which. Without them the
+    /// rest of the batch can be pushed again under a new number.
+    public var refused: Refused?
+
+    /// The items a refused batch names, and why.
+    public struct Refused: Hashable, Sendable, Codable {
+        /// Why they were refused.
+        public var reason: ItemRefusal
+        /// The items.
+        public var items: [ItemID]
+
+        /// Creates a refusal.
+        public init(reason: ItemRefusal, items: [ItemID]) {
+            self.reason = reason
+            self.items = items
+        }
+    }
 
     /// Creates a response.
-    public init(batchID: UInt64, status: Status, results: [ItemResult]) {
+    public init(batchID: UInt64, status: Status, results: [ItemResult], refused: Refused? = nil) {
         self.batchID = batchID
         self.status = status
         self.results = results
+        self.refused = refused
     }
 }

@@ -132,8 +132,14 @@ public struct ServerModel: Sendable, Equatable {
         case .cursorExpired: .cursorExpired
         case .tooManySiblings, .quotaExceeded: .refused
         }
+        let reason: ItemRefusal? = switch answer.status {
+        case .tooManySiblings: .tooManySiblings
+        case .quotaExceeded: .quotaExceeded
+        default: nil
+        }
         return PushResponse(
-            batchID: batch.batchID, status: status, results: answer.results.map { .init(item: $0.key, outcome: $0.outcome) })
+            batchID: batch.batchID, status: status, results: answer.results.map { .init(item: $0.key, outcome: $0.outcome) },
+            refused: reason.flatMap { answer.refused.isEmpty ? nil : PushResponse.Refused(reason: $0, items: answer.refused) })
     }
 
     /// Decides a batch with ``BatchMerge/decide(_:in:limits:merge:)`` over this account's state and

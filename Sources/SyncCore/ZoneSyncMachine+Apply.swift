@@ -14,18 +14,26 @@ extension ZoneSyncMachine {
         var seen = VersionVector.join(incoming.map(\.vector))
         var candidates = incoming
         var localIsCandidate = false
+        var recovered: [SyncAction] = []
         if let record {
             seen.join(record.seen)
             let serverHasLocal = incoming.contains { $0.vector.descends(from: record.version.vector) }
             let forgotten = resyncing && record.baseline.contains { $0.descends(from: record.version.origin) }
                 && !incoming.contains { $0.vector.descends(from: record.version.origin) }
             if record.isPending, !serverHasLocal, !forgotten {
-                candidates = ConflictResolution.maximal(incoming + [record.version])
-                localIsCandidate = candidates.contains(record.version)
+                let copy = resyncing && isRecovering && record.baseline.isEmpty ? recoveredCopy(record.version, against: incoming) : .ownWrite
+                if copy != .ownWrite {
+                    // A copy from before the state was lost: the server's value, or older than
+                    // its deletion. The server's versions stand alone; a deleted copy goes to history.
+                    if copy == .olderThanDeletion { recovered.append(.keepInHistory(item, record.version)) }
+                } else {
+                    candidates = ConflictResolution.maximal(incoming + [record.version])
+                    localIsCandidate = candidates.contains(record.version)
+                }
             }
         }
         guard let winner = ConflictResolution.resolve(candidates) else { return [] }
-        var actions: [SyncAction] = []
+        var actions = recovered
         var version: ItemVersion
         let isPending: Bool
         if candidates.allSatisfy({ $0.sameValue(as: winner) }) {
@@ -51,15 +59,18 @@ extension ZoneSyncMachine {
         }
         actions += keychainEffect(of: version, replacing: record?.version, item: item)
         seen.join(version.vector)
-        state.records[item] = .init(version: version, isPending: isPending, baseline: incoming.map(\.vector), seen: seen)
+        // A version set aside stays aside while it is still the local version.
+        let refusal = isPending && record?.version == version ? record?.refusal : nil
+        state.records[item] = .init(version: version, isPending: isPending, baseline: incoming.map(\.vector), seen: seen, refusal: refusal)
         return actions
     }
 
-    /// The end of a full resync, by the horizon rule. An item the server no longer knows was
-    /// deleted elsewhere and purged if the local value is one the server had (the local copy is
-    /// unchanged since its baseline, or a pending resolution picked a value pulled from the
-    /// server): delete it. A value the server never had (a local change since the baseline, or
-    /// an item never uploaded) is a concurrent update: it stays pending and is pushed.
+    /// The end of a full resync. Absence is not deletion (DESIGN §5, decision 0106): an item the
+    /// server did not list is never removed here. A value the server never had (a local change
+    /// since the baseline, or an item never uploaded) is a concurrent update: it stays pending and
+    /// is pushed. A value the server had and no longer lists (a deletion it collected, or data it
+    /// lost or withholds) is kept, not pushed, and reported. A local deletion the server no
+    /// longer lists is forgotten: the item is gone here already.
     mutating func reconcileResync(mentioned: Set<ItemID>) -> [SyncAction] {
         var actions: [SyncAction] = []
         for (item, record) in state.records.sorted(by: { $0.key < $1.key }) where !mentioned.contains(item) {
@@ -68,10 +79,36 @@ extension ZoneSyncMachine {
                 state.records[item]?.baseline = []
                 continue
             }
-            if !record.version.isDeleted { actions.append(.remove(item)) }
-            state.records[item] = nil
+            // A deletion the local store may not show (it took a later version before a crash).
+            if record.version.isDeleted, !localValueUnknown.contains(item) { continue }
+            localValueUnknown.remove(item)
+            state.records[item]?.isPending = false
+            actions.append(.unlisted(item))
+        }
+        // Taken by the local store before a crash, unknown to the state, and no longer listed.
+        for item in localValueUnknown.sorted() where !mentioned.contains(item) && state.records[item] == nil {
+            localValueUnknown.remove(item)
+            actions.append(.unlisted(item))
         }
         return actions
+    }
+
+    /// What a local version made without sync state is, against the server's versions of it.
+    enum RecoveredCopy {
+        /// A write of its own: it competes as any pending version does.
+        case ownWrite
+        /// The value the server has (the same content).
+        case sameAsServer
+        /// A copy last written before the server's deletion of the item: stale.
+        case olderThanDeletion
+    }
+
+    func recoveredCopy(_ local: ItemVersion, against incoming: [ItemVersion]) -> RecoveredCopy {
+        if incoming.contains(where: { !$0.isDeleted && $0.content == local.content }) { return .sameAsServer }
+        guard !local.isDeleted, incoming.allSatisfy(\.isDeleted), let deletedAt = incoming.map(\.modifiedAt).max(),
+            local.modifiedAt <= deletedAt
+        else { return .ownWrite }
+        return .olderThanDeletion
     }
 
     private func validate(_ versions: [ItemVersion], against record: ZoneSyncState.Record?) -> SyncAction.Rejection? {
@@ -84,12 +121,13 @@ extension ZoneSyncMachine {
         return nil
     }
 
-    private func keychainEffect(of version: ItemVersion, replacing old: ItemVersion?, item: ItemID) -> [SyncAction] {
+    private mutating func keychainEffect(of version: ItemVersion, replacing old: ItemVersion?, item: ItemID) -> [SyncAction] {
+        let unknown = localValueUnknown.remove(item) != nil
         if version.isDeleted {
-            guard let old, !old.isDeleted else { return [] }
+            guard unknown || old.map({ !$0.isDeleted }) == true else { return [] }
             return [.remove(item)]
         }
-        if let old, !old.isDeleted, old.sameValue(as: version) { return [] }
+        if !unknown, let old, !old.isDeleted, old.sameValue(as: version) { return [] }
         return [.store(item, version)]
     }
 }

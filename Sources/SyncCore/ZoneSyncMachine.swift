@@ -42,6 +42,10 @@ public struct ZoneSyncMachine: Sendable {
     var phase: Phase = .idle
     var requestNumber: UInt64 = 0
     var pushesThisRound = 0
+    /// Items whose local value may not be the state's: the local store took a version the
+    /// state was not committed with (a crash between the two commits, decision 0107). Their next
+    /// pulled version is applied to the store even when the state holds the same value.
+    public internal(set) var localValueUnknown: Set<ItemID> = []
 
     /// A machine for a device that never synced `zone`.
     public init(device: DeviceID, zone: ZoneID, configuration: Configuration = Configuration()) {
@@ -56,6 +60,12 @@ public struct ZoneSyncMachine: Sendable {
         self.configuration = configuration
     }
 
+    /// Marks items whose local store is ahead of the state (see ``localValueUnknown``); the
+    /// driver finds them when it starts from the committed state.
+    public mutating func markLocalValueUnknown(_ items: some Sequence<ItemID>) {
+        localValueUnknown.formUnion(items)
+    }
+
     /// Whether no round is running.
     public var isIdle: Bool { phase == .idle }
 
@@ -65,8 +75,25 @@ public struct ZoneSyncMachine: Sendable {
         return false
     }
 
-    /// Whether some local change still has to be pushed.
-    public var hasPendingChanges: Bool { state.records.values.contains(where: \.isPending) }
+    /// Whether some local change still has to be pushed (one set aside does not count).
+    public var hasPendingChanges: Bool { state.records.values.contains(where: \.awaitsPush) }
+
+    /// Sets a pending version aside, unpushed, because the server will not take it (the driver
+    /// knows its sealed size is over the limit): a per-item problem until the item changes.
+    public mutating func setAside(_ item: ItemID, because refusal: ItemRefusal) {
+        guard state.records[item]?.isPending == true else { return }
+        state.records[item]?.refusal = refusal
+    }
+
+    /// Puts back, to be pushed again, the versions set aside for a refusal that may pass later
+    /// (a quota; the account may have room now). A version too large stays aside until it changes.
+    /// - Returns: The items put back.
+    @discardableResult
+    public mutating func retrySetAside() -> [ItemID] {
+        let items = state.records.filter { $0.value.refusal != nil && $0.value.refusal != .tooLarge }.map(\.key)
+        for item in items { state.records[item]?.refusal = nil }
+        return items
+    }
 
     /// Takes a change from the local journal. Changes of items that never leave the device are
     /// ignored; a synchronizable one becomes a new pending version whose vector dominates
@@ -74,9 +101,14 @@ public struct ZoneSyncMachine: Sendable {
     public mutating func localChange(_ change: LocalChange) -> [SyncAction] {
         guard change.scope.leavesDevice else { return [] }
         let record = state.records[change.item]
-        if change.content == nil, record?.version.isDeleted ?? true { return [] }
-        state.writeCounter += 1
-        let seen = record?.seen ?? VersionVector()
+        let known = record?.seen ?? VersionVector()
+        // The change was read from the store: the state now holds the store's value.
+        localValueUnknown.remove(change.item)
+        // Deleting what the state and the store both know as absent changes nothing.
+        if change.content == nil, record?.version.isDeleted ?? true, known.descends(from: change.basedOn) { return [] }
+        // A resolution the store took before the crash may hold a counter the state never committed.
+        state.writeCounter = max(state.writeCounter, change.basedOn[state.device]) + 1
+        let seen = known.joined(with: change.basedOn)
         let vector = seen.written(by: state.device, counter: state.writeCounter)
         let version = ItemVersion(
             vector: vector, isDeleted: change.content == nil, modifiedAt: change.modifiedAt,
@@ -87,11 +119,23 @@ public struct ZoneSyncMachine: Sendable {
     }
 
     /// Starts a round unless one is running.
-    public mutating func startSync() -> [SyncAction] {
+    ///
+    /// - Parameter reconcilingFirst: For a device without sync state (a new device, re-enrolment,
+    ///   a lost state file) whose local items were taken as they are: a full resync reconciles
+    ///   them against the account's state before any of them is pushed (decision 0106). Only
+    ///   while the zone was never pulled.
+    public mutating func startSync(reconcilingFirst: Bool = false) -> [SyncAction] {
         guard phase == .idle else { return [] }
         pushesThisRound = 0
+        if reconcilingFirst, isRecovering, state.unansweredBatch == nil, hasPendingChanges {
+            return pull(after: 0, mentioned: [])
+        }
         return pushOrPull()
     }
+
+    /// Whether the device has never completed a pull of the zone: its local versions have no
+    /// baselines, and a full resync reconciles them without (decision 0106).
+    var isRecovering: Bool { state.cursor == 0 }
 
     /// Resends the outstanding request (the driver's timer fired without an answer). A pull gets a
     /// new request ID; a batch is resent unchanged.
@@ -115,6 +159,15 @@ public struct ZoneSyncMachine: Sendable {
         else { return [] }
         state.unansweredBatch = nil
         if response.status == .cursorExpired { return pull(after: 0, mentioned: []) }
+        if response.status == .refused, let refused = response.refused {
+            // Set the named items aside (their versions as pushed) and push the rest at once.
+            var setAside = false
+            for pushed in batch.items where refused.items.contains(pushed.item) && state.records[pushed.item]?.version == pushed.version {
+                state.records[pushed.item]?.refusal = refused.reason
+                setAside = true
+            }
+            if setAside, pushesThisRound < configuration.maximumPushesPerRound { return pushOrPull() }
+        }
         if response.status == .committed {
             for (pushed, result) in zip(batch.items, response.results) where result.item == pushed.item {
                 acknowledge(pushed)
@@ -165,7 +218,7 @@ public struct ZoneSyncMachine: Sendable {
             pushesThisRound += 1
             return [.push(batch)]
         }
-        let pending = state.records.filter(\.value.isPending).sorted { $0.key < $1.key }
+        let pending = state.records.filter(\.value.awaitsPush).sorted { $0.key < $1.key }
             .prefix(configuration.maximumBatchSize)
         guard !pending.isEmpty else { return pull(after: state.cursor, mentioned: nil) }
         let batch = PushBatch(

@@ -12,14 +12,21 @@ public struct ZoneSyncState: Hashable, Sendable {
         public var baseline: [VersionVector]
         /// The join of every version of the item this device has seen.
         public var seen: VersionVector
+        /// Why the pending version was set aside instead of pushed (the server refused it, or the
+        /// device knows it would); nil for every other record. Cleared when the item changes.
+        public var refusal: ItemRefusal?
 
         /// Creates a record.
-        public init(version: ItemVersion, isPending: Bool, baseline: [VersionVector], seen: VersionVector) {
+        public init(version: ItemVersion, isPending: Bool, baseline: [VersionVector], seen: VersionVector, refusal: ItemRefusal? = nil) {
             self.version = version
             self.isPending = isPending
             self.baseline = baseline
             self.seen = seen
+            self.refusal = refusal
         }
+
+        /// Whether the version is waiting to be pushed: pending and not set aside.
+        public var awaitsPush: Bool { isPending && refusal == nil }
     }
 
     /// This device.

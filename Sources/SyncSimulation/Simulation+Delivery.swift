@@ -84,8 +84,8 @@ extension Simulation {
         case .changes(_, let items, _, let hasMore):
             guard wasResyncing, !hasMore else { return }
             let mentioned = Set(items.map(\.item))
-            for case .remove(let item) in actions where !mentioned.contains(item) {
-                ledger.statistics.horizonRemovals += 1
+            for case .unlisted(let item) in actions where !mentioned.contains(item) {
+                ledger.statistics.unlistedKept += 1
             }
         }
     }

@@ -25,6 +25,8 @@ extension Simulation {
                 trace(zone, item, "\(device) keeps in history \(Self.describe(version))")
             case .reject(let item, let rejection):
                 trace(zone, item, "\(device) rejects: \(rejection)")
+            case .unlisted(let item):
+                trace(zone, item, "\(device) keeps its copy the resync did not list")
             case .pull(let request):
                 traceZone(zone, "\(device) asks after \(request.cursor)\(request.isFullResync ? " (resync)" : "") \(request.requestID)")
             case .synced:

@@ -17,8 +17,11 @@ extension Simulation {
         let current = devices[index].keychain[zone]?[item]
         let content: [UInt8]? = current != nil && random.chance(percent: 40) ? nil : ledger.freshContent(localOnly: false)
         devices[index].keychain[zone, default: [:]][item] = content
-        let change = LocalChange(item: item, scope: .synchronizable, content: content, modifiedAt: modifiedAt)
+        // Written over the version the keychain holds, which a crash may have put ahead of the state.
+        let basedOn = configuration.ignoresAppliedVersions ? VersionVector() : devices[index].appliedVersions[zone]?[item] ?? VersionVector()
+        let change = LocalChange(item: item, scope: .synchronizable, content: content, modifiedAt: modifiedAt, basedOn: basedOn)
         let actions = devices[index].machines[zone]!.localChange(change)
+        devices[index].commit(zone)
         let vector = devices[index].machines[zone]!.state.records[item]?.version.vector
         let write = SimulationLedger.Write(
             device: index, zone: zone, item: item, vector: vector, isDeletion: content == nil, replaced: current
@@ -40,6 +43,7 @@ extension Simulation {
         for zone in configuration.zones {
             let change = LocalChange(item: item, scope: scope, content: content, modifiedAt: modifiedAt)
             let actions = devices[index].machines[zone]!.localChange(change)
+            devices[index].commit(zone)
             perform(actions, device: index, zone: zone)
         }
     }

@@ -101,7 +101,14 @@ public struct Simulation {
 
     mutating func perform(_ actions: [SyncAction], device index: Int, zone: ZoneID) {
         if configuration.traceItem != nil { trace(actions, device: index, zone: zone) }
-        let messages = devices[index].perform(actions, zone: zone, now: now, ledger: &ledger)
+        // A crash between the keychain's commit and the state's (B4), only where there is a gap.
+        let hasEffects = actions.contains { if case .store = $0 { true } else if case .remove = $0 { true } else { false } }
+        let crashes = hasEffects && network.isFaulty && random.chance(percent: configuration.crashBetweenCommitsPercent)
+        if crashes {
+            ledger.statistics.crashesBetweenCommits += 1
+            traceZone(zone, "\(devices[index].id) dies between the keychain commit and the state commit")
+        }
+        let messages = devices[index].perform(actions, zone: zone, now: now, crashBeforeCommit: crashes, ledger: &ledger)
         for message in messages where isReachable(index) {
             network.send(message, to: .server, now: now, configuration: configuration, random: &random)
         }

@@ -11,8 +11,11 @@ struct SimulationChecker {
         for zone in simulation.configuration.zones {
             let serverItems = serverLiveItems(zone)
             for (item, content) in serverItems { live[.init(zone: zone, item: item)] = content }
-            for device in simulation.devices where (device.keychain[zone] ?? [:]) != serverItems {
-                found.append("\(device.id) disagrees with the server on zone \(zone)")
+            for device in simulation.devices {
+                let kept = keptWithoutEvidence(device, zone, serverItems)
+                let differing = Set(kept.keys).union(serverItems.keys).filter { kept[$0] != serverItems[$0] }
+                guard !differing.isEmpty else { continue }
+                found.append("\(device.id) disagrees with the server on zone \(zone): \(differing.map(\.rawValue).sorted().joined(separator: ","))")
             }
         }
         found += inventedValues()
@@ -20,6 +23,15 @@ struct SimulationChecker {
         found += droppedVersions()
         found += undoneDeletions(live: live)
         return found.sorted()
+    }
+
+    /// The device's items, less those it kept and reported because a resync no longer listed them
+    /// and the server has no live value of (absence is not deletion: without authenticated
+    /// evidence of their deletion they stay, as problems; decision 0106).
+    private func keptWithoutEvidence(_ device: SimulatedDevice, _ zone: ZoneID, _ serverItems: [ItemID: [UInt8]]) -> [ItemID: [UInt8]] {
+        var items = device.keychain[zone] ?? [:]
+        for item in device.reportedUnlisted[zone] ?? [] where serverItems[item] == nil { items[item] = nil }
+        return items
     }
 
     /// The server's items as a device resolves them: the winning value of each live item.
@@ -91,6 +103,13 @@ struct SimulationChecker {
             if deletions.contains(where: { $0.compare(to: written) == .dominates }) {
                 found.append("a deletion of \(key.zone)/\(key.item) was undone")
             }
+        }
+        // What the user saw, not what the vectors say: the value a user deleted never comes back
+        // (also when a crash made the deletion's vector wrong).
+        for deletion in simulation.ledger.deletions {
+            let key = SimulationLedger.ItemKey(zone: deletion.zone, item: deletion.item)
+            guard let seen = deletion.replaced, live[key] == seen else { continue }
+            found.append("a value of \(key.zone)/\(key.item) a user deleted came back")
         }
         return found
     }

@@ -16,6 +16,8 @@ public struct SimulationConfiguration: Sendable {
     public var dropPercent: Int
     /// Percent of messages delivered twice.
     public var duplicatePercent: Int
+    /// Percent of page applications after which the device dies before its state commit (B4).
+    public var crashBetweenCommitsPercent: Int
     /// The longest message delay, in milliseconds (random delays also reorder messages).
     public var maximumDelay: Int
     /// The server's inactivity limit, in milliseconds; long absences last longer.
@@ -28,6 +30,9 @@ public struct SimulationConfiguration: Sendable {
     public var traceItem: String?
     /// The server's merge rule: only tests break it.
     package var mergeRule: ServerModel.MergeRule
+    /// Local changes written over the state's version only, not the keychain's (the B4 bug):
+    /// only tests set it.
+    package var ignoresAppliedVersions = false
 
     /// A run with the defaults.
     public init(seed: UInt64, operations: Int = 200, devices: Int? = nil) {
@@ -38,6 +43,7 @@ public struct SimulationConfiguration: Sendable {
         self.itemsPerZone = 8
         self.dropPercent = 5
         self.duplicatePercent = 5
+        self.crashBetweenCommitsPercent = 3
         self.maximumDelay = 300
         self.inactivityLimit = 60_000
         self.pageSize = 3

@@ -16,12 +16,14 @@ public struct SimulationStatistics: Sendable, Equatable {
     public var historyEntries = 0
     /// "Cursor expired" answers to pulls and pushes, each starting a full resync.
     public var expiredCursors = 0
-    /// Local copies removed by the horizon rule at the end of a resync.
-    public var horizonRemovals = 0
+    /// Local copies a resync did not list, kept and reported (absence is not deletion).
+    public var unlistedKept = 0
     /// Tombstones the server purged.
     public var purgedTombstones = 0
     /// Device crashes (restarts from durable state).
     public var deviceCrashes = 0
+    /// Device crashes after the keychain took a page's effects and before the state was committed.
+    public var crashesBetweenCommits = 0
     /// Server crashes and outages (a request in progress committed or not, its answer lost).
     public var serverCrashes = 0
 
@@ -35,9 +37,10 @@ public struct SimulationStatistics: Sendable, Equatable {
         keyValueConflicts += other.keyValueConflicts
         historyEntries += other.historyEntries
         expiredCursors += other.expiredCursors
-        horizonRemovals += other.horizonRemovals
+        unlistedKept += other.unlistedKept
         purgedTombstones += other.purgedTombstones
         deviceCrashes += other.deviceCrashes
+        crashesBetweenCommits += other.crashesBetweenCommits
         serverCrashes += other.serverCrashes
     }
 }

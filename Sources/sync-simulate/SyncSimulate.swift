@@ -23,6 +23,9 @@ struct SyncSimulate: AsyncParsableCommand {
     @Option(help: "Print every event touching one item, e.g. keychain/item-1 (use with --seeds 1).")
     var traceItem: String?
 
+    @Option(help: "Percent of page applications after which a device dies before its state commit.")
+    var crashBetweenCommitsPercent = 3
+
     @Flag(help: "Print what the runs exercised (writes, conflicts, resyncs, purges, crashes).")
     var verbose = false
 
@@ -38,11 +41,13 @@ struct SyncSimulate: AsyncParsableCommand {
         let operations = operations
         let devices = devices
         let traceItem = traceItem
+        let crashPercent = crashBetweenCommitsPercent
         let summary = await SimulationBatch.run(
             firstSeed: firstSeed, seeds: seeds, operations: operations, parallelism: parallelism
         ) {
             var configuration = SimulationConfiguration(seed: $0, operations: operations, devices: devices)
             configuration.traceItem = traceItem
+            configuration.crashBetweenCommitsPercent = crashPercent
             return configuration
         }
         for failure in summary.failures {

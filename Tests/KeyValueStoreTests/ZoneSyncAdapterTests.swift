@@ -55,7 +55,7 @@ struct ZoneSyncAdapter {
                     let tombstone = machine.state.records[item]?.version, tombstone.isDeleted
                 else { continue }
                 try store.applyRemote(KeyVersion(key: key, version: tombstone), reason: reason)
-            case .keepInHistory, .reject, .synced:
+            case .keepInHistory, .reject, .unlisted, .synced:
                 continue
             }
         }

@@ -13,7 +13,7 @@ struct CertificateChainTests {
             let tlsDirectory = directory.appendingPathComponent("tls")
             let arguments = try operatorCA.write(leaf: try operatorCA.issueLeaf(), to: tlsDirectory)
             let dataDirectory = directory.appendingPathComponent("server")
-            var server = try await TestServer(dataDirectory: dataDirectory, arguments: arguments)
+            var server = try await TestServer(dataDirectory: dataDirectory, options: arguments)
             defer { server.stop() }
             #expect(server.pin == operatorCA.leafPin)
 
@@ -43,7 +43,7 @@ struct CertificateChainTests {
             server.stop()
             try await eventually("the first server to stop") { !server.isRunning }
             _ = try operatorCA.write(leaf: try operatorCA.issueLeaf(validFor: 180), to: tlsDirectory)
-            server = try await TestServer(dataDirectory: dataDirectory, port: port, arguments: arguments)
+            server = try await TestServer(dataDirectory: dataDirectory, port: port, options: arguments)
             #expect(server.pin == operatorCA.leafPin)
             try await b.add(service: "chain.example", account: "ann", password: "after renewal", update: true)
             try await b.sync()
@@ -57,7 +57,7 @@ struct CertificateChainTests {
             let operatorCA = try OperatorCertificates()
             let arguments = try operatorCA.write(leaf: try operatorCA.issueLeaf(), to: directory.appendingPathComponent("tls"))
             let dataDirectory = directory.appendingPathComponent("server")
-            var server = try await TestServer(dataDirectory: dataDirectory, arguments: arguments)
+            var server = try await TestServer(dataDirectory: dataDirectory, options: arguments)
             defer { server.stop() }
             let device = TestDevice(name: "a", in: directory)
             try await device.enroll(server, account: "rekey-\(UUID().uuidString.prefix(8))", create: true)
@@ -68,7 +68,7 @@ struct CertificateChainTests {
             let newKey = P256.Signing.PrivateKey()
             let newArguments = try operatorCA.write(
                 leaf: try operatorCA.issueLeaf(key: newKey), key: newKey, to: directory.appendingPathComponent("tls-new"))
-            server = try await TestServer(dataDirectory: dataDirectory, port: port, arguments: newArguments)
+            server = try await TestServer(dataDirectory: dataDirectory, port: port, options: newArguments)
             let refused = try await device.syncClient(["sync"])
             #expect(refused.status != 0)
             #expect(refused.stderr.contains("does not match the pin"))
@@ -80,7 +80,7 @@ struct CertificateChainTests {
             let operatorCA = try OperatorCertificates()
             let arguments = try operatorCA.write(
                 leaf: try operatorCA.issueLeaf(), to: directory.appendingPathComponent("tls"), withCA: false)
-            let server = try await TestServer(dataDirectory: directory.appendingPathComponent("server"), arguments: arguments)
+            let server = try await TestServer(dataDirectory: directory.appendingPathComponent("server"), options: arguments)
             defer { server.stop() }
             let device = TestDevice(name: "a", in: directory)
             let result = try await device.syncClient([

@@ -150,7 +150,7 @@ func withTwoDaemons(_ body: (TestDevice, TestDevice) async throws -> Void) async
 extension TestDevice {
     /// Runs `keychain kv --store STORE VERB --keychain PATH ARGUMENTS…`.
     func keyValue(_ arguments: [String], store: String) async throws -> ChildProcess.Result {
-        try await ChildProcess.run(Products.keychain, ["kv", "--store", store, arguments[0], "--keychain", keychainPath] + arguments.dropFirst())
+        try await run(Products.keychain, ["kv", "--store", store, arguments[0], "--keychain", keychainPath] + arguments.dropFirst())
     }
 
     func setValue(_ value: String, forKey key: String, store: String, type: String? = nil) async throws {

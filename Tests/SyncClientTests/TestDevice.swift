@@ -5,22 +5,37 @@ struct TestDevice: Sendable {
     static let password = "correct horse battery staple"
     let name: String
     let keychainPath: String
+    /// A clock offset (`faketime` syntax, e.g. "+365d") every process of the device runs with.
+    private(set) var clockOffset: String?
 
     init(name: String, in directory: URL) {
         self.name = name
         keychainPath = directory.appendingPathComponent("\(name)/keychain.db").path
     }
 
+    /// The same device, its processes from now on run with their clock moved by `offset` (by
+    /// `faketime`, a real wrong clock for the real binaries).
+    func withClock(offset: String) -> TestDevice {
+        var device = self
+        device.clockOffset = offset
+        return device
+    }
+
     @discardableResult
     func keychain(_ arguments: [String]) async throws -> ChildProcess.Result {
-        try await ChildProcess.run(Products.keychain, [arguments[0], "--keychain", keychainPath] + arguments.dropFirst())
+        try await run(Products.keychain, [arguments[0], "--keychain", keychainPath] + arguments.dropFirst())
     }
 
     @discardableResult
     func syncClient(_ arguments: [String], password: String? = TestDevice.password) async throws -> ChildProcess.Result {
         var environment: [String: String] = [:]
         if let password { environment["SYNC_PASSWORD"] = password }
-        return try await ChildProcess.run(Products.syncClient, [arguments[0], "--keychain", keychainPath] + arguments.dropFirst(), environment: environment)
+        return try await run(Products.syncClient, [arguments[0], "--keychain", keychainPath] + arguments.dropFirst(), environment: environment)
+    }
+
+    func run(_ product: URL, _ arguments: [String], environment: [String: String] = [:]) async throws -> ChildProcess.Result {
+        guard let clockOffset else { return try await ChildProcess.run(product, arguments, environment: environment) }
+        return try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/faketime"), ["-f", clockOffset, product.path] + arguments, environment: environment)
     }
 
     /// Enrols (creating the account when `create`), at the KDF floor to keep tests fast.
@@ -86,10 +101,13 @@ func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throws -> 
     return try await body(directory)
 }
 
-/// A server and `count` enrolled devices of one new account; the server is stopped afterwards.
-func withAccount<T>(devices count: Int, _ body: (TestServer, [TestDevice]) async throws -> T) async throws -> T {
+/// A server (started with `serverOptions`) and `count` enrolled devices of one new account; the
+/// server is stopped afterwards.
+func withAccount<T>(
+    devices count: Int, serverOptions: [String] = [], _ body: (TestServer, [TestDevice]) async throws -> T
+) async throws -> T {
     try await withTemporaryDirectory { directory in
-        let server = try await TestServer(dataDirectory: directory.appendingPathComponent("server"))
+        let server = try await TestServer(dataDirectory: directory.appendingPathComponent("server"), options: serverOptions)
         defer { server.stop() }
         let devices = (0..<count).map { TestDevice(name: "device\($0)", in: directory) }
         let account = "user-\(UUID().uuidString.prefix(8))"

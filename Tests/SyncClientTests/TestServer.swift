@@ -8,8 +8,9 @@ final class TestServer: Sendable {
     let port: Int
     private let process: ChildProcess
 
-    /// Starts a server (port 0: any free port, unless `port` is given) and reads its URL and pin.
-    init(dataDirectory: URL, port: Int = 0, insecure: Bool = false, arguments extra: [String] = []) async throws {
+    /// Starts a server (port 0: any free port, unless `port` is given) and reads its URL and pin;
+    /// `options` are further `sync-server` options (limits, collection schedule).
+    init(dataDirectory: URL, port: Int = 0, insecure: Bool = false, options: [String] = []) async throws {
         self.dataDirectory = dataDirectory
         var arguments = [
             "--host", "127.0.0.1", "--port", "\(port)", "--data-dir", dataDirectory.path,
@@ -17,7 +18,7 @@ final class TestServer: Sendable {
             "--account-creations-per-address", "10000",
         ]
         if insecure { arguments.append("--insecure-http") }
-        arguments += extra
+        arguments += options
         process = try ChildProcess(Products.syncServer, arguments, environment: ["LOG_LEVEL": "warning"])
         do {
             try await process.waitForOutput(containing: "listening on ")

@@ -102,7 +102,7 @@ struct ZoneSyncMachineTranscriptTests {
         #expect(Set(machine.state.records.keys) == [x])
     }
 
-    @Test func aDeviceBackFromALongAbsenceAppliesTheHorizonRule() {
+    @Test func aDeviceBackFromALongAbsenceKeepsWhatTheResyncDidNotList() {
         var machine = ZoneSyncMachine(device: a, zone: .keychain)
         for (item, content) in [(x, 1), (y, 2), (z, 3)] as [(ItemID, UInt8)] {
             _ = machine.localChange(F.change(item, content, at: 1_000))
@@ -122,9 +122,11 @@ struct ZoneSyncMachineTranscriptTests {
         let other = F.write(6, by: b, [b: 4], at: 3_000)
         #expect(machine.receive(F.page(3, [(q, 90, [other]), (z, 101, [changed[z]!])], next: 101, hasMore: true))
             == [.store(q, other), F.pull(a, 4, after: 101, full: true)])
-        // The unchanged stale copies of x and y are deleted; z and w survive.
-        #expect(machine.receive(F.page(4, [(w, 102, [changed[w]!])], next: 102)) == [.remove(x), .remove(y), .synced])
-        #expect(Set(machine.state.records.keys) == [q, z, w])
+        // Absence is not deletion: the unchanged copies of x and y are kept, not pushed, and
+        // reported (decision 0106); z and w survive.
+        #expect(machine.receive(F.page(4, [(w, 102, [changed[w]!])], next: 102)) == [.unlisted(x), .unlisted(y), .synced])
+        #expect(Set(machine.state.records.keys) == [q, z, w, x, y])
+        #expect(machine.state.records[x]?.isPending == false && machine.state.records[y]?.isPending == false)
         #expect(machine.state.cursor == 102)
     }
 
@@ -140,7 +142,7 @@ struct ZoneSyncMachineTranscriptTests {
         #expect(machine.state.records[x]?.baseline == [])
     }
 
-    @Test func aResolutionOfAValueTheServerPurgedIsNotPushedBack() {
+    @Test func aResolutionOfAValueTheServerPurgedIsKeptAndNotPushedBack() {
         var (machine, _) = syncedWithX()
         let mine = F.write(nil, by: a, [a: 2], at: 3_000, overwritten: [a: 1])
         let theirs = F.write(2, by: b, [a: 1, b: 1], at: 4_000, overwritten: [a: 1])
@@ -154,11 +156,13 @@ struct ZoneSyncMachineTranscriptTests {
         ])
         // Meanwhile the item was deleted elsewhere and purged while this device was inactive:
         // the push is refused, and the resync finds a pending resolution of a value the server
-        // had. It is not a change of this device's: it goes, rather than reviving the item.
+        // had. It is not a change of this device's: it is not pushed (reviving the item), and
+        // not removed either (absence is not deletion): kept and reported.
         let expired = PushResponse(batchID: 3, status: .cursorExpired, results: [])
         #expect(machine.receive(expired) == [F.pull(a, 3, after: 0, full: true)])
-        #expect(machine.receive(F.page(3, [], next: 60)) == [.remove(x), .synced])
-        #expect(machine.state.records.isEmpty)
+        #expect(machine.receive(F.page(3, [], next: 60)) == [.unlisted(x), .synced])
+        #expect(machine.state.records[x]?.isPending == false)
+        #expect(!machine.hasPendingChanges)
     }
 
     @Test func aResyncDropsAPendingResolutionWhoseValueTheServerForgot() {

@@ -23,8 +23,9 @@ struct SimulationTests {
         #expect(summary.statistics.historyEntries > 0)
         #expect(summary.statistics.expiredCursors > 0)
         #expect(summary.statistics.purgedTombstones > 0)
-        #expect(summary.statistics.horizonRemovals > 0)
+        #expect(summary.statistics.unlistedKept > 0)
         #expect(summary.statistics.localOnlyWrites > 0)
+        #expect(summary.statistics.crashesBetweenCommits > 0)
         // Key-value zones go through the same machine and the same per-item (per-key) checks.
         #expect(summary.statistics.keyValueWrites > 0)
         #expect(summary.statistics.keyValueConflicts > 0)
@@ -63,6 +64,29 @@ struct SimulationTests {
             configuration.mergeRule = .lastWriterWinsIgnoringVectors
             #expect(Simulation.run(configuration).violations == failure.violations)
         }
+    }
+
+    /// B4: a local change written over the committed state's version only, not the keychain's,
+    /// undoes writes after a crash between the two commits; the checker sees it.
+    @Test func writingOverTheStatesVersionAfterACrashIsCaught() async {
+        let summary = await SimulationBatch.run(firstSeed: 1, seeds: 300, operations: Self.operations, parallelism: 2) {
+            var configuration = SimulationConfiguration(seed: $0, operations: 200)
+            configuration.ignoresAppliedVersions = true
+            configuration.crashBetweenCommitsPercent = 30
+            return configuration
+        }
+        let kinds = Dictionary(grouping: summary.failures.flatMap(\.violations)) { Self.kind(of: $0) }
+            .mapValues(\.count).sorted { $0.key < $1.key }
+        print("local changes over the state's version: \(summary.failures.count) of \(summary.seeds) seeds failed: \(kinds)")
+        #expect(summary.failures.count > 0)
+        // The same seeds and crashes with the rule: clean.
+        let control = await SimulationBatch.run(firstSeed: 1, seeds: 300, operations: Self.operations, parallelism: 2) {
+            var configuration = SimulationConfiguration(seed: $0, operations: 200)
+            configuration.crashBetweenCommitsPercent = 30
+            return configuration
+        }
+        #expect(control.violationCount == 0, "\(control.failures.prefix(3).map(\.violations))")
+        #expect(control.statistics.crashesBetweenCommits > 100)
     }
 
     /// A violation without the names of devices and items, to count violations by kind.

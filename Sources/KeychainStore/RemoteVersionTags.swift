@@ -1,0 +1,21 @@
+import KeychainModel
+
+/// The versions a sync apply leaves its items at, recorded by
+/// ``Keychain/applyRemote(_:basedOnJournal:versions:)`` in the apply's own transaction.
+///
+/// The sync state lives in another file and is committed after the keychain; a crash in between
+/// leaves the keychain a version ahead of it. A local change read from the journal afterwards is
+/// built over the version recorded here, so it is not taken for a write concurrent with the
+/// version the user saw and changed (decision 0107).
+public struct RemoteVersionTags: Sendable, Hashable {
+    /// Who recorded them (the sync state's device): a tag of an earlier enrolment is not used.
+    public var owner: String
+    /// The opaque version (the sync engine's encoded version vector) of each written item.
+    public var tags: [PrimaryKey: [UInt8]]
+
+    /// Creates the tags of one apply.
+    public init(owner: String, tags: [PrimaryKey: [UInt8]]) {
+        self.owner = owner
+        self.tags = tags
+    }
+}
