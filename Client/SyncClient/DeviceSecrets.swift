@@ -61,6 +61,19 @@ package struct DeviceSecrets: Sendable {
         }
     }
 
+    /// Removes every secret of this device's enrolment (leaving the account).
+    package func removeAll() throws(SyncClientError) {
+        for name in [Self.accountKeyName, Self.tokenName, Self.signingKeyName, Self.agreementKeyName] {
+            do {
+                try keychain.delete(query(name))
+            } catch let error where error.code == .itemNotFound {
+                continue
+            } catch {
+                throw SyncClientError(.localStorage, "cannot remove the \(name) from the keychain: \(error.message)", underlying: error)
+            }
+        }
+    }
+
     private func query(_ name: String) -> Query {
         var attributes = ItemAttributes()
         attributes.service = Self.service

@@ -49,7 +49,8 @@ struct EnrollCommand: AsyncParsableCommand {
     @Option(help: "log2 of scrypt's N for a new account (default 17, floor 15).") var kdfLogN: UInt8 = 17
     @Flag(help: "Ask an enrolled device to approve this one: prints a code to compare and waits for `sync-client approve`.")
     var requestApproval = false
-    @Option(help: "How long to wait for an approval, in seconds (the server keeps a request 600).") var approvalTimeout: Int = 600
+    @Option(name: [.customLong("timeout"), .customLong("approval-timeout")],
+            help: "How long to wait for an approval, in seconds (the server keeps a request 600).") var approvalTimeout: Int = 600
 
     func run() async throws {
         let logger = makeLogger("sync-client")

@@ -18,7 +18,7 @@ struct ApprovalEnrolmentTests {
                 Products.syncClient,
                 [
                     "enroll", "--keychain", b.keychainPath, "--server", server.url, "--account", account, "--device-name", "b",
-                    "--pin", server.pin ?? "", "--request-approval", "--approval-timeout", "120",
+                    "--pin", server.pin ?? "", "--request-approval", "--timeout", "120",
                 ],
                 environment: ["SYNC_PASSWORD": TestDevice.password])
             defer { waiting.stop() }

@@ -1,0 +1,73 @@
+import Foundation
+import KeychainModel
+import KeychainStore
+import Logging
+import SyncCore
+
+/// `sync-client leave`: signs this device out of its account (DESIGN §7). The device revokes
+/// itself (signed into the device log, its token and ID refused from then on), then forgets the
+/// account: its secrets in the keychain and the sync state file. The account's items on this
+/// keychain go too, unless they are kept; nothing is deleted anywhere else (decision 0135).
+package struct DeviceDeparture: Sendable {
+    /// What leaving did.
+    package struct Report: Sendable, Equatable {
+        /// The device that left.
+        package var device: DeviceID
+        /// Synchronizable items removed from this keychain (0 when kept).
+        package var removedItems: Int
+    }
+
+    package let keychainPath: String
+    /// Keep the account's items on this keychain (they stay synchronizable, and sync again if
+    /// this keychain is enrolled in the same account later).
+    package var keepLocal = false
+
+    package init(keychainPath: String) { self.keychainPath = keychainPath }
+
+    /// Revokes this device on the server first: if the server cannot be reached nothing changes
+    /// here, so the device is never signed out locally while the account still counts it.
+    package func leave(logger: Logger) async throws -> Report {
+        if !keepLocal {
+            // Checked first: a locked keychain would refuse the deletions after the revocation.
+            let status = try DeviceEnrolment.openKeychain(keychainPath).lockStatus()
+            if status.isLocked { throw SyncClientError(.keychainLocked, "the keychain is locked; unlock it to remove the account's items, or pass --keep-local") }
+        }
+        let device = try await ClientSession.with(keychainPath: keychainPath, logger: logger) { session in
+            try await AccountAdministration(session: session).revoke(session.enrolment.device)
+            return session.enrolment.device
+        }
+        let keychain = try DeviceEnrolment.openKeychain(keychainPath)
+        try DeviceSecrets(keychain: keychain).removeAll()
+        try removeStateFiles()
+        let removed = keepLocal ? 0 : try removeSynchronizableItems(keychain)
+        logger.info("left the account", metadata: ["device": "\(device)"])
+        return Report(device: device, removedItems: removed)
+    }
+
+    private func removeStateFiles() throws(SyncClientError) {
+        let state = ClientStateDatabase.path(forKeychain: keychainPath)
+        for path in [state, state + "-wal", state + "-shm"] where FileManager.default.fileExists(atPath: path) {
+            do {
+                try FileManager.default.removeItem(atPath: path)
+            } catch {
+                throw SyncClientError(.localStorage, "cannot remove the sync state file \(path)", underlying: error)
+            }
+        }
+    }
+
+    private func removeSynchronizableItems(_ keychain: Keychain) throws(SyncClientError) -> Int {
+        var removed = 0
+        for itemClass in ItemClass.allCases {
+            let query = Query(itemClass: itemClass, synchronizable: .yes, limit: .all, returns: [.attributes])
+            do {
+                removed += try keychain.find(query).count
+                try keychain.delete(Query(itemClass: itemClass, synchronizable: .yes))
+            } catch let error where error.code == .itemNotFound {
+                continue
+            } catch {
+                throw SyncClientError(.localStorage, "cannot remove the account's items: \(error.message)", underlying: error)
+            }
+        }
+        return removed
+    }
+}

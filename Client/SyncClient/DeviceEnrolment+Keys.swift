@@ -1,0 +1,62 @@
+import KeychainCrypto
+import KeychainStore
+import SyncCore
+import SyncProtocol
+
+/// How enrolment opens the account key and checks what the server serves.
+extension DeviceEnrolment {
+    /// The account key from the password's wrap, which binds the KDF parameters it was made under.
+    static func openPasswordWrap(_ keys: AccountKeyBundle, secrets: AccountSecrets, account: String) throws -> AccountKey {
+        do {
+            guard try parameters(keys.kdf, salt: keys.salt) == secrets.parameters else {
+                throw SyncClientError(.signInFailed, "the server's key material does not match its sign-in parameters")
+            }
+            return try AccountKey.unwrap(keys.wrappedAccountKey.bytes, with: secrets, account: account, epoch: VersionSealer.keyEpoch)
+        } catch let error as SyncClientError {
+            throw error
+        } catch {
+            throw SyncClientError(.signInFailed, "the account key does not open with this password", underlying: error)
+        }
+    }
+
+    /// The account key from the recovery wrap.
+    static func openRecoveryWrap(_ keys: AccountKeyBundle, recoveryKey: RecoveryKey, account: String) throws(SyncClientError) -> AccountKey {
+        guard let wrapped = keys.wrappedRecoveryKey else { throw SyncClientError(.signInFailed, "the server sent no recovery wrap") }
+        do {
+            return try AccountKey.unwrap(wrapped.bytes, with: recoveryKey, account: account, epoch: VersionSealer.keyEpoch)
+        } catch {
+            throw SyncClientError(.signInFailed, "the recovery key does not open the account key the server sent", underlying: error)
+        }
+    }
+
+    /// Runs `body` with `connection`, then shuts it down whatever happened.
+    static func closing<T>(_ connection: ServerConnection, _ body: (ServerConnection) async throws -> T) async throws -> T {
+        do {
+            let result = try await body(connection)
+            await connection.shutdown()
+            return result
+        } catch {
+            await connection.shutdown()
+            throw error
+        }
+    }
+
+    /// The server's KDF parameters, refused below this client's floors or above its limits.
+    package static func parameters(_ kdf: PasswordKDF, salt: Base64Bytes) throws(SyncClientError) -> KDFParameters {
+        do {
+            return try KDFParameters(algorithm: kdf.algorithm, logN: kdf.logN, r: kdf.r, p: kdf.p, salt: salt.bytes)
+        } catch {
+            throw SyncClientError(
+                .unsafeParameters, "the server's KDF parameters are outside this client's limits (\(error.message)); refusing them",
+                underlying: error)
+        }
+    }
+
+    package static func openKeychain(_ path: String) throws(SyncClientError) -> Keychain {
+        do {
+            return try Keychain.open(at: path)
+        } catch {
+            throw SyncClientError(.localStorage, "cannot open the keychain: \(error.message)", underlying: error)
+        }
+    }
+}
