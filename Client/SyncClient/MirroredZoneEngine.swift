@@ -116,7 +116,7 @@ package actor MirroredZoneEngine<Mirror: ZoneMirror> {
     /// is not the item its ID names, is left out of the page and reported.
     private func open(_ page: PullResponse<SealedVersion>, report: inout SyncEngine.RoundReport) -> PullResponse<ItemVersion> {
         guard case .changes(let requestID, let items, let nextCursor, let hasMore) = page else {
-            return .cursorExpired(requestID: page.requestID)
+            return page.versionless() ?? .cursorExpired(requestID: page.requestID)
         }
         var opened: [SyncCore.ChangedItem<ItemVersion>] = []
         opened.reserveCapacity(items.count)

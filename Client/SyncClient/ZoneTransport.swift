@@ -61,6 +61,8 @@ package struct ZoneTransport: Sendable {
             return .changes(requestID: request.requestID, items: items, nextCursor: page.cursor, hasMore: page.hasMore)
         } catch where ServerFailure.code(of: error) == ErrorCode.cursorExpired {
             return .cursorExpired(requestID: request.requestID)
+        } catch where ServerFailure.code(of: error) == ErrorCode.feedRestored {
+            return .feedRestored(requestID: request.requestID)
         }
     }
 

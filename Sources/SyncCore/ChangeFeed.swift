@@ -74,11 +74,24 @@ public enum PullResponse<Version: Hashable & Sendable>: Hashable, Sendable {
     /// The cursor is older than the zone's horizon: tombstones after it were purged, so the
     /// device must resync in full.
     case cursorExpired(requestID: RequestID)
+    /// The server was restored from a backup older than the cursor: it lost changes the device
+    /// has seen. The device resyncs in full and gives back what the server no longer lists
+    /// (decision 0154).
+    case feedRestored(requestID: RequestID)
 
     /// The request answered.
     public var requestID: RequestID {
         switch self {
-        case .changes(let requestID, _, _, _), .cursorExpired(let requestID): requestID
+        case .changes(let requestID, _, _, _), .cursorExpired(let requestID), .feedRestored(let requestID): requestID
+        }
+    }
+
+    /// An answer without versions (expired or restored) retyped for other versions; nil for a page.
+    public func versionless<Other>(as _: Other.Type = Other.self) -> PullResponse<Other>? {
+        switch self {
+        case .changes: nil
+        case .cursorExpired(let requestID): .cursorExpired(requestID: requestID)
+        case .feedRestored(let requestID): .feedRestored(requestID: requestID)
         }
     }
 
@@ -87,6 +100,8 @@ public enum PullResponse<Version: Hashable & Sendable>: Hashable, Sendable {
         switch self {
         case .cursorExpired(let requestID):
             return .cursorExpired(requestID: requestID)
+        case .feedRestored(let requestID):
+            return .feedRestored(requestID: requestID)
         case .changes(let requestID, let items, let nextCursor, let hasMore):
             let mapped = try items.map {
                 ChangedItem(item: $0.item, sequence: $0.sequence, versions: try $0.versions.map(transform))

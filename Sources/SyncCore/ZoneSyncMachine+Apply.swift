@@ -71,12 +71,20 @@ extension ZoneSyncMachine {
     /// is pushed. A value the server had and no longer lists (a deletion it collected, or data it
     /// lost or withholds) is kept, not pushed, and reported. A local deletion the server no
     /// longer lists is forgotten: the item is gone here already.
+    ///
+    /// After a server's restore (decision 0154) the server lost what it no longer lists, so a
+    /// version (or deletion) it had acknowledged or sent is given back instead: pushed again as it
+    /// is, its vector unchanged, so it merges with what other devices give back by the usual rule.
     mutating func reconcileResync(mentioned: Set<ItemID>) -> [SyncAction] {
         var actions: [SyncAction] = []
         for (item, record) in state.records.sorted(by: { $0.key < $1.key }) where !mentioned.contains(item) {
             let serverHadValue = record.baseline.contains { $0.descends(from: record.version.origin) }
             if record.isPending, !serverHadValue {
                 state.records[item]?.baseline = []
+                continue
+            }
+            if givingBack, !record.baseline.isEmpty, !localValueUnknown.contains(item) {
+                state.records[item]?.isPending = true
                 continue
             }
             // A deletion the local store may not show (it took a later version before a crash).

@@ -46,6 +46,10 @@ public struct ZoneSyncMachine: Sendable {
     /// state was not committed with (a crash between the two commits, decision 0107). Their next
     /// pulled version is applied to the store even when the state holds the same value.
     public internal(set) var localValueUnknown: Set<ItemID> = []
+    /// Set while a full resync follows a server's restore (decision 0154): its reconciliation
+    /// gives back what the server no longer lists. Lost on a crash: the restarted pull from the
+    /// old cursor is answered the same way.
+    var givingBack = false
 
     /// A machine for a device that never synced `zone`.
     public init(device: DeviceID, zone: ZoneID, configuration: Configuration = Configuration()) {
@@ -184,6 +188,10 @@ public struct ZoneSyncMachine: Sendable {
         }
         switch response {
         case .cursorExpired:
+            givingBack = false
+            return pull(after: 0, mentioned: [])
+        case .feedRestored:
+            givingBack = true
             return pull(after: 0, mentioned: [])
         case .changes(_, let items, let nextCursor, let hasMore):
             var actions: [SyncAction] = []
@@ -196,7 +204,10 @@ public struct ZoneSyncMachine: Sendable {
                 if mentioned == nil { state.cursor = nextCursor }
                 return actions + pull(after: nextCursor, mentioned: mentioned)
             }
-            if let mentioned { actions += reconcileResync(mentioned: mentioned) }
+            if let mentioned {
+                actions += reconcileResync(mentioned: mentioned)
+                givingBack = false
+            }
             state.cursor = nextCursor
             return actions + endOfPull()
         }

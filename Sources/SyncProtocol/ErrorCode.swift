@@ -30,6 +30,9 @@ public enum ErrorCode {
     public static let deviceRevoked = "device_revoked"
     /// 410: the cursor can no longer be served; reconcile in full (`resync=true`).
     public static let cursorExpired = "cursor_expired"
+    /// 410: the server was restored from a backup older than the cursor: it lost changes the device
+    /// has seen; reconcile in full (`resync=true`) and push again what the server no longer lists.
+    public static let feedRestored = "feed_restored"
     /// 405: the route does not accept that method.
     public static let methodNotAllowed = "method_not_allowed"
     /// 415: the body is not `application/json`.

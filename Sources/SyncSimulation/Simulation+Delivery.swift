@@ -81,6 +81,8 @@ extension Simulation {
         switch response {
         case .cursorExpired:
             ledger.statistics.expiredCursors += 1
+        case .feedRestored:
+            return
         case .changes(_, let items, _, let hasMore):
             guard wasResyncing, !hasMore else { return }
             let mentioned = Set(items.map(\.item))

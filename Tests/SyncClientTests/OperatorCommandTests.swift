@@ -103,15 +103,20 @@ struct OperatorCommandTests {
             #expect(try await b.password(service: "after9", account: "bo") == "a9")
             #expect(try await a.password(service: "after9", account: "bo") == "a9")
 
-            // What the server lost (the items written after the backup) comes back from the devices: this
-            // needs the client's rollback detection (DESIGN section 8), which the sync engine does
-            // not do yet.
-            await withKnownIssue("devices do not yet push again what a restored server lost (DESIGN section 8)") {
-                var result = try await b.syncClient(["sync"])
-                for _ in 0..<3 where result.status != 0 { result = try await b.syncClient(["sync"]) }
-                try await c.sync()
-                #expect(try await c.password(service: "after9", account: "bo") == "a9")
-            }
+            // What the server lost (the items written after the backup) comes back from the devices
+            // (decision 0154): their cursors are ahead of where the backup ended, so they resync and
+            // give it back; a new device then has everything.
+            try await b.sync()
+            try await a.sync()
+            let d = TestDevice(name: "d", in: directory)
+            try await d.enroll(server, account: account)
+            try await d.sync()
+            for index in 0..<10 { #expect(try await d.password(service: "after\(index)", account: "bo") == "a\(index)") }
+            for index in [0, 29] { #expect(try await d.password(service: "during\(index)", account: "bo") == "d\(index)") }
+            #expect(try await d.password(service: "restored", account: "bo") == "r")
+            // Nothing is reported: what was given back is in step everywhere.
+            let status = try await b.syncClient(["status"])
+            #expect(!status.stdout.contains("no longer lists"), "\(status.stdout)")
         }
     }
 }

@@ -94,6 +94,21 @@ struct PostgresStorageTests {
         }
     }
 
+    /// The restore step of docs/operations.md, after a pg_restore: the feed answers as on SQLite.
+    @Test func theDocumentedRestoreStepAnswersCursorsAheadOfTheBackupWithRestored() async throws {
+        try await PostgresTestCluster.withFreshDatabase { location in
+            try await PostgresTestCluster.withStorage(location) { storage in
+                let account = try await Fixture.createAccount("alice", in: storage)
+                _ = try await Fixture.upload(["a": ["d": 1], "b": ["d": 2]], account: account, in: storage)
+                try await PostgresTestCluster.withClient(location) { client in
+                    try await client.query(
+                        "UPDATE account_sequences SET restored_through = last_sequence, last_sequence = last_sequence + 1099511627776")
+                }
+                try await RestoredFeedChecks.check(storage, account: account, through: 2, backedUp: ["a", "b"])
+            }
+        }
+    }
+
     @Test func severalProcessesMigratingAtOnceApplyEachMigrationOnce() async throws {
         try await PostgresTestCluster.withFreshDatabase { location in
             try await withThrowingTaskGroup(of: Void.self) { group in

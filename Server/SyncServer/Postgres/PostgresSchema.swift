@@ -165,5 +165,9 @@ enum PostgresSchema {
             )
             """,
         ]),
+        // Where the last restore's backup ended (decision 0154); NULL for an account never restored.
+        .init(version: 9, statements: [
+            "ALTER TABLE account_sequences ADD COLUMN restored_through bigint",
+        ]),
     ]
 }

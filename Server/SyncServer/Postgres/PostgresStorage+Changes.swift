@@ -68,9 +68,10 @@ extension PostgresStorage {
                                  WHERE account_id = \(account) AND zone = \(query.zone)), 0) AS horizon,
                        coalesce((SELECT last_sequence FROM account_sequences
                                  WHERE account_id = \(account)), 0) AS latest,
+                       (SELECT restored_through FROM account_sequences WHERE account_id = \(account)) AS restored,
                        (SELECT count(*) FROM sized) > (SELECT count(*) FROM kept) AS cut
             )
-            SELECT meta.horizon, meta.latest, meta.cut, versions.item_id, versions.sequence, versions.vector,
+            SELECT meta.horizon, meta.latest, meta.restored, meta.cut, versions.item_id, versions.sequence, versions.vector,
                    versions.deleted, versions.blob
             FROM meta LEFT JOIN (
                 -- LATERAL: one primary-key probe per page item, whatever the table statistics say.
@@ -84,13 +85,14 @@ extension PostgresStorage {
             """,
             logger: logger
         )
-        var horizon: Int64 = 0, latest: Int64 = 0, cut = false
+        var horizon: Int64 = 0, latest: Int64 = 0, restoredThrough: Int64?, cut = false
         var items: [ItemState] = []
-        for try await (zoneHorizon, accountLatest, pageCut, id, sequence, vector, deleted, blob) in rows.decode(
-            (Int64, Int64, Bool, String?, Int64?, ByteBuffer?, Bool?, ByteBuffer?).self
+        for try await (zoneHorizon, accountLatest, accountRestored, pageCut, id, sequence, vector, deleted, blob) in rows.decode(
+            (Int64, Int64, Int64?, Bool, String?, Int64?, ByteBuffer?, Bool?, ByteBuffer?).self
         ) {
             horizon = zoneHorizon
             latest = accountLatest
+            restoredThrough = accountRestored
             cut = pageCut
             guard let id, let sequence, let vector, let deleted, let blob else { continue }
             let version = StoredVersion(vector: try Self.vector(from: vector), deleted: deleted, blob: Array(buffer: blob))
@@ -103,6 +105,7 @@ extension PostgresStorage {
         if !query.fullResync && Int64(clamping: query.after) < horizon {
             return .cursorExpired(horizon: UInt64(horizon))
         }
+        if let restored = ChangeFeed.restoredCheck(query, restoredThrough: restoredThrough) { return restored }
         let hasMore = items.count > limit || cut
         if items.count > limit { items.removeLast() }
         // The last page moves the cursor to the account's latest sequence (one snapshot: every

@@ -35,6 +35,10 @@ struct ZoneRoutes {
         switch feed {
         case .cursorExpired:
             throw APIError(.gone, ErrorCode.cursorExpired, "the cursor can no longer be served; reconcile in full with resync=true")
+        case .restored:
+            throw APIError(
+                .gone, ErrorCode.feedRestored,
+                "the server was restored from a backup older than this cursor; reconcile in full with resync=true and upload again what it no longer lists")
         case .page(let page):
             let items = page.items.map { item in
                 FeedItem(

@@ -5,6 +5,25 @@ package enum ChangeFeed: Sendable, Equatable {
     /// Tombstones newer than the cursor were collected (the newest at sequence `horizon`): the
     /// client must reconcile in full.
     case cursorExpired(horizon: UInt64)
+    /// The server was restored from a backup made at sequence `through`, and the cursor lies
+    /// between it and the restore's sequence jump: the device has seen changes the server lost.
+    /// It reconciles in full and pushes again what the server no longer lists (decision 0154).
+    case restored(through: UInt64)
+
+    /// How far a restore moves every account's sequence on: past any cursor a device can hold from
+    /// before the restore, so the writes made after it reach every device (decision 0153).
+    package static let restoredSequenceJump: Int64 = 1 << 40
+
+    /// The answer to `query` on an account restored from a backup that ended at `restoredThrough`
+    /// (nil: never restored): ``restored(through:)`` for an incremental query whose cursor, from
+    /// before the restore, is ahead of the backup (and below the jump, where the feed resumed);
+    /// nil otherwise.
+    static func restoredCheck(_ query: ChangeQuery, restoredThrough: Int64?) -> ChangeFeed? {
+        guard !query.fullResync, let restoredThrough, restoredThrough >= 0 else { return nil }
+        let backup = UInt64(restoredThrough)
+        let after = query.after
+        return after > backup && after < backup + UInt64(restoredSequenceJump) ? .restored(through: backup) : nil
+    }
 }
 
 /// A page of a zone's change feed.

@@ -46,6 +46,25 @@ struct SQLiteStorageTests {
         }
     }
 
+    @Test func aRestoreAnswersCursorsAheadOfTheBackupWithRestored() async throws {
+        try await TemporaryDirectory.with { directory in
+            let live = directory.appendingPathComponent("live")
+            let account: AccountID
+            do {
+                let storage = try SQLiteStorage(directory: live)
+                account = try await Fixture.createAccount("alice", in: storage)
+                _ = try await Fixture.upload(["a": ["d": 1], "b": ["d": 2]], account: account, in: storage)
+            }
+            let backup = directory.appendingPathComponent("backup.sqlite")
+            _ = try SQLiteStorage.backup(directory: live, to: backup)
+            do {
+                _ = try await Fixture.upload(["lost": ["d": 3]], account: account, cursor: 2, in: try SQLiteStorage(directory: live))
+            }
+            _ = try SQLiteStorage.restore(from: backup, into: live)
+            try await RestoredFeedChecks.check(try SQLiteStorage(directory: live), account: account, through: 2, backedUp: ["a", "b"])
+        }
+    }
+
     @Test func serverSecretAdoptsTheLegacySecretFileAndSurvivesReopening() async throws {
         try await TemporaryDirectory.with { directory in
             let legacy = Data((0..<32).map { UInt8($0) })

@@ -42,7 +42,8 @@ extension MemoryStorage {
             let response = model.pull(request, maximumBytes: query.maximumBytes, now: Self.milliseconds(query.now))
             if !known.contains(device) { model.revoke(device) }
             switch response {
-            case .cursorExpired: return .cursorExpired(horizon: horizon)
+            // (The model is never restored from a backup, so it never answers `feedRestored`.)
+            case .cursorExpired, .feedRestored: return .cursorExpired(horizon: horizon)
             case .changes(_, let items, let cursor, let hasMore): return .page(Self.page(items, cursor: cursor, hasMore: hasMore))
             }
         }

@@ -34,13 +34,10 @@ extension SQLiteStorage {
         }
     }
 
-    /// How far a restore moves every account's sequence on: past any cursor a device can hold from
-    /// before the restore, so the writes made after it reach every device (decision 0153).
-    package static let restoredSequenceJump: Int64 = 1 << 40
-
     /// Replaces the database in `directory` (created when missing) with the backup `file`, after
     /// checking that the file is an intact sync-server database; migrates it to this version and
-    /// moves every account's sequence on by ``restoredSequenceJump``. Every server process on the
+    /// moves every account's sequence on by ``ChangeFeed/restoredSequenceJump``, remembering where
+    /// the backup ended (decision 0154). Every server process on the
     /// directory must be stopped first.
     package static func restore(from file: URL, into directory: URL) throws -> BackupSummary {
         do {
@@ -54,7 +51,9 @@ extension SQLiteStorage {
             try backup.backup(to: storage.pool)
             try migrator.migrate(storage.pool)
             try storage.pool.write { db in
-                try db.execute(sql: "UPDATE account SET latestSequence = latestSequence + ?", arguments: [restoredSequenceJump])
+                try db.execute(
+                    sql: "UPDATE account SET restoredThrough = latestSequence, latestSequence = latestSequence + ?",
+                    arguments: [ChangeFeed.restoredSequenceJump])
             }
             return try summary(of: storage.pool)
         } catch let error as SyncServerError {

@@ -62,6 +62,11 @@ extension SQLiteStorage {
         if !query.fullResync && Int64(clamping: query.after) < horizon {
             return .cursorExpired(horizon: UInt64(horizon))
         }
+        if !query.fullResync, let restored = ChangeFeed.restoredCheck(
+            query, restoredThrough: try Int64.fetchOne(db, sql: "SELECT restoredThrough FROM account WHERE id = ?", arguments: [account]))
+        {
+            return restored
+        }
         let limit = max(1, query.limit)
         // A cursor, so an item past the page's item limit or byte budget is never read into memory.
         let rows = try Row.fetchCursor(

@@ -93,6 +93,10 @@ extension SQLiteStorage {
         migrator.registerMigration("recoveryVerifier") { db in
             try db.execute(sql: "ALTER TABLE account ADD COLUMN recoveryVerifier BLOB")
         }
+        // Where the last restore's backup ended (decision 0154); NULL for an account never restored.
+        migrator.registerMigration("restoredThrough") { db in
+            try db.execute(sql: "ALTER TABLE account ADD COLUMN restoredThrough INTEGER")
+        }
         return migrator
     }
 }
