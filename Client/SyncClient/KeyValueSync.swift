@@ -14,6 +14,8 @@ package actor KeyValueSync {
         package var applied = 0
         /// The stores synced.
         package var stores: [String] = []
+        /// Entries a full resync no longer listed, kept and reported (decision 0106).
+        package var unlisted = 0
     }
 
     /// The key-value database file beside the keychain (it may not exist yet).
@@ -111,7 +113,9 @@ package actor KeyValueSync {
         var report = Report()
         var syncable = Set(try mapped { try database?.storeNames() ?? [] })
         // Always: the directory is how this device learns of stores written elsewhere.
-        report.pushed += try await directory.syncUntilInStep(maximumRounds: maximumRounds).pushed
+        let listing = try await directory.syncUntilInStep(maximumRounds: maximumRounds)
+        report.pushed += listing.pushed
+        report.unlisted += listing.unlisted
         syncable.formUnion(StoreDirectoryMirror.names(in: await directory.records))
         if syncable.isEmpty { return report }
         var failure: (any Error)?
@@ -120,6 +124,7 @@ package actor KeyValueSync {
                 let result = try await engine(for: name).syncUntilInStep(maximumRounds: maximumRounds)
                 report.pushed += result.pushed
                 report.applied += result.applied
+                report.unlisted += result.unlisted
                 report.stores.append(name)
             } catch {
                 session.logger.warning("key-value store sync failed", metadata: ["store": "\(name)", "error": "\(error)"])

@@ -99,6 +99,7 @@ package actor MirroredZoneEngine<Mirror: ZoneMirror> {
                 continue
             case .unlisted(let item):
                 problems.append((item, SyncEngine.unlistedProblem))
+                report.unlisted += 1
             case .reject(let item, let rejection):
                 let reason = rejection == .vectorWentBackwards
                     ? "its version vector goes backwards" : "it claims a write of this device that this device never made"

@@ -35,6 +35,8 @@ public struct SyncClientError: Error, Sendable, CustomStringConvertible {
         /// The server served account state (the device log) that contradicts what this device
         /// verified, or that it cannot verify; nothing was changed locally.
         public static let untrustedAccountState = Code(rawValue: "untrustedAccountState")
+        /// A full resync did not list items this device has; they were kept and reported (decision 0106).
+        public static let unlistedItems = Code(rawValue: "unlistedItems")
         /// An argument or input is invalid.
         public static let invalidInput = Code(rawValue: "invalidInput")
 

@@ -24,6 +24,7 @@ extension SyncEngine.RoundReport {
             total.applied += report.applied
             total.rejected += report.rejected
             total.setAside += report.setAside
+            total.unlisted += report.unlisted
             if report.inStep {
                 total.inStep = true
                 break

@@ -23,6 +23,8 @@ package actor SyncEngine {
         package var rejected: [String] = []
         /// Versions the server refused in this round, set aside as per-item problems.
         package var setAside = 0
+        /// Items a full resync no longer listed, kept and reported (decision 0106).
+        package var unlisted = 0
         /// Whether the round ended in step with the server.
         package var inStep = false
     }
@@ -303,6 +305,7 @@ package actor SyncEngine {
             case .unlisted(let item):
                 logger.warning("a full resync did not list an item; kept", metadata: ["item": "\(item)"])
                 problems.append((item, Self.unlistedProblem))
+                report.unlisted += 1
             case .reject(let item, let rejection):
                 let reason = rejection == .vectorWentBackwards
                     ? "its version vector goes backwards" : "it claims a write of this device that this device never made"

@@ -116,6 +116,14 @@ struct SyncCommand: AsyncParsableCommand {
             }
             print("in step: pushed \(report.0.pushed), applied \(report.0.applied)")
             print("key-value stores in step: \(report.1.stores.count), pushed \(report.1.pushed), applied \(report.1.applied)")
+            let unlisted = report.0.unlisted + report.1.unlisted
+            if unlisted > 0 {
+                // Everything else is done; the exit status says that the server's state was not
+                // taken whole (decision 0106: withheld, lost, or deleted and collected).
+                throw SyncClientError(
+                    .unlistedItems,
+                    "the server no longer lists \(unlisted) item(s) this device has; kept here, not deleted; see `sync-client status`")
+            }
         }
     }
 }
