@@ -1,0 +1,112 @@
+import Foundation
+
+/// A rewriting proxy in front of the real server (a real process: Python's standard library),
+/// standing for a malicious or broken server as one device sees it. It forwards every request,
+/// except the keychain zone's change feed in the mode the test writes into its mode file:
+/// - `pass`: forward (the first non-empty keychain page is recorded);
+/// - `wipe`: an incremental pull is answered `410 cursor_expired`, and the full resync that
+///   follows gets the server's answer with every item taken out;
+/// - `replay`: the next incremental pull is answered with the recorded page, once; then `pass`.
+final class RewritingProxy: Sendable {
+    enum Mode: String, Sendable {
+        case pass, wipe, replay
+    }
+
+    let url: String
+    private let process: ChildProcess
+    private let modeFile: URL
+
+    init(upstreamPort: Int, in directory: URL) async throws {
+        let script = directory.appendingPathComponent("rewriting_proxy.py")
+        try Self.source.write(to: script, atomically: true, encoding: .utf8)
+        modeFile = directory.appendingPathComponent("proxy-mode")
+        try Mode.pass.rawValue.write(to: modeFile, atomically: true, encoding: .utf8)
+        process = try ChildProcess(
+            URL(fileURLWithPath: "/usr/bin/python3"), [script.path, String(upstreamPort), modeFile.path])
+        try await process.waitForOutput(containing: "listening ")
+        guard let port = process.stdout.split(separator: "\n").first(where: { $0.hasPrefix("listening ") })?.split(separator: " ").last
+        else { throw TestFailure("the proxy printed no port: \(process.stderr)") }
+        url = "http://127.0.0.1:\(port)"
+    }
+
+    func set(_ mode: Mode) throws {
+        try mode.rawValue.write(to: modeFile, atomically: true, encoding: .utf8)
+    }
+
+    func stop() { process.stop() }
+
+    private static let source = #"""
+        import http.client, http.server, json, sys, urllib.parse
+
+        UPSTREAM = int(sys.argv[1])
+        MODE_FILE = sys.argv[2]
+        recorded = None
+        HOP = {"connection", "keep-alive", "transfer-encoding", "date", "server", "content-length"}
+
+        def mode():
+            with open(MODE_FILE) as f:
+                return f.read().strip()
+
+        def set_mode(value):
+            with open(MODE_FILE, "w") as f:
+                f.write(value)
+
+        class Proxy(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def forward(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else None
+                headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP and k.lower() != "host"}
+                connection = http.client.HTTPConnection("127.0.0.1", UPSTREAM, timeout=30)
+                connection.request(self.command, self.path, body=body, headers=headers)
+                response = connection.getresponse()
+                data = response.read()
+                kept = [(k, v) for k, v in response.getheaders() if k.lower() not in HOP]
+                connection.close()
+                return response.status, kept, data
+
+            def answer(self, status, headers, data):
+                self.send_response(status)
+                for k, v in headers:
+                    self.send_header(k, v)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def handle_any(self):
+                global recorded
+                url = urllib.parse.urlsplit(self.path)
+                query = urllib.parse.parse_qs(url.query)
+                feed = self.command == "GET" and url.path == "/v1/zones/keychain/changes"
+                resync = query.get("resync", ["false"])[0] == "true"
+                current = mode()
+                if feed and current == "wipe" and not resync:
+                    self.forward()
+                    body = json.dumps({"error": {"code": "cursor_expired", "message": "the cursor can no longer be served"}}).encode()
+                    return self.answer(410, [("Content-Type", "application/json")], body)
+                if feed and current == "replay" and not resync and recorded is not None:
+                    set_mode("pass")
+                    self.forward()
+                    return self.answer(200, [("Content-Type", "application/json")], recorded)
+                status, headers, data = self.forward()
+                if feed and status == 200:
+                    page = json.loads(data)
+                    if current == "wipe":
+                        page["items"] = []
+                        page["hasMore"] = False
+                        data = json.dumps(page).encode()
+                    elif recorded is None and page["items"]:
+                        recorded = data
+                self.answer(status, headers, data)
+
+            do_GET = do_POST = do_PUT = do_DELETE = handle_any
+
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Proxy)
+        print("listening", server.server_address[1], flush=True)
+        server.serve_forever()
+        """#
+}
