@@ -4,7 +4,8 @@ import KeychainStore
 
 /// The account key and the device token, kept in the local keychain as `ThisDeviceOnly`,
 /// non-synchronizable generic passwords ("after first unlock", so the daemon works while the
-/// keychain is locked), in an access group of their own.
+/// keychain is locked; with a passcode set, the passcode protects that class at rest, decision
+/// 0136), in an access group of their own.
 package struct DeviceSecrets: Sendable {
     package static let service = "synckeychain.sync-client"
     package static let accessGroup = "synckeychain.sync-client"
@@ -79,6 +80,9 @@ package struct DeviceSecrets: Sendable {
         attributes.service = Self.service
         attributes.account = name
         attributes.accessGroup = Self.accessGroup
+        // Named, so the query runs while the keychain is locked: the class stays readable after
+        // the first unlock (decision 0136), and the daemon keeps syncing.
+        attributes.accessible = .afterFirstUnlockThisDeviceOnly
         return Query(itemClass: .genericPassword, attributes: attributes, synchronizable: .no)
     }
 

@@ -41,7 +41,8 @@ public enum Accessibility: String, CaseIterable, Sendable, Codable, Hashable {
 public enum ProtectionClass: String, CaseIterable, Sendable, Codable, Hashable {
     /// Readable only while unlocked.
     case whenUnlocked = "A"
-    /// Readable once unlocked since the keychain was created.
+    /// Readable once unlocked: with a passcode set, after the first unlock since the machine
+    /// started (decision 0136); without one, always.
     case afterFirstUnlock = "C"
     /// Always readable.
     case always = "D"
@@ -51,5 +52,11 @@ public enum ProtectionClass: String, CaseIterable, Sendable, Codable, Hashable {
     /// True when locking the keychain makes this class unavailable.
     public var isLockedWithKeychain: Bool {
         self == .whenUnlocked || self == .whenPasscodeSet
+    }
+
+    /// True when a passcode, once set, wraps this class's key: every class but "always"
+    /// (decision 0136). "After first unlock" stays readable while locked, once unlocked.
+    public var isProtectedByPasscode: Bool {
+        self != .always
     }
 }

@@ -37,8 +37,11 @@ struct KeyState: Sendable {
     static func passcodeContext(_ protectionClass: ProtectionClass) -> String { "class-key passcode \(protectionClass.rawValue)" }
     static func sessionContext(_ protectionClass: ProtectionClass) -> String { "class-key session \(protectionClass.rawValue)" }
 
-    /// Reads the lock state and unwraps every class key the device key alone can open now.
-    static func load(_ db: Database, deviceKey: SymmetricKey) throws -> KeyState {
+    /// Reads the lock state and unwraps every class key the device key can open now: the
+    /// device-wrapped ones, and with a passcode set the session's copies (decision 0136). With a
+    /// passcode set and no "when unlocked" key in the session (the machine restarted), the
+    /// keychain is locked whatever the file says.
+    static func load(_ db: Database, deviceKey: SymmetricKey, session: SessionKeys) throws -> KeyState {
         guard let row = try Row.fetchOne(db, sql: "SELECT generation, locked, passcode_salt FROM keychain_state WHERE id = 1") else {
             throw KeychainError(.notAvailable, "the keychain file is corrupt")
         }
@@ -48,10 +51,11 @@ struct KeyState: Sendable {
             guard let protectionClass = ProtectionClass(rawValue: row[0]), let wrapped = row[1] as Data? else { continue }
             state.keys[protectionClass] = try SecretSealer.openKey(wrapped, with: deviceKey, context: deviceContext(protectionClass))
         }
-        if state.passcodeSet && !state.locked {
-            for row in try Row.fetchAll(db, sql: "SELECT protection_class, device_wrapped FROM session_key") {
-                guard let protectionClass = ProtectionClass(rawValue: row[0]) else { continue }
-                state.keys[protectionClass] = try SecretSealer.openKey(row[1], with: deviceKey, context: sessionContext(protectionClass))
+        if state.passcodeSet {
+            let unlocked = try session.read(deviceKey: deviceKey)
+            if unlocked[.whenUnlocked] == nil { state.locked = true }
+            for (protectionClass, key) in unlocked where !(state.locked && protectionClass.isLockedWithKeychain) {
+                state.keys[protectionClass] = key
             }
         }
         return state

@@ -19,11 +19,15 @@ extension Keychain {
 
     /// Locks the keychain for every process: "when unlocked" items answer "interaction not
     /// allowed" until ``unlock(passcode:)``. With a passcode set, the unlocked copies of the
-    /// passcode class keys are erased, so only the passcode can bring them back.
+    /// "when unlocked" class keys are erased, so only the passcode can bring them back; the
+    /// "after first unlock" one stays (decision 0136).
     public func lock() throws(KeychainError) {
-        try write { db, _ in
-            try db.execute(sql: "DELETE FROM session_key")
+        try write { db, state in
+            try db.execute(sql: "DELETE FROM session_key")  // where versions before 0136 kept them
             try db.execute(sql: "UPDATE keychain_state SET locked = 1, generation = generation + 1 WHERE id = 1")
+            if state.passcodeSet {
+                try session.store(state.keys.filter { $0.key.isProtectedByPasscode && !$0.key.isLockedWithKeychain }, deviceKey: deviceKey)
+            }
         }
         try truncateWriteAheadLog()
         configuration.logger.info("keychain locked")
@@ -36,7 +40,15 @@ extension Keychain {
         try write { db, state in
             if state.passcodeSet {
                 guard let passcode else { throw KeychainError(.authFailed, "a passcode is required") }
-                let keys = try passcodeClassKeys(db, passcode: passcode)
+                let (wrappingKey, opened) = try passcodeClassKeys(db, passcode: passcode)
+                var keys = opened
+                // A keychain whose passcode was set before decision 0136 has its "after first
+                // unlock" key still wrapped by the device key alone: the passcode wraps it now.
+                for protectionClass in ProtectionClass.allCases where protectionClass.isProtectedByPasscode && keys[protectionClass] == nil {
+                    guard let key = state.keys[protectionClass] else { continue }
+                    try wrap(db, key, of: protectionClass, with: wrappingKey)
+                    keys[protectionClass] = key
+                }
                 try storeSession(db, keys)
             }
             try db.execute(sql: "UPDATE keychain_state SET locked = 0, generation = generation + 1 WHERE id = 1")
@@ -58,20 +70,18 @@ extension Keychain {
             var keys: [ProtectionClass: SymmetricKey] = [:]
             if state.passcodeSet {
                 guard let current else { throw KeychainError(.authFailed, "the current passcode is required") }
-                keys = try passcodeClassKeys(db, passcode: current)
+                keys = try passcodeClassKeys(db, passcode: current).keys
             } else {
                 guard !state.locked else { throw KeychainError(.interactionNotAllowed) }
-                for protectionClass in ProtectionClass.allCases where protectionClass.isLockedWithKeychain {
-                    keys[protectionClass] = try state.key(for: protectionClass)
-                }
+            }
+            // Every class the passcode protects (a key set before 0136 may still be device-wrapped).
+            for protectionClass in ProtectionClass.allCases where protectionClass.isProtectedByPasscode && keys[protectionClass] == nil {
+                keys[protectionClass] = try state.key(for: protectionClass)
             }
             let salt = Array(SymmetricKey(size: .bits128).withUnsafeBytes { Data($0) })
             let wrappingKey = try PasscodeKey.derive(passcode: passcode, salt: salt, parameters: parameters, deviceKey: deviceKey)
             for (protectionClass, key) in keys {
-                let wrapped = try SecretSealer.sealKey(key, with: wrappingKey, context: KeyState.passcodeContext(protectionClass))
-                try db.execute(
-                    sql: "UPDATE class_key SET device_wrapped = NULL, passcode_wrapped = ? WHERE protection_class = ?",
-                    arguments: [wrapped, protectionClass.rawValue])
+                try wrap(db, key, of: protectionClass, with: wrappingKey)
             }
             try storeSession(db, keys)
             try db.execute(
@@ -86,7 +96,9 @@ extension Keychain {
     }
 
     /// Derives the passcode key (scrypt, once) and opens the passcode classes' keys with it.
-    private func passcodeClassKeys(_ db: Database, passcode: String) throws -> [ProtectionClass: SymmetricKey] {
+    private func passcodeClassKeys(
+        _ db: Database, passcode: String
+    ) throws -> (wrappingKey: SymmetricKey, keys: [ProtectionClass: SymmetricKey]) {
         guard let row = try Row.fetchOne(
             db, sql: "SELECT passcode_salt, passcode_rounds, passcode_block_size, passcode_parallelism FROM keychain_state WHERE id = 1")
         else { throw KeychainError(.notAvailable, "the keychain file is corrupt") }
@@ -98,17 +110,22 @@ extension Keychain {
             guard let protectionClass = ProtectionClass(rawValue: row[0]) else { continue }
             keys[protectionClass] = try SecretSealer.openKey(row[1], with: wrappingKey, context: KeyState.passcodeContext(protectionClass))
         }
-        return keys
+        return (wrappingKey, keys)
     }
 
-    /// Keeps device-key-wrapped copies of the passcode classes' keys while unlocked.
+    /// Wraps a class key with the passcode key alone: the device key no longer opens it.
+    private func wrap(_ db: Database, _ key: SymmetricKey, of protectionClass: ProtectionClass, with wrappingKey: SymmetricKey) throws {
+        let wrapped = try SecretSealer.sealKey(key, with: wrappingKey, context: KeyState.passcodeContext(protectionClass))
+        try db.execute(
+            sql: "UPDATE class_key SET device_wrapped = NULL, passcode_wrapped = ? WHERE protection_class = ?",
+            arguments: [wrapped, protectionClass.rawValue])
+    }
+
+    /// Keeps the unlocked copies of the passcode classes' keys in the session file, outside the
+    /// data directory (decision 0136); clears the table where versions before it kept them.
     private func storeSession(_ db: Database, _ keys: [ProtectionClass: SymmetricKey]) throws {
         try db.execute(sql: "DELETE FROM session_key")
-        for (protectionClass, key) in keys {
-            try db.execute(
-                sql: "INSERT INTO session_key (protection_class, device_wrapped) VALUES (?, ?)",
-                arguments: [protectionClass.rawValue, try SecretSealer.sealKey(key, with: deviceKey, context: KeyState.sessionContext(protectionClass))])
-        }
+        try session.store(keys, deviceKey: deviceKey)
     }
 
     /// Checkpoints and empties the WAL, so no old page (such as an erased session key) stays there.

@@ -22,6 +22,8 @@ public final class Keychain: Sendable {
         /// Where the keychain logs (never item contents or secrets).
         public var logger: Logger
         var passcodeParameters: PasscodeKey.Parameters
+        /// Where the session keys live (decision 0136); nil: `$XDG_RUNTIME_DIR`, else `/dev/shm`.
+        package var runtimeDirectory: String?
 
         /// The defaults: access group "default", the system clock, a quiet logger.
         public init(
@@ -43,6 +45,7 @@ public final class Keychain: Sendable {
     let database: DatabaseQueue
     let files: KeychainFiles
     let deviceKey: SymmetricKey
+    let session: SessionKeys
     let configuration: Configuration
     let state: Mutex<KeyState>
 
@@ -72,6 +75,7 @@ public final class Keychain: Sendable {
     private init(files: KeychainFiles, deviceKey: SymmetricKey, configuration: Configuration) throws(KeychainError) {
         self.files = files
         self.deviceKey = deviceKey
+        self.session = SessionKeys(databasePath: files.databasePath, runtimeDirectory: configuration.runtimeDirectory)
         self.configuration = configuration
         var databaseConfiguration = GRDB.Configuration()
         // No `journalMode = .wal`: GRDB's WAL set-up writes a transaction whenever the WAL file is
@@ -197,7 +201,7 @@ public final class Keychain: Sendable {
             ?? Int64.fetchOne(db.cachedStatement(sql: "SELECT generation FROM keychain_state WHERE id = 1"))
         let cached = state.withLock { $0 }
         if cached.generation == generation { return cached }
-        let loaded = try KeyState.load(db, deviceKey: deviceKey)
+        let loaded = try KeyState.load(db, deviceKey: deviceKey, session: session)
         state.withLock { $0 = loaded }
         return loaded
     }

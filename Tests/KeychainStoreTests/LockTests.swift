@@ -95,12 +95,48 @@ import Testing
                 try Row.fetchAll(db, sql: "SELECT protection_class FROM class_key WHERE device_wrapped IS NOT NULL").map { $0[0] as String }
             }
             let sessionKeys = try database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM session_key") }
-            #expect(Set(deviceWrapped) == [ProtectionClass.afterFirstUnlock.rawValue, ProtectionClass.always.rawValue])
+            #expect(Set(deviceWrapped) == [ProtectionClass.always.rawValue])
             #expect(sessionKeys == 0)
             try database.close()
             // A fresh process with the device key but without the passcode cannot read the item.
             let fresh = try openKeychain(in: directory)
             #expect(status { try fresh.find(query()) } == .interactionNotAllowed)
+        }
+    }
+
+    /// Decision 0136: with a passcode set, "after first unlock" stays readable while locked once
+    /// unlocked, but the data directory with its device key alone opens neither it nor "when
+    /// unlocked"; a restart (the runtime directory emptied) locks both until the passcode.
+    @Test func thePasscodeProtectsAfterFirstUnlockAtRest() throws {
+        try withTemporaryKeychain { keychain, directory in
+            let afterFirstUnlock = password(service: "daemon") { $0.accessible = .afterFirstUnlockThisDeviceOnly }
+            var afuQuery = query(service: "daemon")
+            afuQuery.attributes.accessible = .afterFirstUnlockThisDeviceOnly
+            try keychain.add(password())
+            try keychain.add(afterFirstUnlock)
+            try keychain.setPasscode("1234", current: nil)
+            try keychain.lock()
+            #expect(try keychain.findData(afuQuery) == Array("s3cret".utf8))
+            #expect(try openKeychain(in: directory).findData(afuQuery) == Array("s3cret".utf8))
+
+            // A copy of the data directory, device key included, elsewhere: nothing opens.
+            let copy = directory.appendingPathComponent("copy")
+            try FileManager.default.createDirectory(at: copy, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: directory.appendingPathComponent("keychain"), to: copy.appendingPathComponent("keychain"))
+            let copied = try openKeychain(in: copy)
+            #expect(status { try copied.findData(afuQuery) } == .interactionNotAllowed)
+            #expect(status { try copied.findData(query()) } == .interactionNotAllowed)
+            #expect(try copied.lockStatus().isLocked)
+
+            // A restart empties the runtime directory: locked until the passcode, then both open.
+            try FileManager.default.removeItem(at: directory.appendingPathComponent("run"))
+            try FileManager.default.createDirectory(at: directory.appendingPathComponent("run"), withIntermediateDirectories: true)
+            let restarted = try openKeychain(in: directory)
+            #expect(status { try restarted.findData(afuQuery) } == .interactionNotAllowed)
+            #expect(try restarted.lockStatus().isLocked)
+            try restarted.unlock(passcode: "1234")
+            #expect(try restarted.findData(afuQuery) == Array("s3cret".utf8))
+            #expect(try restarted.findData(query()) == Array("s3cret".utf8))
         }
     }
 

@@ -13,6 +13,10 @@ func withTemporaryKeychain<T>(_ body: (Keychain, URL) throws -> T) throws -> T {
 func openKeychain(in directory: URL) throws -> Keychain {
     var configuration = Keychain.Configuration()
     configuration.useInsecureFastPasscodeDerivationForTesting()
+    // The session keys in the test's directory, standing for the runtime directory.
+    let runtime = directory.appendingPathComponent("run")
+    try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
+    configuration.runtimeDirectory = runtime.path
     return try Keychain.open(at: directory.appendingPathComponent("keychain/keychain.db").path, configuration: configuration)
 }
 

@@ -1,0 +1,85 @@
+import Crypto
+import Foundation
+import KeychainModel
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The unlocked copies of the passcode-protected class keys (decision 0136), kept outside the
+/// data directory: a 0600 file in the user's runtime directory (`$XDG_RUNTIME_DIR`, else
+/// `/dev/shm`; both memory, gone at a restart), each key wrapped by the device key. A copy of the
+/// data directory and the device key opens none of them. "When unlocked" keys leave the file when
+/// the keychain locks; the "after first unlock" key stays until the machine restarts.
+struct SessionKeys: Sendable {
+    let path: String
+
+    /// The session file of the keychain whose database is at `databasePath`, in
+    /// `runtimeDirectory` (nil: the environment's, see ``directory(_:)``).
+    init(databasePath: String, runtimeDirectory: String?, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        let absolute = URL(fileURLWithPath: databasePath).standardizedFileURL.path
+        let digest = SHA256.hash(data: Data(absolute.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined()
+        path = "\(runtimeDirectory ?? Self.directory(environment))/synckeychain-\(getuid())-\(digest).session"
+    }
+
+    /// The runtime directory: `$XDG_RUNTIME_DIR` when it is set, else `/dev/shm`, else the
+    /// temporary directory.
+    static func directory(_ environment: [String: String]) -> String {
+        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty, isDirectory(runtime) { return runtime }
+        if isDirectory("/dev/shm") { return "/dev/shm" }
+        return NSTemporaryDirectory()
+    }
+
+    private static func isDirectory(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// The keys in the file; none when there is no file (not unlocked since the restart).
+    func read(deviceKey: SymmetricKey) throws -> [ProtectionClass: SymmetricKey] {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [:] }
+        var keys: [ProtectionClass: SymmetricKey] = [:]
+        for line in text.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            guard fields.count == 2, let protectionClass = ProtectionClass(rawValue: String(fields[0])),
+                let wrapped = Data(base64Encoded: String(fields[1]))
+            else { continue }
+            keys[protectionClass] = try SecretSealer.openKey(wrapped, with: deviceKey, context: KeyState.sessionContext(protectionClass))
+        }
+        return keys
+    }
+
+    /// Replaces the file with `keys` (removes it when there are none).
+    func store(_ keys: [ProtectionClass: SymmetricKey], deviceKey: SymmetricKey) throws {
+        guard !keys.isEmpty else {
+            remove()
+            return
+
+        }
+        var text = ""
+        for (protectionClass, key) in keys.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            let wrapped = try SecretSealer.sealKey(key, with: deviceKey, context: KeyState.sessionContext(protectionClass))
+            text += "\(protectionClass.rawValue) \(wrapped.base64EncodedString())\n"
+        }
+        let temporary = path + ".\(getpid()).tmp"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw KeychainError(.notAvailable, "cannot write the session key file (errno \(errno))") }
+        fchmod(descriptor, 0o600)
+        let bytes = Array(text.utf8)
+        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        close(descriptor)
+        guard written == bytes.count, rename(temporary, path) == 0 else {
+            unlink(temporary)
+            throw KeychainError(.notAvailable, "cannot write the session key file")
+        }
+    }
+
+    /// Removes the file.
+    func remove() {
+        unlink(path)
+    }
+}
