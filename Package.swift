@@ -27,6 +27,7 @@ let package = Package(
         .library(name: "KeyValueStore", targets: ["KeyValueStore"]),
         .executable(name: "keychain", targets: ["keychain"]),
         .executable(name: "sync-simulate", targets: ["sync-simulate"]),
+        .executable(name: "keychain-secret-service", targets: ["keychain-secret-service"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -121,6 +122,18 @@ let package = Package(
                 .when(platforms: [.linux], configuration: .release))]
         ),
 
+        // MARK: Linux desktop: the freedesktop Secret Service over the keychain (decision 0140)
+        .systemLibrary(name: "CSystemdBus", path: "Client/CSystemdBus", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        .target(
+            name: "SecretService",
+            dependencies: ["CSystemdBus", "KeychainModel", "KeychainStore"],
+            path: "Client/SecretService",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "keychain-secret-service", dependencies: ["SecretService", "KeychainStore"], path: "Client/keychain-secret-service",
+            swiftSettings: swiftSettings),
+
         // MARK: Benchmarks
         .executableTarget(
             name: "keychain-bench",
@@ -153,6 +166,7 @@ let package = Package(
         .testTarget(name: "KeychainCLITests", dependencies: ["keychain", "KeychainStore", "KeychainModel"], swiftSettings: swiftSettings),
         .testTarget(name: "KeyValueStoreTests", dependencies: ["KeyValueStore", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: swiftSettings),
         .testTarget(name: "SyncSimulationTests", dependencies: ["SyncSimulation", "SyncCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "SecretServiceTests", dependencies: ["keychain-secret-service", "keychain"], swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the system packages SyncKeychain needs on a fresh Debian machine with the Swift
 # toolchain: SQLite headers (GRDB), PostgreSQL (the server's production backend and its tests) and
-# Python's venv (schemathesis runs from a virtual environment). Skips what is already there.
+# Python's venv (schemathesis runs from a virtual environment), sd-bus and the Secret Service test
+# clients. Skips what is already there.
 set -euo pipefail
 
 missing=()
@@ -12,6 +13,11 @@ if [ "${SYNCKEYCHAIN_SKIP_POSTGRES:-}" = "" ]; then
   ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 fi
 command -v python3 >/dev/null 2>&1 || missing+=(python3 python3-venv)
+# The Secret Service provider (sd-bus) and its tests: a private bus and the real desktop clients.
+dpkg -s libsystemd-dev >/dev/null 2>&1 || missing+=(libsystemd-dev)
+command -v dbus-daemon >/dev/null 2>&1 || missing+=(dbus-daemon)
+command -v secret-tool >/dev/null 2>&1 || missing+=(libsecret-tools)
+command -v gdbus >/dev/null 2>&1 || missing+=(libglib2.0-bin)
 
 if [ ${#missing[@]} -gt 0 ]; then
   echo "install-deps: installing ${missing[*]}"

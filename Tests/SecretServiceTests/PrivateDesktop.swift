@@ -1,0 +1,180 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A private session bus (its own `dbus-daemon`, no service activation, so nothing but the
+/// service under test can own `org.freedesktop.secrets`), the service over a temporary keychain,
+/// and the real clients run against them. Everything is stopped and removed afterwards.
+final class PrivateDesktop: @unchecked Sendable {
+    let directory: URL
+    let busAddress: String
+    let keychainPath: String
+    private var processes: [RunningProcess] = []
+    private var bus: RunningProcess?
+    /// The service under test.
+    private(set) var service: RunningProcess?
+
+    static func with<T>(_ body: (PrivateDesktop) async throws -> T) async throws -> T {
+        let desktop = try await PrivateDesktop()
+        defer { desktop.stop() }
+        return try await body(desktop)
+    }
+
+    private init() async throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("secret-service-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let socket = directory.appendingPathComponent("bus").path
+        busAddress = "unix:path=\(socket)"
+        keychainPath = directory.appendingPathComponent("keychain/keychain.db").path
+        let configuration = directory.appendingPathComponent("bus.conf")
+        try """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <type>session</type>
+              <listen>\(busAddress)</listen>
+              <auth>EXTERNAL</auth>
+              <policy context="default">
+                <allow send_destination="*" eavesdrop="true"/>
+                <allow eavesdrop="true"/>
+                <allow own="*"/>
+              </policy>
+            </busconfig>
+            """.write(to: configuration, atomically: true, encoding: .utf8)
+        let bus = try start("/usr/bin/dbus-daemon", ["--config-file=\(configuration.path)", "--nofork", "--print-address=1"])
+        self.bus = bus
+        try await bus.waitForOutput(containing: "unix:")
+
+        let service = try start(Binaries.secretService.path, ["--keychain", keychainPath])
+        self.service = service
+        try await service.waitForOutput(containing: "ready")
+    }
+
+    /// Starts a process on this bus; stopped with the desktop.
+    func start(_ executable: String, _ arguments: [String]) throws -> RunningProcess {
+        let process = try RunningProcess(executable, arguments, environment: environment, directory: directory)
+        processes.append(process)
+        return process
+    }
+
+    var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": busAddress, "KEYCHAIN_PATH": keychainPath] }
+
+    /// Runs a client to its end.
+    func run(_ executable: String, _ arguments: [String], input: String? = nil) async throws -> RunningProcess.Result {
+        try await RunningProcess(executable, arguments, environment: environment, input: input, directory: directory).waitForExit()
+    }
+
+    func secretTool(_ arguments: [String], input: String? = nil) async throws -> RunningProcess.Result {
+        try await run("/usr/bin/secret-tool", arguments, input: input)
+    }
+
+    func stop() {
+        // The bus daemon last, and at once: it holds no state (and ignores the SIGTERM of a
+        // test process's signal mask).
+        for process in processes.reversed() { process.stop(process === bus ? SIGKILL : SIGTERM) }
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+/// The built executables, beside the test bundle.
+enum Binaries {
+    static let directory: URL = {
+        var candidate = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<4 {
+            if FileManager.default.isExecutableFile(atPath: candidate.appendingPathComponent("keychain-secret-service").path) { return candidate }
+            candidate = candidate.deletingLastPathComponent()
+        }
+        for bundle in Bundle.allBundles {
+            let directory = bundle.bundleURL.deletingLastPathComponent()
+            if FileManager.default.isExecutableFile(atPath: directory.appendingPathComponent("keychain-secret-service").path) { return directory }
+        }
+        return URL(fileURLWithPath: ".build/debug", isDirectory: true)
+    }()
+
+    static var secretService: URL { directory.appendingPathComponent("keychain-secret-service") }
+    static var keychain: URL { directory.appendingPathComponent("keychain") }
+}
+
+/// A child process whose output goes to files in `directory` (no pipes to drain); every wait is
+/// bounded, and a process that outlives its test is killed.
+final class RunningProcess: @unchecked Sendable {
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    let process = Process()
+    private let outputFile: URL
+    private let errorFile: URL
+
+    init(_ executable: String, _ arguments: [String], environment: [String: String], input: String? = nil, directory: URL) throws {
+        let name = UUID().uuidString
+        outputFile = directory.appendingPathComponent("\(name).out")
+        errorFile = directory.appendingPathComponent("\(name).err")
+        _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardOutput = try FileHandle(forWritingTo: outputFile)
+        process.standardError = try FileHandle(forWritingTo: errorFile)
+        if let input {
+            let inputFile = directory.appendingPathComponent("\(name).in")
+            try Data(input.utf8).write(to: inputFile)
+            process.standardInput = try FileHandle(forReadingFrom: inputFile)
+        } else {
+            process.standardInput = FileHandle.nullDevice
+        }
+        try process.run()
+    }
+
+    var stdout: String { (try? String(contentsOf: outputFile, encoding: .utf8)) ?? "" }
+    var stderr: String { (try? String(contentsOf: errorFile, encoding: .utf8)) ?? "" }
+
+    func waitForOutput(containing text: String, timeout: Duration = .seconds(30)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !stdout.contains(text) {
+            guard process.isRunning else { throw ProcessFailure("exited before printing \(text): \(stderr)") }
+            guard ContinuousClock.now < deadline else { throw ProcessFailure("did not print \(text) within \(timeout): \(stderr)") }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    func waitForExit(timeout: Duration = .seconds(60)) async throws -> Result {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            guard ContinuousClock.now < deadline else {
+                kill(process.processIdentifier, SIGKILL)
+                throw ProcessFailure("\(process.executableURL?.lastPathComponent ?? "process") did not end within \(timeout)")
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        return Result(status: process.terminationStatus, stdout: stdout, stderr: stderr)
+    }
+
+    /// `signal` (SIGTERM: a graceful stop), then SIGKILL if it is still there after five seconds.
+    func stop(_ signal: Int32 = SIGTERM) {
+        guard process.isRunning else { return }
+        let pid = process.processIdentifier
+        kill(pid, signal)
+        let deadline = ContinuousClock.now + .seconds(5)
+        while Self.isAlive(pid) && ContinuousClock.now < deadline { usleep(2_000) }
+        if Self.isAlive(pid) { kill(pid, SIGKILL) }
+    }
+
+    /// Whether `pid` still runs: it exists and is not a zombie waiting to be reaped.
+    private static func isAlive(_ pid: Int32) -> Bool {
+        guard kill(pid, 0) == 0, let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
+        guard let end = stat.lastIndex(of: ")") else { return false }
+        return !stat[end...].dropFirst(2).hasPrefix("Z")
+    }
+}
+
+struct ProcessFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
