@@ -63,8 +63,8 @@ final class PrivateDesktop: @unchecked Sendable {
     var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": busAddress, "KEYCHAIN_PATH": keychainPath] }
 
     /// Runs a client to its end.
-    func run(_ executable: String, _ arguments: [String], input: String? = nil) async throws -> RunningProcess.Result {
-        try await RunningProcess(executable, arguments, environment: environment, input: input, directory: directory).waitForExit()
+    func run(_ executable: String, _ arguments: [String], input: String? = nil, timeout: Duration = .seconds(60)) async throws -> RunningProcess.Result {
+        try await RunningProcess(executable, arguments, environment: environment, input: input, directory: directory).waitForExit(timeout: timeout)
     }
 
     func secretTool(_ arguments: [String], input: String? = nil) async throws -> RunningProcess.Result {

@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+
+/// Python's `secretstorage` (aliases, the session collection, labels, dates) and `keyring`'s
+/// SecretService backend running keyring's own `BackendBasicTests`, with pytest, against the
+/// service on a private bus. The clients come from PyPI into a virtual environment kept between
+/// runs (like schemathesis's).
+@Suite(.serialized)
+struct PythonClientTests {
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("scripts/secretservice/test_secretstorage.py")
+
+    @Test func secretstorageAndKeyringPassAgainstTheService() async throws {
+        let python = try await Self.virtualEnvironment()
+        try await PrivateDesktop.with { desktop in
+            let result = try await desktop.run(
+                python, ["-m", "pytest", "-q", "-p", "no:cacheprovider", Self.script.path], timeout: .seconds(300))
+            #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+            #expect(result.stdout.contains("passed"), "\(result.stdout)")
+            #expect(!result.stdout.contains("failed"), "\(result.stdout)")
+        }
+    }
+
+    /// The venv's python, with secretstorage, keyring and pytest installed (once).
+    static func virtualEnvironment() async throws -> String {
+        let base = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
+        let venv = ProcessInfo.processInfo.environment["SECRET_SERVICE_VENV"] ?? "\(base)/synckeychain-python-clients-venv"
+        let python = "\(venv)/bin/python"
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("venv-setup-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let step = { (executable: String, arguments: [String]) async throws -> RunningProcess.Result in
+            try await RunningProcess(executable, arguments, environment: [:], directory: scratch).waitForExit(timeout: .seconds(600))
+        }
+        if FileManager.default.isExecutableFile(atPath: python),
+            try await step(python, ["-c", "import secretstorage, keyring, pytest"]).status == 0
+        {
+            return python
+        }
+        if !FileManager.default.isExecutableFile(atPath: "\(venv)/bin/pip") {
+            let create = try await step("/usr/bin/python3", ["-m", "venv", "--clear", venv])
+            guard create.status == 0 else { throw ProcessFailure("cannot create \(venv): \(create.stderr)") }
+        }
+        let install = try await step("\(venv)/bin/pip", ["install", "--quiet", "--disable-pip-version-check", "secretstorage", "keyring", "pytest"])
+        guard install.status == 0 else { throw ProcessFailure("cannot install the Python clients: \(install.stderr)") }
+        return python
+    }
+}
