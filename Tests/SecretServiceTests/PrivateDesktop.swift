@@ -63,8 +63,12 @@ final class PrivateDesktop: @unchecked Sendable {
     var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": busAddress, "KEYCHAIN_PATH": keychainPath] }
 
     /// Runs a client to its end.
-    func run(_ executable: String, _ arguments: [String], input: String? = nil, timeout: Duration = .seconds(60)) async throws -> RunningProcess.Result {
-        try await RunningProcess(executable, arguments, environment: environment, input: input, directory: directory).waitForExit(timeout: timeout)
+    func run(
+        _ executable: String, _ arguments: [String], input: String? = nil, environment extra: [String: String] = [:],
+        timeout: Duration = .seconds(60)
+    ) async throws -> RunningProcess.Result {
+        try await RunningProcess(executable, arguments, environment: environment.merging(extra) { $1 }, input: input, directory: directory)
+            .waitForExit(timeout: timeout)
     }
 
     func secretTool(_ arguments: [String], input: String? = nil) async throws -> RunningProcess.Result {
@@ -96,6 +100,8 @@ enum Binaries {
 
     static var secretService: URL { directory.appendingPathComponent("keychain-secret-service") }
     static var keychain: URL { directory.appendingPathComponent("keychain") }
+    static var syncServer: URL { directory.appendingPathComponent("sync-server") }
+    static var syncClient: URL { directory.appendingPathComponent("sync-client") }
 }
 
 /// A child process whose output goes to files in `directory` (no pipes to drain); every wait is

@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+
+/// Two machines (two keychains, two session buses, two services) and one sync server: a secret
+/// stored with `secret-tool` on one is found with `secret-tool` on the other, and a
+/// `secret-tool clear` on the second removes it on both.
+@Suite(.serialized)
+struct TwoMachineSyncTests {
+    static let password = ["SYNC_PASSWORD": "correct horse battery staple"]
+
+    @Test func aSecretStoredOnOneMachineIsFoundOnTheOtherAndClearedOnBoth() async throws {
+        try await PrivateDesktop.with { a in
+            let server = try a.start(
+                Binaries.syncServer.path,
+                ["--host", "127.0.0.1", "--port", "0", "--data-dir", a.directory.appendingPathComponent("server").path, "--insecure-http"])
+            try await server.waitForOutput(containing: "listening on ")
+            let url = try #require(server.stdout.split(separator: "\n").first { $0.contains("listening on ") }?.split(separator: " ").last)
+            try await PrivateDesktop.with { b in
+                let account = "desktop-\(UUID().uuidString.prefix(8))"
+                for (machine, create) in [(a, true), (b, false)] {
+                    var arguments = ["enroll", "--keychain", machine.keychainPath, "--server", String(url), "--insecure-http",
+                                     "--account", account, "--kdf-log-n", "15"]
+                    if create { arguments.append("--create") }
+                    let enrolled = try await machine.run(Binaries.syncClient.path, arguments, environment: Self.password)
+                    #expect(enrolled.status == 0, "\(enrolled.stderr)")
+                }
+                let attributes = ["service", "git.example.com", "user", "alice"]
+                #expect(try await a.secretTool(["store", "--label=Git token"] + attributes, input: "ghp_secret\nline two").status == 0)
+                try await Self.sync(a)
+                try await Self.sync(b)
+                let found = try await b.secretTool(["lookup"] + attributes)
+                #expect(found.status == 0, "\(found.stderr)")
+                #expect(found.stdout == "ghp_secret\nline two")
+
+                #expect(try await b.secretTool(["clear"] + attributes).status == 0)
+                try await Self.sync(b)
+                try await Self.sync(a)
+                #expect(try await a.secretTool(["lookup"] + attributes).status != 0)
+                #expect(try await b.secretTool(["lookup"] + attributes).status != 0)
+            }
+        }
+    }
+
+    private static func sync(_ machine: PrivateDesktop) async throws {
+        let result = try await machine.run(Binaries.syncClient.path, ["sync", "--keychain", machine.keychainPath])
+        #expect(result.status == 0, "\(result.stderr)")
+    }
+}
