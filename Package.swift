@@ -126,7 +126,11 @@ let package = Package(
         .systemLibrary(name: "CSystemdBus", path: "Client/CSystemdBus", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .target(
             name: "SecretService",
-            dependencies: ["CSystemdBus", "KeychainModel", "KeychainStore"],
+            dependencies: [
+                "CSystemdBus", "KeychainModel", "KeychainStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
             path: "Client/SecretService",
             swiftSettings: swiftSettings
         ),
@@ -234,7 +238,7 @@ let networkTargets: [Target] = [
     ),
     // The Secret Service's clients, and two machines syncing through a real server.
     .testTarget(
-        name: "SecretServiceTests", dependencies: ["keychain-secret-service", "keychain", "sync-server", "sync-client"],
+        name: "SecretServiceTests", dependencies: ["SecretService", "keychain-secret-service", "keychain", "sync-server", "sync-client"],
         swiftSettings: swiftSettings),
     .testTarget(
         name: "SyncServerTests",

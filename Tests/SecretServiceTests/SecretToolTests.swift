@@ -66,6 +66,18 @@ struct SecretToolTests {
                                    "--method", "org.freedesktop.Secret.Service.OpenSession", "plain", "<''>"])
             let sessionPath = session.stdout.components(separatedBy: "'").dropFirst(3).first ?? ""
             #expect(sessionPath.hasPrefix("/org/freedesktop/secrets/session/"), "\(session.stdout) \(session.stderr)")
+            // The DH transport answers with the service's public key (128 bytes).
+            let dh = try await desktop.run(
+                "/usr/bin/gdbus", ["call", "--session", "--dest", "org.freedesktop.secrets", "--object-path", "/org/freedesktop/secrets",
+                                   "--method", "org.freedesktop.Secret.Service.OpenSession", "dh-ietf1024-sha256-aes128-cbc-pkcs7",
+                                   "<@ay [byte 0x02, 0x03]>"])
+            #expect(dh.status == 0, "\(dh.stderr)")
+            #expect(dh.stdout.components(separatedBy: "0x").count == 129, "\(dh.stdout)")
+            let degenerate = try await desktop.run(
+                "/usr/bin/gdbus", ["call", "--session", "--dest", "org.freedesktop.secrets", "--object-path", "/org/freedesktop/secrets",
+                                   "--method", "org.freedesktop.Secret.Service.OpenSession", "dh-ietf1024-sha256-aes128-cbc-pkcs7",
+                                   "<@ay [byte 0x01]>"])
+            #expect(degenerate.status != 0)
             let oversized = try await desktop.run(
                 "/usr/bin/gdbus", ["call", "--session", "--dest", "org.freedesktop.secrets",
                                    "--object-path", "/org/freedesktop/secrets/collection/login",
