@@ -24,6 +24,14 @@ final class SecretServiceObjects: BusCallHandler, @unchecked Sendable {
     private var sessionCount = 0
     /// The `session` collection: in this process's memory only, never synced.
     private var memoryItems: [String: (entry: SecretStore.Entry, secret: [UInt8])] = [:]
+    /// What the service last read of `login` (attributes, labels, dates; never secrets): searches
+    /// run over it, and a change found against it is signalled. Kept only while a watcher tells
+    /// the service of every write (``keychainChanged()``); otherwise read again on every call.
+    private var index: [String: SecretStore.Entry]?
+    /// The keychain's external change counter when `index` was read.
+    private var indexVersion: Int64 = -1
+    /// Set once a ``KeychainWatcher`` runs.
+    var keepsIndex = false
 
     init(store: SecretStore) { self.store = store }
 
@@ -87,7 +95,7 @@ final class SecretServiceObjects: BusCallHandler, @unchecked Sendable {
             let found = try search(wanted, in: Self.collections)
             let locked = store.isLocked
             try reply.objectPaths(found.filter { !locked || $0.collection == "session" }.map(Self.path(of:)))
-            try reply.objectPaths(locked ? try lockedPaths(found) : [])
+            try reply.objectPaths(locked ? found.filter { $0.collection != "session" }.map(Self.path(of:)) : [])
         case "GetSecrets":
             let paths = try arguments.objectPaths()
             let sessionPath = try arguments.objectPath()
@@ -180,10 +188,8 @@ final class SecretServiceObjects: BusCallHandler, @unchecked Sendable {
             if let existing {
                 try change(name, existing.id, label: label, attributes: attributes, secret: (value, transported.contentType))
                 id = existing.id
-                emit(name, "ItemChanged", item: id)
             } else {
                 id = try add(name, label: label, attributes: attributes, secret: value, contentType: transported.contentType)
-                emit(name, "ItemCreated", item: id)
             }
             try reply.objectPath(Self.path(collection: name, item: id))
             try reply.objectPath("/")
@@ -212,14 +218,14 @@ final class SecretServiceObjects: BusCallHandler, @unchecked Sendable {
                 throw .invalidArguments("the secret is larger than \(Self.maximumSecretBytes) bytes")
             }
             try change(collection, id, secret: (value, transported.contentType))
-            emit(collection, "ItemChanged", item: id)
         case "Delete":
             if collection == "session" {
                 guard memoryItems.removeValue(forKey: id) != nil else { throw .noSuchObject(call.path) }
+                emit(collection, "ItemDeleted", item: id)
             } else {
                 try store.delete(id, in: collection)
+                keychainChanged()
             }
-            emit(collection, "ItemDeleted", item: id)
             try reply.objectPath("/")
         default:
             throw .unknownMethod(Self.itemInterface, call.member)
@@ -266,7 +272,6 @@ final class SecretServiceObjects: BusCallHandler, @unchecked Sendable {
             case ("Attributes", .stringMap(let attributes)): try change(collection, id, attributes: attributes)
             default: throw .invalidArguments("\(name) cannot be set to a \(value.signature)")
             }
-            emit(collection, "ItemChanged", item: id)
         default:
             throw .unknownMethod(Self.propertiesInterface, call.member)
         }
@@ -308,7 +313,40 @@ final class SecretServiceObjects: BusCallHandler, @unchecked Sendable {
 
     private func entries(in collection: String) throws(BusError) -> [SecretStore.Entry] {
         if collection == "session" { return memoryItems.values.map(\.entry) }
-        return try store.entries(in: collection)
+        if keepsIndex, index != nil, (try? store.keychain.externalChangeCounter()) != indexVersion {
+            keychainChanged()  // another process wrote and the watcher has not said so yet
+        }
+        if keepsIndex, let index { return Array(index.values) }
+        do {
+            let version = (try? store.keychain.externalChangeCounter()) ?? -1
+            let entries = try store.entries(in: collection)
+            index = Dictionary(entries.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            indexVersion = version
+            return entries
+        } catch where error == .isLocked {
+            // Locked: what was read before is still listed (as locked items); secrets stay shut.
+            guard let index else { throw error }
+            return Array(index.values)
+        }
+    }
+
+    /// The keychain changed (this service's write, or another process's, such as `sync-client
+    /// run` applying another device's change): reads `login` again and signals what changed.
+    func keychainChanged() {
+        let version = (try? store.keychain.externalChangeCounter()) ?? -1
+        guard let fresh = try? store.entries(in: SecretStore.login) else { return }
+        indexVersion = version
+        let old = index ?? [:]
+        let new = Dictionary(fresh.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        index = new
+        for (id, entry) in new.sorted(by: { $0.key < $1.key }) {
+            if let before = old[id] {
+                if before != entry { emit(SecretStore.login, "ItemChanged", item: id) }
+            } else {
+                emit(SecretStore.login, "ItemCreated", item: id)
+            }
+        }
+        for id in old.keys.sorted() where new[id] == nil { emit(SecretStore.login, "ItemDeleted", item: id) }
     }
 
     private func search(_ wanted: [String: String], in collections: [String]) throws(BusError) -> [SecretStore.Entry] {
@@ -323,11 +361,6 @@ final class SecretServiceObjects: BusCallHandler, @unchecked Sendable {
             found += entries.filter { entry in wanted.allSatisfy { entry.attributes[$0.key] == $0.value } }
         }
         return found.sorted { $0.created == $1.created ? $0.id < $1.id : $0.created > $1.created }
-    }
-
-    private func lockedPaths(_ unlockedView: [SecretStore.Entry]) throws(BusError) -> [String] {
-        // While locked, the keychain answers no query over "when unlocked" items: nothing is listed.
-        []
     }
 
     private func secret(_ collection: String, _ id: String) throws(BusError) -> (secret: [UInt8], contentType: String) {
@@ -346,9 +379,12 @@ final class SecretServiceObjects: BusCallHandler, @unchecked Sendable {
                 id: SecretStore.newID(), collection: collection, label: label, attributes: attributes, contentType: contentType,
                 created: now, modified: now)
             memoryItems[entry.id] = (entry, secret)
+            emit(collection, "ItemCreated", item: entry.id)
             return entry.id
         }
-        return try store.add(to: collection, label: label, attributes: attributes, secret: secret, contentType: contentType).id
+        let id = try store.add(to: collection, label: label, attributes: attributes, secret: secret, contentType: contentType).id
+        keychainChanged()
+        return id
     }
 
     private func change(_ collection: String, _ id: String, label: String? = nil, attributes: [String: String]? = nil,
@@ -363,9 +399,11 @@ final class SecretServiceObjects: BusCallHandler, @unchecked Sendable {
             }
             stored.entry.modified = UInt64(Date().timeIntervalSince1970)
             memoryItems[id] = stored
+            emit(collection, "ItemChanged", item: id)
             return
         }
         try store.update(id, in: collection, label: label, attributes: attributes, secret: secret)
+        keychainChanged()
     }
 
     static func path(of entry: SecretStore.Entry) -> String { path(collection: entry.collection, item: entry.id) }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import KeychainStore
+import Synchronization
 
 /// `keychain secret-service`: serves `org.freedesktop.secrets` on the session bus over the
 /// keychain at `keychainPath` until SIGTERM or SIGINT, then closes the bus connection cleanly.
@@ -24,6 +25,21 @@ public enum SecretServiceRunner {
         }
         let objects = SecretServiceObjects(store: SecretStore(keychain: keychain))
         objects.connection = connection
+        // Writes by other processes (sync-client applying another device's change) reach the
+        // bus thread as one refresh at a time; the index then stays and searches run over it.
+        let watcher = KeychainWatcher(keychainPath: keychainPath)
+        if let watcher {
+            let queued = Atomic<Bool>(false)
+            objects.keepsIndex = true
+            watcher.start {
+                guard !queued.exchange(true, ordering: .acquiringAndReleasing) else { return }
+                connection.perform { _ in
+                    queued.store(false, ordering: .releasing)
+                    objects.keychainChanged()
+                }
+            }
+        }
+        defer { watcher?.stop() }
         signal(SIGTERM, SIG_IGN)
         signal(SIGINT, SIG_IGN)
         let queue = DispatchQueue(label: "secret-service.signals")

@@ -117,6 +117,12 @@ public final class Keychain: Sendable {
         configuration.logger.debug("keychain opened")
     }
 
+    /// A number that changes whenever another process commits to the keychain (SQLite's
+    /// `data_version` on this keychain's connection): a cheap check that what was read is current.
+    public func externalChangeCounter() throws(KeychainError) -> Int64 {
+        try readWithoutState { db in try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? 0 }
+    }
+
     /// SQLite's `synchronous` setting of the keychain's connection (2 is FULL), for tests.
     package func synchronousSetting() throws(KeychainError) -> Int {
         do {

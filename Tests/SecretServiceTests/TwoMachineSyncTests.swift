@@ -3,7 +3,7 @@ import Testing
 
 /// Two machines (two keychains, two session buses, two services) and one sync server: a secret
 /// stored with `secret-tool` on one is found with `secret-tool` on the other, and a
-/// `secret-tool clear` on the second removes it on both.
+/// `secret-tool clear` on the second removes it on both; each service signals what sync changed.
 @Suite(.serialized)
 struct TwoMachineSyncTests {
     static let password = ["SYNC_PASSWORD": "correct horse battery staple"]
@@ -27,14 +27,19 @@ struct TwoMachineSyncTests {
                 let attributes = ["service", "git.example.com", "user", "alice"]
                 #expect(try await a.secretTool(["store", "--label=Git token"] + attributes, input: "ghp_secret\nline two").status == 0)
                 try await Self.sync(a)
+                // B's service signals the item that sync brings in (its watcher sees the write).
+                let monitorB = try b.start("/usr/bin/stdbuf", ["-oL", "/usr/bin/gdbus", "monitor", "--session", "--dest", "org.freedesktop.secrets"])
                 try await Self.sync(b)
+                try await monitorB.waitForOutput(containing: "org.freedesktop.Secret.Collection.ItemCreated")
                 let found = try await b.secretTool(["lookup"] + attributes)
                 #expect(found.status == 0, "\(found.stderr)")
                 #expect(found.stdout == "ghp_secret\nline two")
 
                 #expect(try await b.secretTool(["clear"] + attributes).status == 0)
                 try await Self.sync(b)
+                let monitorA = try a.start("/usr/bin/stdbuf", ["-oL", "/usr/bin/gdbus", "monitor", "--session", "--dest", "org.freedesktop.secrets"])
                 try await Self.sync(a)
+                try await monitorA.waitForOutput(containing: "org.freedesktop.Secret.Collection.ItemDeleted")
                 #expect(try await a.secretTool(["lookup"] + attributes).status != 0)
                 #expect(try await b.secretTool(["lookup"] + attributes).status != 0)
             }
