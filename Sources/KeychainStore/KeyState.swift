@@ -52,7 +52,7 @@ struct KeyState: Sendable {
             state.keys[protectionClass] = try SecretSealer.openKey(wrapped, with: deviceKey, context: deviceContext(protectionClass))
         }
         if state.passcodeSet {
-            let unlocked = try session.read(deviceKey: deviceKey)
+            let unlocked = session.read(deviceKey: deviceKey)
             if unlocked[.whenUnlocked] == nil { state.locked = true }
             for (protectionClass, key) in unlocked where !(state.locked && protectionClass.isLockedWithKeychain) {
                 state.keys[protectionClass] = key

@@ -39,16 +39,22 @@ struct SessionKeys: Sendable {
         return stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR
     }
 
-    /// The keys in the file; none when there is no file (not unlocked since the restart).
-    func read(deviceKey: SymmetricKey) throws -> [ProtectionClass: SymmetricKey] {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [:] }
+    /// The keys in the file; none when there is no file (not unlocked since the restart). A file
+    /// this user does not own, or a key the device key does not open, counts as absent: another
+    /// user of a shared `/dev/shm` can neither unlock nor break this keychain with one.
+    func read(deviceKey: SymmetricKey) -> [ProtectionClass: SymmetricKey] {
+        var status = stat()
+        guard lstat(path, &status) == 0, status.st_uid == getuid(), (status.st_mode & S_IFMT) == S_IFREG,
+            let text = try? String(contentsOfFile: path, encoding: .utf8)
+        else { return [:] }
         var keys: [ProtectionClass: SymmetricKey] = [:]
         for line in text.split(separator: "\n") {
             let fields = line.split(separator: " ")
             guard fields.count == 2, let protectionClass = ProtectionClass(rawValue: String(fields[0])),
-                let wrapped = Data(base64Encoded: String(fields[1]))
+                let wrapped = Data(base64Encoded: String(fields[1])),
+                let key = try? SecretSealer.openKey(wrapped, with: deviceKey, context: KeyState.sessionContext(protectionClass))
             else { continue }
-            keys[protectionClass] = try SecretSealer.openKey(wrapped, with: deviceKey, context: KeyState.sessionContext(protectionClass))
+            keys[protectionClass] = key
         }
         return keys
     }
@@ -65,10 +71,16 @@ struct SessionKeys: Sendable {
             let wrapped = try SecretSealer.sealKey(key, with: deviceKey, context: KeyState.sessionContext(protectionClass))
             text += "\(protectionClass.rawValue) \(wrapped.base64EncodedString())\n"
         }
+        // A new file of our own (O_EXCL: never one another user left in a shared directory), 0600.
         let temporary = path + ".\(getpid()).tmp"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        unlink(temporary)
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw KeychainError(.notAvailable, "cannot write the session key file (errno \(errno))") }
-        fchmod(descriptor, 0o600)
+        guard fchmod(descriptor, 0o600) == 0 else {
+            close(descriptor)
+            unlink(temporary)
+            throw KeychainError(.notAvailable, "cannot make the session key file private")
+        }
         let bytes = Array(text.utf8)
         let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
         close(descriptor)

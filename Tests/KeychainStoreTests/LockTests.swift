@@ -140,6 +140,24 @@ import Testing
         }
     }
 
+    /// A session file whose keys the device key does not open (damaged, or planted by someone
+    /// else) counts as no session: the keychain is locked, not broken, and the passcode opens it.
+    @Test func aSessionFileThatDoesNotOpenCountsAsLocked() throws {
+        try withTemporaryKeychain { keychain, directory in
+            try keychain.add(password())
+            try keychain.setPasscode("1234", current: nil)
+            let run = directory.appendingPathComponent("run")
+            let session = try #require(try FileManager.default.contentsOfDirectory(atPath: run.path).first { $0.hasSuffix(".session") })
+            try "A \(Data(repeating: 7, count: 60).base64EncodedString())\n".write(
+                to: run.appendingPathComponent(session), atomically: true, encoding: .utf8)
+            let other = try openKeychain(in: directory)
+            #expect(try other.lockStatus().isLocked)
+            #expect(status { try other.findData(query()) } == .interactionNotAllowed)
+            try other.unlock(passcode: "1234")
+            #expect(try other.findData(query()) == Array("s3cret".utf8))
+        }
+    }
+
     @Test func passcodeClassNeedsAPasscode() throws {
         try withTemporaryKeychain { keychain, _ in
             let item = password { $0.accessible = .whenPasscodeSetThisDeviceOnly }
