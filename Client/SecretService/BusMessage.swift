@@ -102,11 +102,16 @@ struct BusReader {
 
     /// `a{ss}`.
     func stringMap() throws(BusError) -> [String: String] {
-        try enter("a", "{ss}", "a string dictionary")
-        var map: [String: String] = [:]
-        while sd_bus_message_enter_container(message, CChar(UInt8(ascii: "e")), "ss") > 0 {
+        try dictionary("s", "a string dictionary") { () throws(BusError) in try string() }
+    }
+
+    /// `a{s…}`: string keys, each value read by `value`.
+    private func dictionary<Value>(_ valueSignature: String, _ what: String, _ value: () throws(BusError) -> Value) throws(BusError) -> [String: Value] {
+        try enter("a", "{s\(valueSignature)}", what)
+        var map: [String: Value] = [:]
+        while sd_bus_message_enter_container(message, CChar(UInt8(ascii: "e")), "s" + valueSignature) > 0 {
             let key = try string()
-            map[key] = try string()
+            map[key] = try value()
             try exit()
         }
         try exit()
@@ -136,15 +141,7 @@ struct BusReader {
 
     /// `a{sv}` whose values are strings or string dictionaries (item and collection properties).
     func properties() throws(BusError) -> [String: BusValue] {
-        try enter("a", "{sv}", "a property dictionary")
-        var properties: [String: BusValue] = [:]
-        while sd_bus_message_enter_container(message, CChar(UInt8(ascii: "e")), "sv") > 0 {
-            let key = try string()
-            properties[key] = try variant()
-            try exit()
-        }
-        try exit()
-        return properties
+        try dictionary("v", "a property dictionary") { () throws(BusError) in try variant() }
     }
 
     /// A variant holding a string, an object path, a boolean, bytes or a string dictionary.

@@ -26,7 +26,8 @@ final class SecretServiceObjects: BusCallHandler, @unchecked Sendable {
     private var memoryItems: [String: (entry: SecretStore.Entry, secret: [UInt8])] = [:]
     /// What the service last read of `login` (attributes, labels, dates; never secrets): searches
     /// run over it, and a change found against it is signalled. Kept only while a watcher tells
-    /// the service of every write (``keychainChanged()``); otherwise read again on every call.
+    /// the service of other processes' writes (``keychainChanged()``); otherwise read again on
+    /// every call.
     private var index: [String: SecretStore.Entry]?
     /// The keychain's external change counter when `index` was read.
     private var indexVersion: Int64 = -1
@@ -224,7 +225,7 @@ final class SecretServiceObjects: BusCallHandler, @unchecked Sendable {
                 emit(collection, "ItemDeleted", item: id)
             } else {
                 try store.delete(id, in: collection)
-                keychainChanged()
+                wrote(id, now: nil, "ItemDeleted")
             }
             try reply.objectPath("/")
         default:
@@ -313,41 +314,50 @@ final class SecretServiceObjects: BusCallHandler, @unchecked Sendable {
 
     private func entries(in collection: String) throws(BusError) -> [SecretStore.Entry] {
         if collection == "session" { return memoryItems.values.map(\.entry) }
-        if keepsIndex, index != nil, (try? store.keychain.externalChangeCounter()) != indexVersion {
-            keychainChanged()  // another process wrote and the watcher has not said so yet
-        }
-        if keepsIndex, let index { return Array(index.values) }
+        let version = externalVersion()
+        // The index stands while no other process committed since it was read (this service's own
+        // writes keep it current themselves); without a watcher it is read again on every call.
+        if keepsIndex, let index, version == indexVersion { return Array(index.values) }
         do {
-            let version = (try? store.keychain.externalChangeCounter()) ?? -1
-            let entries = try store.entries(in: collection)
-            index = Dictionary(entries.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-            indexVersion = version
-            return entries
+            try reload(version: version)
         } catch where error == .isLocked {
             // Locked: what was read before is still listed (as locked items); secrets stay shut.
-            guard let index else { throw error }
-            return Array(index.values)
+            guard index != nil else { throw error }
         }
+        return Array((index ?? [:]).values)
     }
 
-    /// The keychain changed (this service's write, or another process's, such as `sync-client
-    /// run` applying another device's change): reads `login` again and signals what changed.
+    /// Another process may have written (the watcher saw the keychain's files change, e.g.
+    /// `sync-client run` applying another device's change): reads `login` again if so, and
+    /// signals what changed.
     func keychainChanged() {
-        let version = (try? store.keychain.externalChangeCounter()) ?? -1
-        guard let fresh = try? store.entries(in: SecretStore.login) else { return }
-        indexVersion = version
-        let old = index ?? [:]
-        let new = Dictionary(fresh.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        index = new
-        for (id, entry) in new.sorted(by: { $0.key < $1.key }) {
-            if let before = old[id] {
-                if before != entry { emit(SecretStore.login, "ItemChanged", item: id) }
-            } else {
-                emit(SecretStore.login, "ItemCreated", item: id)
-            }
-        }
-        for id in old.keys.sorted() where new[id] == nil { emit(SecretStore.login, "ItemDeleted", item: id) }
+        let version = externalVersion()
+        guard version != indexVersion else { return }
+        try? reload(version: version)
     }
+
+    /// Reads `login` again; when it had been read before, signals what changed since.
+    private func reload(version: Int64) throws(BusError) {
+        let fresh = try store.entries(in: SecretStore.login)
+        let new = Dictionary(fresh.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        if let old = index {
+            for (id, entry) in new.sorted(by: { $0.key < $1.key }) where old[id] != entry {
+                emit(SecretStore.login, old[id] == nil ? "ItemCreated" : "ItemChanged", item: id)
+            }
+            for id in old.keys.sorted() where new[id] == nil { emit(SecretStore.login, "ItemDeleted", item: id) }
+        }
+        index = new
+        indexVersion = version
+    }
+
+    /// This service wrote item `id` of `login` (`entry`: what it is now, nil once deleted): the
+    /// index follows and the signal goes out, without reading the collection again.
+    private func wrote(_ id: String, now entry: SecretStore.Entry?, _ member: String) {
+        if index != nil { index?[id] = entry }
+        emit(SecretStore.login, member, item: id)
+    }
+
+    private func externalVersion() -> Int64 { (try? store.keychain.externalChangeCounter()) ?? -1 }
 
     private func search(_ wanted: [String: String], in collections: [String]) throws(BusError) -> [SecretStore.Entry] {
         var found: [SecretStore.Entry] = []
@@ -368,8 +378,7 @@ final class SecretServiceObjects: BusCallHandler, @unchecked Sendable {
             guard let stored = memoryItems[id] else { throw .noSuchObject(Self.path(collection: collection, item: id)) }
             return (stored.secret, stored.entry.contentType)
         }
-        let contentType = try store.entries(in: collection).first { $0.id == id }?.contentType ?? "text/plain"
-        return (try store.secret(of: id, in: collection), contentType)
+        return try store.secret(of: id, in: collection)
     }
 
     private func add(_ collection: String, label: String, attributes: [String: String], secret: [UInt8], contentType: String) throws(BusError) -> String {
@@ -382,9 +391,9 @@ final class SecretServiceObjects: BusCallHandler, @unchecked Sendable {
             emit(collection, "ItemCreated", item: entry.id)
             return entry.id
         }
-        let id = try store.add(to: collection, label: label, attributes: attributes, secret: secret, contentType: contentType).id
-        keychainChanged()
-        return id
+        let entry = try store.add(to: collection, label: label, attributes: attributes, secret: secret, contentType: contentType)
+        wrote(entry.id, now: entry, "ItemCreated")
+        return entry.id
     }
 
     private func change(_ collection: String, _ id: String, label: String? = nil, attributes: [String: String]? = nil,
@@ -403,7 +412,7 @@ final class SecretServiceObjects: BusCallHandler, @unchecked Sendable {
             return
         }
         try store.update(id, in: collection, label: label, attributes: attributes, secret: secret)
-        keychainChanged()
+        wrote(id, now: try store.entry(id, in: collection), "ItemChanged")
     }
 
     static func path(of entry: SecretStore.Entry) -> String { path(collection: entry.collection, item: entry.id) }

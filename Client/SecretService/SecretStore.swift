@@ -41,10 +41,26 @@ final class SecretStore: @unchecked Sendable {
         return results.compactMap { $0.attributes.flatMap { Self.entry(collection, $0) } }
     }
 
-    /// The secret of item `id`.
-    func secret(of id: String, in collection: String) throws(BusError) -> [UInt8] {
+    /// The secret of item `id` and its content type, in one query.
+    func secret(of id: String, in collection: String) throws(BusError) -> (secret: [UInt8], contentType: String) {
         do {
-            return try keychain.findData(query(collection, id: id, returns: .data))
+            guard let found = try keychain.find(query(collection, id: id, returns: [.data, .attributes])).first, let data = found.data else {
+                throw BusError.noSuchObject(id)
+            }
+            return (data, found.attributes?.itemDescription ?? "text/plain")
+        } catch let error as KeychainError {
+            throw Self.mapped(error, id: id)
+        } catch {
+            throw error as? BusError ?? .failed("cannot read the secret")
+        }
+    }
+
+    /// Item `id` without its secret, or nil when there is none.
+    func entry(_ id: String, in collection: String) throws(BusError) -> Entry? {
+        do {
+            return try keychain.find(query(collection, id: id, returns: .attributes)).first?.attributes.flatMap { Self.entry(collection, $0) }
+        } catch where error.code == .itemNotFound {
+            return nil
         } catch {
             throw Self.mapped(error, id: id)
         }
