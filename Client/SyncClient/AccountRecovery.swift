@@ -40,15 +40,7 @@ package struct AccountRecovery: Sendable {
         guard !newPassword.isEmpty else { throw SyncClientError(.invalidInput, "the new password must not be empty") }
         let endpoint = try ServerEndpoint(server, allowInsecure: allowInsecure)
         let (_, tls) = try await endpoint.verify(pin: pin)
-        let connection = ServerConnection(endpoint: endpoint, tlsConfiguration: tls, token: nil)
-        do {
-            let outcome = try await run(connection)
-            await connection.shutdown()
-            return outcome
-        } catch {
-            await connection.shutdown()
-            throw error
-        }
+        return try await ServerConnection(endpoint: endpoint, tlsConfiguration: tls, token: nil).closing { try await run($0) }
     }
 
     private func run(_ connection: ServerConnection) async throws -> Outcome {

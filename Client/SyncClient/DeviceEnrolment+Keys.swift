@@ -29,18 +29,6 @@ extension DeviceEnrolment {
         }
     }
 
-    /// Runs `body` with `connection`, then shuts it down whatever happened.
-    static func closing<T>(_ connection: ServerConnection, _ body: (ServerConnection) async throws -> T) async throws -> T {
-        do {
-            let result = try await body(connection)
-            await connection.shutdown()
-            return result
-        } catch {
-            await connection.shutdown()
-            throw error
-        }
-    }
-
     /// The server's KDF parameters, refused below this client's floors or above its limits.
     package static func parameters(_ kdf: PasswordKDF, salt: Base64Bytes) throws(SyncClientError) -> KDFParameters {
         do {

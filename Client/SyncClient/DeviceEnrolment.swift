@@ -68,14 +68,8 @@ package struct DeviceEnrolment: Sendable {
         }
         let endpoint = try ServerEndpoint(server, allowInsecure: allowInsecure)
         let (seenPin, tls) = try await endpoint.verify(pin: pin)
-        let connection = ServerConnection(endpoint: endpoint, tlsConfiguration: tls, token: nil)
-        do {
-            let outcome = try await run(connection, keychainPath: keychainPath, seenPin: seenPin, logger: logger)
-            await connection.shutdown()
-            return outcome
-        } catch {
-            await connection.shutdown()
-            throw error
+        return try await ServerConnection(endpoint: endpoint, tlsConfiguration: tls, token: nil).closing { connection in
+            try await run(connection, keychainPath: keychainPath, seenPin: seenPin, logger: logger)
         }
     }
 
@@ -116,7 +110,7 @@ package struct DeviceEnrolment: Sendable {
         let log: DeviceLog
         var pinnedKDF: PinnedKDF?
         if let approval {
-            (accountKey, log) = try await Self.closing(connection.authorized(with: signIn.token)) { authorized in
+            (accountKey, log) = try await connection.authorized(with: signIn.token).closing { authorized in
                 try await ApprovalRequester(
                     connection: authorized, account: account, device: signIn.device, name: deviceName, identity: identity,
                     timeout: approval.timeout
@@ -141,7 +135,7 @@ package struct DeviceEnrolment: Sendable {
             }
             // The password's parameters are this device's (recovery) or bound by the wrap that opened.
             pinnedKDF = PinnedKDF(secrets.parameters)
-            log = try await Self.closing(connection.authorized(with: signIn.token)) { authorized in
+            log = try await connection.authorized(with: signIn.token).closing { authorized in
                 try await DeviceLogExchange(connection: authorized, account: account, accountKey: accountKey).append(extending: []) { log in
                     try log.joining(signIn.device, identity: identity, accountKey: accountKey)
                 }

@@ -38,6 +38,18 @@ package final class ServerConnection: Sendable {
         try? await client.shutdown()
     }
 
+    /// Runs `body` with this connection, then shuts it down whatever happened.
+    package func closing<T>(_ body: (ServerConnection) async throws -> T) async throws -> T {
+        do {
+            let result = try await body(self)
+            await shutdown()
+            return result
+        } catch {
+            await shutdown()
+            throw error
+        }
+    }
+
     /// Sends a JSON request (no body when `body` is nil) and decodes the JSON answer.
     package func send<Answer: Decodable>(_ method: HTTPMethod, _ path: String, body: (any Encodable)?, as answer: Answer.Type) async throws -> Answer {
         let bytes = try await exchange(method, path, body: body)
