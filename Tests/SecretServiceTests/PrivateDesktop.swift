@@ -12,8 +12,8 @@ final class PrivateDesktop: @unchecked Sendable {
     let directory: URL
     let busAddress: String
     let keychainPath: String
-    private var processes: [RunningProcess] = []
-    private var bus: RunningProcess?
+    /// Every process started, with the signal that stops it.
+    private var processes: [(process: RunningProcess, signal: Int32)] = []
     /// The service under test.
     private(set) var service: RunningProcess?
 
@@ -44,8 +44,7 @@ final class PrivateDesktop: @unchecked Sendable {
               </policy>
             </busconfig>
             """.write(to: configuration, atomically: true, encoding: .utf8)
-        let bus = try start("/usr/bin/dbus-daemon", ["--config-file=\(configuration.path)", "--nofork", "--print-address=1"])
-        self.bus = bus
+        let bus = try start("/usr/bin/dbus-daemon", ["--config-file=\(configuration.path)", "--nofork", "--print-address=1"], stopWith: SIGKILL)
         try await bus.waitForOutput(containing: "unix:")
 
         let service = try start(Binaries.secretService.path, ["--keychain", keychainPath])
@@ -53,10 +52,13 @@ final class PrivateDesktop: @unchecked Sendable {
         try await service.waitForOutput(containing: "ready")
     }
 
-    /// Starts a process on this bus; stopped with the desktop.
-    func start(_ executable: String, _ arguments: [String]) throws -> RunningProcess {
+    /// Starts a process on this bus; stopped with the desktop by `signal`: SIGTERM for the
+    /// products (their graceful stop is part of what is tested), SIGKILL for helpers that hold no
+    /// state (a bus daemon, a monitor), which ignore the SIGTERM a test process's signal mask
+    /// leaves them.
+    func start(_ executable: String, _ arguments: [String], stopWith signal: Int32 = SIGTERM) throws -> RunningProcess {
         let process = try RunningProcess(executable, arguments, environment: environment, directory: directory)
-        processes.append(process)
+        processes.append((process, signal))
         return process
     }
 
@@ -76,9 +78,7 @@ final class PrivateDesktop: @unchecked Sendable {
     }
 
     func stop() {
-        // The bus daemon last, and at once: it holds no state (and ignores the SIGTERM of a
-        // test process's signal mask).
-        for process in processes.reversed() { process.stop(process === bus ? SIGKILL : SIGTERM) }
+        for (process, signal) in processes.reversed() { process.stop(signal) }
         try? FileManager.default.removeItem(at: directory)
     }
 }

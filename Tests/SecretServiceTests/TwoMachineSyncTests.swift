@@ -28,7 +28,7 @@ struct TwoMachineSyncTests {
                 #expect(try await a.secretTool(["store", "--label=Git token"] + attributes, input: "ghp_secret\nline two").status == 0)
                 try await Self.sync(a)
                 // B's service signals the item that sync brings in (its watcher sees the write).
-                let monitorB = try b.start("/usr/bin/stdbuf", ["-oL", "/usr/bin/gdbus", "monitor", "--session", "--dest", "org.freedesktop.secrets"])
+                let monitorB = try b.start("/usr/bin/stdbuf", ["-oL", "/usr/bin/gdbus", "monitor", "--session", "--dest", "org.freedesktop.secrets"], stopWith: SIGKILL)
                 try await Self.sync(b)
                 try await monitorB.waitForOutput(containing: "org.freedesktop.Secret.Collection.ItemCreated")
                 let found = try await b.secretTool(["lookup"] + attributes)
@@ -37,7 +37,7 @@ struct TwoMachineSyncTests {
 
                 #expect(try await b.secretTool(["clear"] + attributes).status == 0)
                 try await Self.sync(b)
-                let monitorA = try a.start("/usr/bin/stdbuf", ["-oL", "/usr/bin/gdbus", "monitor", "--session", "--dest", "org.freedesktop.secrets"])
+                let monitorA = try a.start("/usr/bin/stdbuf", ["-oL", "/usr/bin/gdbus", "monitor", "--session", "--dest", "org.freedesktop.secrets"], stopWith: SIGKILL)
                 try await Self.sync(a)
                 try await monitorA.waitForOutput(containing: "org.freedesktop.Secret.Collection.ItemDeleted")
                 #expect(try await a.secretTool(["lookup"] + attributes).status != 0)
