@@ -45,12 +45,12 @@ package final class ClientSession: Sendable {
         self.logger = logger
     }
 
-    /// The sync engine of the keychain zone.
-    package func engine() throws(SyncClientError) -> SyncEngine {
+    /// The driver of the keychain zone.
+    package func keychainDriver() throws(SyncClientError) -> ZoneDriver<KeychainZone> {
         let sealer = VersionSealer(keys: AccountKeys(accountKey: accountKey), account: enrolment.account, zone: .keychain)
-        return try SyncEngine(
-            keychain: keychain, database: database, transport: ZoneTransport(connection: connection, zone: .keychain),
-            sealer: sealer, device: enrolment.device, logger: logger)
+        return try ZoneDriver(
+            local: KeychainZone(keychain: keychain, sealer: sealer, device: enrolment.device), database: database,
+            server: ZoneTransport(connection: connection, zone: .keychain), sealer: sealer, device: enrolment.device, logger: logger)
     }
 
     package func close() async {

@@ -31,7 +31,7 @@ package struct ClientStatus: Sendable, Codable, Equatable {
         do {
             untaken = try keychain.journalEntries(after: summary.journalSequence, limit: 100_000).filter(\.primaryKey.isSynchronizable).count
         } catch {
-            throw SyncEngine.mapped(error)
+            throw SyncClientError.mapped(error)
         }
         var problems = try database.problems(zone: .keychain)
         let names = ProblemNames.names(of: Set(problems.map(\.item)), keychain: keychain)
@@ -41,7 +41,7 @@ package struct ClientStatus: Sendable, Codable, Equatable {
             deviceName: enrolment.deviceName, lastSync: summary.lastSync, pendingChanges: summary.pending + untaken,
             problems: problems,
             keyValueStores: try KeyValueStoreStatus.readAll(keychainPath: keychainPath, state: database, enrolment: enrolment, keychain: keychain),
-            keyValueDirectoryProblems: try database.problems(zone: StoreDirectoryMirror.zone))
+            keyValueDirectoryProblems: try database.problems(zone: StoreDirectory.zone))
     }
 }
 

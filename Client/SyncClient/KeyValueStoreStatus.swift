@@ -28,10 +28,10 @@ package struct KeyValueStoreStatus: Sendable, Codable, Equatable {
         keychainPath: String, state: ClientStateDatabase, enrolment: Enrolment, keychain: Keychain
     ) throws(SyncClientError) -> [KeyValueStoreStatus] {
         let keys = AccountKeys(accountKey: try DeviceSecrets(keychain: keychain).accountKey())
-        let directory = StoreDirectoryMirror(database: nil, keys: keys)
-        let directorySealer = VersionSealer(keys: keys, account: enrolment.account, zone: StoreDirectoryMirror.zone)
-        var names = StoreDirectoryMirror.names(
-            in: try state.loadZone(StoreDirectoryMirror.zone, device: enrolment.device, sealer: directorySealer).0.records)
+        let directory = StoreDirectory(database: nil, keys: keys)
+        let directorySealer = VersionSealer(keys: keys, account: enrolment.account, zone: StoreDirectory.zone)
+        var names = StoreDirectory.names(
+            in: try state.loadZone(StoreDirectory.zone, device: enrolment.device, sealer: directorySealer).0.records)
         do {
             let path = KeyValueDatabase.path(besideKeychainAt: keychainPath)
             let database = FileManager.default.fileExists(atPath: path) ? try KeyValueDatabase(path: path) : nil
@@ -48,7 +48,7 @@ package struct KeyValueStoreStatus: Sendable, Codable, Equatable {
                     problems: try state.problems(zone: zone))
             }
         } catch {
-            throw MirroredZoneEngine<KeyValueMirror>.mapped(error)
+            throw SyncClientError.mapped(error)
         }
     }
 

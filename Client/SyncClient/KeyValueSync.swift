@@ -25,8 +25,8 @@ package actor KeyValueSync {
     private var database: KeyValueDatabase?
     private let session: ClientSession
     private let keys: AccountKeys
-    private var directory: MirroredZoneEngine<StoreDirectoryMirror>
-    private var engines: [String: MirroredZoneEngine<KeyValueMirror>] = [:]
+    private var directory: ZoneDriver<StoreDirectory>
+    private var drivers: [String: ZoneDriver<KeyValueZone>] = [:]
     /// The newest journal sequence when the last pass began: a pass takes everything up to it.
     private var journalSeen: Int64 = 0
 
@@ -38,7 +38,7 @@ package actor KeyValueSync {
         databasePath = KeyValueDatabase.path(besideKeychainAt: session.keychain.path)
         let existing = FileManager.default.fileExists(atPath: databasePath) ? try Self.open(session: session, keys: keys) : nil
         database = existing
-        directory = try Self.directoryEngine(session: session, keys: keys, database: existing)
+        directory = try Self.directoryDriver(session: session, keys: keys, database: existing)
     }
 
     /// Opens the database and binds it to the enrolled account and device.
@@ -48,7 +48,7 @@ package actor KeyValueSync {
             try bind(database, keys: keys, device: session.enrolment.device, state: session.database, logger: session.logger)
             return database
         } catch {
-            throw MirroredZoneEngine<KeyValueMirror>.mapped(error)
+            throw SyncClientError.mapped(error)
         }
     }
 
@@ -72,7 +72,7 @@ package actor KeyValueSync {
     private static func bind(
         _ database: KeyValueDatabase, keys: AccountKeys, device: DeviceID, state: ClientStateDatabase, logger: Logger
     ) throws {
-        let account = StoreDirectoryMirror(database: nil, keys: keys).accountBinding
+        let account = StoreDirectory(database: nil, keys: keys).accountBinding
         if let previous = try database.boundAccount(), previous != account {
             // The old account's zone states go before the stores are reset: after a crash in
             // between, the database is still bound to the old account and both happen again.
@@ -84,13 +84,13 @@ package actor KeyValueSync {
         try database.bind(toDevice: device)
     }
 
-    private static func directoryEngine(
+    private static func directoryDriver(
         session: ClientSession, keys: AccountKeys, database: KeyValueDatabase?
-    ) throws(SyncClientError) -> MirroredZoneEngine<StoreDirectoryMirror> {
-        try MirroredZoneEngine(
-            mirror: StoreDirectoryMirror(database: database, keys: keys), database: session.database,
-            transport: ZoneTransport(connection: session.connection, zone: StoreDirectoryMirror.zone),
-            sealer: VersionSealer(keys: keys, account: session.enrolment.account, zone: StoreDirectoryMirror.zone),
+    ) throws(SyncClientError) -> ZoneDriver<StoreDirectory> {
+        try ZoneDriver(
+            local: StoreDirectory(database: database, keys: keys), database: session.database,
+            server: ZoneTransport(connection: session.connection, zone: StoreDirectory.zone),
+            sealer: VersionSealer(keys: keys, account: session.enrolment.account, zone: StoreDirectory.zone),
             device: session.enrolment.device, logger: session.logger)
     }
 
@@ -99,7 +99,7 @@ package actor KeyValueSync {
         if let database { return database }
         let opened = try Self.open(session: session, keys: keys)
         database = opened
-        directory = try Self.directoryEngine(session: session, keys: keys, database: opened)
+        directory = try Self.directoryDriver(session: session, keys: keys, database: opened)
         return opened
     }
 
@@ -116,12 +116,12 @@ package actor KeyValueSync {
         let listing = try await directory.syncUntilInStep(maximumRounds: maximumRounds)
         report.pushed += listing.pushed
         report.unlisted += listing.unlisted
-        syncable.formUnion(StoreDirectoryMirror.names(in: await directory.records))
+        syncable.formUnion(StoreDirectory.names(in: await directory.records))
         if syncable.isEmpty { return report }
         var failure: (any Error)?
         for name in syncable.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
             do {
-                let result = try await engine(for: name).syncUntilInStep(maximumRounds: maximumRounds)
+                let result = try await driver(for: name).syncUntilInStep(maximumRounds: maximumRounds)
                 report.pushed += result.pushed
                 report.applied += result.applied
                 report.unlisted += result.unlisted
@@ -142,17 +142,17 @@ package actor KeyValueSync {
         return ((try? database.latestJournalSequence()) ?? .max) > journalSeen
     }
 
-    private func engine(for name: String) throws -> MirroredZoneEngine<KeyValueMirror> {
-        if let engine = engines[name] { return engine }
+    private func driver(for name: String) throws -> ZoneDriver<KeyValueZone> {
+        if let driver = drivers[name] { return driver }
         let store = try openDatabase().store(named: name)
-        let zone = StoreDirectoryMirror(database: database, keys: keys).zone(ofStore: name)
-        let engine = try MirroredZoneEngine(
-            mirror: KeyValueMirror(store: store, keys: keys), database: session.database,
-            transport: ZoneTransport(connection: session.connection, zone: zone),
+        let zone = StoreDirectory(database: database, keys: keys).zone(ofStore: name)
+        let driver = try ZoneDriver(
+            local: KeyValueZone(store: store, keys: keys), database: session.database,
+            server: ZoneTransport(connection: session.connection, zone: zone),
             sealer: VersionSealer(keys: keys, account: session.enrolment.account, zone: zone),
             device: session.enrolment.device, logger: session.logger)
-        engines[name] = engine
-        return engine
+        drivers[name] = driver
+        return driver
     }
 
     /// Drops the client's state of the directory zone and of every store zone: sealed under the
@@ -161,7 +161,7 @@ package actor KeyValueSync {
         try state.write { db in
             for table in ["zone_state", "item_record", "problem"] {
                 try db.execute(
-                    sql: "DELETE FROM \(table) WHERE zone = ? OR substr(zone, 1, 3) = 'kv.'", arguments: [StoreDirectoryMirror.zone.rawValue])
+                    sql: "DELETE FROM \(table) WHERE zone = ? OR substr(zone, 1, 3) = 'kv.'", arguments: [StoreDirectory.zone.rawValue])
             }
         }
     }
@@ -170,7 +170,7 @@ package actor KeyValueSync {
         do {
             return try body()
         } catch {
-            throw MirroredZoneEngine<KeyValueMirror>.mapped(error)
+            throw SyncClientError.mapped(error)
         }
     }
 }

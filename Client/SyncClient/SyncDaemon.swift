@@ -14,15 +14,14 @@ package struct SyncDaemon: Service {
     }
 
     package let session: ClientSession
-    package let engine: SyncEngine
+    /// The keychain and the key-value stores, synced on every wake-up.
+    package let sync: AccountSync
     package let keychainPath: String
     package let configuration: Configuration
-    /// The key-value stores, synced after the keychain on every wake-up (decision 0070).
-    package var keyValue: KeyValueSync?
 
-    package init(session: ClientSession, engine: SyncEngine, keychainPath: String, configuration: Configuration) {
+    package init(session: ClientSession, sync: AccountSync, keychainPath: String, configuration: Configuration) {
         self.session = session
-        self.engine = engine
+        self.sync = sync
         self.keychainPath = keychainPath
         self.configuration = configuration
     }
@@ -44,17 +43,16 @@ package struct SyncDaemon: Service {
                 }
                 group.addTask {
                     while await local.wait() {
-                        if await engine.hasNewJournalEntries() { wake.ring() }
+                        if await sync.keychain.hasNewLocalChanges() { wake.ring() }
                     }
                 }
-                if let keyValue {
-                    let keyValueWrites = Doorbell()
-                    let keyValueWatcher = JournalWatcher(keychainPath: keyValue.databasePath, mode: configuration.watchMode)
-                    group.addTask { try await keyValueWatcher.run(doorbell: keyValueWrites, logger: logger) }
-                    group.addTask {
-                        while await keyValueWrites.wait() {
-                            if await keyValue.hasNewLocalChanges() { wake.ring() }
-                        }
+                let keyValue = sync.keyValue
+                let keyValueWrites = Doorbell()
+                let keyValueWatcher = JournalWatcher(keychainPath: keyValue.databasePath, mode: configuration.watchMode)
+                group.addTask { try await keyValueWatcher.run(doorbell: keyValueWrites, logger: logger) }
+                group.addTask {
+                    while await keyValueWrites.wait() {
+                        if await keyValue.hasNewLocalChanges() { wake.ring() }
                     }
                 }
                 group.addTask { await subscription.run(doorbell: wake, logger: logger) }
@@ -78,12 +76,7 @@ package struct SyncDaemon: Service {
         wake.ring()
         while await wake.wait() {
             do {
-                var report = try await engine.syncUntilInStep(maximumRounds: 20)
-                if let keyValue {
-                    let stores = try await keyValue.syncUntilInStep(maximumRounds: 20)
-                    report.pushed += stores.pushed
-                    report.applied += stores.applied
-                }
+                let report = try await sync.syncUntilInStep(maximumRounds: 20)
                 backoff.reset()
                 if report.pushed + report.applied > 0 {
                     logger.info("synced", metadata: ["pushed": "\(report.pushed)", "applied": "\(report.applied)"])

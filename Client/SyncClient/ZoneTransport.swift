@@ -68,7 +68,7 @@ package struct ZoneTransport: Sendable {
 
     /// This device's and the server's clocks read now, asking the server (`/health`) only when
     /// no answer of it was read yet (decision 0108).
-    package func modificationTimeBound(localNow: Date = Date()) async throws -> ModificationTimeBound {
+    package func modificationTimeBound(localNow: Date) async throws -> ModificationTimeBound {
         if connection.serverClock.now() == nil { try await connection.send(.GET, "/health", body: nil) }
         guard let server = connection.serverClock.now() else {
             throw SyncClientError(.unreachable, "the server's answers carry no time (Date header); cannot bound modification times")

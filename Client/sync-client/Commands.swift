@@ -100,23 +100,21 @@ struct SyncCommand: AsyncParsableCommand {
             let lock = try StateLock.acquire(keychainPath: keychain.path)
             defer { lock.release() }
             let report = try await ClientSession.with(keychainPath: keychain.path, logger: logger) { session in
-                let engine = try session.engine()
+                let sync = try AccountSync(session: session)
                 if isatty(STDERR_FILENO) == 1 {
-                    await engine.setProgressHandler { count in
+                    await sync.keychain.setProgressHandler { count in
                         FileHandle.standardError.write(Data("\rapplied \(count) items…".utf8))
                     }
                 }
-                let keychainReport = try await engine.syncUntilInStep()
-                let keyValueReport = try await KeyValueSync(session: session).syncUntilInStep()
-                return (keychainReport, keyValueReport, await engine.setAside.count)
+                return try await sync.syncUntilInStep()
             }
-            if report.2 > 0 {
+            if report.setAside > 0 {
                 // In step for everything else: the set-aside items are per-item problems (decision 0105).
-                FileHandle.standardError.write(Data("sync-client: \(report.2) item(s) not synced (the server will not take them); see `sync-client status`\n".utf8))
+                FileHandle.standardError.write(Data("sync-client: \(report.setAside) item(s) not synced (the server will not take them); see `sync-client status`\n".utf8))
             }
-            print("in step: pushed \(report.0.pushed), applied \(report.0.applied)")
-            print("key-value stores in step: \(report.1.stores.count), pushed \(report.1.pushed), applied \(report.1.applied)")
-            let unlisted = report.0.unlisted + report.1.unlisted
+            print("in step: pushed \(report.keychain.pushed), applied \(report.keychain.applied)")
+            print("key-value stores in step: \(report.keyValue.stores.count), pushed \(report.keyValue.pushed), applied \(report.keyValue.applied)")
+            let unlisted = report.unlisted
             if unlisted > 0 {
                 // Everything else is done; the exit status says that the server's state was not
                 // taken whole (decision 0106: withheld, lost, or deleted and collected).
@@ -143,8 +141,7 @@ struct RunCommand: AsyncParsableCommand {
             try await ClientSession.with(keychainPath: keychain.path, logger: logger, waitForServer: true) { session in
                 var configuration = SyncDaemon.Configuration()
                 configuration.watchMode = mode
-                var daemon = SyncDaemon(session: session, engine: try session.engine(), keychainPath: keychain.path, configuration: configuration)
-                daemon.keyValue = try KeyValueSync(session: session)
+                let daemon = SyncDaemon(session: session, sync: try AccountSync(session: session), keychainPath: keychain.path, configuration: configuration)
                 FileHandle.standardOutput.write(Data("sync-client: running for device \(session.enrolment.device)\n".utf8))
                 try await daemon.runInServiceGroup(logger: logger)
             }

@@ -1,9 +1,11 @@
+import Foundation
 import GRDB
 import SyncCore
 
-/// How the sync client keeps a store a mirror of its zone machine's records (docs/decisions/0070):
-/// local changes are handed over and replaced by the machine's versions in one transaction, and
-/// the machine's versions replace the store's except over a local change it has not taken yet.
+/// How the sync client keeps a store in step with its zone machine (decisions 0070, 0170): local
+/// changes are handed over and replaced by the machine's versions in one transaction, and the
+/// machine's pulled versions replace the store's in one transaction, unless a key they touch has
+/// a local change the machine has not taken yet.
 extension KeyValueStore {
     /// Hands the local changes after journal sequence `sequence` to the sync engine, in one write
     /// transaction (no other process writes meanwhile). Per key with changes (its latest entry,
@@ -45,46 +47,53 @@ extension KeyValueStore {
         }
     }
 
-    /// Makes `version` the key's only version, as the sync engine's machine holds it: the machine
-    /// has resolved the key, so its version replaces whatever the store kept (no vectors are
-    /// compared). A key with a local change after journal sequence `sequence` (one the engine has
-    /// not taken yet) is left as it is; the engine's next round takes the change over what it has
-    /// seen. Subscribers get an event with `reason` when the key's value changes, and a
-    /// ``KeyValueChange/Reason/quotaViolationChange`` when the store is then over a limit.
-    /// - Returns: Whether the value changed, or `nil` when the key was left alone.
+    /// Makes each of `versions` its key's only version, as the sync engine's machine holds it, in
+    /// one transaction: the machine has resolved the keys, so its versions replace whatever the
+    /// store kept (no vectors are compared). When a key has a local change after journal sequence
+    /// `sequence` (one the engine has not taken yet), nothing is applied: the engine takes the
+    /// change first and decides again (decision 0170). Subscribers get an event with `reason`
+    /// for each key whose value changes, and a ``KeyValueChange/Reason/quotaViolationChange``
+    /// when the store is then over a limit.
+    /// - Returns: The keys changed locally after `sequence`, empty when everything was applied.
     @discardableResult
-    public func mirror(
-        _ version: KeyVersion, reason: KeyValueChange.Reason, unlessChangedAfter sequence: Int64
-    ) throws(KeyValueStoreError) -> Bool? {
+    public func applyResolved(
+        _ versions: [KeyVersion], reason: KeyValueChange.Reason, basedOnJournal sequence: Int64
+    ) throws(KeyValueStoreError) -> Set<String> {
         try database.write { db in
-            guard try !hasLocalChange(db, key: version.key, after: sequence) else { return nil }
-            let versions = try storedVersions(db, key: version.key)
-            guard versions != [version.version] else { return false }
-            let before = ConflictResolution.resolve(versions)
-            try replaceVersions(db, key: version.key, with: [version.version])
-            // A tombstone of a key this device never had changes no value.
-            guard before.map({ !$0.sameValue(as: version.version) }) ?? !version.isDeleted else { return false }
-            try setVisible(db, key: version.key, winner: version)
-            try publishChange(db, key: version.key, reason: reason)
-            return true
+            let changed = try Set(versions.map(\.key).filter { try hasLocalChange(db, key: $0, after: sequence) })
+            guard changed.isEmpty else { return changed }
+            for version in versions {
+                let stored = try storedVersions(db, key: version.key)
+                guard stored != [version.version] else { continue }
+                let before = ConflictResolution.resolve(stored)
+                try replaceVersions(db, key: version.key, with: [version.version])
+                // A tombstone of a key this device never had changes no value.
+                guard before.map({ !$0.sameValue(as: version.version) }) ?? !version.isDeleted else { continue }
+                try setVisible(db, key: version.key, winner: version)
+                try publishChange(db, key: version.key, reason: reason)
+            }
+            return []
         }
     }
 
-    /// Drops every version of `key`, and its value, because the sync engine forgot it (the key was
-    /// removed elsewhere and the server no longer keeps the removal); subscribers get an event when
-    /// the key had a value. A key with a local change after `sequence` is left alone.
-    /// - Returns: Whether the key was dropped.
-    @discardableResult
-    public func applyRemotePurge(
-        ofKey key: String, reason: KeyValueChange.Reason, unlessChangedAfter sequence: Int64
-    ) throws(KeyValueStoreError) -> Bool {
-        try database.write { db in
-            guard try !hasLocalChange(db, key: key, after: sequence) else { return false }
-            let hadValue = try Bool.fetchOne(db, sql: "SELECT 1 FROM kv_value WHERE store = ? AND key = ?", arguments: [name, key]) != nil
-            try replaceVersions(db, key: key, with: [])
-            try db.execute(sql: "DELETE FROM kv_value WHERE store = ? AND key = ?", arguments: [name, key])
-            if hadValue { try publishAfterCommit(db, KeyValueChange(reason: reason, keys: [key])) }
-            return true
+    /// The joined vector of the versions of every key without a local change after journal
+    /// sequence `sequence`: what the store took from the engine, for finding the keys it holds
+    /// ahead of the engine's committed state after a crash between the two commits.
+    public func takenVectors(notChangedAfter sequence: Int64) throws(KeyValueStoreError) -> [String: VersionVector] {
+        try database.read { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT key, vector FROM kv_version v WHERE store = ? AND NOT EXISTS (
+                        SELECT 1 FROM kv_journal j WHERE j.store = v.store AND j.key = v.key AND j.sequence > ?)
+                    """,
+                arguments: [name, sequence])
+            var vectors: [String: VersionVector] = [:]
+            for row in rows {
+                let vector = try VersionVector(canonicalEncoding: row[1] as Data)
+                vectors[row[0], default: VersionVector()].join(vector)
+            }
+            return vectors
         }
     }
 

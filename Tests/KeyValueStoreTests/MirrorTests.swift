@@ -52,7 +52,7 @@ import Testing
         #expect(try store.takeLocalChanges(after: #require(last)) { _, _, _ in nil } == nil)
     }
 
-    @Test func theMachinesVersionReplacesTheStoresButNeverALocalChangeNotYetTaken() async throws {
+    @Test func theMachinesVersionsReplaceTheStoresButNothingIsAppliedOverALocalChangeNotYetTaken() async throws {
         let stores = TemporaryStores()
         defer { stores.remove() }
         let store = try stores.store()
@@ -62,31 +62,36 @@ import Testing
         try store.set("newer local", forKey: "k")
         let remote = try KeyVersion(
             key: "k", value: .string("remote"), vector: VersionVector([device: 50]), modifiedAt: 1_800_000_000_000, device: device)
+        let other = try KeyVersion(key: "o", value: .string("other"), vector: VersionVector([device: 51]), modifiedAt: 1, device: device)
 
-        #expect(try store.mirror(remote, reason: .serverChange, unlessChangedAfter: taken) == nil)
+        // One transaction: a key changed locally after the position keeps the whole batch out.
+        #expect(try store.applyResolved([other, remote], reason: .serverChange, basedOnJournal: taken) == ["k"])
         #expect(try store.string(forKey: "k") == "newer local")
+        #expect(try store.value(forKey: "o") == nil)
         let latest = try #require(try store.journalEntries(after: 0).last?.sequence)
-        #expect(try store.mirror(remote, reason: .serverChange, unlessChangedAfter: latest) == true)
+        #expect(try store.applyResolved([other, remote], reason: .serverChange, basedOnJournal: latest).isEmpty)
         #expect(try store.string(forKey: "k") == "remote")
-        #expect(try store.mirror(remote, reason: .serverChange, unlessChangedAfter: latest) == false)
+        #expect(try store.string(forKey: "o") == "other")
         // The machine's version replaces the store's even when the store's vector is larger:
         // the machine resolved the key (after a full resync it may return to an older version).
         let older = try KeyVersion(key: "k", value: .string("older"), vector: VersionVector([device: 2]), modifiedAt: 1, device: device)
-        #expect(try store.mirror(older, reason: .serverChange, unlessChangedAfter: latest) == true)
+        #expect(try store.applyResolved([older], reason: .serverChange, basedOnJournal: latest).isEmpty)
         #expect(try store.siblingVersions(forKey: "k") == [older])
-        #expect(await events.waitFor(2) == [KeyValueChange(reason: .serverChange, keys: ["k"]), KeyValueChange(reason: .serverChange, keys: ["k"])])
+        #expect(await events.waitFor(3) == [
+            KeyValueChange(reason: .serverChange, keys: ["o"]), KeyValueChange(reason: .serverChange, keys: ["k"]),
+            KeyValueChange(reason: .serverChange, keys: ["k"]),
+        ])
     }
 
-    @Test func aPurgedKeyLosesItsValueAndItsVersionsWithAnEvent() async throws {
+    @Test func theVectorsTakenFromTheEngineLeaveOutLocalChangesNotYetTaken() throws {
         let stores = TemporaryStores()
         defer { stores.remove() }
         let store = try stores.store()
-        let events = ChangeRecorder(store)
-        let remote = try KeyVersion(key: "k", value: .bool(true), vector: VersionVector([device: 1]), modifiedAt: 5, device: device)
-        try store.applyRemote(remote, reason: .initialSyncChange)
-        #expect(try store.applyRemotePurge(ofKey: "k", reason: .serverChange, unlessChangedAfter: 0))
-        #expect(try store.value(forKey: "k") == nil)
-        #expect(try store.allKeys().isEmpty)
-        #expect(await events.waitFor(2).last == KeyValueChange(reason: .serverChange, keys: ["k"]))
+        let remote = try KeyVersion(key: "r", value: .bool(true), vector: VersionVector([device: 7]), modifiedAt: 5, device: device)
+        try store.applyResolved([remote], reason: .serverChange, basedOnJournal: 0)
+        try store.set("local", forKey: "l")
+        #expect(try store.takenVectors(notChangedAfter: 0) == ["r": VersionVector([device: 7])])
+        let latest = try #require(try store.journalEntries(after: 0).last?.sequence)
+        #expect(Set(try store.takenVectors(notChangedAfter: latest).keys) == ["r", "l"])
     }
 }

@@ -17,7 +17,7 @@ struct ApplyRaceTests {
             try await a.add(service: "race", account: "eve", password: "from-a")
             try await a.sync()
             let fired = Counter()
-            try await withEngine(of: b) { session, engine in
+            try await withDriver(of: b) { session, engine in
                 await engine.setApplyHooks(before: {
                     guard fired.increment() == 1 else { return }
                     // The user writes after the engine read the journal, before the page lands.
@@ -43,7 +43,7 @@ struct ApplyRaceTests {
             try await b.add(service: "replay", account: "fay", password: "from-b")
             try await a.sync()
             let died = Counter()
-            try await withEngine(of: b) { _, engine in
+            try await withDriver(of: b) { _, engine in
                 await engine.setApplyHooks(after: {
                     // Dies once, right after the keychain took the page and before the state commit.
                     if died.increment() == 1 { throw CancellationError() }
@@ -84,10 +84,10 @@ struct ApplyRaceTests {
         Item.genericPassword(service: service, account: account, data: Array(secret.utf8)) { $0.synchronizable = true }
     }
 
-    /// Opens `device`'s session and engine in this process and closes them afterwards.
-    func withEngine(of device: TestDevice, _ body: (ClientSession, SyncEngine) async throws -> Void) async throws {
+    /// Opens `device`'s session and keychain driver in this process and closes them afterwards.
+    func withDriver(of device: TestDevice, _ body: (ClientSession, ZoneDriver<KeychainZone>) async throws -> Void) async throws {
         try await ClientSession.with(keychainPath: device.keychainPath, logger: Logger(label: "test")) { session in
-            try await body(session, try session.engine())
+            try await body(session, try session.keychainDriver())
         }
     }
 }

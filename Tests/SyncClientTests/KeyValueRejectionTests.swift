@@ -16,7 +16,7 @@ struct KeyValueRejectionTests {
             try await a.add(service: "mail", account: "kim", password: "secret")
             try await a.setValue("kept", forKey: "good", store: "app")
             try await a.sync()
-            try await a.replayFirstKeychainBlob { StoreDirectoryMirror(database: nil, keys: $0).zone(ofStore: "app") }
+            try await a.replayFirstKeychainBlob { StoreDirectory(database: nil, keys: $0).zone(ofStore: "app") }
             let result = try await b.syncClient(["sync"])
             #expect(result.status != 0)
             #expect(result.stderr.contains("rejected"))
@@ -39,7 +39,7 @@ struct KeyValueRejectionTests {
             let (a, b) = (devices[0], devices[1])
             try await a.add(service: "mail", account: "kim", password: "secret")
             try await a.sync()
-            try await a.replayFirstKeychainBlob { _ in StoreDirectoryMirror.zone }
+            try await a.replayFirstKeychainBlob { _ in StoreDirectory.zone }
             let result = try await b.syncClient(["sync"])
             #expect(result.status != 0)
             let status = try await b.status()

@@ -8,7 +8,7 @@ struct KeyValueStoreZoneTests {
 
     @Test(arguments: names)
     func everyStoreNameMakesAnOpaqueValidZone(name: String) throws {
-        let directory = StoreDirectoryMirror(database: nil, keys: AccountKeys(accountKey: .generate()))
+        let directory = StoreDirectory(database: nil, keys: AccountKeys(accountKey: .generate()))
         let zone = directory.zone(ofStore: name).rawValue
         #expect(zone.hasPrefix("kv."))
         #expect(zone.count == 35)
@@ -18,11 +18,11 @@ struct KeyValueStoreZoneTests {
 
     @Test func oneAccountGivesOneZonePerStoreAndAnotherAccountOthers() {
         let keys = AccountKeys(accountKey: .generate())
-        let directory = StoreDirectoryMirror(database: nil, keys: keys)
+        let directory = StoreDirectory(database: nil, keys: keys)
         let zones = Set(Self.names.map { directory.zone(ofStore: $0) })
         #expect(zones.count == Self.names.count)
-        #expect(StoreDirectoryMirror(database: nil, keys: keys).zone(ofStore: "app") == directory.zone(ofStore: "app"))
-        let other = StoreDirectoryMirror(database: nil, keys: AccountKeys(accountKey: .generate()))
+        #expect(StoreDirectory(database: nil, keys: keys).zone(ofStore: "app") == directory.zone(ofStore: "app"))
+        let other = StoreDirectory(database: nil, keys: AccountKeys(accountKey: .generate()))
         #expect(other.zone(ofStore: "app") != directory.zone(ofStore: "app"))
     }
 }

@@ -97,7 +97,7 @@ struct StateCommitCrashTests {
     private func dieAfterTheKeychainCommit(_ device: TestDevice) async throws {
         let died = Counter()
         try await ClientSession.with(keychainPath: device.keychainPath, logger: Logger(label: "test")) { session in
-            let engine = try session.engine()
+            let engine = try session.keychainDriver()
             await engine.setApplyHooks(after: {
                 if died.increment() == 1 { throw CancellationError() }
             })

@@ -5,7 +5,7 @@ import SyncCore
 /// The directory of an account's key-value stores: zone `kv`, one item per store name (its
 /// HMAC as the ID, the name sealed as the payload), never removed. A device learns from it which
 /// stores exist, including stores it never wrote to (decision 0070).
-package struct StoreDirectoryMirror: ZoneMirror {
+package struct StoreDirectory: ZoneLocalStore {
     package static let zone = ZoneID("kv")
 
     /// The device's stores; `nil` while it has no key-value database.
@@ -41,13 +41,15 @@ package struct StoreDirectoryMirror: ZoneMirror {
     }
 
     /// Adds every local store missing from the directory. The position is unused (always 0).
-    package func takeLocalChanges(after position: Int64, into machine: inout ZoneSyncMachine, timeBound: ModificationTimeBound) throws -> Int64? {
+    package func takeLocalChanges(
+        after position: Int64, into machine: inout ZoneSyncMachine, timeBound: ModificationTimeBound
+    ) throws -> LocalChanges? {
         let missing = try (database?.storeNames() ?? []).filter { machine.state.records[itemID($0)] == nil }
         guard !missing.isEmpty else { return nil }
         for name in missing {
             _ = machine.localChange(LocalChange(item: itemID(name), scope: .synchronizable, content: Array(name.utf8), modifiedAt: 0))
         }
-        return position
+        return LocalChanges(position: position, items: missing.map(itemID))
     }
 
     package func hasLocalChanges(after position: Int64, state: ZoneSyncState) throws -> Bool {
@@ -59,9 +61,9 @@ package struct StoreDirectoryMirror: ZoneMirror {
         return itemID(name) == item
     }
 
-    package func mirror(
-        _ record: ZoneSyncState.Record?, of item: ItemID, previous: ZoneSyncState.Record?, initial: Bool, position: Int64
-    ) throws {
-        // The directory lives in the machine's records only.
-    }
+    /// The directory lives in the machine's records only: nothing is ever ahead of them.
+    package func itemsAhead(of state: ZoneSyncState, position: Int64) throws -> Set<ItemID> { [] }
+
+    /// The directory lives in the machine's records only: there is nothing to apply.
+    package func apply(_ apply: LocalApply) throws -> LocalApplyOutcome { .applied(problems: [:]) }
 }

@@ -1,14 +1,32 @@
 import SyncCore
 
 extension ZoneSyncMachine.Configuration {
-    /// What every zone engine of the client uses: pages of 500, push batches of 200, at most 8
+    /// What every zone of the client uses: pages of 500, push batches of 200, at most 8
     /// pushes per round.
     static let client = Self(pageSize: 500, maximumBatchSize: 200, maximumPushesPerRound: 8)
 }
 
-extension SyncEngine.RoundReport {
+/// What a round of a ``ZoneDriver`` did, or several rounds added up.
+package struct SyncRoundReport: Sendable, Equatable {
+    package var pushed = 0
+    package var applied = 0
+    package var rejected: [String] = []
+    /// Versions the server refused, set aside as per-item problems.
+    package var setAside = 0
+    /// Items a full resync no longer listed, kept and reported (decision 0106).
+    package var unlisted = 0
+    /// Whether the round ended in step with the server.
+    package var inStep = false
+
+    package init() {}
+
+    /// The problem of an item a full resync did not list (absence is not deletion, decision 0106).
+    static let unlistedProblem = "the server no longer lists it (deleted on another device and collected, or lost by the server): kept here, not pushed; delete or change it to settle"
+}
+
+extension SyncRoundReport {
     /// Runs `round` until one ends in step, at most `maximumRounds` times, and adds up what they
-    /// did: the loop every zone engine's `syncUntilInStep` shares.
+    /// did.
     ///
     /// - Parameter subject: what the error messages start with (empty, or "zone …: ").
     /// - Throws: ``SyncClientError`` `rejectedVersions` when some pulled versions were rejected,

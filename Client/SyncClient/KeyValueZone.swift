@@ -1,0 +1,91 @@
+import KeychainCrypto
+import KeyValueStore
+import SyncCore
+
+/// A key-value store as the local side of its zone (decisions 0062, 0070, 0170): a key's item
+/// ID is the account's HMAC of its name, so the server never sees a key; the payload (sealed) is
+/// the key and its canonical value. Key-value stores keep no history (as Apple's): a losing value
+/// is not kept.
+package struct KeyValueZone: ZoneLocalStore {
+    package let store: KeyValueStore
+    private let keys: AccountKeys
+    /// The key of every item the store has a version of (a tombstone's content is empty, so its
+    /// key is found here).
+    private var keyByItem: [ItemID: String] = [:]
+
+    package init(store: KeyValueStore, keys: AccountKeys) throws(KeyValueStoreError) {
+        self.store = store
+        self.keys = keys
+        for key in try store.allKeys() { keyByItem[itemID(key)] = key }
+    }
+
+    package func itemID(_ key: String) -> ItemID {
+        keys.itemID(zone: store.zone.rawValue, fields: KeyValueStore.itemIDFields(forKey: key))
+    }
+
+    package mutating func takeLocalChanges(
+        after position: Int64, into machine: inout ZoneSyncMachine, timeBound: ModificationTimeBound
+    ) throws -> LocalChanges? {
+        var taken: [(ItemID, String)] = []
+        let last = try store.takeLocalChanges(after: position) { key, current, modifiedAt in
+            let item = itemID(key)
+            taken.append((item, key))
+            let content = current?.value.map { KeyVersion.syncContent(key: key, value: $0) }
+            if let record = machine.state.records[item], content == nil ? record.version.isDeleted : record.version.content == content {
+                return record.version
+            }
+            // The store wrote the change over every version it held, which may be one the state
+            // never committed (a crash between the two commits; decision 0107).
+            let basedOn = current?.version.overwritten ?? VersionVector()
+            _ = machine.localChange(LocalChange(
+                item: item, scope: .synchronizable, content: content, modifiedAt: timeBound.bounded(current?.modifiedAt ?? modifiedAt), basedOn: basedOn))
+            return machine.state.records[item]?.version
+        }
+        for (item, key) in taken { keyByItem[item] = key }
+        return last.map { LocalChanges(position: $0, items: taken.map(\.0)) }
+    }
+
+    package func hasLocalChanges(after position: Int64, state: ZoneSyncState) throws -> Bool {
+        try !store.journalEntries(after: position, limit: 1).isEmpty
+    }
+
+    /// The keys whose versions `state` has not seen, leaving out local changes not taken yet.
+    package mutating func itemsAhead(of state: ZoneSyncState, position: Int64) throws -> Set<ItemID> {
+        var ahead: Set<ItemID> = []
+        for (key, vector) in try store.takenVectors(notChangedAfter: position) {
+            let item = itemID(key)
+            keyByItem[item] = key
+            if !(state.records[item]?.seen ?? VersionVector()).descends(from: vector) { ahead.insert(item) }
+        }
+        return ahead
+    }
+
+    package func accepts(_ content: [UInt8], for item: ItemID) -> Bool {
+        guard let (key, _) = try? KeyVersion.decodeSyncContent(content) else { return false }
+        return itemID(key) == item
+    }
+
+    package mutating func apply(_ apply: LocalApply) throws -> LocalApplyOutcome {
+        var versions: [KeyVersion] = []
+        var learned: [ItemID: String] = [:]
+        for effect in apply.effects {
+            switch effect {
+            case .store(let item, let version):
+                let key = try KeyVersion.decodeSyncContent(version.content).key
+                learned[item] = key
+                versions.append(try KeyVersion(key: key, version: version))
+            case .remove(let item):
+                // A removal of a key this device never had changes nothing here.
+                guard let key = keyByItem[item], let tombstone = apply.state.records[item]?.version else { continue }
+                versions.append(try KeyVersion(key: key, version: tombstone))
+            case .keepInHistory:
+                continue
+            }
+        }
+        let reason: KeyValueChange.Reason = apply.isInitialSync ? .initialSyncChange : .serverChange
+        let changed = try store.applyResolved(versions, reason: reason, basedOnJournal: apply.position)
+        guard changed.isEmpty else { return .changedLocally(count: changed.count) }
+        keyByItem.merge(learned) { _, new in new }
+        return .applied(problems: [:])
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import KeychainModel
+import KeychainStore
+import SyncCore
+
+/// The keychain as the local side of its zone: local changes come from the keychain's change
+/// journal, pulled versions are applied with ``Keychain/applyRemote(_:basedOnJournal:versions:)``
+/// (history kept), and each apply records the version it left an item at, in its own
+/// transaction (decision 0107).
+package struct KeychainZone: ZoneLocalStore {
+    package let keychain: Keychain
+    private let sealer: VersionSealer
+    /// The owner of the version tags this enrolment's applies record.
+    private let owner: String
+    /// The primary keys of the items the keychain holds ahead of the committed state.
+    private var aheadKeys: [ItemID: PrimaryKey] = [:]
+    /// The items decoded while opening the last page, so applying them does not decode again.
+    private var decoded: [ItemID: (content: [UInt8], item: Item)] = [:]
+
+    package init(keychain: Keychain, sealer: VersionSealer, device: DeviceID) {
+        self.keychain = keychain
+        self.sealer = sealer
+        owner = device.rawValue
+    }
+
+    package func itemID(of primaryKey: PrimaryKey) -> ItemID { sealer.itemID(of: primaryKey) }
+
+    // MARK: - Local changes
+
+    /// The journal's entries after `position`, a page of them. Without any sync state (a new
+    /// device, re-enrolment, a lost state file), first every synchronizable item of the keychain:
+    /// the journal does not hold the items that were pulled (decision 0106).
+    package func takeLocalChanges(
+        after position: Int64, into machine: inout ZoneSyncMachine, timeBound: ModificationTimeBound
+    ) throws -> LocalChanges? {
+        var items: [ItemID] = []
+        if position == 0, machine.state.cursor == 0, machine.state.records.isEmpty {
+            for item in try keychain.synchronizableItems() {
+                items.append(try localChange(of: item.key, at: item.attributes.modificationDate ?? Date(), into: &machine, timeBound: timeBound))
+            }
+            // Nothing the machine took (no item, or none that leaves the device): the journal only.
+            if machine.state.records.isEmpty { items.removeAll() }
+        }
+        let entries = try keychain.journalEntries(after: position, limit: 1000)
+        var latest: [PrimaryKey: JournalEntry] = [:]
+        var order: [PrimaryKey] = []
+        for entry in entries where entry.primaryKey.isSynchronizable {
+            if latest.updateValue(entry, forKey: entry.primaryKey) == nil { order.append(entry.primaryKey) }
+        }
+        for key in order {
+            guard let entry = latest[key] else { continue }
+            items.append(try localChange(of: key, at: entry.time, into: &machine, timeBound: timeBound))
+        }
+        guard !entries.isEmpty || !items.isEmpty else { return nil }
+        return LocalChanges(position: entries.last?.sequence ?? position, items: items)
+    }
+
+    private func localChange(
+        of primaryKey: PrimaryKey, at time: Date, into machine: inout ZoneSyncMachine, timeBound: ModificationTimeBound
+    ) throws -> ItemID {
+        let current = try keychain.item(withPrimaryKey: primaryKey)
+        let item = itemID(of: primaryKey)
+        let basedOn = try appliedVersion(of: primaryKey)
+        guard let current, current.isSynchronizable else {
+            _ = machine.localChange(LocalChange(
+                item: item, scope: .synchronizable, content: nil, modifiedAt: Self.stamp(time, timeBound), basedOn: basedOn))
+            return item
+        }
+        let content = ItemContent.encode(current)
+        if let record = machine.state.records[item], !record.version.isDeleted, record.version.content == content { return item }
+        let scope: LocalChange.Scope = current.accessibility.isThisDeviceOnly ? .thisDeviceOnly : .synchronizable
+        _ = machine.localChange(LocalChange(
+            item: item, scope: scope, content: content, modifiedAt: Self.stamp(current.attributes.modificationDate ?? time, timeBound),
+            basedOn: basedOn))
+        return item
+    }
+
+    /// A local change's stamp: its time on this device's clock, bounded by the server's (0108).
+    private static func stamp(_ date: Date, _ timeBound: ModificationTimeBound) -> Int64 {
+        timeBound.bounded(ZoneTransport.milliseconds(date))
+    }
+
+    /// The version this enrolment's last apply left `primaryKey` at, as the keychain recorded it
+    /// in that apply's transaction: ahead of the committed state after a crash between the two
+    /// commits (decision 0107). Empty when this enrolment never applied the item.
+    private func appliedVersion(of primaryKey: PrimaryKey) throws -> VersionVector {
+        let tag = try keychain.remoteVersionTag(of: primaryKey, owner: owner)
+        return tag.flatMap { try? VersionVector(canonicalEncoding: $0) } ?? VersionVector()
+    }
+
+    package func hasLocalChanges(after position: Int64, state: ZoneSyncState) throws -> Bool {
+        try !keychain.journalEntries(after: position, limit: 1).isEmpty
+    }
+
+    /// The items the keychain took a version of that `state` does not hold (a crash between the
+    /// two commits): their next pulled version is applied even when the state already shows its
+    /// value (decision 0107).
+    package mutating func itemsAhead(of state: ZoneSyncState, position: Int64) throws -> Set<ItemID> {
+        aheadKeys.removeAll()
+        for (key, tag) in try keychain.remoteVersionTags(owner: owner) {
+            let item = itemID(of: key)
+            // A state that has seen the tagged version (or more) holds what the keychain took.
+            let seen = state.records[item]?.seen ?? VersionVector()
+            if let applied = try? VersionVector(canonicalEncoding: tag), seen.descends(from: applied) { continue }
+            aheadKeys[item] = key
+        }
+        return Set(aheadKeys.keys)
+    }
+
+    // MARK: - Pulled versions
+
+    package mutating func accepts(_ content: [UInt8], for item: ItemID) -> Bool {
+        guard let decodedItem = ItemContent.decode(content), itemID(of: decodedItem.primaryKey) == item else { return false }
+        decoded[item] = (content, decodedItem)
+        return true
+    }
+
+    package mutating func apply(_ apply: LocalApply) throws -> LocalApplyOutcome {
+        var changes: [RemoteChange] = []
+        var tags: [PrimaryKey: [UInt8]] = [:]
+        var problems: [ItemID: String] = [:]
+        for effect in apply.effects {
+            switch effect {
+            case .store(let item, let version):
+                let cached = decoded[item].flatMap { $0.content == version.content ? $0.item : nil }
+                guard let remote = cached ?? ItemContent.decode(version.content), remote.isSynchronizable,
+                    !remote.accessibility.isThisDeviceOnly
+                else {
+                    problems[item] = "its content is not a synchronizable keychain item"
+                    continue
+                }
+                changes.append(.store(remote))
+                tags[remote.primaryKey] = apply.state.records[item]?.seen.canonicalEncoding
+            case .remove(let item):
+                // The state was committed right before the request whose answer removed it.
+                let key = apply.committed.records[item].flatMap { ItemContent.decode($0.version.content)?.primaryKey } ?? aheadKeys[item]
+                guard let key else { continue }
+                changes.append(.delete(key))
+                tags[key] = apply.state.records[item]?.seen.canonicalEncoding
+            case .keepInHistory(let item, let version):
+                guard let loser = ItemContent.decode(version.content) else {
+                    problems[item] = "a losing version's content cannot be read"
+                    continue
+                }
+                changes.append(.keepInHistory(loser, versionTag: version.vector.canonicalEncoding))
+            }
+        }
+        decoded.removeAll(keepingCapacity: true)
+        let outcome = try keychain.applyRemote(
+            changes, basedOnJournal: apply.position, versions: RemoteVersionTags(owner: owner, tags: tags))
+        if case .changedLocally(let keys) = outcome { return .changedLocally(count: keys.count) }
+        return .applied(problems: problems)
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import SyncCore
+
+extension ZoneDriver {
+    /// Performs the machine's actions, and those its answers lead to, until the round ends.
+    func perform(_ initial: [SyncAction], report: inout SyncRoundReport) async throws {
+        var actions = initial[...]
+        while let action = actions.popFirst() {
+            switch action {
+            case .push(let batch):
+                try applyEffects()
+                try commit()
+                let response = try await server.push(try sealer.seal(batch))
+                if response.status == .committed { report.pushed += batch.items.count }
+                touched?.formUnion(batch.items.map(\.item))
+                actions.append(contentsOf: machine.receive(response))
+                noteRefusals(of: batch, response: response, report: &report)
+            case .pull(let request):
+                // A pull changes nothing on the server, so it goes out while the previous page is
+                // applied and committed; its answer is only taken after that commit.
+                async let fetched = server.pull(request)
+                try applyEffects()
+                try commit()
+                let page = try await fetched
+                let opened = open(page, report: &report)
+                if request.isFullResync {
+                    touched = nil
+                } else if case .changes(_, let items, _, _) = opened {
+                    touched?.formUnion(items.map(\.item))
+                }
+                actions.append(contentsOf: machine.receive(opened))
+            case .store(let item, let version):
+                effects.append(.store(item, version))
+                applied(item, report: &report)
+            case .remove(let item):
+                effects.append(.remove(item))
+                applied(item, report: &report)
+            case .keepInHistory(let item, let version):
+                effects.append(.keepInHistory(item, version))
+            case .unlisted(let item):
+                logger.warning("a full resync did not list an item; kept", metadata: ["zone": "\(zone)", "item": "\(item)"])
+                problems.append((item, SyncRoundReport.unlistedProblem))
+                report.unlisted += 1
+            case .reject(let item, let rejection):
+                let reason = rejection == .vectorWentBackwards
+                    ? "its version vector goes backwards" : "it claims a write of this device that this device never made"
+                reject(item, reason, report: &report)
+            case .synced:
+                try applyEffects()
+                progress.lastSync = Date()
+                try commit()
+                try await server.acknowledge(machine.state.cursor)
+                report.inStep = true
+            }
+        }
+        if !effects.isEmpty {
+            // The round stopped after a page without a further request (pushes ran out).
+            try applyEffects()
+            try commit()
+        }
+    }
+
+    private func applied(_ item: ItemID, report: inout SyncRoundReport) {
+        problems.append((item, nil))
+        report.applied += 1
+        if report.applied % 500 == 0 { onProgress?(report.applied) }
+    }
+
+    /// Opens every version of a page; an item with a version that fails to open, or whose
+    /// content is not the item its ID names, is left out of the page and reported.
+    private func open(_ page: PullResponse<SealedVersion>, report: inout SyncRoundReport) -> PullResponse<ItemVersion> {
+        guard case .changes(let requestID, let items, let nextCursor, let hasMore) = page else {
+            return page.versionless() ?? .cursorExpired(requestID: page.requestID)
+        }
+        var opened: [SyncCore.ChangedItem<ItemVersion>] = []
+        opened.reserveCapacity(items.count)
+        for changed in items {
+            do {
+                let versions = try changed.versions.map { sealed in
+                    let version = try sealer.open(sealed.payload, item: changed.item, vector: sealed.vector, deleted: sealed.isDeleted)
+                    if !version.isDeleted, !local.accepts(version.content, for: changed.item) {
+                        throw SyncClientError(.rejectedVersions, "content does not match its item ID")
+                    }
+                    return version
+                }
+                opened.append(.init(item: changed.item, sequence: changed.sequence, versions: versions))
+            } catch {
+                reject(changed.item, "a version failed to open (wrong key or tampered)", report: &report)
+            }
+        }
+        return .changes(requestID: requestID, items: opened, nextCursor: nextCursor, hasMore: hasMore)
+    }
+
+    /// Records a problem for every item of `batch` the server's answer set aside, and clears the
+    /// problem of every item it took after a retry.
+    private func noteRefusals(of batch: PushBatch<ItemVersion>, response: PushResponse, report: inout SyncRoundReport) {
+        for pushed in batch.items {
+            if let refusal = machine.state.records[pushed.item]?.refusal, response.refused?.items.contains(pushed.item) == true {
+                logger.warning("pushed version refused; set aside", metadata: ["zone": "\(zone)", "item": "\(pushed.item)", "reason": "\(refusal)"])
+                problems.append((pushed.item, refusal.explanation))
+                report.setAside += 1
+            } else if response.status == .committed, retried.remove(pushed.item) != nil {
+                problems.append((pushed.item, nil))
+            }
+        }
+    }
+
+    private func reject(_ item: ItemID, _ reason: String, report: inout SyncRoundReport) {
+        logger.warning("pulled version rejected", metadata: ["zone": "\(zone)", "item": "\(item)", "reason": "\(reason)"])
+        problems.append((item, reason))
+        report.rejected.append("item \(item.rawValue.prefix(12))…: \(reason)")
+    }
+}

@@ -1,0 +1,67 @@
+import SyncCore
+
+extension ZoneDriver {
+    /// Takes the local store's changes after the committed position, a page at a time, each page
+    /// committed with the position it reached.
+    func takeLocalChanges(timeBound: ModificationTimeBound) throws {
+        let asideBefore = Set(machine.state.records.lazy.filter { $0.value.refusal != nil }.map(\.key))
+        while let taken = try local.takeLocalChanges(after: progress.journalSequence, into: &machine, timeBound: timeBound) {
+            progress.journalSequence = taken.position
+            for item in taken.items {
+                touched?.insert(item)
+                refuseUpFront(item, wasSetAside: asideBefore.contains(item))
+            }
+            try commit()
+        }
+    }
+
+    /// Sets a new local version aside when it seals larger than the server takes: pushing it
+    /// would only fail (decision 0105). A change to an item set aside before clears its problem
+    /// unless the new version is refused too.
+    private func refuseUpFront(_ item: ItemID, wasSetAside: Bool) {
+        guard let record = machine.state.records[item] else { return }
+        if record.isPending, !record.version.isDeleted, record.refusal == nil {
+            let length = sealer.sealedLength(of: record.version)
+            if length > VersionSealer.serverBlobLimit {
+                machine.setAside(item, because: .tooLarge)
+                problems.append((item, "too large to sync: it seals to \(length) bytes and the server takes at most \(VersionSealer.serverBlobLimit)"))
+                return
+            }
+        }
+        if wasSetAside, machine.state.records[item]?.refusal == nil { problems.append((item, nil)) }
+    }
+
+    /// Hands the effects decided so far to the local store, which applies them in one
+    /// transaction unless an item they touch changed locally after the position the machine
+    /// decided from: then the round starts again (``LocalChangeRace``).
+    func applyEffects() throws {
+        guard !effects.isEmpty else { return }
+        try beforeApply?()
+        let outcome = try local.apply(LocalApply(
+            effects: effects, state: machine.state, committed: committed, position: progress.journalSequence,
+            isInitialSync: isInitialSync))
+        effects.removeAll()
+        switch outcome {
+        case .changedLocally(let count):
+            logger.info("a local change raced the pulled versions; syncing again", metadata: ["zone": "\(zone)", "items": "\(count)"])
+            throw LocalChangeRace()
+        case .applied(let failed):
+            for (item, reason) in failed.sorted(by: { $0.key < $1.key }) {
+                logger.warning("pulled item cannot be applied", metadata: ["zone": "\(zone)", "item": "\(item)"])
+                problems.append((item, reason))
+            }
+        }
+        try afterApply?()
+    }
+
+    /// Commits the machine's state, the local position and the problems in one transaction;
+    /// nothing is written when nothing changed (an idle round costs no fsync).
+    func commit() throws(SyncClientError) {
+        guard progress != committedProgress || !problems.isEmpty || machine.state != committed else { return }
+        try database.saveZone(machine.state, previous: committed, changed: touched, progress: progress, sealer: sealer, problems: problems)
+        touched = []
+        committed = machine.state
+        committedProgress = progress
+        problems.removeAll()
+    }
+}

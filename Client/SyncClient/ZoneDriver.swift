@@ -1,0 +1,149 @@
+import Foundation
+import Logging
+import SyncCore
+
+/// The one driver of SyncCore's ``ZoneSyncMachine`` (decision 0170), for every zone of the
+/// client: the machine decides, the driver does the I/O. It takes local changes from its
+/// ``ZoneLocalStore`` (the keychain, a key-value store, the directory of stores), seals and opens
+/// blobs, talks to a ``ZoneServer``, hands the machine's effects to the local store and commits
+/// the machine's durable state (decision 0052).
+///
+/// Crash safety: before every request, the effects decided since the last one are applied in one
+/// local transaction, then the machine's state and the local change position are committed
+/// together; so a restart replays at most the last page and resends at most the unanswered batch
+/// (stale at the server). When the local store refuses an apply because an item it writes changed
+/// locally meanwhile, the round starts again from the committed state, taking the local change
+/// first (decision 0054). After a crash between the two commits, the items the local store holds
+/// ahead of the state are marked so their next pulled version is applied (decision 0107).
+package actor ZoneDriver<Local: ZoneLocalStore> {
+    package let zone: ZoneID
+    package let database: ClientStateDatabase
+    package let server: any ZoneServer
+    package let sealer: VersionSealer
+    package internal(set) var local: Local
+    let logger: Logger
+    let configuration: ZoneSyncMachine.Configuration
+    var machine: ZoneSyncMachine
+    var committed: ZoneSyncState
+    var progress: ClientStateDatabase.ZoneProgress
+    var committedProgress: ClientStateDatabase.ZoneProgress
+    /// Problems to record (a reason) or clear (nil) with the next commit, in order.
+    var problems: [(ItemID, String?)] = []
+    /// The local effects decided since the last request, applied together before the next one.
+    var effects: [LocalApply.Effect] = []
+    /// The items whose records may differ from the committed state; nil: any may (a full resync).
+    var touched: Set<ItemID>? = []
+    /// Items set aside for a refusal that may pass now, put back to be pushed: their problem is
+    /// cleared once the server takes them.
+    var retried: Set<ItemID> = []
+    /// The items the local store holds ahead of the committed state (decision 0107).
+    var ahead: Set<ItemID> = []
+    /// Whether the round in progress is the zone's first.
+    var isInitialSync = false
+    var onProgress: (@Sendable (Int) -> Void)?
+    var beforeApply: (@Sendable () throws -> Void)?
+    var afterApply: (@Sendable () throws -> Void)?
+
+    package init(
+        local: Local, database: ClientStateDatabase, server: any ZoneServer, sealer: VersionSealer, device: DeviceID,
+        configuration: ZoneSyncMachine.Configuration = .client, logger: Logger
+    ) throws(SyncClientError) {
+        zone = server.zone
+        self.database = database
+        self.server = server
+        self.sealer = sealer
+        self.logger = logger
+        self.configuration = configuration
+        (committed, progress) = try database.loadZone(server.zone, device: device, sealer: sealer)
+        committedProgress = progress
+        var local = local
+        do {
+            ahead = try local.itemsAhead(of: committed, position: progress.journalSequence)
+        } catch {
+            throw SyncClientError.mapped(error)
+        }
+        self.local = local
+        machine = ZoneSyncMachine(restoring: committed, configuration: configuration)
+        retried = Set(machine.retrySetAside())
+        touched = retried
+        machine.markLocalValueUnknown(ahead)
+    }
+
+    /// Reports the number of items applied so far in a round (for a progress indicator).
+    package func setProgressHandler(_ handler: (@Sendable (Int) -> Void)?) { onProgress = handler }
+
+    /// Calls `before` right before, and `after` right after, every local apply of pulled changes;
+    /// an error thrown fails the round there. For tests: they land a local write inside the race
+    /// window, or fail a round between the apply and the state commit (decisions 0054, 0107).
+    package func setApplyHooks(before: (@Sendable () throws -> Void)? = nil, after: (@Sendable () throws -> Void)? = nil) {
+        beforeApply = before
+        afterApply = after
+    }
+
+    /// The machine's records (what the zone holds as far as this device knows).
+    package var records: [ItemID: ZoneSyncState.Record] { machine.state.records }
+
+    /// Whether local changes are waiting to be pushed.
+    package var hasPendingChanges: Bool { machine.hasPendingChanges }
+
+    /// The items whose local versions are set aside, unpushed, because the server will not take
+    /// them (each is a problem in `status`).
+    package var setAside: [ItemID: ItemRefusal] { machine.state.records.compactMapValues(\.refusal) }
+
+    /// Whether the local store has changes this driver has not taken yet (a cheap check before
+    /// the daemon starts a round); true when the store cannot tell.
+    package func hasNewLocalChanges() -> Bool {
+        (try? local.hasLocalChanges(after: progress.journalSequence, state: machine.state)) ?? true
+    }
+
+    /// Runs rounds until the zone is in step with the server, at most `maximumRounds`.
+    ///
+    /// - Throws: ``SyncClientError`` `rejectedVersions` when some pulled versions were rejected,
+    ///   `notInStep` when the rounds ran out, or the I/O error that stopped a round.
+    @discardableResult
+    package func syncUntilInStep(maximumRounds: Int = 100) async throws -> SyncRoundReport {
+        let subject = zone == .keychain ? "" : "zone \(zone): "
+        return try await .summingRounds(maximumRounds: maximumRounds, subject: subject) { try await round() }
+    }
+
+    /// One round: take the local changes, push, pull until the feed is drained, push
+    /// resolutions. After a failure the machine restarts from the committed state.
+    package func round() async throws -> SyncRoundReport {
+        do {
+            isInitialSync = committed.cursor == 0
+            try takeLocalChanges(timeBound: try await server.modificationTimeBound())
+            var report = SyncRoundReport()
+            // Never pushed and never pulled: the local items are reconciled before they are pushed.
+            let fresh = machine.state.cursor == 0 && machine.state.nextBatchID == 1
+            try await perform(machine.startSync(reconcilingFirst: fresh), report: &report)
+            if report.inStep, try local.hasLocalChanges(after: progress.journalSequence, state: machine.state) {
+                report.inStep = false
+            }
+            return report
+        } catch is LocalChangeRace {
+            // A local write beat the page to the local store: start again from the committed
+            // state; the next round takes the write before it pulls the page again.
+            restoreCommitted()
+            return SyncRoundReport()
+        } catch {
+            restoreCommitted()
+            throw SyncClientError.mapped(error)
+        }
+    }
+
+    /// Starts again from the committed state, as a restart after a crash would.
+    private func restoreCommitted() {
+        machine = ZoneSyncMachine(restoring: committed, configuration: configuration)
+        progress = committedProgress
+        problems.removeAll()
+        effects.removeAll()
+        retried = Set(machine.retrySetAside())
+        touched = retried
+        // Unreadable now: the items found at the start stand.
+        if let found = try? local.itemsAhead(of: committed, position: progress.journalSequence) { ahead = found }
+        machine.markLocalValueUnknown(ahead)
+    }
+
+    /// Thrown when the local store refused an apply because of a local change it must not overwrite.
+    struct LocalChangeRace: Error {}
+}

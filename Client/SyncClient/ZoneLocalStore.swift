@@ -1,0 +1,83 @@
+import SyncCore
+
+/// The local side of a zone that ``ZoneDriver`` syncs: the keychain (``KeychainZone``), a
+/// key-value store (``KeyValueZone``) or the directory of stores (``StoreDirectory``). Each keeps
+/// one contract (decisions 0054, 0107, 0170):
+///
+/// - local writes are journaled, and handed to the machine from a position the driver commits;
+/// - the machine's effects are applied in one local transaction, committed before the machine's
+///   state; the transaction applies nothing when an item it touches was written locally after
+///   the position the machine decided from (the race: the driver starts the round again from its
+///   committed state, taking the local write first);
+/// - the local side records, in that transaction, which version it took, so after a crash
+///   between the two commits the driver learns which items the local side holds ahead of the
+///   state.
+package protocol ZoneLocalStore: Sendable {
+    /// Feeds the machine the local changes after `position` (a page of them), their times bounded
+    /// by `timeBound` (decision 0108). A store whose zone has no sync state at all hands over
+    /// every item it holds first (decision 0106).
+    /// - Returns: The position reached and the items whose records the changes may have changed,
+    ///   or `nil` when there was nothing new.
+    mutating func takeLocalChanges(
+        after position: Int64, into machine: inout ZoneSyncMachine, timeBound: ModificationTimeBound
+    ) throws -> LocalChanges?
+
+    /// Whether there are local changes after `position` that `state` does not have yet.
+    func hasLocalChanges(after position: Int64, state: ZoneSyncState) throws -> Bool
+
+    /// The items whose local value `state` may not show: the local side took a version in an
+    /// apply whose state commit did not follow (decision 0107).
+    mutating func itemsAhead(of state: ZoneSyncState, position: Int64) throws -> Set<ItemID>
+
+    /// Whether a pulled live version's (opened) content is the item `item` names; the store may
+    /// keep what it decoded for the apply that follows.
+    mutating func accepts(_ content: [UInt8], for item: ItemID) -> Bool
+
+    /// Applies the machine's effects in one transaction, unless an item they touch was written
+    /// locally after `apply.position`: then nothing is applied.
+    mutating func apply(_ apply: LocalApply) throws -> LocalApplyOutcome
+}
+
+/// What ``ZoneLocalStore/takeLocalChanges(after:into:timeBound:)`` took.
+package struct LocalChanges: Sendable {
+    /// The local change position reached.
+    package var position: Int64
+    /// The items whose records the changes may have changed.
+    package var items: [ItemID]
+
+    package init(position: Int64, items: [ItemID]) {
+        self.position = position
+        self.items = items
+    }
+}
+
+/// What the machine decided for the local side since the driver's last commit.
+package struct LocalApply: Sendable {
+    /// What to do to a local item.
+    package enum Effect: Sendable, Equatable {
+        /// Show this version (its value replaces the local one).
+        case store(ItemID, ItemVersion)
+        /// The item was deleted: remove the local copy.
+        case remove(ItemID)
+        /// Keep this losing version in the item's history, where a store has one.
+        case keepInHistory(ItemID, ItemVersion)
+    }
+
+    package var effects: [Effect]
+    /// The machine's state the effects lead to, committed right after them.
+    package var state: ZoneSyncState
+    /// The state committed before: what the local side showed before these effects.
+    package var committed: ZoneSyncState
+    /// The local change position the machine decided from.
+    package var position: Int64
+    /// Whether the zone is syncing for the first time (the events a store publishes say so).
+    package var isInitialSync: Bool
+}
+
+/// How an apply ended.
+package enum LocalApplyOutcome: Sendable, Equatable {
+    /// Applied; `problems` names items that could not be (each a problem in `status`).
+    case applied(problems: [ItemID: String])
+    /// Nothing was applied: these items were written locally after the position.
+    case changedLocally(count: Int)
+}
