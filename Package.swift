@@ -240,6 +240,17 @@ let networkTargets: [Target] = [
     .testTarget(
         name: "SecretServiceTests", dependencies: ["SecretService", "keychain-secret-service", "keychain", "sync-server", "sync-client"],
         swiftSettings: swiftSettings),
+    // The loopback of the zone endpoints over a server storage, for in-process tests and the
+    // simulation of the shipped code.
+    .target(name: "SyncTesting", dependencies: ["SyncClient", "SyncServer", "SyncCore"], path: "Tests/SyncTesting", swiftSettings: swiftSettings),
+    .target(
+        name: "ShippedSimulation",
+        dependencies: [
+            "SyncTesting", "SyncClient", "SyncServer", "SyncCore", "SyncSimulation", "KeychainStore", "KeychainModel", "KeychainCrypto",
+            .product(name: "Logging", package: "swift-log"),
+        ],
+        swiftSettings: swiftSettings),
+    .testTarget(name: "ShippedSimulationTests", dependencies: ["ShippedSimulation"], swiftSettings: swiftSettings),
     .testTarget(
         name: "SyncServerTests",
         dependencies: [
@@ -256,6 +267,8 @@ let networkTargets: [Target] = [
 
 if Context.environment["SYNCKEYCHAIN_CORE_ONLY"] == nil {
     package.targets += networkTargets
+    // `sync-simulate --shipped` runs the shipped driver over the real SQLite storage.
+    package.targets.first { $0.name == "sync-simulate" }?.dependencies.append("ShippedSimulation")
     package.products += [
         .executable(name: "sync-server", targets: ["sync-server"]),
         .executable(name: "sync-client", targets: ["sync-client"]),

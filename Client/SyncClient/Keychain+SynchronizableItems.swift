@@ -8,7 +8,7 @@ extension Keychain {
     /// The primary key and attributes of every synchronizable item, without secrets.
     ///
     /// - Throws: ``KeychainError`` when a class cannot be read (a locked keychain).
-    func synchronizableItems() throws(KeychainError) -> [(key: PrimaryKey, attributes: ItemAttributes)] {
+    package func synchronizableItems() throws(KeychainError) -> [(key: PrimaryKey, attributes: ItemAttributes)] {
         var items: [(key: PrimaryKey, attributes: ItemAttributes)] = []
         for itemClass in Self.itemClasses {
             let results: [ItemResult]

@@ -21,7 +21,7 @@ package struct SyncRoundReport: Sendable, Equatable {
     package init() {}
 
     /// The problem of an item a full resync did not list (absence is not deletion, decision 0106).
-    static let unlistedProblem = "the server no longer lists it (deleted on another device and collected, or lost by the server): kept here, not pushed; delete or change it to settle"
+    package static let unlistedProblem = "the server no longer lists it (deleted on another device and collected, or lost by the server): kept here, not pushed; delete or change it to settle"
 }
 
 extension SyncRoundReport {

@@ -76,7 +76,7 @@ package struct ZoneTransport: Sendable {
         return ModificationTimeBound(localNow: Self.milliseconds(localNow), serverNow: Self.milliseconds(server))
     }
 
-    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+    package static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 
     /// Tells the server this device applied everything up to `cursor` (tombstone collection).
     package func acknowledge(_ cursor: UInt64) async throws {

@@ -1,5 +1,9 @@
 import ArgumentParser
+import Foundation
 import SyncSimulation
+#if canImport(ShippedSimulation)
+import ShippedSimulation
+#endif
 
 @main
 struct SyncSimulate: AsyncParsableCommand {
@@ -32,12 +36,19 @@ struct SyncSimulate: AsyncParsableCommand {
     @Option(help: "Seeds run in parallel.")
     var parallelism = 2
 
+    @Flag(help: "Run the shipped zone driver with real keychains over the real SQLite server storage instead of the model.")
+    var shipped = false
+
     func validate() throws {
         if let devices, !(2...5).contains(devices) { throw ValidationError("--devices must be 2...5") }
         if seeds < 1 || operations < 1 { throw ValidationError("--seeds and --operations must be positive") }
     }
 
     func run() async throws {
+        if shipped {
+            try await runShipped()
+            return
+        }
         let operations = operations
         let devices = devices
         let traceItem = traceItem
@@ -58,5 +69,30 @@ struct SyncSimulate: AsyncParsableCommand {
         if verbose { print(summary.statistics) }
         print(summary.line)
         if !summary.failures.isEmpty { throw ExitCode.failure }
+    }
+
+    private func runShipped() async throws {
+        #if canImport(ShippedSimulation)
+        let directory = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
+        var statistics = ShippedStatistics()
+        var failed = 0
+        for seed in firstSeed..<(firstSeed + UInt64(seeds)) {
+            var configuration = ShippedSimulation.Configuration(seed: seed, directory: directory)
+            configuration.operations = operations
+            if let devices { configuration.devices = devices }
+            let result = try await ShippedSimulation.run(configuration)
+            statistics.add(result.statistics)
+            guard !result.violations.isEmpty else { continue }
+            failed += 1
+            print("seed \(seed) failed:")
+            for violation in result.violations.prefix(verbose ? .max : 5) { print("  \(violation)") }
+            print("  reproduce: sync-simulate --shipped --first-seed \(seed) --seeds 1 --operations \(operations)")
+        }
+        if verbose { print(statistics) }
+        print("shipped driver: \(seeds) seeds, \(failed) with violations")
+        if failed > 0 { throw ExitCode.failure }
+        #else
+        throw ValidationError("--shipped needs the network stack (a build without SYNCKEYCHAIN_CORE_ONLY)")
+        #endif
     }
 }

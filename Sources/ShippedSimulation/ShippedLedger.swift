@@ -1,0 +1,117 @@
+import SyncClient
+import SyncCore
+
+/// What actually happened in a run, recorded outside the code under test.
+struct ShippedLedger {
+    /// A user's write: the value it put there, and the value it replaced (nil: none).
+    struct Write {
+        var device: Int
+        var name: String
+        var value: [UInt8]?
+        var replaced: [UInt8]?
+        /// For a deletion: the device's ID when it deleted, and whether its sync state had the item.
+        var deviceID: DeviceID? = nil
+        var stateHadItem = true
+        var item: ItemID? = nil
+    }
+
+    /// What the loopback saw the server take (written from its hooks).
+    struct Observed: Sendable {
+        /// Values the server durably took (stored, or already stored).
+        var acknowledged: Set<[UInt8]> = []
+        /// Every value the server received, and the first unreadable one, if any.
+        var received: Set<[UInt8]> = []
+        var unreadable = 0
+        var lostMessages = 0
+        var conflictsKept = 0
+        /// The items each device ID pushed a deletion of that the server took.
+        var acknowledgedDeletions: Set<String> = []
+
+        mutating func record(_ batch: PushBatch<SealedVersion>, response: PushResponse, sealer: VersionSealer) {
+            for (pushed, result) in zip(batch.items, response.results) {
+                guard let version = try? sealer.open(pushed.version.payload, item: pushed.item, vector: pushed.version.vector, deleted: pushed.version.isDeleted)
+                else {
+                    unreadable += 1
+                    continue
+                }
+                if result.outcome == .conflictKept { conflictsKept += 1 }
+                if version.isDeleted, result.outcome != .tooManySiblings {
+                    acknowledgedDeletions.insert("\(batch.device)/\(pushed.item)")
+                }
+                guard !version.isDeleted, let item = ItemContent.decode(version.content) else { continue }
+                let value = item.data ?? []
+                received.insert(value)
+                if result.outcome != .tooManySiblings { acknowledged.insert(value) }
+            }
+        }
+    }
+
+    /// Every synchronizable write, by the value it wrote (values are unique).
+    var updates: [[UInt8]: Write] = [:]
+    var deletions: [Write] = []
+    /// Values of items that must never leave their device.
+    var localOnly: Set<[UInt8]> = []
+    var nextValue: UInt64 = 0
+    /// Per device, the values it showed once and no longer shows: none may come back to it.
+    var gone: [Int: Set<[UInt8]>] = [:]
+    /// Per device, what it showed at its last check.
+    var shown: [Int: Set<[UInt8]>] = [:]
+    var incidents: [String] = []
+    /// Values that came back to a device they had left: (device, value); judged by the checker.
+    var cameBack: [(device: Int, value: [UInt8])] = []
+    var statistics = ShippedStatistics()
+
+    mutating func freshValue(localOnly: Bool) -> [UInt8] {
+        nextValue += 1
+        return Array("\(localOnly ? "L" : "S")\(nextValue)".utf8)
+    }
+
+    /// Checks a device's values now, online: a value that left a device never comes back to it
+    /// (a resurrection that a later write hides still counts).
+    mutating func check(device: Int, shows values: Set<[UInt8]>) {
+        for value in values.intersection(gone[device] ?? []) { cameBack.append((device, value)) }
+        gone[device, default: []].formUnion((shown[device] ?? []).subtracting(values))
+        shown[device] = values
+    }
+}
+
+/// What happened how often in a run.
+package struct ShippedStatistics: Sendable {
+    package var writes = 0
+    package var deletions = 0
+    package var localOnlyWrites = 0
+    package var rounds = 0
+    package var failedRounds = 0
+    package var lostMessages = 0
+    package var crashes = 0
+    package var crashesBetweenCommits = 0
+    package var reEnrolments = 0
+    package var collections = 0
+    package var purgedTombstones = 0
+    package var clockJumps = 0
+    package var conflictsKept = 0
+    package var unlistedKept = 0
+    /// User deletions lost with the device's sync state before the server took them (counted,
+    /// not a violation: without state a device cannot tell what it deleted).
+    package var droppedDeletions = 0
+
+    package init() {}
+
+    package mutating func add(_ other: ShippedStatistics) {
+        writes += other.writes
+        deletions += other.deletions
+        localOnlyWrites += other.localOnlyWrites
+        rounds += other.rounds
+        failedRounds += other.failedRounds
+        lostMessages += other.lostMessages
+        crashes += other.crashes
+        crashesBetweenCommits += other.crashesBetweenCommits
+        reEnrolments += other.reEnrolments
+        collections += other.collections
+        purgedTombstones += other.purgedTombstones
+        clockJumps += other.clockJumps
+        conflictsKept += other.conflictsKept
+        unlistedKept += other.unlistedKept
+        droppedDeletions += other.droppedDeletions
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+import KeychainModel
+import KeychainStore
+import SyncClient
+import SyncCore
+
+extension ShippedSimulation {
+    mutating func runFaultyPhase() async throws {
+        for step in 0..<configuration.operations {
+            clock.advance(by: Int64(random.number(in: 1...60_000)))
+            let index = random.below(devices.count)
+            let roll = random.below(100)
+            trace("step \(step) device \(index) roll \(roll) online \(online[index])")
+            switch roll {
+            case 0..<38: try await userWrite(on: index)
+            case 38..<66: try await sync(index)
+            case 66..<70:
+                devices[index].crash()
+                ledger.statistics.crashes += 1
+            case 70..<74: try await syncCrashingBetweenCommits(index)
+            case 74..<78: online[index].toggle()
+            case 78..<81:
+                // A long absence: offline while the server collects without it.
+                online[index] = false
+                clock.advance(by: configuration.inactivityLimit * Int64(random.number(in: 1...3)))
+            case 81..<86: try await collect()
+            case 86..<88: try await enrolAgain(index)
+            case 88..<90:
+                // A clock a year ahead (or back in step).
+                let ahead: Int64 = 365 * 24 * 3_600_000
+                devices[index].skew.value = devices[index].skew.value == 0 ? ahead : 0
+                ledger.statistics.clockJumps += 1
+            default: clock.advance(by: Int64(random.number(in: 0...600_000)))
+            }
+        }
+        ledger.statistics.lostMessages = observed.withLock { $0.lostMessages }
+    }
+
+    /// A user adds, changes or deletes an item on a device (online or not); now and then one that
+    /// never leaves the device.
+    mutating func userWrite(on index: Int) async throws {
+        let keychain = devices[index].keychain
+        let localOnly = random.chance(percent: 10)
+        let service = localOnly ? Self.localService : Self.syncedService
+        let account = "item-\(random.below(configuration.items))"
+        let name = "\(service)/\(account)"
+        let query = Query(itemClass: .genericPassword, attributes: Self.attributes(service, account), synchronizable: localOnly ? .no : .yes)
+        let current = try devices[index].values(synchronizable: !localOnly)[name]
+        if current != nil, random.chance(percent: 35) {
+            if name == Self.tracedItem { trace("  device \(index) user deletes \(String(decoding: current!, as: UTF8.self))") }
+            if !localOnly {
+                let item = sealer.itemID(of: PrimaryKey(itemClass: .genericPassword, attributes: Self.syncedAttributes(account)))
+                let stateHadItem = await (try devices[index].driver(server: server(for: index))).records[item] != nil
+                ledger.deletions.append(.init(
+                    device: index, name: name, value: nil, replaced: current, deviceID: devices[index].device, stateHadItem: stateHadItem, item: item))
+                ledger.statistics.deletions += 1
+            }
+            try keychain.delete(query)
+            return
+        }
+        let value = ledger.freshValue(localOnly: localOnly)
+        if name == Self.tracedItem { trace("  device \(index) user writes \(String(decoding: value, as: UTF8.self)) over \(current.map { String(decoding: $0, as: UTF8.self) } ?? "nothing")") }
+        if current == nil {
+            var attributes = Self.attributes(service, account)
+            attributes.synchronizable = !localOnly
+            _ = try keychain.add(Item(itemClass: .genericPassword, attributes: attributes, data: value))
+        } else {
+            try keychain.update(query, changes: ItemAttributes(), data: value)
+        }
+        if localOnly {
+            ledger.localOnly.insert(value)
+            ledger.statistics.localOnlyWrites += 1
+        } else {
+            ledger.updates[value] = .init(device: index, name: name, value: value, replaced: current)
+            ledger.statistics.writes += 1
+        }
+    }
+
+    /// The attributes of a synchronizable item's primary key, as the keychain stores it.
+    static func syncedAttributes(_ account: String) -> ItemAttributes {
+        var attributes = attributes(syncedService, account)
+        attributes.synchronizable = true
+        attributes.accessGroup = ItemRules.defaultAccessGroup
+        return attributes
+    }
+
+    static func attributes(_ service: String, _ account: String) -> ItemAttributes {
+        var attributes = ItemAttributes()
+        attributes.service = service
+        attributes.account = account
+        return attributes
+    }
+
+    /// One round of the device's driver, if it is online; a failed round is what a user would see
+    /// as "sync failed, retrying".
+    mutating func sync(_ index: Int) async throws {
+        guard online[index] else { return }
+        let driver = try devices[index].driver(server: server(for: index))
+        ledger.statistics.rounds += 1
+        do {
+            _ = try await driver.round()
+        } catch {
+            ledger.statistics.failedRounds += 1
+        }
+        try await check(index)
+    }
+
+    /// A round whose process dies right after a keychain apply, before the state commit (B4).
+    mutating func syncCrashingBetweenCommits(_ index: Int) async throws {
+        guard online[index] else { return }
+        let driver = try devices[index].driver(server: server(for: index))
+        struct Crash: Error {}
+        await driver.setApplyHooks(after: { throw Crash() })
+        ledger.statistics.rounds += 1
+        do {
+            _ = try await driver.round()
+        } catch {
+            ledger.statistics.crashesBetweenCommits += 1
+        }
+        devices[index].crash()
+        try await check(index)
+    }
+
+    /// Collects tombstones as the server's schedule would, with the run's inactivity limit.
+    mutating func collect() async throws {
+        let activeSince = Date(timeIntervalSince1970: Double(clock.now - configuration.inactivityLimit) / 1000)
+        ledger.statistics.purgedTombstones += try await storage.collectGarbage(activeSince: activeSince)
+        ledger.statistics.collections += 1
+    }
+
+    /// The device's sync state file is lost and it enrols again under a new ID; the keychain keeps
+    /// its items (decision 0106).
+    mutating func enrolAgain(_ index: Int) async throws {
+        generations[index] += 1
+        let device = try devices[index].loseStateAndEnrolAgain(generation: generations[index])
+        try await register(device)
+        ledger.statistics.reEnrolments += 1
+    }
+
+    /// The online check after a device's round.
+    mutating func check(_ index: Int) async throws {
+        let values = try devices[index].values(synchronizable: true)
+        if let item = Self.tracedItem { trace("  device \(index) (\(devices[index].device)) shows \(values[item].map { String(decoding: $0, as: UTF8.self) } ?? "nothing")") }
+        ledger.check(device: index, shows: Set(values.values))
+    }
+
+    /// The item `SHIPPED_TRACE` names (e.g. synced/item-2): its events are printed.
+    static let tracedItem = ProcessInfo.processInfo.environment["SHIPPED_TRACE"]
+
+    func trace(_ line: @autoclosure () -> String) {
+        if Self.tracedItem != nil { print(line()) }
+    }
+
+    /// Heals every fault and syncs every device until a whole pass changes nothing.
+    /// - Returns: Whether the devices settled.
+    mutating func heal() async throws -> Bool {
+        online = online.map { _ in true }
+        faulty.value = false
+        for _ in 0..<8 {
+            var changed = 0
+            for index in devices.indices {
+                let driver = try devices[index].driver(server: server(for: index))
+                do {
+                    let report = try await driver.syncUntilInStep(maximumRounds: 40)
+                    changed += report.pushed + report.applied
+                } catch {
+                    let underlying = (error as? SyncClientError)?.underlying.map { " (\($0))" } ?? ""
+                    ledger.incidents.append("device \(index) failed to sync after the faults healed: \(error)\(underlying)")
+                    return false
+                }
+                try await check(index)
+            }
+            if changed == 0 { return true }
+        }
+        return false
+    }
+}
