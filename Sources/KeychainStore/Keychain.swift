@@ -102,10 +102,14 @@ public final class Keychain: Sendable {
             // Freed pages are zeroed, and SQLite keeps no temporary files on disk. Every commit
             // reaches the disk before it returns (decision 0013). A WAL that could only be
             // checkpointed passively (readers in the way) is cut back to 1 MiB when it restarts.
-            try db.execute(sql: """
+            // Run by SQLite directly: nothing GRDB tracks, and its statement set-up for each
+            // would cost more than the pragmas on every keychain process.
+            let pragmas = """
                 PRAGMA secure_delete = ON; PRAGMA temp_store = MEMORY; PRAGMA synchronous = FULL;
                 PRAGMA journal_size_limit = 1048576
-                """)
+                """
+            let result = sqlite3_exec(db.sqliteConnection, pragmas, nil, nil, nil)
+            guard result == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: result)) }
         }
         // The system's VFS with one sync less per writing process: the WAL's directory is
         // synced when the WAL is created, not again by each process (docs/decisions/0160). If
@@ -216,8 +220,14 @@ public final class Keychain: Sendable {
     /// The key state, reloaded only when the stored generation moved.
     /// - Parameter knownGeneration: The generation if already read in this transaction.
     func currentState(_ db: Database, knownGeneration: Int64? = nil) throws -> KeyState {
-        let generation = try knownGeneration
-            ?? Int64.fetchOne(db.cachedStatement(sql: "SELECT generation FROM keychain_state WHERE id = 1"))
+        var generation = knownGeneration
+        if generation == nil {
+            // Read column by column (``RawColumns``): every write begins here.
+            let columns = RawColumns(statement: try db.cachedStatement(sql: "SELECT generation FROM keychain_state WHERE id = 1").sqliteStatement)
+            columns.bind([])
+            defer { columns.finish() }
+            if try columns.step(db) { generation = columns.int64(0) }
+        }
         let cached = state.withLock { $0 }
         if cached.generation == generation { return cached }
         let loaded = try KeyState.load(db, deviceKey: deviceKey, session: session)
