@@ -2,7 +2,8 @@
 # Installs the system packages SyncKeychain needs on a fresh Debian machine with the Swift
 # toolchain: SQLite headers (GRDB), PostgreSQL (the server's production backend and its tests) and
 # Python's venv (schemathesis runs from a virtual environment), sd-bus and the Secret Service test
-# clients. Skips what is already there.
+# clients, and the command-line password stores the benchmark compares against. Skips what is
+# already there.
 set -euo pipefail
 
 missing=()
@@ -18,6 +19,11 @@ dpkg -s libsystemd-dev >/dev/null 2>&1 || missing+=(libsystemd-dev)
 command -v dbus-daemon >/dev/null 2>&1 || missing+=(dbus-daemon)
 command -v secret-tool >/dev/null 2>&1 || missing+=(libsecret-tools)
 command -v gdbus >/dev/null 2>&1 || missing+=(libglib2.0-bin)
+# The benchmark's competitors for the CLI figures (decision 0160): gnome-keyring behind
+# secret-tool, pass, keepassxc-cli. Without them those rows say "not run".
+command -v gnome-keyring-daemon >/dev/null 2>&1 || missing+=(gnome-keyring)
+command -v pass >/dev/null 2>&1 || missing+=(pass)
+command -v keepassxc-cli >/dev/null 2>&1 || missing+=(keepassxc)
 
 if [ ${#missing[@]} -gt 0 ]; then
   echo "install-deps: installing ${missing[*]}"

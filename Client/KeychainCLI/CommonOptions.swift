@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import KeychainModel
 import KeychainStore
+import Synchronization
 
 /// `--keychain PATH`, taken by every verb.
 struct KeychainOptions: ParsableArguments {
@@ -12,10 +13,19 @@ struct KeychainOptions: ParsableArguments {
         try Self.open(path)
     }
 
-    /// Opens the keychain at `path`, else at the default location.
+    /// Opens the keychain at `path`, else at the default location, for the rest of the process.
     static func open(_ path: String?) throws -> Keychain {
-        try Keychain.open(at: path ?? KeychainLocation.defaultPath())
+        let keychain = try Keychain.open(at: path ?? KeychainLocation.defaultPath())
+        openKeychains.withLock { $0.append(keychain) }
+        return keychain
     }
+
+    /// The keychains this process opened, released only by its exit. Releasing one would dispose
+    /// GRDB's dispatch queue, and libdispatch starts a worker thread for that which the exit then
+    /// waits for (a scheduling delay on a loaded machine, on every `keychain` process). Nothing is
+    /// lost by not closing: every verb has committed (or failed) before the process exits, and the
+    /// kernel releases the file and its locks (docs/decisions/0160).
+    private static let openKeychains = Mutex<[Keychain]>([])
 }
 
 /// `--sync yes|no|any` of the search verbs.

@@ -12,79 +12,90 @@ import KeychainStore
 /// and the parser then handles the command line, errors and help included, exactly as before.
 /// Both paths build the same ``AddRequest`` or ``SearchRequest``.
 enum FastPath {
-    /// The options of one verb: those taking a value, the flags, and the ones required.
+    /// The options of one verb: those taking a value, the flags, and the ones required. Arrays
+    /// searched in order, not sets: a handful of options, and no hashed collection to set up in a
+    /// process that reads one command line.
     struct Grammar {
-        var values: Set<String>
-        var flags: Set<String>
-        var required: Set<String>
+        var values: [String]
+        var flags: [String]
+        var required: [String]
     }
 
-    static let search: Set<String> = ["--keychain", "-a", "-s", "-l", "--access-group", "--sync", "--accessible"]
-    static let add: Set<String> = ["--keychain", "-a", "-s", "-w", "-l", "-j", "-D", "-G", "--access-group", "--accessible"]
-    static let internetKey: Set<String> = ["-r", "-P", "-p", "-d", "-t"]
+    /// The options given on a command line, in the order given.
+    struct Given {
+        var values: [(option: String, value: String)] = []
+        var flags: [String] = []
 
-    static let grammars: [String: Grammar] = [
-        "find-generic-password": Grammar(values: search, flags: ["-w"], required: []),
-        "find-internet-password": Grammar(values: search.union(internetKey), flags: ["-w"], required: []),
-        "add-generic-password": Grammar(values: add, flags: ["--sync", "-U"], required: ["-a", "-s", "-w"]),
-        "add-internet-password": Grammar(values: add.union(internetKey), flags: ["--sync", "-U"], required: ["-a", "-s", "-w"]),
-    ]
+        subscript(_ option: String) -> String? { values.first { $0.option == option }?.value }
+    }
+
+    static let search = ["--keychain", "-a", "-s", "-l", "--access-group", "--sync", "--accessible"]
+    static let add = ["--keychain", "-a", "-s", "-w", "-l", "-j", "-D", "-G", "--access-group", "--accessible"]
+    static let internetKey = ["-r", "-P", "-p", "-d", "-t"]
+
+    static func grammar(_ verb: String) -> Grammar? {
+        switch verb {
+        case "find-generic-password": Grammar(values: search, flags: ["-w"], required: [])
+        case "find-internet-password": Grammar(values: search + internetKey, flags: ["-w"], required: [])
+        case "add-generic-password": Grammar(values: add, flags: ["--sync", "-U"], required: ["-a", "-s", "-w"])
+        case "add-internet-password": Grammar(values: add + internetKey, flags: ["--sync", "-U"], required: ["-a", "-s", "-w"])
+        default: nil
+        }
+    }
 
     /// Runs the command when it is one of the plain forms; false when the parser must handle it.
     /// - Throws: What the verb throws (the caller maps it to an exit status).
     static func run(_ arguments: [String]) throws -> Bool {
-        guard let verb = arguments.first, let grammar = grammars[verb],
-            let (values, flags) = read(arguments.dropFirst(), grammar)
-        else { return false }
+        guard let verb = arguments.first, let grammar = grammar(verb), let given = read(arguments.dropFirst(), grammar) else { return false }
         let itemClass: ItemClass = verb.hasSuffix("internet-password") ? .internetPassword : .genericPassword
-        guard let key = keyAttributes(itemClass, values), let accessible = accessibility(values["--accessible"]) else { return false }
+        guard let key = keyAttributes(itemClass, given), let accessible = accessibility(given["--accessible"]) else { return false }
         if verb.hasPrefix("find") {
             var sync = SyncFilter.no
-            if let text = values["--sync"] {
+            if let text = given["--sync"] {
                 guard let filter = SyncFilter(rawValue: text) else { return false }
                 sync = filter
             }
-            let request = SearchRequest(label: values["-l"], accessGroup: values["--access-group"], sync: sync, accessible: accessible)
-            let keychain = try KeychainOptions.open(values["--keychain"])
-            try ItemPrinter.printFound(request.query(itemClass, key), passwordOnly: flags.contains("-w"), in: keychain)
+            let request = SearchRequest(label: given["-l"], accessGroup: given["--access-group"], sync: sync, accessible: accessible)
+            let keychain = try KeychainOptions.open(given["--keychain"])
+            try ItemPrinter.printFound(request.query(itemClass, key), passwordOnly: given.flags.contains("-w"), in: keychain)
         } else {
             var changes = ItemAttributes()
-            changes.label = values["-l"]
-            changes.comment = values["-j"]
-            changes.itemDescription = values["-D"]
-            changes.generic = values["-G"].map { Array($0.utf8) }
+            changes.label = given["-l"]
+            changes.comment = given["-j"]
+            changes.itemDescription = given["-D"]
+            changes.generic = given["-G"].map { Array($0.utf8) }
             changes.accessible = accessible
             let request = AddRequest(
-                itemClass: itemClass, keyAttributes: key, changes: changes, password: values["-w"]!,
-                accessGroup: values["--access-group"], sync: flags.contains("--sync"), updateExisting: flags.contains("-U"))
-            try request.run(KeychainOptions.open(values["--keychain"]))
+                itemClass: itemClass, keyAttributes: key, changes: changes, password: given["-w"]!,
+                accessGroup: given["--access-group"], sync: given.flags.contains("--sync"), updateExisting: given.flags.contains("-U"))
+            try request.run(KeychainOptions.open(given["--keychain"]))
         }
         return true
     }
 
     /// The options' values and the flags given, or nil for anything but the plain form.
-    static func read(_ tokens: ArraySlice<String>, _ grammar: Grammar) -> (values: [String: String], flags: Set<String>)? {
-        var values: [String: String] = [:]
-        var flags: Set<String> = []
+    static func read(_ tokens: ArraySlice<String>, _ grammar: Grammar) -> Given? {
+        var given = Given()
         var index = tokens.startIndex
         while index < tokens.endIndex {
             let token = tokens[index]
             if grammar.flags.contains(token) {
-                guard flags.insert(token).inserted else { return nil }
+                guard !given.flags.contains(token) else { return nil }
+                given.flags.append(token)
                 index += 1
-            } else if grammar.values.contains(token), index + 1 < tokens.endIndex, values[token] == nil {
-                values[token] = tokens[index + 1]
+            } else if grammar.values.contains(token), index + 1 < tokens.endIndex, given[token] == nil {
+                given.values.append((token, tokens[index + 1]))
                 index += 2
             } else {
                 return nil
             }
         }
-        guard grammar.required.isSubset(of: values.keys) else { return nil }
-        return (values, flags)
+        guard grammar.required.allSatisfy({ given[$0] != nil }) else { return nil }
+        return given
     }
 
     /// The key attributes given (account, service or server, and the internet key options).
-    private static func keyAttributes(_ itemClass: ItemClass, _ values: [String: String]) -> ItemAttributes? {
+    private static func keyAttributes(_ itemClass: ItemClass, _ values: Given) -> ItemAttributes? {
         var attributes = ItemAttributes()
         attributes.account = values["-a"]
         guard itemClass == .internetPassword else {

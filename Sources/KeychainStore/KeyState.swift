@@ -42,14 +42,21 @@ struct KeyState: Sendable {
     /// passcode set and no "when unlocked" key in the session (the machine restarted), the
     /// keychain is locked whatever the file says.
     static func load(_ db: Database, deviceKey: SymmetricKey, session: SessionKeys) throws -> KeyState {
-        guard let row = try Row.fetchOne(db, sql: "SELECT generation, locked, passcode_salt FROM keychain_state WHERE id = 1") else {
+        // Read column by column (``RawColumns``), as the lookups are: every keychain process
+        // loads its key state, and GRDB's row cursors cost more than the two statements.
+        let stateRow = RawColumns(statement: try db.cachedStatement(sql: "SELECT generation, locked, passcode_salt FROM keychain_state WHERE id = 1").sqliteStatement)
+        stateRow.bind([])
+        defer { stateRow.finish() }
+        guard try stateRow.step(db) else {
             throw KeychainError(.notAvailable, "the keychain file is corrupt")
         }
-        var state = KeyState(
-            generation: row[0], locked: row[1], passcodeSet: !(row[2] as DatabaseValue).isNull, keys: [:])
-        for row in try Row.fetchAll(db, sql: "SELECT protection_class, device_wrapped FROM class_key") {
-            guard let protectionClass = ProtectionClass(rawValue: row[0]), let wrapped = row[1] as Data? else { continue }
-            state.keys[protectionClass] = try SecretSealer.openKey(wrapped, with: deviceKey, context: deviceContext(protectionClass))
+        var state = KeyState(generation: stateRow.int64(0), locked: stateRow.int64(1) != 0, passcodeSet: !stateRow.isNull(2), keys: [:])
+        let keyRows = RawColumns(statement: try db.cachedStatement(sql: "SELECT protection_class, device_wrapped FROM class_key").sqliteStatement)
+        keyRows.bind([])
+        defer { keyRows.finish() }
+        while try keyRows.step(db) {
+            guard let protectionClass = ProtectionClass(rawValue: keyRows.text(0)), !keyRows.isNull(1) else { continue }
+            state.keys[protectionClass] = try SecretSealer.openKey(keyRows.data(1), with: deviceKey, context: deviceContext(protectionClass))
         }
         if state.passcodeSet {
             let unlocked = session.read(deviceKey: deviceKey)

@@ -10,15 +10,27 @@ extension Keychain {
         var hasTables: Bool
         var hasClassKeys: Bool
 
-        /// Reads the identity with four small statements and no transaction (each is atomic).
+        /// Reads the identity with one statement, and a second for the class keys of a keychain
+        /// of this version, each atomic by itself (no transaction), read column by column.
         init(_ db: Database) throws {
-            applicationID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
-            userVersion = try Int32.fetchOne(db, sql: "PRAGMA user_version") ?? 0
-            hasTables = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_master)") ?? false
+            let header = try Self.integers(db, "SELECT (SELECT application_id FROM pragma_application_id), (SELECT user_version FROM pragma_user_version), EXISTS (SELECT 1 FROM sqlite_master)")
+            applicationID = Int32(truncatingIfNeeded: header[0])
+            userVersion = Int32(truncatingIfNeeded: header[1])
+            hasTables = header[2] != 0
             // A database of this version has the class_key table (created by its first migration).
             hasClassKeys = applicationID == Schema.applicationID && userVersion == Schema.version
-                ? try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM class_key)") ?? false
+                ? try Self.integers(db, "SELECT EXISTS (SELECT 1 FROM class_key)")[0] != 0
                 : false
+        }
+
+        /// The integer columns of the one row `sql` returns.
+        private static func integers(_ db: Database, _ sql: String) throws -> [Int64] {
+            let statement = try db.makeStatement(sql: sql)
+            let columns = RawColumns(statement: statement.sqliteStatement)
+            columns.bind([])
+            defer { columns.finish() }
+            guard try columns.step(db) else { throw KeychainError(.notAvailable, "the keychain file is corrupt") }
+            return (0..<columns.count).map(columns.int64)
         }
 
         /// A keychain of this version with its class keys: nothing to create or migrate.

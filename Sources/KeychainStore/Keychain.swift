@@ -81,7 +81,10 @@ public final class Keychain: Sendable {
         // No `journalMode = .wal`: GRDB's WAL set-up writes a transaction whenever the WAL file is
         // empty, and runs on every open. A keychain is put in WAL mode once, when it is created
         // (below), and SQLite keeps that mode in the file.
-        databaseConfiguration.busyMode = .timeout(10)
+        let busyTimeout: TimeInterval = 10
+        databaseConfiguration.busyMode = .timeout(busyTimeout)
+        // The schema has no foreign keys: one PRAGMA less on every open.
+        databaseConfiguration.foreignKeysEnabled = false
         databaseConfiguration.label = "keychain"
         databaseConfiguration.prepareDatabase { db in
             // Keep the WAL file (empty) when the last connection closes, rather than deleting it
@@ -91,16 +94,27 @@ public final class Keychain: Sendable {
             _ = sqlite3_file_control(db.sqliteConnection, "main", SQLITE_FCNTL_PERSIST_WAL, &persistWAL)
             // No checkpoint when a connection closes: a one-shot `keychain` process would pay
             // two more fsyncs for it after its durable commit (and a read-only one would write
-            // pages). Commits checkpoint instead, once the WAL passes 256 pages, which also
-            // bounds what a new process reads to rebuild the WAL index (docs/decisions/0160).
+            // pages). A commit that leaves 64 frames or more in the WAL checkpoints and truncates
+            // it instead, which also bounds what a new process reads to rebuild the WAL index
+            // (docs/decisions/0160).
             _ = keychain_sqlite_skip_checkpoint_on_close(db.sqliteConnection)
+            _ = keychain_sqlite_truncate_wal_after(db.sqliteConnection, Self.walFramesBeforeCheckpoint, Int32(busyTimeout * 1000))
             // Freed pages are zeroed, and SQLite keeps no temporary files on disk. Every commit
-            // reaches the disk before it returns (decision 0013). A reset WAL is cut back to 1 MiB.
-            try db.execute(sql: """
+            // reaches the disk before it returns (decision 0013). A WAL that could only be
+            // checkpointed passively (readers in the way) is cut back to 1 MiB when it restarts.
+            // Run by SQLite directly: nothing GRDB tracks, and its statement set-up for each
+            // would cost more than the pragmas on every keychain process.
+            let pragmas = """
                 PRAGMA secure_delete = ON; PRAGMA temp_store = MEMORY; PRAGMA synchronous = FULL;
-                PRAGMA wal_autocheckpoint = 256; PRAGMA journal_size_limit = 1048576
-                """)
+                PRAGMA journal_size_limit = 1048576
+                """
+            let result = sqlite3_exec(db.sqliteConnection, pragmas, nil, nil, nil)
+            guard result == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: result)) }
         }
+        // The system's VFS with one sync less per writing process: the WAL's directory is
+        // synced when the WAL is created, not again by each process (docs/decisions/0160). If
+        // it cannot be registered, SQLite's own VFS does the same work with that extra sync.
+        _ = keychain_sqlite_register_vfs()
         do {
             database = try DatabaseQueue(path: files.databasePath, configuration: databaseConfiguration)
             state = Mutex(.empty)
@@ -116,6 +130,9 @@ public final class Keychain: Sendable {
         }
         configuration.logger.debug("keychain opened")
     }
+
+    /// The WAL length (frames, one page each) at which a commit checkpoints and truncates it.
+    package static let walFramesBeforeCheckpoint: Int32 = 64
 
     /// A number that changes whenever another process commits to the keychain (SQLite's
     /// `data_version` on this keychain's connection): a cheap check that what was read is current.
@@ -203,8 +220,14 @@ public final class Keychain: Sendable {
     /// The key state, reloaded only when the stored generation moved.
     /// - Parameter knownGeneration: The generation if already read in this transaction.
     func currentState(_ db: Database, knownGeneration: Int64? = nil) throws -> KeyState {
-        let generation = try knownGeneration
-            ?? Int64.fetchOne(db.cachedStatement(sql: "SELECT generation FROM keychain_state WHERE id = 1"))
+        var generation = knownGeneration
+        if generation == nil {
+            // Read column by column (``RawColumns``): every write begins here.
+            let columns = RawColumns(statement: try db.cachedStatement(sql: "SELECT generation FROM keychain_state WHERE id = 1").sqliteStatement)
+            columns.bind([])
+            defer { columns.finish() }
+            if try columns.step(db) { generation = columns.int64(0) }
+        }
         let cached = state.withLock { $0 }
         if cached.generation == generation { return cached }
         let loaded = try KeyState.load(db, deviceKey: deviceKey, session: session)

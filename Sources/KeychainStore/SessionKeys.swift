@@ -16,14 +16,31 @@ import Darwin
 /// data directory and the device key opens none of them. "When unlocked" keys leave the file when
 /// the keychain locks; the "after first unlock" key stays until the machine restarts.
 struct SessionKeys: Sendable {
-    let path: String
+    /// The keychain's database path, made absolute when the keychain opened.
+    let databasePath: String
+    let runtimeDirectory: String?
 
-    /// The session file of the keychain whose database is at `databasePath`, in
-    /// `runtimeDirectory` (nil: the environment's, see ``directory(_:)``).
-    init(databasePath: String, runtimeDirectory: String?, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    /// The session keys of the keychain whose database is at `databasePath`, in
+    /// `runtimeDirectory` (nil: the environment's, see ``directory(_:)``). Only the path is made
+    /// absolute here (against the current directory of now): the file's name is worked out when a
+    /// passcode keychain reads, stores or removes its keys, not on every open.
+    init(databasePath: String, runtimeDirectory: String?) {
+        self.databasePath = databasePath.hasPrefix("/") ? databasePath : Self.currentDirectory() + "/" + databasePath
+        self.runtimeDirectory = runtimeDirectory
+    }
+
+    /// The session file: `synckeychain-UID-DIGEST.session`, DIGEST naming the database's
+    /// standardized absolute path.
+    var path: String {
         let absolute = URL(fileURLWithPath: databasePath).standardizedFileURL.path
         let digest = SHA256.hash(data: Data(absolute.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined()
-        path = "\(runtimeDirectory ?? Self.directory(environment))/synckeychain-\(getuid())-\(digest).session"
+        return "\(runtimeDirectory ?? Self.directory(ProcessInfo.processInfo.environment))/synckeychain-\(getuid())-\(digest).session"
+    }
+
+    private static func currentDirectory() -> String {
+        guard let buffer = getcwd(nil, 0) else { return "." }
+        defer { free(buffer) }
+        return String(cString: buffer)
     }
 
     /// The runtime directory: `$XDG_RUNTIME_DIR` when it is set, else `/dev/shm`, else the
@@ -43,6 +60,7 @@ struct SessionKeys: Sendable {
     /// this user does not own, or a key the device key does not open, counts as absent: another
     /// user of a shared `/dev/shm` can neither unlock nor break this keychain with one.
     func read(deviceKey: SymmetricKey) -> [ProtectionClass: SymmetricKey] {
+        let path = self.path
         var status = stat()
         guard lstat(path, &status) == 0, status.st_uid == getuid(), (status.st_mode & S_IFMT) == S_IFREG,
             let text = try? String(contentsOfFile: path, encoding: .utf8)
@@ -72,6 +90,7 @@ struct SessionKeys: Sendable {
             text += "\(protectionClass.rawValue) \(wrapped.base64EncodedString())\n"
         }
         // A new file of our own (O_EXCL: never one another user left in a shared directory), 0600.
+        let path = self.path
         let temporary = path + ".\(getpid()).tmp"
         unlink(temporary)
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)

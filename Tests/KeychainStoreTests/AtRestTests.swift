@@ -44,6 +44,31 @@ import Testing
         #expect(first == 2 && reopened == 2)
     }
 
+    /// A `keychain add` process opens the keychain, commits once and exits, and SQLite forgets
+    /// what was checkpointed when the last connection closes: passive auto-checkpoints never reset
+    /// the WAL, which grew with every add (and every commit checkpointed all of it again). A commit
+    /// past the limit checkpoints and truncates it, so the WAL stays short (docs/decisions/0160).
+    @Test func theWALStaysShortWhenEachAddOpensTheKeychainAgain() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keychain-tests-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var longest = 0
+        var walPath = ""
+        for index in 0..<100 {
+            let keychain = try openKeychain(in: directory)
+            try keychain.add(password(account: "a\(index)"))
+            walPath = keychain.path + "-wal"
+            longest = max(longest, try #require(FileManager.default.attributesOfItem(atPath: walPath)[.size] as? Int))
+        }
+        let header = try #require(FileManager.default.contents(atPath: String(walPath.dropLast(4))))
+        let pageSize = Int(header[16]) << 8 | Int(header[17])
+        // Each add writes two frames (the row's page and its index page), so without truncation
+        // 100 adds leave about 200 frames.
+        let frames = (longest - 32) / (pageSize + 24)
+        #expect(frames <= Int(Keychain.walFramesBeforeCheckpoint) + 2)
+        let keychain = try openKeychain(in: directory)
+        #expect(try keychain.find(query(account: nil, limit: .all, returns: .attributes)).count == 100)
+    }
+
     @Test func everyFileIsPrivateAndTheDirectoryToo() throws {
         try withTemporaryKeychain { keychain, directory in
             try keychain.add(password())

@@ -7,4 +7,20 @@
 /// sqlite3_db_config is variadic, which Swift cannot call. Returns an SQLite result code.
 int keychain_sqlite_skip_checkpoint_on_close(sqlite3 *db);
 
+/// After each commit that leaves `frames` frames or more in the WAL, checkpoints and truncates it
+/// (SQLITE_CHECKPOINT_TRUNCATE) without waiting for readers or writers (then it checkpoints what
+/// it can, passively), and restores the connection's busy timeout of `busy_milliseconds`.
+/// Replaces `PRAGMA wal_autocheckpoint`, whose passive checkpoints never reset the WAL when each
+/// process writes once: SQLite forgets what was checkpointed when the last connection closes, so
+/// the WAL only grew, and every later commit checkpointed all of it again (docs/decisions/0160).
+/// Returns an SQLite result code.
+int keychain_sqlite_truncate_wal_after(sqlite3 *db, int frames, int busy_milliseconds);
+
+/// Makes "synckeychain" the process's default SQLite VFS (once; later calls return the first
+/// result): the system's unix VFS, except that a WAL file that already exists is opened without
+/// SQLITE_OPEN_CREATE, which spares every writing process SQLite's fsync of the WAL's directory,
+/// and a WAL file it creates has its directory fsynced at once (docs/decisions/0160).
+/// Returns an SQLite result code.
+int keychain_sqlite_register_vfs(void);
+
 #endif
