@@ -1,9 +1,8 @@
 /// Diffie-Hellman in the 1024-bit MODP group of RFC 2409 (the "Second Oakley Group"), as the
 /// Secret Service's `dh-ietf1024-sha256-aes128-cbc-pkcs7` transport uses it. swift-crypto has no
-/// finite-field DH, so this is a small Montgomery exponentiation: numbers are 16 little-endian
-/// 64-bit limbs, products of two limbs 128-bit (`UInt128`); the ladder runs over all 1,024
-/// exponent bits with a branch-free swap, so its sequence of operations does not depend on the
-/// private exponent (decision 0141 has the timings).
+/// finite-field DH, so this is a small Montgomery exponentiation: numbers are 32 little-endian
+/// 32-bit limbs; the ladder runs over all 1,024 exponent bits with a branch-free swap, so its
+/// sequence of operations does not depend on the private exponent.
 struct ModularGroup: Sendable {
     static let ietf1024 = ModularGroup(primeHex: """
         FFFFFFFFFFFFFFFFC90FDAA22168C234C4C6628B80DC1CD129024E088A67CC74020BBEA63B139B22514A08798E3404DD\
@@ -11,45 +10,42 @@ struct ModularGroup: Sendable {
         EE386BFB5A899FA5AE9F24117C4B1FE649286651ECE65381FFFFFFFFFFFFFFFF
         """, generator: 2)
 
-    static let limbs = 16
-    static let limbBits = 64
+    static let limbs = 32
     /// The prime's length in bytes.
-    static let byteCount = limbs * 8
+    static let byteCount = limbs * 4
 
-    let prime: [UInt64]
-    let generator: UInt64
-    /// -prime⁻¹ mod 2⁶⁴, for Montgomery reduction.
-    private let inverse: UInt64
+    let prime: [UInt32]
+    let generator: UInt32
+    /// -prime⁻¹ mod 2³², for Montgomery reduction.
+    private let inverse: UInt32
     /// R² mod prime, R = 2¹⁰²⁴: moves a number into the Montgomery domain.
-    private let rSquared: [UInt64]
+    private let rSquared: [UInt32]
 
-    init(primeHex: String, generator: UInt64) {
+    init(primeHex: String, generator: UInt32) {
         let bytes = stride(from: 0, to: primeHex.count, by: 2).map { offset -> UInt8 in
             let start = primeHex.index(primeHex.startIndex, offsetBy: offset)
             return UInt8(primeHex[start..<primeHex.index(start, offsetBy: 2)], radix: 16)!
         }
         prime = Self.limbs(bigEndian: bytes)
         self.generator = generator
-        // Newton's iteration doubles the correct low bits each step: 1 → 2 → … → 64 after 6.
-        var inverse: UInt64 = 1
-        for _ in 0..<6 { inverse = inverse &* (2 &- prime[0] &* inverse) }
+        var inverse: UInt32 = 1
+        for _ in 0..<5 { inverse = inverse &* (2 &- prime[0] &* inverse) }
         self.inverse = 0 &- inverse
         // R² mod p by doubling 1 two thousand and forty-eight times.
-        var value = [UInt64](repeating: 0, count: Self.limbs)
+        var value = [UInt32](repeating: 0, count: Self.limbs)
         value[0] = 1
-        for _ in 0..<(2 * Self.limbs * Self.limbBits) { value = Self.doubled(value, modulo: prime) }
+        for _ in 0..<(2 * Self.limbs * 32) { value = Self.doubled(value, modulo: prime) }
         rSquared = value
     }
 
     /// `base`^`exponent` mod prime, both big-endian; the result big-endian, `byteCount` long.
     func power(_ base: [UInt8], _ exponent: [UInt8]) -> [UInt8] {
-        var one = [UInt64](repeating: 0, count: Self.limbs)
-        one[0] = 1
+        let one = [UInt32](repeating: 0, count: Self.limbs).enumerated().map { $0.offset == 0 ? UInt32(1) : 0 }
         var low = multiply(one, rSquared)  // 1 in the Montgomery domain
         var high = multiply(Self.limbs(bigEndian: base), rSquared)
         let bits = Self.limbs(bigEndian: exponent)
-        for bit in stride(from: Self.limbs * Self.limbBits - 1, through: 0, by: -1) {
-            let set = (bits[bit / Self.limbBits] >> UInt64(bit % Self.limbBits)) & 1
+        for bit in stride(from: Self.limbs * 32 - 1, through: 0, by: -1) {
+            let set = (bits[bit / 32] >> UInt32(bit % 32)) & 1
             Self.swap(&low, &high, if: set)
             high = multiply(low, high)
             low = multiply(low, low)
@@ -68,51 +64,47 @@ struct ModularGroup: Sendable {
         return !isOneOrZero && Self.compare(limbs, primeMinusOne) < 0
     }
 
-    /// Montgomery product a·b·R⁻¹ mod prime (CIOS). Each step's sum fits 128 bits:
-    /// (2⁶⁴−1)² + 2(2⁶⁴−1) = 2¹²⁸−1.
-    private func multiply(_ a: [UInt64], _ b: [UInt64]) -> [UInt64] {
+    /// Montgomery product a·b·R⁻¹ mod prime (CIOS).
+    private func multiply(_ a: [UInt32], _ b: [UInt32]) -> [UInt32] {
         let n = Self.limbs
-        var t = [UInt64](repeating: 0, count: n + 2)
+        var t = [UInt32](repeating: 0, count: n + 2)
         for i in 0..<n {
             var carry: UInt64 = 0
             for j in 0..<n {
-                let sum = UInt128(t[j]) + UInt128(a[j]) * UInt128(b[i]) + UInt128(carry)
-                t[j] = UInt64(truncatingIfNeeded: sum)
-                carry = UInt64(truncatingIfNeeded: sum >> 64)
+                let sum = UInt64(t[j]) + UInt64(a[j]) * UInt64(b[i]) + carry
+                t[j] = UInt32(truncatingIfNeeded: sum)
+                carry = sum >> 32
             }
-            var sum = UInt128(t[n]) + UInt128(carry)
-            t[n] = UInt64(truncatingIfNeeded: sum)
-            t[n + 1] = UInt64(truncatingIfNeeded: sum >> 64)
+            var sum = UInt64(t[n]) + carry
+            t[n] = UInt32(truncatingIfNeeded: sum)
+            t[n + 1] = UInt32(truncatingIfNeeded: sum >> 32)
             let m = t[0] &* inverse
-            sum = UInt128(t[0]) + UInt128(m) * UInt128(prime[0])
-            carry = UInt64(truncatingIfNeeded: sum >> 64)
+            sum = UInt64(t[0]) + UInt64(m) * UInt64(prime[0])
+            carry = sum >> 32
             for j in 1..<n {
-                sum = UInt128(t[j]) + UInt128(m) * UInt128(prime[j]) + UInt128(carry)
-                t[j - 1] = UInt64(truncatingIfNeeded: sum)
-                carry = UInt64(truncatingIfNeeded: sum >> 64)
+                sum = UInt64(t[j]) + UInt64(m) * UInt64(prime[j]) + carry
+                t[j - 1] = UInt32(truncatingIfNeeded: sum)
+                carry = sum >> 32
             }
-            sum = UInt128(t[n]) + UInt128(carry)
-            t[n - 1] = UInt64(truncatingIfNeeded: sum)
-            t[n] = t[n + 1] &+ UInt64(truncatingIfNeeded: sum >> 64)
+            sum = UInt64(t[n]) + carry
+            t[n - 1] = UInt32(truncatingIfNeeded: sum)
+            t[n] = t[n + 1] &+ UInt32(truncatingIfNeeded: sum >> 32)
         }
+        var result = Array(t[0..<n])
         // One conditional subtraction, computed always and kept by mask.
-        var difference = [UInt64](repeating: 0, count: n)
+        var difference = [UInt32](repeating: 0, count: n)
         var borrow: UInt64 = 0
         for j in 0..<n {
-            let (first, borrowed) = t[j].subtractingReportingOverflow(prime[j])
-            let (second, borrowedAgain) = first.subtractingReportingOverflow(borrow)
-            difference[j] = second
-            borrow = Self.bit(borrowed) | Self.bit(borrowedAgain)
+            let value = UInt64(result[j]) &- UInt64(prime[j]) &- borrow
+            difference[j] = UInt32(truncatingIfNeeded: value)
+            borrow = (value >> 63) & 1
         }
-        let keepDifference = 0 &- ((t[n] | (0 &- t[n])) >> 63 | (1 &- borrow))
-        for j in 0..<n { difference[j] = (difference[j] & keepDifference) | (t[j] & ~keepDifference) }
-        return difference
+        let keepDifference = UInt32(truncatingIfNeeded: 0 &- (UInt64(t[n] != 0 ? 1 : 0) | (1 &- borrow)))
+        for j in 0..<n { result[j] = (difference[j] & keepDifference) | (result[j] & ~keepDifference) }
+        return result
     }
 
-    /// 1 for true, 0 for false, without a branch.
-    private static func bit(_ flag: Bool) -> UInt64 { UInt64(unsafeBitCast(flag, to: UInt8.self)) }
-
-    private static func swap(_ a: inout [UInt64], _ b: inout [UInt64], if condition: UInt64) {
+    private static func swap(_ a: inout [UInt32], _ b: inout [UInt32], if condition: UInt32) {
         let mask = 0 &- condition
         for index in a.indices {
             let difference = (a[index] ^ b[index]) & mask
@@ -121,40 +113,39 @@ struct ModularGroup: Sendable {
         }
     }
 
-    private static func doubled(_ value: [UInt64], modulo prime: [UInt64]) -> [UInt64] {
+    private static func doubled(_ value: [UInt32], modulo prime: [UInt32]) -> [UInt32] {
         var result = value
-        var carry: UInt64 = 0
+        var carry: UInt32 = 0
         for index in result.indices {
-            let next = result[index] >> 63
+            let next = result[index] >> 31
             result[index] = result[index] << 1 | carry
             carry = next
         }
         if carry != 0 || compare(result, prime) >= 0 {
             var borrow: UInt64 = 0
             for index in result.indices {
-                let (first, borrowed) = result[index].subtractingReportingOverflow(prime[index])
-                let (second, borrowedAgain) = first.subtractingReportingOverflow(borrow)
-                result[index] = second
-                borrow = bit(borrowed) | bit(borrowedAgain)
+                let value = UInt64(result[index]) &- UInt64(prime[index]) &- borrow
+                result[index] = UInt32(truncatingIfNeeded: value)
+                borrow = (value >> 63) & 1
             }
         }
         return result
     }
 
-    private static func compare(_ a: [UInt64], _ b: [UInt64]) -> Int {
+    private static func compare(_ a: [UInt32], _ b: [UInt32]) -> Int {
         for index in a.indices.reversed() where a[index] != b[index] { return a[index] < b[index] ? -1 : 1 }
         return 0
     }
 
-    static func limbs(bigEndian bytes: [UInt8]) -> [UInt64] {
-        var limbs = [UInt64](repeating: 0, count: Self.limbs)
+    static func limbs(bigEndian bytes: [UInt8]) -> [UInt32] {
+        var limbs = [UInt32](repeating: 0, count: Self.limbs)
         for (offset, byte) in bytes.reversed().prefix(byteCount).enumerated() {
-            limbs[offset / 8] |= UInt64(byte) << UInt64(8 * (offset % 8))
+            limbs[offset / 4] |= UInt32(byte) << UInt32(8 * (offset % 4))
         }
         return limbs
     }
 
-    static func bigEndian(_ limbs: [UInt64]) -> [UInt8] {
-        (0..<byteCount).reversed().map { offset in UInt8(truncatingIfNeeded: limbs[offset / 8] >> UInt64(8 * (offset % 8))) }
+    static func bigEndian(_ limbs: [UInt32]) -> [UInt8] {
+        (0..<byteCount).reversed().map { offset in UInt8(truncatingIfNeeded: limbs[offset / 4] >> UInt32(8 * (offset % 4))) }
     }
 }
