@@ -39,11 +39,12 @@ final class UnlockPrompt: Sendable {
     /// Marks the prompt started without asking (no askpass program); false when already started.
     func startWithoutAsking() -> Bool { !started.exchange(true, ordering: .acquiringAndReleasing) }
 
-    /// Dismiss: ends a running askpass program.
+    /// Dismiss: ends a running askpass program. SIGKILL: the program holds nothing to save, and
+    /// it inherits the service's ignoring of SIGTERM (SIG_IGN survives exec).
     func dismiss() {
         dismissed.store(true, ordering: .releasing)
         askpass.withLock { pid in
-            if let pid { kill(pid, SIGTERM) }
+            if let pid { kill(pid, SIGKILL) }
         }
     }
 }
