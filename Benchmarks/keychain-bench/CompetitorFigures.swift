@@ -18,32 +18,7 @@ enum CompetitorFigures {
         "CLI adds + lookups/s vs secret-tool (gnome-keyring)", competitor: "secret-tool", target: 2
     ) { directory, log in
         let secretTool = try ProductBinary.onPath("secret-tool", package: "libsecret-tools")
-        let keyringDaemon = try ProductBinary.onPath("gnome-keyring-daemon", package: "gnome-keyring")
-        let dbus = try ProductBinary.onPath("dbus-daemon", package: "dbus")
-        let home = directory.appendingPathComponent("secret-tool-home")
-        try FileManager.default.createDirectory(at: home.appendingPathComponent("run"), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        // A bus without service activation: the session bus's own would start a second
-        // gnome-keyring-daemon for the first `secret-tool` call made before the one started here
-        // registered, and the two fought over the keyring (the figure then often failed to set up).
-        let busConfiguration = directory.appendingPathComponent("bus.conf")
-        let socket = directory.appendingPathComponent("bus").path
-        try """
-            <busconfig><type>session</type><listen>unix:path=\(socket)</listen><auth>EXTERNAL</auth>
-            <policy context="default"><allow send_destination="*"/><allow receive_sender="*"/><allow own="*"/></policy></busconfig>
-            """.write(to: busConfiguration, atomically: true, encoding: .utf8)
-        let bus = try ChildProcess(dbus, ["--config-file=\(busConfiguration.path)", "--nofork", "--print-address=1"], log: log)
-        var started = [bus]
-        // Whatever fails below, the daemons started so far are stopped.
-        var ready = false
-        defer { if !ready { started.forEach { $0.stop() } } }
-        let address = try await bus.line(startingWith: "unix:", within: .seconds(10))
-        let environment = [
-            "DBUS_SESSION_BUS_ADDRESS": address, "HOME": home.path, "XDG_DATA_HOME": home.appendingPathComponent("data").path,
-            "XDG_RUNTIME_DIR": home.appendingPathComponent("run").path,
-        ]
-        let password = try inputFile(directory, "keyring-password", "bench")
-        let keyring = try ChildProcess(keyringDaemon, ["--unlock", "--components=secrets", "--foreground"], environment: environment, input: password, log: log)
-        started.append(keyring)
+        let (environment, stop) = try await gnomeKeyring(directory, log: log)
         let value = try inputFile(directory, "secret-tool-secret", secret)
         let tool = Tool(
             add: { index in
@@ -54,14 +29,61 @@ enum CompetitorFigures {
                 let output = try ChildProcess.run(secretTool, ["lookup", "service", service, "account", "a\(index)"], environment: environment, log: log)
                 guard output.hasPrefix(secret) else { throw BenchmarkError("secret-tool lookup found no secret") }
             })
+        return (tool, stop)
+    }
+
+    /// A private session bus without service activation, its configuration under `directory`:
+    /// its daemon and its address. (The session bus's own configuration would start a second
+    /// gnome-keyring-daemon for the first `secret-tool` call made before the one started here
+    /// registered, and the two fought over the keyring.)
+    static func privateBus(_ directory: URL, log: URL) async throws -> (daemon: ChildProcess, address: String) {
+        let dbus = try ProductBinary.onPath("dbus-daemon", package: "dbus")
+        let configuration = directory.appendingPathComponent("bus-\(UUID().uuidString.prefix(8)).conf")
+        let socket = directory.appendingPathComponent("bus-\(UUID().uuidString.prefix(8))").path
+        try """
+            <busconfig><type>session</type><listen>unix:path=\(socket)</listen><auth>EXTERNAL</auth>
+            <policy context="default"><allow send_destination="*"/><allow receive_sender="*"/><allow own="*"/></policy></busconfig>
+            """.write(to: configuration, atomically: true, encoding: .utf8)
+        let bus = try ChildProcess(dbus, ["--config-file=\(configuration.path)", "--nofork", "--print-address=1"], log: log)
+        do {
+            return (bus, try await bus.line(startingWith: "unix:", within: .seconds(10)))
+        } catch {
+            bus.stop()
+            throw error
+        }
+    }
+
+    /// gnome-keyring-daemon on a private bus, in a private home under `directory`, its login
+    /// keyring unlocked, once `secret-tool store` reaches it (a probe item, account `a-1`): the
+    /// environment a client needs, and how to stop both daemons.
+    static func gnomeKeyring(_ directory: URL, log: URL) async throws -> (environment: [String: String], stop: @Sendable () -> Void) {
+        let secretTool = try ProductBinary.onPath("secret-tool", package: "libsecret-tools")
+        let keyringDaemon = try ProductBinary.onPath("gnome-keyring-daemon", package: "gnome-keyring")
+        let home = directory.appendingPathComponent("secret-tool-home")
+        try FileManager.default.createDirectory(at: home.appendingPathComponent("run"), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let (bus, address) = try await privateBus(directory, log: log)
+        var started = [bus]
+        // Whatever fails below, the daemons started so far are stopped.
+        var ready = false
+        defer { if !ready { started.forEach { $0.stop() } } }
+        let environment = [
+            "DBUS_SESSION_BUS_ADDRESS": address, "HOME": home.path, "XDG_DATA_HOME": home.appendingPathComponent("data").path,
+            "XDG_RUNTIME_DIR": home.appendingPathComponent("run").path,
+        ]
+        let password = try inputFile(directory, "keyring-password", "bench")
+        let keyring = try ChildProcess(keyringDaemon, ["--unlock", "--components=secrets", "--foreground"], environment: environment, input: password, log: log)
+        started.append(keyring)
+        let probe = try inputFile(directory, "secret-tool-probe", secret)
         // The keyring answers once the daemon has registered on the bus: poll with a deadline.
         let deadline = ContinuousClock.now + .seconds(15)
-        while (try? tool.add(-1)) == nil {
+        while (try? ChildProcess.run(
+            secretTool, ["store", "--label=bench", "service", service, "account", "a-1"], environment: environment, input: probe, log: log)) == nil
+        {
             guard ContinuousClock.now < deadline else { throw BenchmarkError("gnome-keyring did not answer within 15 s") }
             try await Task.sleep(for: .milliseconds(20))
         }
         ready = true
-        return (tool, { keyring.stop(); bus.stop() })
+        return (environment, { keyring.stop(); bus.stop() })
     }
 
     static let pass = figure("CLI adds + lookups/s vs pass", competitor: "pass", target: 10) { directory, log in

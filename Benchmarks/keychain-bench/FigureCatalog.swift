@@ -9,6 +9,7 @@ enum FigureCatalog {
         CompetitorFigures.secretTool,
         CompetitorFigures.pass,
         CompetitorFigures.keepassxc,
+        SecretServiceFigures.benchmark,
     ] + networkFigures
 
     #if SYNCKEYCHAIN_NETWORK

@@ -103,11 +103,13 @@ final class BusConnection: @unchecked Sendable {
         _ = write(wake.write, &one, 1)
     }
 
-    /// Emits a signal; on the bus thread only (see ``perform(_:)``).
-    func emit(path: String, interface: String, member: String, _ arguments: (BusWriter) throws(BusError) -> Void) {
+    /// Emits a signal, to every subscriber or to `destination` alone; on the bus thread only
+    /// (see ``perform(_:)``).
+    func emit(path: String, interface: String, member: String, destination: String? = nil, _ arguments: (BusWriter) throws(BusError) -> Void) {
         var signal: OpaquePointer?
         guard sd_bus_message_new_signal(bus, &signal, path, interface, member) >= 0, let signal else { return }
         defer { sd_bus_message_unref(signal) }
+        if let destination, sd_bus_message_set_destination(signal, destination) < 0 { return }
         do {
             try arguments(BusWriter(message: signal))
             _ = sd_bus_send(bus, signal, nil)

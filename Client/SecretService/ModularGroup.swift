@@ -1,8 +1,9 @@
 /// Diffie-Hellman in the 1024-bit MODP group of RFC 2409 (the "Second Oakley Group"), as the
 /// Secret Service's `dh-ietf1024-sha256-aes128-cbc-pkcs7` transport uses it. swift-crypto has no
-/// finite-field DH, so this is a small Montgomery exponentiation: numbers are 32 little-endian
-/// 32-bit limbs; the ladder runs over all 1,024 exponent bits with a branch-free swap, so its
-/// sequence of operations does not depend on the private exponent.
+/// finite-field DH, so this is a small Montgomery exponentiation: numbers are 16 little-endian
+/// 64-bit limbs, each product of two limbs a full-width multiplication; the ladder runs over all 1,024
+/// exponent bits with a branch-free swap, so its sequence of operations does not depend on the
+/// private exponent (decision 0141 has the timings).
 struct ModularGroup: Sendable {
     static let ietf1024 = ModularGroup(primeHex: """
         FFFFFFFFFFFFFFFFC90FDAA22168C234C4C6628B80DC1CD129024E088A67CC74020BBEA63B139B22514A08798E3404DD\
@@ -10,42 +11,45 @@ struct ModularGroup: Sendable {
         EE386BFB5A899FA5AE9F24117C4B1FE649286651ECE65381FFFFFFFFFFFFFFFF
         """, generator: 2)
 
-    static let limbs = 32
+    static let limbs = 16
+    static let limbBits = 64
     /// The prime's length in bytes.
-    static let byteCount = limbs * 4
+    static let byteCount = limbs * 8
 
-    let prime: [UInt32]
-    let generator: UInt32
-    /// -prime⁻¹ mod 2³², for Montgomery reduction.
-    private let inverse: UInt32
+    let prime: [UInt64]
+    let generator: UInt64
+    /// -prime⁻¹ mod 2⁶⁴, for Montgomery reduction.
+    private let inverse: UInt64
     /// R² mod prime, R = 2¹⁰²⁴: moves a number into the Montgomery domain.
-    private let rSquared: [UInt32]
+    private let rSquared: [UInt64]
 
-    init(primeHex: String, generator: UInt32) {
+    init(primeHex: String, generator: UInt64) {
         let bytes = stride(from: 0, to: primeHex.count, by: 2).map { offset -> UInt8 in
             let start = primeHex.index(primeHex.startIndex, offsetBy: offset)
             return UInt8(primeHex[start..<primeHex.index(start, offsetBy: 2)], radix: 16)!
         }
         prime = Self.limbs(bigEndian: bytes)
         self.generator = generator
-        var inverse: UInt32 = 1
-        for _ in 0..<5 { inverse = inverse &* (2 &- prime[0] &* inverse) }
+        // Newton's iteration doubles the correct low bits each step: 1 → 2 → … → 64 after 6.
+        var inverse: UInt64 = 1
+        for _ in 0..<6 { inverse = inverse &* (2 &- prime[0] &* inverse) }
         self.inverse = 0 &- inverse
         // R² mod p by doubling 1 two thousand and forty-eight times.
-        var value = [UInt32](repeating: 0, count: Self.limbs)
+        var value = [UInt64](repeating: 0, count: Self.limbs)
         value[0] = 1
-        for _ in 0..<(2 * Self.limbs * 32) { value = Self.doubled(value, modulo: prime) }
+        for _ in 0..<(2 * Self.limbs * Self.limbBits) { value = Self.doubled(value, modulo: prime) }
         rSquared = value
     }
 
     /// `base`^`exponent` mod prime, both big-endian; the result big-endian, `byteCount` long.
     func power(_ base: [UInt8], _ exponent: [UInt8]) -> [UInt8] {
-        let one = [UInt32](repeating: 0, count: Self.limbs).enumerated().map { $0.offset == 0 ? UInt32(1) : 0 }
+        var one = [UInt64](repeating: 0, count: Self.limbs)
+        one[0] = 1
         var low = multiply(one, rSquared)  // 1 in the Montgomery domain
         var high = multiply(Self.limbs(bigEndian: base), rSquared)
         let bits = Self.limbs(bigEndian: exponent)
-        for bit in stride(from: Self.limbs * 32 - 1, through: 0, by: -1) {
-            let set = (bits[bit / 32] >> UInt32(bit % 32)) & 1
+        for bit in stride(from: Self.limbs * Self.limbBits - 1, through: 0, by: -1) {
+            let set = (bits[bit / Self.limbBits] >> UInt64(bit % Self.limbBits)) & 1
             Self.swap(&low, &high, if: set)
             high = multiply(low, high)
             low = multiply(low, low)
@@ -65,46 +69,47 @@ struct ModularGroup: Sendable {
     }
 
     /// Montgomery product a·b·R⁻¹ mod prime (CIOS).
-    private func multiply(_ a: [UInt32], _ b: [UInt32]) -> [UInt32] {
+    private func multiply(_ a: [UInt64], _ b: [UInt64]) -> [UInt64] {
         let n = Self.limbs
-        var t = [UInt32](repeating: 0, count: n + 2)
+        var t = [UInt64](repeating: 0, count: n + 2)
         for i in 0..<n {
             var carry: UInt64 = 0
-            for j in 0..<n {
-                let sum = UInt64(t[j]) + UInt64(a[j]) * UInt64(b[i]) + carry
-                t[j] = UInt32(truncatingIfNeeded: sum)
-                carry = sum >> 32
-            }
-            var sum = UInt64(t[n]) + carry
-            t[n] = UInt32(truncatingIfNeeded: sum)
-            t[n + 1] = UInt32(truncatingIfNeeded: sum >> 32)
+            for j in 0..<n { (carry, t[j]) = Self.multiplyAdd(a[j], b[i], t[j], carry) }
+            var overflow: Bool
+            (t[n], overflow) = t[n].addingReportingOverflow(carry)
+            t[n + 1] = Self.bit(overflow)
             let m = t[0] &* inverse
-            sum = UInt64(t[0]) + UInt64(m) * UInt64(prime[0])
-            carry = sum >> 32
-            for j in 1..<n {
-                sum = UInt64(t[j]) + UInt64(m) * UInt64(prime[j]) + carry
-                t[j - 1] = UInt32(truncatingIfNeeded: sum)
-                carry = sum >> 32
-            }
-            sum = UInt64(t[n]) + carry
-            t[n - 1] = UInt32(truncatingIfNeeded: sum)
-            t[n] = t[n + 1] &+ UInt32(truncatingIfNeeded: sum >> 32)
+            (carry, _) = Self.multiplyAdd(m, prime[0], t[0], 0)
+            for j in 1..<n { (carry, t[j - 1]) = Self.multiplyAdd(m, prime[j], t[j], carry) }
+            (t[n - 1], overflow) = t[n].addingReportingOverflow(carry)
+            t[n] = t[n + 1] &+ Self.bit(overflow)
         }
-        var result = Array(t[0..<n])
         // One conditional subtraction, computed always and kept by mask.
-        var difference = [UInt32](repeating: 0, count: n)
+        var difference = [UInt64](repeating: 0, count: n)
         var borrow: UInt64 = 0
         for j in 0..<n {
-            let value = UInt64(result[j]) &- UInt64(prime[j]) &- borrow
-            difference[j] = UInt32(truncatingIfNeeded: value)
-            borrow = (value >> 63) & 1
+            let (first, borrowed) = t[j].subtractingReportingOverflow(prime[j])
+            let (second, borrowedAgain) = first.subtractingReportingOverflow(borrow)
+            difference[j] = second
+            borrow = Self.bit(borrowed) | Self.bit(borrowedAgain)
         }
-        let keepDifference = UInt32(truncatingIfNeeded: 0 &- (UInt64(t[n] != 0 ? 1 : 0) | (1 &- borrow)))
-        for j in 0..<n { result[j] = (difference[j] & keepDifference) | (result[j] & ~keepDifference) }
-        return result
+        let keepDifference = 0 &- ((t[n] | (0 &- t[n])) >> 63 | (1 &- borrow))
+        for j in 0..<n { difference[j] = (difference[j] & keepDifference) | (t[j] & ~keepDifference) }
+        return difference
     }
 
-    private static func swap(_ a: inout [UInt32], _ b: inout [UInt32], if condition: UInt32) {
+    /// x·y + t + carry as two limbs; it fits: (2⁶⁴−1)² + 2(2⁶⁴−1) = 2¹²⁸−1.
+    private static func multiplyAdd(_ x: UInt64, _ y: UInt64, _ t: UInt64, _ carry: UInt64) -> (high: UInt64, low: UInt64) {
+        let product = x.multipliedFullWidth(by: y)
+        let (low, first) = product.low.addingReportingOverflow(t)
+        let (sum, second) = low.addingReportingOverflow(carry)
+        return (product.high &+ bit(first) &+ bit(second), sum)
+    }
+
+    /// 1 for true, 0 for false, without a branch.
+    private static func bit(_ flag: Bool) -> UInt64 { UInt64(unsafeBitCast(flag, to: UInt8.self)) }
+
+    private static func swap(_ a: inout [UInt64], _ b: inout [UInt64], if condition: UInt64) {
         let mask = 0 &- condition
         for index in a.indices {
             let difference = (a[index] ^ b[index]) & mask
@@ -113,39 +118,40 @@ struct ModularGroup: Sendable {
         }
     }
 
-    private static func doubled(_ value: [UInt32], modulo prime: [UInt32]) -> [UInt32] {
+    private static func doubled(_ value: [UInt64], modulo prime: [UInt64]) -> [UInt64] {
         var result = value
-        var carry: UInt32 = 0
+        var carry: UInt64 = 0
         for index in result.indices {
-            let next = result[index] >> 31
+            let next = result[index] >> 63
             result[index] = result[index] << 1 | carry
             carry = next
         }
         if carry != 0 || compare(result, prime) >= 0 {
             var borrow: UInt64 = 0
             for index in result.indices {
-                let value = UInt64(result[index]) &- UInt64(prime[index]) &- borrow
-                result[index] = UInt32(truncatingIfNeeded: value)
-                borrow = (value >> 63) & 1
+                let (first, borrowed) = result[index].subtractingReportingOverflow(prime[index])
+                let (second, borrowedAgain) = first.subtractingReportingOverflow(borrow)
+                result[index] = second
+                borrow = bit(borrowed) | bit(borrowedAgain)
             }
         }
         return result
     }
 
-    private static func compare(_ a: [UInt32], _ b: [UInt32]) -> Int {
+    private static func compare(_ a: [UInt64], _ b: [UInt64]) -> Int {
         for index in a.indices.reversed() where a[index] != b[index] { return a[index] < b[index] ? -1 : 1 }
         return 0
     }
 
-    static func limbs(bigEndian bytes: [UInt8]) -> [UInt32] {
-        var limbs = [UInt32](repeating: 0, count: Self.limbs)
+    static func limbs(bigEndian bytes: [UInt8]) -> [UInt64] {
+        var limbs = [UInt64](repeating: 0, count: Self.limbs)
         for (offset, byte) in bytes.reversed().prefix(byteCount).enumerated() {
-            limbs[offset / 4] |= UInt32(byte) << UInt32(8 * (offset % 4))
+            limbs[offset / 8] |= UInt64(byte) << UInt64(8 * (offset % 8))
         }
         return limbs
     }
 
-    static func bigEndian(_ limbs: [UInt32]) -> [UInt8] {
-        (0..<byteCount).reversed().map { offset in UInt8(truncatingIfNeeded: limbs[offset / 4] >> UInt32(8 * (offset % 4))) }
+    static func bigEndian(_ limbs: [UInt64]) -> [UInt8] {
+        (0..<byteCount).reversed().map { offset in UInt8(truncatingIfNeeded: limbs[offset / 8] >> UInt64(8 * (offset % 8))) }
     }
 }

@@ -5,9 +5,10 @@ import KeychainStore
 /// Secret Service items over the local keychain (decision 0140): each item is a generic password
 /// in the access group `org.freedesktop.secrets` whose service is its collection's name and whose
 /// account is its ID; the label is the item's label, the generic attribute its attribute
-/// dictionary (canonical JSON), the description its content type. Items of `login` are
-/// synchronizable ("when unlocked": locking the keychain locks them). Secrets are read from the
-/// keychain only when asked for.
+/// dictionary (canonical JSON), the description its content type. Items of every persisted
+/// collection are synchronizable ("when unlocked": locking the keychain locks them); collections
+/// and aliases are recorded beside them (``SecretStore+Collections``, decision 0141). Secrets
+/// are read from the keychain only when asked for.
 final class SecretStore: @unchecked Sendable {
     /// What the service knows of an item without its secret.
     struct Entry: Equatable {
@@ -28,18 +29,6 @@ final class SecretStore: @unchecked Sendable {
 
     init(keychain: Keychain) { self.keychain = keychain }
 
-    /// Every item of `collection`.
-    func entries(in collection: String) throws(BusError) -> [Entry] {
-        let results: [ItemResult]
-        do {
-            results = try keychain.find(query(collection, limit: .all, returns: .attributes))
-        } catch where error.code == .itemNotFound {
-            return []
-        } catch {
-            throw Self.mapped(error)
-        }
-        return results.compactMap { $0.attributes.flatMap { Self.entry(collection, $0) } }
-    }
 
     /// The secret of item `id` and its content type, in one query.
     func secret(of id: String, in collection: String) throws(BusError) -> (secret: [UInt8], contentType: String) {
@@ -71,7 +60,7 @@ final class SecretStore: @unchecked Sendable {
         let id = Self.newID()
         let item = Item.genericPassword(service: collection, account: id, data: secret) { item in
             item.accessGroup = Self.accessGroup
-            item.synchronizable = collection == Self.login
+            item.synchronizable = true
             item.label = label
             item.itemDescription = contentType
             item.generic = Self.encode(attributes)
@@ -109,16 +98,16 @@ final class SecretStore: @unchecked Sendable {
 
     var isLocked: Bool { (try? keychain.lockStatus().isLocked) ?? true }
 
-    private func query(_ collection: String, id: String? = nil, limit: MatchLimit = .one, returns: ReturnTypes = []) -> Query {
+    /// Items of the access group; of `collection` (its service) and with account `id` when given.
+    func query(_ collection: String? = nil, id: String? = nil, limit: MatchLimit = .one, returns: ReturnTypes = []) -> Query {
         var attributes = ItemAttributes()
         attributes.accessGroup = Self.accessGroup
-        attributes.service = collection
+        if let collection { attributes.service = collection }
         if let id { attributes.account = id }
-        return Query(itemClass: .genericPassword, attributes: attributes, synchronizable: collection == Self.login ? .yes : .no,
-                     limit: limit, returns: returns)
+        return Query(itemClass: .genericPassword, attributes: attributes, synchronizable: .any, limit: limit, returns: returns)
     }
 
-    private static func entry(_ collection: String, _ attributes: ItemAttributes) -> Entry? {
+    static func entry(_ collection: String, _ attributes: ItemAttributes) -> Entry? {
         guard let id = attributes.account else { return nil }
         return Entry(
             id: id, collection: collection, label: attributes.label ?? "", attributes: decode(attributes.generic),

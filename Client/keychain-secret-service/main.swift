@@ -17,7 +17,11 @@ while let argument = arguments.first {
         keychainPath = path
         arguments.removeFirst()
     case "-h", "--help":
-        print("usage: keychain secret-service [--keychain PATH]\n  serves org.freedesktop.secrets on the session bus over the keychain")
+        print("""
+            usage: keychain secret-service [--keychain PATH]
+              serves org.freedesktop.secrets on the session bus over the keychain
+              with a keychain passcode, Unlock prompts ask $SYNCKEYCHAIN_ASKPASS (else $SSH_ASKPASS) for it
+            """)
         exit(0)
     default:
         FileHandle.standardError.write(Data("keychain secret-service: unknown argument \(argument)\n".utf8))

@@ -17,13 +17,18 @@ final class PrivateDesktop: @unchecked Sendable {
     /// The service under test.
     private(set) var service: RunningProcess?
 
-    static func with<T>(_ body: (PrivateDesktop) async throws -> T) async throws -> T {
-        let desktop = try await PrivateDesktop()
+    /// - Parameter serviceEnvironment: Variables for the service besides the bus's and the
+    ///   keychain's (an askpass program).
+    static func with<T>(serviceEnvironment: [String: String] = [:], _ body: (PrivateDesktop) async throws -> T) async throws -> T {
+        let desktop = try await PrivateDesktop(serviceEnvironment: serviceEnvironment)
         defer { desktop.stop() }
         return try await body(desktop)
     }
 
-    private init() async throws {
+    private let serviceEnvironment: [String: String]
+
+    private init(serviceEnvironment: [String: String]) async throws {
+        self.serviceEnvironment = serviceEnvironment
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("secret-service-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let socket = directory.appendingPathComponent("bus").path
@@ -47,17 +52,33 @@ final class PrivateDesktop: @unchecked Sendable {
         let bus = try start("/usr/bin/dbus-daemon", ["--config-file=\(configuration.path)", "--nofork", "--print-address=1"], stopWith: SIGKILL)
         try await bus.waitForOutput(containing: "unix:")
 
-        let service = try start(Binaries.secretService.path, ["--keychain", keychainPath])
+        try await startService()
+    }
+
+    /// Starts the service (again, after ``restartService()`` stopped it).
+    private func startService() async throws {
+        let service = try start(Binaries.secretService.path, ["--keychain", keychainPath], environment: serviceEnvironment)
         self.service = service
         try await service.waitForOutput(containing: "ready")
+    }
+
+    /// Stops the service gracefully and starts a new one over the same keychain.
+    func restartService() async throws {
+        if let service {
+            service.stop()
+            _ = try await service.waitForExit(timeout: .seconds(10))
+        }
+        try await startService()
     }
 
     /// Starts a process on this bus; stopped with the desktop by `signal`: SIGTERM for the
     /// products (their graceful stop is part of what is tested), SIGKILL for helpers that hold no
     /// state (a bus daemon, a monitor), which ignore the SIGTERM a test process's signal mask
     /// leaves them.
-    func start(_ executable: String, _ arguments: [String], stopWith signal: Int32 = SIGTERM) throws -> RunningProcess {
-        let process = try RunningProcess(executable, arguments, environment: environment, directory: directory)
+    func start(
+        _ executable: String, _ arguments: [String], environment extra: [String: String] = [:], stopWith signal: Int32 = SIGTERM
+    ) throws -> RunningProcess {
+        let process = try RunningProcess(executable, arguments, environment: environment.merging(extra) { $1 }, directory: directory)
         processes.append((process, signal))
         return process
     }
@@ -142,8 +163,16 @@ final class RunningProcess: @unchecked Sendable {
     var stderr: String { (try? String(contentsOf: errorFile, encoding: .utf8)) ?? "" }
 
     func waitForOutput(containing text: String, timeout: Duration = .seconds(30)) async throws {
+        try await wait(for: text, in: \.stdout, timeout: timeout)
+    }
+
+    func waitForError(containing text: String, timeout: Duration = .seconds(30)) async throws {
+        try await wait(for: text, in: \.stderr, timeout: timeout)
+    }
+
+    private func wait(for text: String, in stream: KeyPath<RunningProcess, String>, timeout: Duration) async throws {
         let deadline = ContinuousClock.now + timeout
-        while !stdout.contains(text) {
+        while !self[keyPath: stream].contains(text) {
             guard process.isRunning else { throw ProcessFailure("exited before printing \(text): \(stderr)") }
             guard ContinuousClock.now < deadline else { throw ProcessFailure("did not print \(text) within \(timeout): \(stderr)") }
             try await Task.sleep(for: .milliseconds(10))

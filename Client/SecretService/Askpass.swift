@@ -1,0 +1,63 @@
+import Dispatch
+import Foundation
+
+/// The program that asks the person at the desktop for the keychain's passcode when a client
+/// unlocks it (decision 0141): `$SYNCKEYCHAIN_ASKPASS`, else `$SSH_ASKPASS`, run as ssh and
+/// `sudo -A` run it: one argument, the message to show; the passcode is the first line it prints.
+struct Askpass: Sendable {
+    /// How long a person has to answer before the prompt counts as dismissed.
+    static let timeout: TimeInterval = 120
+    /// More output than this is no passcode.
+    static let maximumBytes = 4096
+    static let message = "Unlock the SyncKeychain keychain: enter its passcode"
+
+    let program: String
+
+    /// The configured program, or nil when neither variable names one.
+    static func configured(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> Askpass? {
+        for name in ["SYNCKEYCHAIN_ASKPASS", "SSH_ASKPASS"] {
+            if let program = environment[name], !program.isEmpty { return Askpass(program: program) }
+        }
+        return nil
+    }
+
+    /// Runs the program (found on `PATH` when the name has no `/`) and returns the first line it
+    /// printed; nil when it cannot start, exits non-zero, prints nothing, prints too much or does
+    /// not end within ``timeout``. `started` gets the running process's ID, so that it can be
+    /// ended.
+    func ask(started: (pid_t) -> Void) -> String? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: resolvedPath())
+        process.arguments = [Self.message]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardInput = FileHandle.nullDevice
+        do { try process.run() } catch { return nil }
+        let pid = process.processIdentifier
+        started(pid)
+        let deadline = DispatchWorkItem { kill(pid, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.timeout, execute: deadline)
+        defer { deadline.cancel() }
+        var bytes = Data()
+        while bytes.count <= Self.maximumBytes {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            bytes += chunk
+        }
+        if bytes.count > Self.maximumBytes { kill(pid, SIGKILL) }
+        process.waitUntilExit()
+        guard process.terminationReason == .exit, process.terminationStatus == 0, bytes.count <= Self.maximumBytes else { return nil }
+        let line = String(decoding: bytes, as: UTF8.self).split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        let passcode = line.hasSuffix("\r") ? String(line.dropLast()) : String(line)
+        return passcode.isEmpty ? nil : passcode
+    }
+
+    private func resolvedPath() -> String {
+        guard !program.contains("/") else { return program }
+        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+            let candidate = "\(directory)/\(program)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return program
+    }
+}

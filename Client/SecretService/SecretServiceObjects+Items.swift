@@ -1,0 +1,116 @@
+import Foundation
+
+/// The Item interface, and items in either kind of collection: the keychain for persisted ones,
+/// this process's memory for `session`.
+extension SecretServiceObjects {
+    func item(_ collection: String, _ id: String, _ call: BusCall, reply: BusWriter) throws(BusError) {
+        guard call.interface == Self.itemInterface || call.interface.isEmpty else { throw .unknownMethod(call.interface, call.member) }
+        let arguments = call.arguments
+        switch call.member {
+        case "GetSecret":
+            let sessionPath = try arguments.objectPath()
+            let session = try transport(sessionPath)
+            let value = try secret(collection, id)
+            try reply.secret(try session.encode(value.secret, contentType: value.contentType, session: sessionPath))
+        case "SetSecret":
+            let transported = try arguments.secret()
+            let value = try transport(transported.session).decode(transported)
+            try Self.checkSize(value)
+            try change(collection, id, secret: (value, transported.contentType))
+        case "Delete":
+            if collection == Self.session {
+                guard memoryItems.removeValue(forKey: id) != nil else { throw .noSuchObject(call.path) }
+            } else {
+                try store.delete(id, in: collection)
+                index?.items[id] = nil
+            }
+            signal(.item(collection: collection, id: id, .deleted))
+            try reply.objectPath("/")
+        default:
+            throw .unknownMethod(Self.itemInterface, call.member)
+        }
+    }
+
+    /// CreateItem: a new item, or with `replace` the item of the same attributes changed.
+    func createItem(
+        in collection: String, _ properties: [String: BusValue], secret: (value: [UInt8], contentType: String), replace: Bool
+    ) throws(BusError) -> String {
+        try Self.checkSize(secret.value)
+        guard case .stringMap(let attributes)? = properties[Self.itemInterface + ".Attributes"] ?? .stringMap([:]) else {
+            throw .invalidArguments("Attributes must be a{ss}")
+        }
+        var label = ""
+        if let given = properties[Self.itemInterface + ".Label"] {
+            guard case .string(let text) = given else { throw .invalidArguments("Label must be a string") }
+            label = text
+        }
+        if replace, let existing = try entries(in: collection).first(where: { $0.attributes == attributes }) {
+            try change(collection, existing.id, label: label, attributes: attributes, secret: secret)
+            return existing.id
+        }
+        if collection == Self.session {
+            let now = UInt64(Date().timeIntervalSince1970)
+            let entry = SecretStore.Entry(
+                id: SecretStore.newID(), collection: collection, label: label, attributes: attributes, contentType: secret.contentType,
+                created: now, modified: now)
+            memoryItems[entry.id] = (entry, secret.value)
+            signal(.item(collection: collection, id: entry.id, .created))
+            return entry.id
+        }
+        let entry = try store.add(to: collection, label: label, attributes: attributes, secret: secret.value, contentType: secret.contentType)
+        index?.add(entry)
+        signal(.item(collection: collection, id: entry.id, .created))
+        return entry.id
+    }
+
+    static func checkSize(_ secret: [UInt8]) throws(BusError) {
+        guard secret.count <= maximumSecretBytes else { throw .invalidArguments("the secret is larger than \(maximumSecretBytes) bytes") }
+    }
+
+    func secret(_ collection: String, _ id: String) throws(BusError) -> (secret: [UInt8], contentType: String) {
+        if collection == Self.session {
+            guard let stored = memoryItems[id] else { throw .noSuchObject(Self.path(collection: collection, item: id)) }
+            return (stored.secret, stored.entry.contentType)
+        }
+        return try store.secret(of: id, in: collection)
+    }
+
+    /// Changes an item's label, attributes and/or secret; the collection signals ItemChanged.
+    func change(_ collection: String, _ id: String, label: String? = nil, attributes: [String: String]? = nil,
+                secret: (value: [UInt8], contentType: String)? = nil) throws(BusError) {
+        if collection == Self.session {
+            guard var stored = memoryItems[id] else { throw .noSuchObject(Self.path(collection: collection, item: id)) }
+            if let label { stored.entry.label = label }
+            if let attributes { stored.entry.attributes = attributes }
+            if let secret {
+                stored.secret = secret.value
+                stored.entry.contentType = secret.contentType
+            }
+            stored.entry.modified = UInt64(Date().timeIntervalSince1970)
+            memoryItems[id] = stored
+        } else {
+            try store.update(id, in: collection, label: label, attributes: attributes, secret: secret)
+            if index != nil { index?.items[id] = try store.entry(id, in: collection) }
+        }
+        signal(.item(collection: collection, id: id, .changed))
+    }
+
+    /// The Item interface's properties.
+    func itemProperties(_ collection: String, _ id: String) throws(BusError) -> [(String, BusValue)] {
+        let entry: SecretStore.Entry?
+        if collection == Self.session {
+            entry = memoryItems[id]?.entry
+        } else {
+            entry = try current().items[id].flatMap { $0.collection == collection ? $0 : nil }
+        }
+        guard let entry else { throw .noSuchObject(Self.path(collection: collection, item: id)) }
+        return [
+            ("Locked", .bool(collection != Self.session && store.isLocked)),
+            ("Attributes", .stringMap(entry.attributes)),
+            ("Label", .string(entry.label)),
+            ("Type", .string(entry.attributes["xdg:schema"] ?? "")),
+            ("Created", .uint64(entry.created)),
+            ("Modified", .uint64(entry.modified)),
+        ]
+    }
+}
