@@ -28,7 +28,7 @@ struct TwoMachineSyncTests {
                 #expect(try await a.secretTool(["store", "--label=Git token"] + attributes, input: "ghp_secret\nline two").status == 0)
                 try await Self.sync(a)
                 // B's service signals the item that sync brings in (its watcher sees the write).
-                let monitorB = try b.start("/usr/bin/stdbuf", ["-oL", "/usr/bin/gdbus", "monitor", "--session", "--dest", "org.freedesktop.secrets"], stopWith: SIGKILL)
+                let monitorB = try await b.monitor()
                 try await Self.sync(b)
                 try await monitorB.waitForOutput(containing: "org.freedesktop.Secret.Collection.ItemCreated")
                 let found = try await b.secretTool(["lookup"] + attributes)
@@ -37,11 +37,29 @@ struct TwoMachineSyncTests {
 
                 #expect(try await b.secretTool(["clear"] + attributes).status == 0)
                 try await Self.sync(b)
-                let monitorA = try a.start("/usr/bin/stdbuf", ["-oL", "/usr/bin/gdbus", "monitor", "--session", "--dest", "org.freedesktop.secrets"], stopWith: SIGKILL)
+                let monitorA = try await a.monitor()
                 try await Self.sync(a)
                 try await monitorA.waitForOutput(containing: "org.freedesktop.Secret.Collection.ItemDeleted")
                 #expect(try await a.secretTool(["lookup"] + attributes).status != 0)
                 #expect(try await b.secretTool(["lookup"] + attributes).status != 0)
+
+                // A collection made on A follows to B with its label and its items (decision 0141).
+                let created = try await a.call(
+                    "/org/freedesktop/secrets", "org.freedesktop.Secret.Service.CreateCollection",
+                    ["{'org.freedesktop.Secret.Collection.Label': <'Shared Stuff'>}", "''"])
+                #expect(created.stdout.contains("/org/freedesktop/secrets/collection/shared_stuff"), "\(created.stdout) \(created.stderr)")
+                let vpn = ["--collection=/org/freedesktop/secrets/collection/shared_stuff", "vpn", "office"]
+                #expect(try await a.secretTool(["store", "--label=VPN"] + vpn, input: "vpn secret").status == 0)
+                try await Self.sync(a)
+                let collectionsB = try await b.monitor()
+                try await Self.sync(b)
+                try await collectionsB.waitForOutput(
+                    containing: "org.freedesktop.Secret.Service.CollectionCreated (objectpath '/org/freedesktop/secrets/collection/shared_stuff'")
+                #expect(try await b.secretTool(["lookup", "vpn", "office"]).stdout == "vpn secret")
+                let label = try await b.call(
+                    "/org/freedesktop/secrets/collection/shared_stuff", "org.freedesktop.DBus.Properties.Get",
+                    ["org.freedesktop.Secret.Collection", "Label"])
+                #expect(label.stdout.contains("Shared Stuff"), "\(label.stdout) \(label.stderr)")
             }
         }
     }
