@@ -29,16 +29,25 @@ package struct ZoneTransport: Sendable {
             let results = answer.results.map { PushResponse.ItemResult(item: ItemID($0.id), outcome: $0.outcome) }
             return PushResponse(batchID: batch.batchID, status: .committed, results: results)
         } catch {
-            guard let failure = ServerFailure.failure(of: error) else { throw error }
-            if let reason = Self.itemRefusals[failure.code], !failure.items.isEmpty {
-                let refused = PushResponse.Refused(reason: reason, items: failure.items.map(ItemID.init))
-                return PushResponse(batchID: batch.batchID, status: .refused, results: [], refused: refused)
-            }
-            switch failure.code {
-            case ErrorCode.tooManySiblings: return PushResponse(batchID: batch.batchID, status: .refused, results: [])
-            case ErrorCode.cursorExpired: return PushResponse(batchID: batch.batchID, status: .cursorExpired, results: [])
-            default: throw error
-            }
+            guard let failure = ServerFailure.failure(of: error),
+                let response = Self.refusal(code: failure.code, items: failure.items, batchID: batch.batchID)
+            else { throw error }
+            return response
+        }
+    }
+
+    /// The machine's answer to an upload the server refused with error `code`, naming `items`;
+    /// nil for an error that is not a refusal (decision 0101). The in-process loopback over a
+    /// storage answers the same way.
+    package static func refusal(code: String, items: [String], batchID: UInt64) -> PushResponse? {
+        if let reason = itemRefusals[code], !items.isEmpty {
+            let refused = PushResponse.Refused(reason: reason, items: items.map(ItemID.init))
+            return PushResponse(batchID: batchID, status: .refused, results: [], refused: refused)
+        }
+        switch code {
+        case ErrorCode.tooManySiblings: return PushResponse(batchID: batchID, status: .refused, results: [])
+        case ErrorCode.cursorExpired: return PushResponse(batchID: batchID, status: .cursorExpired, results: [])
+        default: return nil
         }
     }
 

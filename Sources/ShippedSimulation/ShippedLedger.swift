@@ -3,11 +3,10 @@ import SyncCore
 
 /// What actually happened in a run, recorded outside the code under test.
 struct ShippedLedger {
-    /// A user's write: the value it put there, and the value it replaced (nil: none).
+    /// A user's write (an update or a deletion) and the value it replaced (nil: none).
     struct Write {
         var device: Int
         var name: String
-        var value: [UInt8]?
         var replaced: [UInt8]?
         /// For a deletion: the device's ID when it deleted, and whether its sync state had the item.
         var deviceID: DeviceID? = nil
@@ -19,7 +18,7 @@ struct ShippedLedger {
     struct Observed: Sendable {
         /// Values the server durably took (stored, or already stored).
         var acknowledged: Set<[UInt8]> = []
-        /// Every value the server received, and the first unreadable one, if any.
+        /// Every value the server received, and how many versions did not open.
         var received: Set<[UInt8]> = []
         var unreadable = 0
         var lostMessages = 0

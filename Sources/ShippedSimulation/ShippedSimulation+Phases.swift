@@ -52,7 +52,7 @@ extension ShippedSimulation {
                 let item = sealer.itemID(of: PrimaryKey(itemClass: .genericPassword, attributes: Self.syncedAttributes(account)))
                 let stateHadItem = await (try devices[index].driver(server: server(for: index))).records[item] != nil
                 ledger.deletions.append(.init(
-                    device: index, name: name, value: nil, replaced: current, deviceID: devices[index].device, stateHadItem: stateHadItem, item: item))
+                    device: index, name: name, replaced: current, deviceID: devices[index].device, stateHadItem: stateHadItem, item: item))
                 ledger.statistics.deletions += 1
             }
             try keychain.delete(query)
@@ -71,7 +71,7 @@ extension ShippedSimulation {
             ledger.localOnly.insert(value)
             ledger.statistics.localOnlyWrites += 1
         } else {
-            ledger.updates[value] = .init(device: index, name: name, value: value, replaced: current)
+            ledger.updates[value] = .init(device: index, name: name, replaced: current)
             ledger.statistics.writes += 1
         }
     }

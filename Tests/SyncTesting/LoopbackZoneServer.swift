@@ -77,19 +77,8 @@ package struct LoopbackZoneServer: ZoneServer {
                 results: receipt.results.map { PushResponse.ItemResult(item: ItemID($0.id), outcome: $0.outcome) })
             observe(batch, response)
         } catch let error as SyncServerError {
-            switch error.code {
-            case .cursorExpired:
-                response = PushResponse(batchID: batch.batchID, status: .cursorExpired, results: [])
-            case .tooManySiblings where error.items.isEmpty:
-                response = PushResponse(batchID: batch.batchID, status: .refused, results: [])
-            case .tooManySiblings where !error.items.isEmpty, .quotaExceeded where !error.items.isEmpty:
-                let reason: ItemRefusal = error.code == .quotaExceeded ? .quotaExceeded : .tooManySiblings
-                response = PushResponse(
-                    batchID: batch.batchID, status: .refused, results: [],
-                    refused: PushResponse.Refused(reason: reason, items: error.items.map(ItemID.init)))
-            default:
-                throw error
-            }
+            guard let refusal = ZoneTransport.refusal(code: error.code.rawValue, items: error.items, batchID: batch.batchID) else { throw error }
+            response = refusal
         }
         try fault(.push, .answer)
         return response
