@@ -34,7 +34,11 @@ fi
 if [[ ! -x $venv/bin/schemathesis ]]; then
     echo "installing schemathesis into $venv" >&2
     python3 -m venv "$venv"
-    "$venv/bin/pip" install --quiet --disable-pip-version-check schemathesis >&2
+    # Pinned: the run must not change under CI with a new release of the tool.
+    # One worker (below): with two, the tool itself now and then failed a case with an internal
+    # "AST constructor recursion depth mismatch" (its threads building Python ASTs at once),
+    # which made the run exit 1 with no failure of ours.
+    "$venv/bin/pip" install --quiet --disable-pip-version-check "schemathesis==4.32.5" "hypothesis==6.170.15" >&2
 fi
 
 work=$(mktemp -d)
@@ -98,7 +102,7 @@ fuzz() {
         --max-examples "$max_examples" \
         --seed "$seed" \
         --phases "${SCHEMATHESIS_PHASES:-examples,coverage,fuzzing,stateful}" \
-        --workers 2 \
+        --workers 1 \
         --request-timeout 10 \
         --suppress-health-check all \
         --report har --report-har-path "$har" \
