@@ -167,9 +167,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "SecurityCompatTests", dependencies: ["SecurityCompat"], swiftSettings: swiftSettings),
-        .testTarget(name: "KeychainCLITests", dependencies: ["keychain", "KeychainStore", "KeychainModel"], swiftSettings: swiftSettings),
+        .testTarget(name: "KeychainCLITests", dependencies: ["keychain", "KeychainStore", "KeychainModel", "ProcessTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "KeyValueStoreTests", dependencies: ["KeyValueStore", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: swiftSettings),
         .testTarget(name: "SyncSimulationTests", dependencies: ["SyncSimulation", "SyncCore"], swiftSettings: swiftSettings),
+        // Child processes for the tests that run the built executables: output read whole, waits bounded.
+        .target(name: "ProcessTesting", path: "Tests/ProcessTesting", swiftSettings: swiftSettings),
 
     ],
     swiftLanguageModes: [.v6]
@@ -230,7 +232,7 @@ let networkTargets: [Target] = [
     .testTarget(
         name: "SyncClientTests",
         dependencies: [
-            "SyncClient", "SyncProtocol", "KeychainCrypto", "sync-client", "sync-server", "keychain",
+            "SyncClient", "SyncProtocol", "KeychainCrypto", "sync-client", "sync-server", "keychain", "ProcessTesting",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "X509", package: "swift-certificates"), .product(name: "Crypto", package: "swift-crypto"),
         ],
@@ -238,7 +240,7 @@ let networkTargets: [Target] = [
     ),
     // The Secret Service's clients, and two machines syncing through a real server.
     .testTarget(
-        name: "SecretServiceTests", dependencies: ["SecretService", "keychain-secret-service", "keychain", "sync-server", "sync-client"],
+        name: "SecretServiceTests", dependencies: ["SecretService", "keychain-secret-service", "keychain", "sync-server", "sync-client", "ProcessTesting"],
         swiftSettings: swiftSettings),
     // The loopback of the zone endpoints over a server storage, for in-process tests and the
     // simulation of the shipped code.
@@ -254,7 +256,7 @@ let networkTargets: [Target] = [
     .testTarget(
         name: "SyncServerTests",
         dependencies: [
-            "SyncServer", "SyncProtocol", "sync-server",
+            "SyncServer", "SyncProtocol", "sync-server", "ProcessTesting",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

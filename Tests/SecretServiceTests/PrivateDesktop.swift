@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTesting
 import Testing
 
 #if canImport(Glibc)
@@ -106,18 +107,7 @@ final class PrivateDesktop: @unchecked Sendable {
 
 /// The built executables, beside the test bundle.
 enum Binaries {
-    static let directory: URL = {
-        var candidate = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-        for _ in 0..<4 {
-            if FileManager.default.isExecutableFile(atPath: candidate.appendingPathComponent("keychain-secret-service").path) { return candidate }
-            candidate = candidate.deletingLastPathComponent()
-        }
-        for bundle in Bundle.allBundles {
-            let directory = bundle.bundleURL.deletingLastPathComponent()
-            if FileManager.default.isExecutableFile(atPath: directory.appendingPathComponent("keychain-secret-service").path) { return directory }
-        }
-        return URL(fileURLWithPath: ".build/debug", isDirectory: true)
-    }()
+    static let directory = BuiltProducts.directory(containing: "keychain-secret-service")
 
     static var secretService: URL { directory.appendingPathComponent("keychain-secret-service") }
     static var keychain: URL { directory.appendingPathComponent("keychain") }

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTesting
 import Testing
 
 /// Approval enrolment (decisions 0130, 0133) with real processes: the new device prints a code and

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTesting
 import Testing
 
 /// A device offline past the inactivity limit returns after its tombstones were collected: no

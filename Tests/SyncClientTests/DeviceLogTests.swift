@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTesting
 import KeychainCrypto
 import SyncClient
 import SyncCore

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTesting
 import Testing
 
 /// `sync-server admin`, `backup` and `restore` as an operator runs them, beside a running server and

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTesting
 import Testing
 
 /// `sync-client account require-approval` (decision 0134) with real processes: while on, the

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTesting
 
 /// A rewriting proxy in front of the real server (a real process: Python's standard library),
 /// standing for a malicious or broken server as one device sees it. It forwards every request,

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTesting
 
 /// One device: its own keychain file, driven through the built `keychain` and `sync-client`.
 struct TestDevice: Sendable {
@@ -117,3 +118,4 @@ func withAccount<T>(
         return try await body(server, devices)
     }
 }
+

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTesting
 
 /// A real `sync-server` on 127.0.0.1 with a temporary data directory.
 final class TestServer: Sendable {

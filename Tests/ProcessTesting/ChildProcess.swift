@@ -1,0 +1,115 @@
+import Foundation
+
+/// A process started by a test: its output is collected whole (``OutputPipe``), every wait is
+/// bounded, and it is killed when the test is done with it (``stop()``), whatever happened.
+public final class ChildProcess: Sendable {
+    public struct Result: Sendable {
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
+        /// Standard output as bytes, for output that is not text.
+        public var stdoutBytes: [UInt8]
+    }
+
+    private let process: Process
+    private let output: OutputPipe
+    private let errors: OutputPipe
+
+    public var pid: Int32 { process.processIdentifier }
+    public var isRunning: Bool { process.isRunning }
+    public var stdout: String { output.text }
+    public var stderr: String { errors.text }
+
+    /// The variables of a developer's own shell that would point a product at their keychain or
+    /// account; a child does not inherit them unless a test sets them.
+    public static let developerSettings = ["SYNC_PASSWORD", "KEYCHAIN_PATH", "KEYCHAIN_PASSCODE", "KEYCHAIN_NEW_PASSCODE"]
+
+    /// Starts `executable` with the test process's environment, less `removing`, plus `environment`;
+    /// standard input is `input` (a file) or empty.
+    public init(
+        _ executable: URL, _ arguments: [String], environment: [String: String] = [:], removing: [String] = ChildProcess.developerSettings,
+        input: URL? = nil, currentDirectory: URL? = nil
+    ) throws {
+        process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        var merged = ProcessInfo.processInfo.environment
+        for name in removing { merged.removeValue(forKey: name) }
+        for (key, value) in environment { merged[key] = value }
+        process.environment = merged
+        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
+        output = try OutputPipe()
+        errors = try OutputPipe()
+        process.standardOutput = output.writeEnd
+        process.standardError = errors.writeEnd
+        process.standardInput = try input.map { try FileHandle(forReadingFrom: $0) } ?? FileHandle.nullDevice
+        defer {
+            output.childStarted()
+            errors.childStarted()
+        }
+        try process.run()
+    }
+
+    /// Runs a process to its end (at most `timeout`).
+    public static func run(
+        _ executable: URL, _ arguments: [String], environment: [String: String] = [:], removing: [String] = ChildProcess.developerSettings,
+        timeout: Duration = .seconds(60)
+    ) async throws -> Result {
+        let child = try ChildProcess(executable, arguments, environment: environment, removing: removing)
+        return try await child.waitForExit(timeout: timeout)
+    }
+
+    /// The same, blocking the calling thread: for tests that are not async.
+    public static func runBlocking(
+        _ executable: URL, _ arguments: [String], environment: [String: String] = [:], removing: [String] = ChildProcess.developerSettings,
+        input: URL? = nil, timeout: Duration = .seconds(60)
+    ) throws -> Result {
+        let child = try ChildProcess(executable, arguments, environment: environment, removing: removing, input: input)
+        // Both pipes end when the child has ended; the exit follows at once.
+        let ended = child.output.waitForEnd(timeout: timeout) && child.errors.waitForEnd(timeout: .seconds(5))
+        guard ended else {
+            child.stop()
+            throw ProcessFailure("\(executable.lastPathComponent) did not end within \(timeout)")
+        }
+        child.process.waitUntilExit()
+        return child.result
+    }
+
+    /// Waits for the process to end and its output to be read whole; kills it when `timeout` passes.
+    public func waitForExit(timeout: Duration = .seconds(60)) async throws -> Result {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning || !output.hasEnded || !errors.hasEnded {
+            guard ContinuousClock.now < deadline else {
+                stop()
+                throw ProcessFailure("\(process.executableURL?.lastPathComponent ?? "process") did not end within \(timeout)")
+            }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        return result
+    }
+
+    private var result: Result {
+        let bytes = output.bytes
+        return Result(status: process.terminationStatus, stdout: String(decoding: bytes, as: UTF8.self), stderr: stderr, stdoutBytes: bytes)
+    }
+
+    /// Waits until stdout contains `text`; fails when the process ends first.
+    public func waitForOutput(containing text: String, timeout: Duration = .seconds(60)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !stdout.contains(text) {
+            guard process.isRunning || !output.hasEnded else { throw ProcessFailure("process ended before printing \(text): \(stderr)") }
+            guard ContinuousClock.now < deadline else { throw ProcessFailure("timed out waiting for output containing \(text)") }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    public func signal(_ signal: Int32) {
+        if process.isRunning { kill(process.processIdentifier, signal) }
+    }
+
+    /// Kills the process (SIGKILL) without waiting; Foundation reaps it.
+    public func stop() {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+    }
+}
