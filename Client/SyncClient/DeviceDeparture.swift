@@ -55,19 +55,15 @@ package struct DeviceDeparture: Sendable {
         }
     }
 
+    /// Removed as a sync removes them, not journaled: they are not the user's deletions, so a
+    /// later enrolment of this keychain does not push them (decision 0175).
     private func removeSynchronizableItems(_ keychain: Keychain) throws(SyncClientError) -> Int {
-        var removed = 0
-        for itemClass in ItemClass.allCases {
-            let query = Query(itemClass: itemClass, synchronizable: .yes, limit: .all, returns: [.attributes])
-            do {
-                removed += try keychain.find(query).count
-                try keychain.delete(Query(itemClass: itemClass, synchronizable: .yes))
-            } catch let error where error.code == .itemNotFound {
-                continue
-            } catch {
-                throw SyncClientError(.localStorage, "cannot remove the account's items: \(error.message)", underlying: error)
-            }
+        do {
+            let keys = try keychain.synchronizableItems().map(\.key)
+            try keychain.applyRemote(keys.map { .delete($0) })
+            return keys.count
+        } catch {
+            throw SyncClientError(.localStorage, "cannot remove the account's items: \(error.message)", underlying: error)
         }
-        return removed
     }
 }

@@ -49,6 +49,10 @@ package struct KeyValueZone: ZoneLocalStore {
         try !store.journalEntries(after: position, limit: 1).isEmpty
     }
 
+    package func hasSyncedBefore() throws -> Bool {
+        try !store.takenVectors(notChangedAfter: .max).isEmpty
+    }
+
     /// The keys whose versions `state` has not seen, leaving out local changes not taken yet.
     package mutating func itemsAhead(of state: ZoneSyncState, position: Int64) throws -> Set<ItemID> {
         var ahead: Set<ItemID> = []
@@ -78,7 +82,7 @@ package struct KeyValueZone: ZoneLocalStore {
                 // A removal of a key this device never had changes nothing here.
                 guard let key = keyByItem[item], let tombstone = apply.state.records[item]?.version else { continue }
                 versions.append(try KeyVersion(key: key, version: tombstone))
-            case .keepInHistory:
+            case .keepInHistory, .pushed:
                 continue
             }
         }

@@ -34,9 +34,16 @@ package struct KeychainZone: ZoneLocalStore {
         after position: Int64, into machine: inout ZoneSyncMachine, timeBound: ModificationTimeBound
     ) throws -> LocalChanges? {
         var items: [ItemID] = []
-        if position == 0, machine.state.cursor == 0, machine.state.records.isEmpty {
-            for item in try keychain.synchronizableItems() {
-                items.append(try localChange(of: item.key, at: item.attributes.modificationDate ?? Date(), into: &machine, timeBound: timeBound))
+        // Never pulled: an item that holds exactly a version an earlier sync applied is not a
+        // change, and neither are its journal entries (all older than that apply): it is marked
+        // as held ahead of the state (``itemsAhead(of:position:)``), so the resync replaces,
+        // removes or reports it (decision 0172).
+        let neverPulled = machine.state.cursor == 0
+        let applied = neverPulled ? Set(aheadKeys.values) : []
+        if position == 0, neverPulled, machine.state.records.isEmpty {
+            for item in try keychain.synchronizableItems() where !applied.contains(item.key) {
+                items.append(try localChange(
+                    of: item.key, at: item.attributes.modificationDate ?? Date(), into: &machine, timeBound: timeBound, anyEnrolment: true))
             }
             // Nothing the machine took (no item, or none that leaves the device): the journal only.
             if machine.state.records.isEmpty { items.removeAll() }
@@ -44,23 +51,24 @@ package struct KeychainZone: ZoneLocalStore {
         let entries = try keychain.journalEntries(after: position, limit: 1000)
         var latest: [PrimaryKey: JournalEntry] = [:]
         var order: [PrimaryKey] = []
-        for entry in entries where entry.primaryKey.isSynchronizable {
+        for entry in entries where entry.primaryKey.isSynchronizable && !applied.contains(entry.primaryKey) {
             if latest.updateValue(entry, forKey: entry.primaryKey) == nil { order.append(entry.primaryKey) }
         }
         for key in order {
             guard let entry = latest[key] else { continue }
-            items.append(try localChange(of: key, at: entry.time, into: &machine, timeBound: timeBound))
+            items.append(try localChange(of: key, at: entry.time, into: &machine, timeBound: timeBound, anyEnrolment: neverPulled))
         }
         guard !entries.isEmpty || !items.isEmpty else { return nil }
         return LocalChanges(position: entries.last?.sequence ?? position, items: items)
     }
 
     private func localChange(
-        of primaryKey: PrimaryKey, at time: Date, into machine: inout ZoneSyncMachine, timeBound: ModificationTimeBound
+        of primaryKey: PrimaryKey, at time: Date, into machine: inout ZoneSyncMachine, timeBound: ModificationTimeBound,
+        anyEnrolment: Bool = false
     ) throws -> ItemID {
         let current = try keychain.item(withPrimaryKey: primaryKey)
         let item = itemID(of: primaryKey)
-        let basedOn = try appliedVersion(of: primaryKey)
+        let basedOn = try appliedVersion(of: primaryKey, anyEnrolment: anyEnrolment)
         guard let current, current.isSynchronizable else {
             _ = machine.localChange(LocalChange(
                 item: item, scope: .synchronizable, content: nil, modifiedAt: Self.stamp(time, timeBound), basedOn: basedOn))
@@ -82,9 +90,10 @@ package struct KeychainZone: ZoneLocalStore {
 
     /// The version this enrolment's last apply left `primaryKey` at, as the keychain recorded it
     /// in that apply's transaction: ahead of the committed state after a crash between the two
-    /// commits (decision 0107). Empty when this enrolment never applied the item.
-    private func appliedVersion(of primaryKey: PrimaryKey) throws -> VersionVector {
-        let tag = try keychain.remoteVersionTag(of: primaryKey, owner: owner)
+    /// commits (decision 0107). Empty when this enrolment never applied the item. A device
+    /// without sync state takes an earlier enrolment's too (decision 0172).
+    private func appliedVersion(of primaryKey: PrimaryKey, anyEnrolment: Bool = false) throws -> VersionVector {
+        let tag = anyEnrolment ? try keychain.remoteVersionTag(of: primaryKey) : try keychain.remoteVersionTag(of: primaryKey, owner: owner)
         return tag.flatMap { try? VersionVector(canonicalEncoding: $0) } ?? VersionVector()
     }
 
@@ -92,12 +101,27 @@ package struct KeychainZone: ZoneLocalStore {
         try !keychain.journalEntries(after: position, limit: 1).isEmpty
     }
 
+    package func hasSyncedBefore() throws -> Bool {
+        try keychain.hasRemoteVersionTags()
+    }
+
     /// The items the keychain took a version of that `state` does not hold (a crash between the
     /// two commits): their next pulled version is applied even when the state already shows its
     /// value (decision 0107).
+    ///
+    /// Without sync state (never pulled: a re-enrolment, a lost state file) these are the items
+    /// that hold exactly a version any earlier sync applied: the device does not know whether
+    /// the server still has it, so the resync decides (decision 0172).
     package mutating func itemsAhead(of state: ZoneSyncState, position: Int64) throws -> Set<ItemID> {
         aheadKeys.removeAll()
-        for (key, tag) in try keychain.remoteVersionTags(owner: owner) {
+        let tags: [PrimaryKey: [UInt8]]
+        if state.cursor == 0 {
+            let held = Set(try keychain.synchronizableItems().map(\.key))
+            tags = try keychain.unchangedRemoteVersionTags().filter { held.contains($0.key) }
+        } else {
+            tags = try keychain.remoteVersionTags(owner: owner)
+        }
+        for (key, tag) in tags {
             let item = itemID(of: key)
             // A state that has seen the tagged version (or more) holds what the keychain took.
             let seen = state.records[item]?.seen ?? VersionVector()
@@ -118,6 +142,7 @@ package struct KeychainZone: ZoneLocalStore {
     package mutating func apply(_ apply: LocalApply) throws -> LocalApplyOutcome {
         var changes: [RemoteChange] = []
         var tags: [PrimaryKey: [UInt8]] = [:]
+        var pushed: [PrimaryKey: [UInt8]] = [:]
         var problems: [ItemID: String] = [:]
         for effect in apply.effects {
             switch effect {
@@ -131,23 +156,29 @@ package struct KeychainZone: ZoneLocalStore {
                 }
                 changes.append(.store(remote))
                 tags[remote.primaryKey] = apply.state.records[item]?.seen.canonicalEncoding
+                pushed[remote.primaryKey] = nil
             case .remove(let item):
                 // The state was committed right before the request whose answer removed it.
                 let key = apply.committed.records[item].flatMap { ItemContent.decode($0.version.content)?.primaryKey } ?? aheadKeys[item]
                 guard let key else { continue }
                 changes.append(.delete(key))
                 tags[key] = apply.state.records[item]?.seen.canonicalEncoding
+                pushed[key] = nil
             case .keepInHistory(let item, let version):
                 guard let loser = ItemContent.decode(version.content) else {
                     problems[item] = "a losing version's content cannot be read"
                     continue
                 }
                 changes.append(.keepInHistory(loser, versionTag: version.vector.canonicalEncoding))
+            case .pushed(_, let version):
+                guard !version.isDeleted, let key = ItemContent.decode(version.content)?.primaryKey else { continue }
+                tags[key] = nil
+                pushed[key] = version.vector.canonicalEncoding
             }
         }
         decoded.removeAll(keepingCapacity: true)
         let outcome = try keychain.applyRemote(
-            changes, basedOnJournal: apply.position, versions: RemoteVersionTags(owner: owner, tags: tags))
+            changes, basedOnJournal: apply.position, versions: RemoteVersionTags(owner: owner, tags: tags, pushed: pushed))
         if case .changedLocally(let keys) = outcome { return .changedLocally(count: keys.count) }
         return .applied(problems: problems)
     }

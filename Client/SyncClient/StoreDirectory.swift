@@ -56,6 +56,9 @@ package struct StoreDirectory: ZoneLocalStore {
         try (database?.storeNames() ?? []).contains { state.records[itemID($0)] == nil }
     }
 
+    /// A store's name is never removed from the directory, so no copy of one can be stale.
+    package func hasSyncedBefore() throws -> Bool { false }
+
     package func accepts(_ content: [UInt8], for item: ItemID) -> Bool {
         guard let name = String(validating: content, as: UTF8.self) else { return false }
         return itemID(name) == item

@@ -11,7 +11,10 @@ extension ZoneDriver {
                 try applyEffects()
                 try commit()
                 let response = try await server.push(try sealer.seal(batch))
-                if response.status == .committed { report.pushed += batch.items.count }
+                if response.status == .committed {
+                    report.pushed += batch.items.count
+                    effects += batch.items.map { .pushed($0.item, $0.version) }
+                }
                 touched?.formUnion(batch.items.map(\.item))
                 actions.append(contentsOf: machine.receive(response))
                 noteRefusals(of: batch, response: response, report: &report)
@@ -25,7 +28,7 @@ extension ZoneDriver {
                 let opened = open(page, report: &report)
                 if request.isFullResync {
                     touched = nil
-                } else if case .changes(_, let items, _, _) = opened {
+                } else if case .changes(_, let items, _, _, _) = opened {
                     touched?.formUnion(items.map(\.item))
                 }
                 actions.append(contentsOf: machine.receive(opened))
@@ -69,7 +72,7 @@ extension ZoneDriver {
     /// Opens every version of a page; an item with a version that fails to open, or whose
     /// content is not the item its ID names, is left out of the page and reported.
     private func open(_ page: PullResponse<SealedVersion>, report: inout SyncRoundReport) -> PullResponse<ItemVersion> {
-        guard case .changes(let requestID, let items, let nextCursor, let hasMore) = page else {
+        guard case .changes(let requestID, let items, let nextCursor, let hasMore, let collectedAt) = page else {
             return page.versionless() ?? .cursorExpired(requestID: page.requestID)
         }
         var opened: [SyncCore.ChangedItem<ItemVersion>] = []
@@ -88,18 +91,21 @@ extension ZoneDriver {
                 reject(changed.item, "a version failed to open (wrong key or tampered)", report: &report)
             }
         }
-        return .changes(requestID: requestID, items: opened, nextCursor: nextCursor, hasMore: hasMore)
+        return .changes(requestID: requestID, items: opened, nextCursor: nextCursor, hasMore: hasMore, deletionsCollectedAt: collectedAt)
     }
 
     /// Records a problem for every item of `batch` the server's answer set aside, and clears the
-    /// problem of every item it took after a retry.
+    /// problem of every item it took.
     private func noteRefusals(of batch: PushBatch<ItemVersion>, response: PushResponse, report: inout SyncRoundReport) {
         for pushed in batch.items {
             if let refusal = machine.state.records[pushed.item]?.refusal, response.refused?.items.contains(pushed.item) == true {
                 logger.warning("pushed version refused; set aside", metadata: ["zone": "\(zone)", "item": "\(pushed.item)", "reason": "\(refusal)"])
                 problems.append((pushed.item, refusal.explanation))
                 report.setAside += 1
-            } else if response.status == .committed, retried.remove(pushed.item) != nil {
+            } else if response.status == .committed {
+                // The server took the item: whatever was wrong with it (set aside, or unlisted by a
+                // resync and then changed here to settle it, decision 0106) is settled.
+                retried.remove(pushed.item)
                 problems.append((pushed.item, nil))
             }
         }

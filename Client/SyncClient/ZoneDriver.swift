@@ -115,6 +115,7 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
             var report = SyncRoundReport()
             // Never pushed and never pulled: the local items are reconciled before they are pushed.
             let fresh = machine.state.cursor == 0 && machine.state.nextBatchID == 1
+            if machine.state.cursor == 0 { machine.returnsWithoutState = try local.hasSyncedBefore() }
             try await perform(machine.startSync(reconcilingFirst: fresh), report: &report)
             if report.inStep, try local.hasLocalChanges(after: progress.journalSequence, state: machine.state) {
                 report.inStep = false

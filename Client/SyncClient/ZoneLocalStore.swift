@@ -25,6 +25,10 @@ package protocol ZoneLocalStore: Sendable {
     /// Whether there are local changes after `position` that `state` does not have yet.
     func hasLocalChanges(after position: Int64, state: ZoneSyncState) throws -> Bool
 
+    /// Whether the store took versions from a server before, under any sync state: a store
+    /// that returns without its state may hold copies of items deleted meanwhile (decision 0172).
+    func hasSyncedBefore() throws -> Bool
+
     /// The items whose local value `state` may not show: the local side took a version in an
     /// apply whose state commit did not follow (decision 0107).
     mutating func itemsAhead(of state: ZoneSyncState, position: Int64) throws -> Set<ItemID>
@@ -61,6 +65,9 @@ package struct LocalApply: Sendable {
         case remove(ItemID)
         /// Keep this losing version in the item's history, where a store has one.
         case keepInHistory(ItemID, ItemVersion)
+        /// The server took this version, pushed from here: the local value is that version
+        /// unless it was written locally after the position (a store may record so, decision 0175).
+        case pushed(ItemID, ItemVersion)
     }
 
     package var effects: [Effect]

@@ -67,7 +67,9 @@ package struct ZoneTransport: Sendable {
                     item: ItemID(changed.id), sequence: changed.sequence,
                     versions: changed.versions.map { SealedVersion(vector: $0.vector, isDeleted: $0.deleted, payload: $0.blob.bytes) })
             }
-            return .changes(requestID: request.requestID, items: items, nextCursor: page.cursor, hasMore: page.hasMore)
+            return .changes(
+                requestID: request.requestID, items: items, nextCursor: page.cursor, hasMore: page.hasMore,
+                deletionsCollectedAt: page.deletionsCollectedAt)
         } catch where ServerFailure.code(of: error) == ErrorCode.cursorExpired {
             return .cursorExpired(requestID: request.requestID)
         } catch where ServerFailure.code(of: error) == ErrorCode.feedRestored {

@@ -59,7 +59,7 @@ extension Keychain {
                     try insertHistory(db, item, versionTag: tag, state: state, recorded: recorded)
                 }
             }
-            if let versions { try record(versions, db) }
+            if let versions { try record(versions, after: journalSequence, db) }
             return .applied
         }
     }
@@ -85,6 +85,36 @@ extension Keychain {
         }
     }
 
+    /// Whether any apply, of this enrolment or an earlier one, recorded a version tag: the
+    /// keychain took versions from a server before (decision 0172).
+    public func hasRemoteVersionTags() throws(KeychainError) -> Bool {
+        try readWithoutState { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM remote_version)") ?? false }
+    }
+
+    /// The version tag the last apply recorded for `primaryKey`, whoever made it; nil when no apply did.
+    public func remoteVersionTag(of primaryKey: PrimaryKey) throws(KeychainError) -> [UInt8]? {
+        try readOneStatement { db in
+            try Data.fetchOne(
+                db.cachedStatement(sql: "SELECT version_tag FROM remote_version WHERE primary_key = ?"),
+                arguments: [primaryKey.storageBytes]
+            ).map { Array($0) }
+        }
+    }
+
+    /// The version tags, of any enrolment, of the items not written locally since the apply that
+    /// recorded them: each item holds exactly the value of its tagged version (decision 0172).
+    public func unchangedRemoteVersionTags() throws(KeychainError) -> [PrimaryKey: [UInt8]] {
+        try readWithoutState { db in
+            var tags: [PrimaryKey: [UInt8]] = [:]
+            let rows = try Row.fetchCursor(db, sql: "SELECT primary_key, version_tag FROM remote_version WHERE changed_locally = 0")
+            while let row = try rows.next() {
+                guard let key = PrimaryKey(storageBytes: row[0]) else { continue }
+                tags[key] = Array(row[1] as Data)
+            }
+            return tags
+        }
+    }
+
     /// Every version tag the applies by `owner` recorded, by primary key.
     public func remoteVersionTags(owner: String) throws(KeychainError) -> [PrimaryKey: [UInt8]] {
         try readWithoutState { db in
@@ -98,13 +128,24 @@ extension Keychain {
         }
     }
 
-    private func record(_ versions: RemoteVersionTags, _ db: Database) throws {
+    private func record(_ versions: RemoteVersionTags, after journalSequence: Int64?, _ db: Database) throws {
         let statement = try db.cachedStatement(sql: """
-            INSERT INTO remote_version (primary_key, owner, version_tag) VALUES (?, ?, ?)
-            ON CONFLICT (primary_key) DO UPDATE SET owner = excluded.owner, version_tag = excluded.version_tag
+            INSERT INTO remote_version (primary_key, owner, version_tag, changed_locally) VALUES (?, ?, ?, ?)
+            ON CONFLICT (primary_key) DO UPDATE
+            SET owner = excluded.owner, version_tag = excluded.version_tag, changed_locally = excluded.changed_locally
             """)
         for (primaryKey, tag) in versions.tags {
-            try statement.execute(arguments: [primaryKey.storageBytes, versions.owner, Data(tag)])
+            try statement.execute(arguments: [primaryKey.storageBytes, versions.owner, Data(tag), false])
+        }
+        guard !versions.pushed.isEmpty else { return }
+        // A pushed version is the item's value unless the item was written locally since the
+        // position the push was decided from (without a position: unknown, so marked changed).
+        let changed = try journalSequence.map {
+            try locallyChangedKeys(db, after: $0, among: Array(versions.pushed.keys))
+        }
+        for (primaryKey, tag) in versions.pushed {
+            let changedLocally = changed.map { $0.contains(primaryKey) } ?? true
+            try statement.execute(arguments: [primaryKey.storageBytes, versions.owner, Data(tag), changedLocally])
         }
     }
 

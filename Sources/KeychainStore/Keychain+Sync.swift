@@ -50,10 +50,15 @@ extension Keychain {
         return item
     }
 
+    /// Journals a local change, and marks the item's remote version tag (if any) as no longer
+    /// the value it holds (decision 0172).
     func appendJournal(_ db: Database, identity: [UInt8], primaryKey: PrimaryKey, operation: JournalEntry.Operation) throws {
+        let key = primaryKey.storageBytes
         try db.cachedStatement(
             sql: "INSERT INTO change_journal (item_identity, primary_key, operation, time) VALUES (?, ?, ?, ?)"
-        ).execute(arguments: [Data(identity), primaryKey.storageBytes, operation.rawValue, now.timeIntervalSince1970])
+        ).execute(arguments: [Data(identity), key, operation.rawValue, now.timeIntervalSince1970])
+        try db.cachedStatement(sql: "UPDATE remote_version SET changed_locally = 1 WHERE primary_key = ? AND changed_locally = 0")
+            .execute(arguments: [key])
     }
 
     /// Journals an item moving from one primary key to another (or staying).

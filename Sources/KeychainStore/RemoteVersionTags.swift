@@ -12,10 +12,14 @@ public struct RemoteVersionTags: Sendable, Hashable {
     public var owner: String
     /// The opaque version (the sync engine's encoded version vector) of each written item.
     public var tags: [PrimaryKey: [UInt8]]
+    /// The versions the server took from this device: recorded as the item's value only when it
+    /// was not written locally after the apply's journal position (decision 0175).
+    public var pushed: [PrimaryKey: [UInt8]]
 
     /// Creates the tags of one apply.
-    public init(owner: String, tags: [PrimaryKey: [UInt8]]) {
+    public init(owner: String, tags: [PrimaryKey: [UInt8]], pushed: [PrimaryKey: [UInt8]] = [:]) {
         self.owner = owner
         self.tags = tags
+        self.pushed = pushed
     }
 }

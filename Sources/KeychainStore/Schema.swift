@@ -6,7 +6,7 @@ enum Schema {
     /// `PRAGMA application_id` of a keychain database: "SKCH".
     static let applicationID: Int32 = 0x534B_4348
     /// The schema version this build writes (`PRAGMA user_version`).
-    static let version: Int32 = 3
+    static let version: Int32 = 4
 
     /// Attribute columns of the item table, in a fixed order.
     static let attributeColumns: [Attribute] = Attribute.allCases
@@ -91,6 +91,15 @@ enum Schema {
                     version_tag BLOB NOT NULL
                 );
                 PRAGMA user_version = 3;
+                """)
+        }
+        migrator.registerMigration("v4-remote-version-changed-locally") { db in
+            // Whether the item was written locally after the apply that recorded its tag: a device
+            // that returns without its sync state knows which of its copies are exactly a version
+            // the server had (decision 0172).
+            try db.execute(sql: """
+                ALTER TABLE remote_version ADD COLUMN changed_locally INTEGER NOT NULL DEFAULT 0;
+                PRAGMA user_version = 4;
                 """)
         }
         return migrator

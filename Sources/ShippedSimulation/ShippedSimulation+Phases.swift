@@ -124,7 +124,8 @@ extension ShippedSimulation {
     /// Collects tombstones as the server's schedule would, with the run's inactivity limit.
     mutating func collect() async throws {
         let activeSince = Date(timeIntervalSince1970: Double(clock.now - configuration.inactivityLimit) / 1000)
-        ledger.statistics.purgedTombstones += try await storage.collectGarbage(activeSince: activeSince)
+        ledger.statistics.purgedTombstones += try await storage.collectGarbage(
+            activeSince: activeSince, now: Date(timeIntervalSince1970: Double(clock.now) / 1000))
         ledger.statistics.collections += 1
     }
 

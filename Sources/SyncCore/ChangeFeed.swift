@@ -70,7 +70,9 @@ public struct ChangedItem<Version: Hashable & Sendable>: Hashable, Sendable {
 public enum PullResponse<Version: Hashable & Sendable>: Hashable, Sendable {
     /// A page of changes in sequence order. `nextCursor` is where the next page starts; when
     /// `hasMore` is false the device is in step with the server as of `nextCursor`.
-    case changes(requestID: RequestID, items: [ChangedItem<Version>], nextCursor: UInt64, hasMore: Bool)
+    /// `deletionsCollectedAt` is the server's time (milliseconds) of its latest collection of the
+    /// zone's tombstones, nil when it never collected any (decision 0172).
+    case changes(requestID: RequestID, items: [ChangedItem<Version>], nextCursor: UInt64, hasMore: Bool, deletionsCollectedAt: Int64? = nil)
     /// The cursor is older than the zone's horizon: tombstones after it were purged, so the
     /// device must resync in full.
     case cursorExpired(requestID: RequestID)
@@ -82,7 +84,7 @@ public enum PullResponse<Version: Hashable & Sendable>: Hashable, Sendable {
     /// The request answered.
     public var requestID: RequestID {
         switch self {
-        case .changes(let requestID, _, _, _), .cursorExpired(let requestID), .feedRestored(let requestID): requestID
+        case .changes(let requestID, _, _, _, _), .cursorExpired(let requestID), .feedRestored(let requestID): requestID
         }
     }
 
@@ -102,11 +104,11 @@ public enum PullResponse<Version: Hashable & Sendable>: Hashable, Sendable {
             return .cursorExpired(requestID: requestID)
         case .feedRestored(let requestID):
             return .feedRestored(requestID: requestID)
-        case .changes(let requestID, let items, let nextCursor, let hasMore):
+        case .changes(let requestID, let items, let nextCursor, let hasMore, let collectedAt):
             let mapped = try items.map {
                 ChangedItem(item: $0.item, sequence: $0.sequence, versions: try $0.versions.map(transform))
             }
-            return .changes(requestID: requestID, items: mapped, nextCursor: nextCursor, hasMore: hasMore)
+            return .changes(requestID: requestID, items: mapped, nextCursor: nextCursor, hasMore: hasMore, deletionsCollectedAt: collectedAt)
         }
     }
 }

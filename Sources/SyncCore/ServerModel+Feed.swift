@@ -21,7 +21,9 @@ extension ServerModel {
             of: request.zone, after: request.cursor, limit: min(request.limit, configuration.maximumPageSize), maximumBytes: maximumBytes)
         // Only a served page acknowledges its cursor (decision 0102).
         acknowledge(request.device, zone: request.zone, cursor: request.cursor, now: now)
-        return .changes(requestID: request.requestID, items: page.items, nextCursor: page.nextCursor, hasMore: page.hasMore)
+        return .changes(
+            requestID: request.requestID, items: page.items, nextCursor: page.nextCursor, hasMore: page.hasMore,
+            deletionsCollectedAt: zone.deletionsCollectedAt)
     }
 
     /// One page of `zone`'s changes after `cursor`, without any check or acknowledgement: items in
@@ -65,9 +67,10 @@ extension ServerModel {
     }
 
     /// Purges the tombstones every active device has acknowledged and moves each zone's horizon
-    /// past them. Returns the number purged.
+    /// past them; a zone that lost tombstones records when (`collectedAt`, else `now`). Returns
+    /// the number purged.
     @discardableResult
-    public mutating func collectGarbage(now: Int64) -> Int {
+    public mutating func collectGarbage(now: Int64, collectedAt: Int64? = nil) -> Int {
         var purged = 0
         for (zoneID, zone) in zones {
             guard let floor = acknowledgedFloor(of: zoneID, now: now) else { continue }
@@ -79,6 +82,7 @@ extension ServerModel {
                 updated.horizon = max(updated.horizon, stored.sequence)
                 purged += 1
             }
+            if updated.horizon > zone.horizon { updated.deletionsCollectedAt = collectedAt ?? now }
             zones[zoneID] = updated
             // Inactive devices that had not acknowledged the purged tombstones must start over
             // (marked when a purge moves the horizon, as every storage does).

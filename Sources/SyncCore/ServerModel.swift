@@ -74,6 +74,8 @@ public struct ServerModel: Sendable, Equatable {
         public var items: [ItemID: StoredItem] = [:]
         /// The highest sequence number of a purged tombstone; cursors below it are expired.
         public var horizon: UInt64 = 0
+        /// When (milliseconds) tombstones of the zone were last collected; nil: never.
+        public var deletionsCollectedAt: Int64?
     }
 
     /// What the server remembers of a device.

@@ -6,7 +6,7 @@ extension ZoneSyncMachine {
     /// server's versions descends from any more, is stale: the server forgot that value's fate
     /// (its deletion was purged), so the copy is dropped instead of competing (the horizon rule,
     /// for an item the server knows again through an unrelated write).
-    mutating func apply(_ versions: [ItemVersion], to item: ItemID, resyncing: Bool) -> [SyncAction] {
+    mutating func apply(_ versions: [ItemVersion], to item: ItemID, resyncing: Bool, deletionsCollectedAt: Int64? = nil) -> [SyncAction] {
         let record = state.records[item]
         if let rejection = validate(versions, against: record) { return [.reject(item, rejection)] }
         let incoming = ConflictResolution.maximal(versions)
@@ -21,11 +21,13 @@ extension ZoneSyncMachine {
             let forgotten = resyncing && record.baseline.contains { $0.descends(from: record.version.origin) }
                 && !incoming.contains { $0.vector.descends(from: record.version.origin) }
             if record.isPending, !serverHasLocal, !forgotten {
-                let copy = resyncing && isRecovering && record.baseline.isEmpty ? recoveredCopy(record.version, against: incoming) : .ownWrite
+                let copy = resyncing && isRecovering && record.baseline.isEmpty
+                    ? recoveredCopy(record, against: incoming, deletionsCollectedAt: deletionsCollectedAt) : .ownWrite
                 if copy != .ownWrite {
-                    // A copy from before the state was lost: the server's value, or older than
-                    // its deletion. The server's versions stand alone; a deleted copy goes to history.
-                    if copy == .olderThanDeletion { recovered.append(.keepInHistory(item, record.version)) }
+                    // A copy from before the state was lost: the server's value, older than its
+                    // deletion, or from before a collection of deletions. The server's versions
+                    // stand alone; a copy with another value goes to history.
+                    if copy != .sameAsServer { recovered.append(.keepInHistory(item, record.version)) }
                 } else {
                     candidates = ConflictResolution.maximal(incoming + [record.version])
                     localIsCandidate = candidates.contains(record.version)
@@ -75,10 +77,20 @@ extension ZoneSyncMachine {
     /// After a server's restore (decision 0154) the server lost what it no longer lists, so a
     /// version (or deletion) it had acknowledged or sent is given back instead: pushed again as it
     /// is, its vector unchanged, so it merges with what other devices give back by the usual rule.
-    mutating func reconcileResync(mentioned: Set<ItemID>) -> [SyncAction] {
+    ///
+    /// A device that returns without its sync state (decision 0172) cannot tell a copy of an item
+    /// deleted meanwhile, whose tombstone the server collected, from a write it never pushed. A
+    /// copy last modified before the server's latest collection (plus the clock window of 0108)
+    /// may be the former: it is kept and reported like a value the server had, not pushed.
+    mutating func reconcileResync(mentioned: Set<ItemID>, deletionsCollectedAt: Int64? = nil) -> [SyncAction] {
         var actions: [SyncAction] = []
         for (item, record) in state.records.sorted(by: { $0.key < $1.key }) where !mentioned.contains(item) {
             let serverHadValue = record.baseline.contains { $0.descends(from: record.version.origin) }
+            if record.isPending, !serverHadValue, mayPredateCollectedDeletion(record, collectedAt: deletionsCollectedAt) {
+                state.records[item]?.isPending = false
+                actions.append(.unlisted(item))
+                continue
+            }
             if record.isPending, !serverHadValue {
                 state.records[item]?.baseline = []
                 continue
@@ -101,6 +113,19 @@ extension ZoneSyncMachine {
         return actions
     }
 
+    /// Whether `record`, a copy taken without sync state by a device that synced before, was last
+    /// modified before the server last collected tombstones (within the clock window of 0108):
+    /// then its item may have been deleted and the deletion collected.
+    private func mayPredateCollectedDeletion(_ record: ZoneSyncState.Record, collectedAt: Int64?) -> Bool {
+        guard returnsWithoutState, isRecovering, record.baseline.isEmpty, !record.version.isDeleted, let collectedAt else {
+            return false
+        }
+        // A change built over a version the local store knows it had applied is an edit of that
+        // version, not a copy of unknown age.
+        guard record.version.vector.sortedEntries.allSatisfy({ $0.device == state.device }) else { return false }
+        return record.version.modifiedAt <= collectedAt &+ ModificationTimeBound.window
+    }
+
     /// What a local version made without sync state is, against the server's versions of it.
     enum RecoveredCopy {
         /// A write of its own: it competes as any pending version does.
@@ -109,14 +134,20 @@ extension ZoneSyncMachine {
         case sameAsServer
         /// A copy last written before the server's deletion of the item: stale.
         case olderThanDeletion
+        /// A copy, on a device that synced before, last written before the server last collected
+        /// deletions: it may be a value deleted since, whose tombstone is gone (decision 0172).
+        case predatesCollection
     }
 
-    func recoveredCopy(_ local: ItemVersion, against incoming: [ItemVersion]) -> RecoveredCopy {
+    func recoveredCopy(_ record: ZoneSyncState.Record, against incoming: [ItemVersion], deletionsCollectedAt: Int64?) -> RecoveredCopy {
+        let local = record.version
         if incoming.contains(where: { !$0.isDeleted && $0.content == local.content }) { return .sameAsServer }
-        guard !local.isDeleted, incoming.allSatisfy(\.isDeleted), let deletedAt = incoming.map(\.modifiedAt).max(),
+        if !local.isDeleted, incoming.allSatisfy(\.isDeleted), let deletedAt = incoming.map(\.modifiedAt).max(),
             local.modifiedAt <= deletedAt
-        else { return .ownWrite }
-        return .olderThanDeletion
+        {
+            return .olderThanDeletion
+        }
+        return mayPredateCollectedDeletion(record, collectedAt: deletionsCollectedAt) ? .predatesCollection : .ownWrite
     }
 
     private func validate(_ versions: [ItemVersion], against record: ZoneSyncState.Record?) -> SyncAction.Rejection? {

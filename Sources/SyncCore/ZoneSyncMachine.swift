@@ -50,6 +50,10 @@ public struct ZoneSyncMachine: Sendable {
     /// gives back what the server no longer lists. Lost on a crash: the restarted pull from the
     /// old cursor is answered the same way.
     var givingBack = false
+    /// Set by the driver for a device without sync state whose local store has synced before
+    /// (a lost state file, a re-enrolment): its copies may be of items deleted meanwhile (decision
+    /// 0172). Not durable: the driver sets it again at every start.
+    public var returnsWithoutState = false
 
     /// A machine for a device that never synced `zone`.
     public init(device: DeviceID, zone: ZoneID, configuration: Configuration = Configuration()) {
@@ -193,11 +197,11 @@ public struct ZoneSyncMachine: Sendable {
         case .feedRestored:
             givingBack = true
             return pull(after: 0, mentioned: [])
-        case .changes(_, let items, let nextCursor, let hasMore):
+        case .changes(_, let items, let nextCursor, let hasMore, let collectedAt):
             var actions: [SyncAction] = []
             for changed in items {
                 mentioned?.insert(changed.item)
-                actions += apply(changed.versions, to: changed.item, resyncing: mentioned != nil)
+                actions += apply(changed.versions, to: changed.item, resyncing: mentioned != nil, deletionsCollectedAt: collectedAt)
             }
             if hasMore {
                 // A resync's position is not a feed cursor: a crash restarts the resync.
@@ -205,7 +209,7 @@ public struct ZoneSyncMachine: Sendable {
                 return actions + pull(after: nextCursor, mentioned: mentioned)
             }
             if let mentioned {
-                actions += reconcileResync(mentioned: mentioned)
+                actions += reconcileResync(mentioned: mentioned, deletionsCollectedAt: collectedAt)
                 givingBack = false
             }
             state.cursor = nextCursor

@@ -115,12 +115,16 @@ public struct ChangesResponse: Hashable, Sendable, Codable {
     public var cursor: UInt64
     /// Whether more changes follow.
     public var hasMore: Bool
+    /// When the server last collected the zone's tombstones (milliseconds since 1970, its clock);
+    /// absent when it never did (decision 0172).
+    public var deletionsCollectedAt: Int64?
 
     /// Creates a response.
-    public init(items: [FeedItem], cursor: UInt64, hasMore: Bool) {
+    public init(items: [FeedItem], cursor: UInt64, hasMore: Bool, deletionsCollectedAt: Int64? = nil) {
         self.items = items
         self.cursor = cursor
         self.hasMore = hasMore
+        self.deletionsCollectedAt = deletionsCollectedAt
     }
 }
 

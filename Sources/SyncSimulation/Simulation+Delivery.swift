@@ -64,9 +64,9 @@ extension Simulation {
                 return
             }
             let wasResyncing = devices[index].machines[zone]!.isResyncing
-            if case .changes(let id, _, let next, let more) = opened { traceZone(zone, "\(devices[index].id) gets page \(id) next \(next) more \(more)") }
+            if case .changes(let id, _, let next, let more, _) = opened { traceZone(zone, "\(devices[index].id) gets page \(id) next \(next) more \(more)") }
             if case .cursorExpired(let id) = opened { traceZone(zone, "\(devices[index].id) gets cursorExpired \(id)") }
-            if case .changes(_, let items, _, _) = opened {
+            if case .changes(_, let items, _, _, _) = opened {
                 for changed in items { trace(zone, changed.item, "\(devices[index].id) pulls \(changed.versions.map(Self.describe))\(wasResyncing ? " (resync)" : "")") }
             }
             let actions = devices[index].machines[zone]!.receive(opened)
@@ -83,7 +83,7 @@ extension Simulation {
             ledger.statistics.expiredCursors += 1
         case .feedRestored:
             return
-        case .changes(_, let items, _, let hasMore):
+        case .changes(_, let items, _, let hasMore, _):
             guard wasResyncing, !hasMore else { return }
             let mentioned = Set(items.map(\.item))
             for case .unlisted(let item) in actions where !mentioned.contains(item) {

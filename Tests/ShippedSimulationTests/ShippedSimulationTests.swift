@@ -17,13 +17,6 @@ struct ShippedSimulationTests {
         // The run exercised what it claims to.
         #expect(statistics.reEnrolments > 0 && statistics.crashesBetweenCommits > 0 && statistics.purgedTombstones > 0)
         #expect(statistics.lostMessages > 0 && statistics.clockJumps > 0)
-        let cameBack = violations.filter { $0.contains("came back") }
-        #expect(violations.count == cameBack.count, "\(violations.filter { !$0.contains("came back") }.prefix(10).joined(separator: "\n"))")
-        // Found by this simulation (issue 11 note, decision 0171): a device that lost its sync
-        // state and returns with an old copy of an item deleted meanwhile (its tombstone
-        // collected) pushes the copy as a new write, and the deleted value comes back.
-        withKnownIssue("a device without sync state revives an item whose deletion was collected", isIntermittent: true) {
-            #expect(cameBack.isEmpty, "\(cameBack.prefix(5).joined(separator: "\n"))")
-        }
+        #expect(violations.isEmpty, "\(violations.prefix(10).joined(separator: "\n"))")
     }
 }

@@ -10,7 +10,7 @@ struct CollectedTombstoneTests {
     @Test func aDeviceBackAfterCollectionRevivesNothingAndKeepsItsOfflineEdits() async throws {
         // A and B sync well within the limit even on a loaded machine (a device silent past it
         // would be one more device back after collection); C stays silent past it.
-        let options = ["--device-inactivity-limit", "10s", "--tombstone-collection-interval", "1s"]
+        let options = ["--device-inactivity-limit", "20s", "--tombstone-collection-interval", "1s"]
         try await withAccount(devices: 3, serverOptions: options) { server, devices in
             let (a, b, c) = (devices[0], devices[1], devices[2])
             try await a.add(service: "x", account: "max", password: "to be deleted")

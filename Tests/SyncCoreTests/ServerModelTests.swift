@@ -37,9 +37,9 @@ struct ServerModelTests {
             _ = server.push(batch(a, UInt64(index + 1), [(item, sealed([a: UInt64(index + 1)]))]), now: 0)
         }
         _ = server.push(batch(b, 1, [(items[0], sealed([b: 1]))]), now: 0)  // i1 moves to sequence 6
-        guard case .changes(_, let first, let next1, true) = server.pull(pull(a, after: 0, limit: 2), now: 0),
-            case .changes(_, let second, let next2, true) = server.pull(pull(a, after: next1, limit: 2), now: 0),
-            case .changes(_, let third, let next3, false) = server.pull(pull(a, after: next2, limit: 2), now: 0)
+        guard case .changes(_, let first, let next1, true, _) = server.pull(pull(a, after: 0, limit: 2), now: 0),
+            case .changes(_, let second, let next2, true, _) = server.pull(pull(a, after: next1, limit: 2), now: 0),
+            case .changes(_, let third, let next3, false, _) = server.pull(pull(a, after: next2, limit: 2), now: 0)
         else {
             Issue.record("unexpected paging")
             return
@@ -101,7 +101,7 @@ struct ServerModelTests {
         #expect(server.pull(pull(b, after: 1), now: 1_300) == .cursorExpired(requestID: RequestID(epoch: 1, number: 1)))
         #expect(server.pull(pull(b, after: 1, full: true), now: 1_300) == .cursorExpired(requestID: RequestID(epoch: 1, number: 1)))
         #expect(server.pull(pull(b, after: 0, full: true), now: 1_300)
-            == .changes(requestID: RequestID(epoch: 1, number: 0), items: [], nextCursor: 2, hasMore: false))
+            == .changes(requestID: RequestID(epoch: 1, number: 0), items: [], nextCursor: 2, hasMore: false, deletionsCollectedAt: 1_200))
         #expect(server.devices[b]?.mustResync == [])
         #expect(server.pull(pull(a, after: 2), now: 1_300) != .cursorExpired(requestID: RequestID(epoch: 1, number: 2)))
 

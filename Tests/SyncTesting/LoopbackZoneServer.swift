@@ -101,7 +101,9 @@ package struct LoopbackZoneServer: ZoneServer {
                     item: ItemID(item.id), sequence: item.sequence,
                     versions: item.versions.map { SealedVersion(vector: $0.vector, isDeleted: $0.deleted, payload: $0.blob) })
             }
-            return .changes(requestID: request.requestID, items: items, nextCursor: page.cursor, hasMore: page.hasMore)
+            return .changes(
+                requestID: request.requestID, items: items, nextCursor: page.cursor, hasMore: page.hasMore,
+                deletionsCollectedAt: page.deletionsCollectedAt.map { Int64(($0.timeIntervalSince1970 * 1000).rounded(.down)) })
         }
     }
 

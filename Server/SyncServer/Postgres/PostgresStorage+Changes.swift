@@ -66,12 +66,14 @@ extension PostgresStorage {
             meta AS (
                 SELECT coalesce((SELECT horizon FROM zone_horizons
                                  WHERE account_id = \(account) AND zone = \(query.zone)), 0) AS horizon,
+                       (SELECT collected_at FROM zone_horizons
+                        WHERE account_id = \(account) AND zone = \(query.zone)) AS collected_at,
                        coalesce((SELECT last_sequence FROM account_sequences
                                  WHERE account_id = \(account)), 0) AS latest,
                        (SELECT restored_through FROM account_sequences WHERE account_id = \(account)) AS restored,
                        (SELECT count(*) FROM sized) > (SELECT count(*) FROM kept) AS cut
             )
-            SELECT meta.horizon, meta.latest, meta.restored, meta.cut, versions.item_id, versions.sequence, versions.vector,
+            SELECT meta.horizon, meta.collected_at, meta.latest, meta.restored, meta.cut, versions.item_id, versions.sequence, versions.vector,
                    versions.deleted, versions.blob
             FROM meta LEFT JOIN (
                 -- LATERAL: one primary-key probe per page item, whatever the table statistics say.
@@ -86,11 +88,13 @@ extension PostgresStorage {
             logger: logger
         )
         var horizon: Int64 = 0, latest: Int64 = 0, restoredThrough: Int64?, cut = false
+        var collectedAt: Date?
         var items: [ItemState] = []
-        for try await (zoneHorizon, accountLatest, accountRestored, pageCut, id, sequence, vector, deleted, blob) in rows.decode(
-            (Int64, Int64, Int64?, Bool, String?, Int64?, ByteBuffer?, Bool?, ByteBuffer?).self
+        for try await (zoneHorizon, zoneCollectedAt, accountLatest, accountRestored, pageCut, id, sequence, vector, deleted, blob) in rows.decode(
+            (Int64, Date?, Int64, Int64?, Bool, String?, Int64?, ByteBuffer?, Bool?, ByteBuffer?).self
         ) {
             horizon = zoneHorizon
+            collectedAt = zoneCollectedAt
             latest = accountLatest
             restoredThrough = accountRestored
             cut = pageCut
@@ -111,7 +115,7 @@ extension PostgresStorage {
         // The last page moves the cursor to the account's latest sequence (one snapshot: every
         // change up to it is either in this page or older than the query's cursor).
         let cursor = hasMore ? items.last!.sequence : max(query.after, UInt64(latest), items.last?.sequence ?? 0)
-        return .page(ChangePage(items: items, cursor: cursor, hasMore: hasMore))
+        return .page(ChangePage(items: items, cursor: cursor, hasMore: hasMore, deletionsCollectedAt: collectedAt))
     }
 
     /// An acknowledgement never moves backwards and never past the account's latest sequence; one
@@ -129,7 +133,7 @@ extension PostgresStorage {
     /// One transaction over every account with tombstones: their counter rows are locked first, in
     /// account order (the lock uploads take first), so collection never deadlocks with an upload
     /// and never drops a tombstone an upload is merging against.
-    package func collectGarbage(activeSince: Date?) async throws -> Int {
+    package func collectGarbage(activeSince: Date?, now: Date) async throws -> Int {
         try await attempt("collect tombstones") {
             try await client.inTransaction(logger: logger) { connection in
                 _ = try await connection.rows(
@@ -170,10 +174,11 @@ extension PostgresStorage {
                         RETURNING v.account_id, octet_length(v.blob) AS bytes
                     ),
                     horizons AS (
-                        INSERT INTO zone_horizons (account_id, zone, horizon)
-                        SELECT account_id, zone, max(sequence) FROM dropped GROUP BY account_id, zone
+                        INSERT INTO zone_horizons (account_id, zone, horizon, collected_at)
+                        SELECT account_id, zone, max(sequence), \(now) FROM dropped GROUP BY account_id, zone
                         ON CONFLICT (account_id, zone)
-                            DO UPDATE SET horizon = greatest(zone_horizons.horizon, EXCLUDED.horizon)
+                            DO UPDATE SET horizon = greatest(zone_horizons.horizon, EXCLUDED.horizon),
+                                          collected_at = EXCLUDED.collected_at
                     ),
                     counts AS (
                         UPDATE account_sequences s

@@ -27,7 +27,8 @@ struct GarbageCollectionService: Service {
         let inactivity = configuration.deviceInactivityLimit.components
         let limit = TimeInterval(inactivity.seconds) + TimeInterval(inactivity.attoseconds) / 1e18
         do {
-            let dropped = try await storage.collectGarbage(activeSince: clock.now().addingTimeInterval(-limit))
+            let now = clock.now()
+            let dropped = try await storage.collectGarbage(activeSince: now.addingTimeInterval(-limit), now: now)
             metrics.recordCollection(collected: dropped, at: clock.now())
             logger.info("tombstones collected", metadata: ["count": "\(dropped)"])
         } catch {

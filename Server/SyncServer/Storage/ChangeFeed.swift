@@ -1,3 +1,5 @@
+import Foundation
+
 /// The answer to a ``ChangeQuery``.
 package enum ChangeFeed: Sendable, Equatable {
     /// The next page of changes.
@@ -36,11 +38,14 @@ package struct ChangePage: Sendable, Equatable {
     package var cursor: UInt64
     /// Whether more changes follow the page.
     package var hasMore: Bool
+    /// When the zone's tombstones were last collected; nil: never (decision 0172).
+    package var deletionsCollectedAt: Date?
 
-    package init(items: [ItemState], cursor: UInt64, hasMore: Bool) {
+    package init(items: [ItemState], cursor: UInt64, hasMore: Bool, deletionsCollectedAt: Date? = nil) {
         self.items = items
         self.cursor = cursor
         self.hasMore = hasMore
+        self.deletionsCollectedAt = deletionsCollectedAt
     }
 }
 

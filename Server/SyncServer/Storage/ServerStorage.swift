@@ -83,8 +83,10 @@ package protocol ServerStorage: AccountAdministration, AccountStateStorage, Appr
     /// bytes from the account's usage, and marks every non-revoked device that had not
     /// acknowledged up to the new horizon as having to resync the zone from 0. Active: not revoked
     /// and, when `activeSince` is given, seen since then. An account without active devices keeps
-    /// its tombstones. Returns how many items were dropped.
-    func collectGarbage(activeSince: Date?) async throws -> Int
+    /// its tombstones. A zone that lost tombstones records `now` as the time of its latest
+    /// collection, which its feed pages carry from then on (decision 0172). Returns how many items
+    /// were dropped.
+    func collectGarbage(activeSince: Date?, now: Date) async throws -> Int
 
     /// Runs until the task is cancelled, calling `handler` for every upload committed through this
     /// storage, by this process or (for a shared database) by any other. The server's push hub is

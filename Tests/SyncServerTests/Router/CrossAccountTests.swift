@@ -72,7 +72,7 @@ struct CrossAccountTests {
         try await Self.withWorld(backend) { world in
             let reply = try await world.client.send(.post, "/v1/zones/keychain/acknowledge", token: world.bob, json: AcknowledgeRequest(cursor: 99))
             #expect(reply.status == .noContent)
-            #expect(try await world.api.storage.collectGarbage(activeSince: nil) == 0)
+            #expect(try await world.api.storage.collectGarbage(activeSince: nil, now: Date()) == 0)
         }
     }
 

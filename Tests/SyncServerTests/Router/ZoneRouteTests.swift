@@ -46,7 +46,7 @@ struct ZoneRouteTests {
             _ = try await client.upload([APIClient.item("a", ["laptop": 2], deleted: true)], token: token)
             let ack = try await client.send(.post, "/v1/zones/keychain/acknowledge", token: token, json: AcknowledgeRequest(cursor: 3))
             #expect(ack.status == .noContent)
-            #expect(try await api.storage.collectGarbage(activeSince: nil) == 1)
+            #expect(try await api.storage.collectGarbage(activeSince: nil, now: Date()) == 1)
             let expired = try await client.changes(after: 1, token: token)
             #expect(expired.status == .gone)
             #expect(expired.errorCode == ErrorCode.cursorExpired)

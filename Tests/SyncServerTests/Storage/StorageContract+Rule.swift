@@ -31,7 +31,7 @@ extension StorageContract {
             _ = try await Fixture.upload(["x": ["one": 2]], deleted: true, account: account, cursor: 1, in: storage)
             try await storage.acknowledge(device: Fixture.device("one"), of: account, zone: "keychain", through: 2, now: Fixture.later(100))
             // "two" was last seen at the epoch: inactive, it no longer holds the tombstone back.
-            #expect(try await storage.collectGarbage(activeSince: Fixture.later(50)) == 1)
+            #expect(try await storage.collectGarbage(activeSince: Fixture.later(50), now: Fixture.later(150)) == 1)
             let two = Fixture.device("two")
             // Its cursor 2 is not below the horizon, but it may have missed the deletion: every pull
             // and push except a resync from 0 is refused, even the next page of a resync.
@@ -46,7 +46,8 @@ extension StorageContract {
             try await Fixture.expectCode(.cursorExpired) { _ = try await storage.upload(batch, limits: Fixture.limits, now: Fixture.later(200)) }
             let resync = try await storage.changes(ChangeQuery(
                 account: account, zone: "keychain", after: 0, limit: 10, fullResync: true, device: two, now: Fixture.later(200)))
-            #expect(resync == .page(ChangePage(items: [], cursor: 2, hasMore: false)))
+            // Every page says when the zone's tombstones were last collected (decision 0175).
+            #expect(resync == .page(ChangePage(items: [], cursor: 2, hasMore: false, deletionsCollectedAt: Fixture.later(150))))
             var fresh = batch
             fresh.batchID = 2
             #expect(try await storage.upload(fresh, limits: Fixture.limits, now: Fixture.later(200)).results.map(\.outcome) == [.applied])
@@ -57,7 +58,7 @@ extension StorageContract {
             _ = try await Fixture.register("two", token: 2, account: account, in: storage)
             _ = try await Fixture.upload(["x": ["one": 1]], deleted: true, account: account, in: storage)
             try await storage.acknowledge(device: Fixture.device("one"), of: account, zone: "keychain", through: 1, now: Fixture.later(100))
-            #expect(try await storage.collectGarbage(activeSince: Fixture.later(50)) == 1)
+            #expect(try await storage.collectGarbage(activeSince: Fixture.later(50), now: Date()) == 1)
             _ = try await Fixture.upload(["y": ["one": 1]], deleted: true, account: account, cursor: 1, in: storage)
             try await storage.acknowledge(device: Fixture.device("one"), of: account, zone: "keychain", through: 2, now: Fixture.later(200))
             // "two" signs in again (active now) and asks after 2 without resyncing: refused, and the
@@ -68,13 +69,13 @@ extension StorageContract {
             let refused = try await storage.changes(ChangeQuery(
                 account: account, zone: "keychain", after: 2, limit: 10, device: Fixture.device("two"), now: Fixture.later(200)))
             #expect(refused == .cursorExpired(horizon: 1))
-            #expect(try await storage.collectGarbage(activeSince: Fixture.later(150)) == 0)
+            #expect(try await storage.collectGarbage(activeSince: Fixture.later(150), now: Date()) == 0)
             // A served page acknowledges its cursor.
             _ = try await storage.changes(ChangeQuery(
                 account: account, zone: "keychain", after: 0, limit: 10, fullResync: true, device: Fixture.device("two"), now: Fixture.later(200)))
             _ = try await storage.changes(ChangeQuery(
                 account: account, zone: "keychain", after: 2, limit: 10, device: Fixture.device("two"), now: Fixture.later(200)))
-            #expect(try await storage.collectGarbage(activeSince: Fixture.later(150)) == 1)
+            #expect(try await storage.collectGarbage(activeSince: Fixture.later(150), now: Date()) == 1)
         },
         StorageContractCase(name: "refusalsNameTheItemsThatCausedThem") { storage in
             let account = try await Fixture.createAccount("alice", in: storage)
@@ -110,7 +111,7 @@ extension StorageContract {
             #expect(grown?.items == ["a"])
             _ = try await upload([("a", 3, 10)], deleted: true)  // 50 bytes: a deletion always passes
             try await storage.acknowledge(device: Fixture.device("d"), of: account, zone: "keychain", through: 4, now: Fixture.epoch)
-            #expect(try await storage.collectGarbage(activeSince: nil) == 1)  // 40 bytes
+            #expect(try await storage.collectGarbage(activeSince: nil, now: Date()) == 1)  // 40 bytes
             #expect(try await upload([("c", 1, 40), ("e", 1, 20)], cursor: 4).results.count == 2)  // exactly 100
             let full = try await Fixture.refusal { _ = try await upload([("f", 1, 1)], cursor: 4) }
             #expect(full?.items == ["f"])

@@ -248,7 +248,7 @@ enum StorageContract {
             _ = try await Fixture.upload(["gone": ["one": 1]], account: account, in: storage)
             _ = try await Fixture.upload(["gone": ["one": 2]], deleted: true, account: account, cursor: 1, in: storage)
             try await storage.acknowledge(device: Fixture.device("one"), of: account, zone: "keychain", through: 2, now: Fixture.epoch)
-            #expect(try await storage.collectGarbage(activeSince: nil) == 1)
+            #expect(try await storage.collectGarbage(activeSince: nil, now: Date()) == 1)
             // A device that last saw cursor 1 still holds the old copy: it must not come back.
             try await Fixture.expectCode(.cursorExpired) {
                 _ = try await Fixture.upload(["gone": ["one": 1, "two": 1], "new": ["two": 1]], account: account, cursor: 1, in: storage)
@@ -260,10 +260,10 @@ enum StorageContract {
         StorageContractCase(name: "accountWithoutActiveDevicesKeepsItsTombstones") { storage in
             let account = try await Fixture.createAccount("alice", in: storage)
             _ = try await Fixture.upload(["gone": ["one": 1]], deleted: true, account: account, in: storage)
-            #expect(try await storage.collectGarbage(activeSince: nil) == 0)
+            #expect(try await storage.collectGarbage(activeSince: nil, now: Date()) == 0)
             _ = try await Fixture.register("one", token: 1, account: account, in: storage)
             _ = try await storage.revokeDevice(Fixture.device("one"), of: account, now: Fixture.epoch)
-            #expect(try await storage.collectGarbage(activeSince: nil) == 0)
+            #expect(try await storage.collectGarbage(activeSince: nil, now: Date()) == 0)
         },
         StorageContractCase(name: "tombstoneIsCollectedOnlyAfterEveryActiveDeviceAcknowledged") { storage in
             let account = try await Fixture.createAccount("alice", in: storage)
@@ -272,11 +272,11 @@ enum StorageContract {
             _ = try await Fixture.upload(["live": ["one": 1], "gone": ["one": 1]], account: account, in: storage)
             _ = try await Fixture.upload(["gone": ["one": 2]], deleted: true, account: account, in: storage)
             try await storage.acknowledge(device: Fixture.device("one"), of: account, zone: "keychain", through: 3, now: Fixture.epoch)
-            #expect(try await storage.collectGarbage(activeSince: nil) == 0)
+            #expect(try await storage.collectGarbage(activeSince: nil, now: Date()) == 0)
             try await storage.acknowledge(device: Fixture.device("two"), of: account, zone: "keychain", through: 2, now: Fixture.epoch)
-            #expect(try await storage.collectGarbage(activeSince: nil) == 0)
+            #expect(try await storage.collectGarbage(activeSince: nil, now: Date()) == 0)
             try await storage.acknowledge(device: Fixture.device("two"), of: account, zone: "keychain", through: 99, now: Fixture.epoch)
-            #expect(try await storage.collectGarbage(activeSince: nil) == 1)
+            #expect(try await storage.collectGarbage(activeSince: nil, now: Date()) == 1)
             #expect(try await Fixture.page(account: account, after: 0, fullResync: true, in: storage).items.map(\.id) == ["live"])
         },
         StorageContractCase(name: "collectedItemLeavesNoVersionBehind") { storage in
@@ -285,7 +285,7 @@ enum StorageContract {
             _ = try await Fixture.upload(["gone": ["one": 1]], account: account, in: storage)
             _ = try await Fixture.upload(["gone": ["one": 2]], deleted: true, account: account, in: storage)
             try await storage.acknowledge(device: Fixture.device("one"), of: account, zone: "keychain", through: 2, now: Fixture.epoch)
-            #expect(try await storage.collectGarbage(activeSince: nil) == 1)
+            #expect(try await storage.collectGarbage(activeSince: nil, now: Date()) == 1)
             // A new, unrelated write of the same ID starts afresh: no stale tombstone sibling.
             let again = try await Fixture.upload(["gone": ["two": 1]], account: account, cursor: 2, in: storage)
             #expect(again.results.map(\.outcome) == [.applied])
@@ -298,14 +298,14 @@ enum StorageContract {
             _ = try await Fixture.upload(["gone": ["one": 1]], deleted: true, account: account, in: storage)
             try await storage.acknowledge(device: Fixture.device("one"), of: account, zone: "keychain", through: 1, now: Fixture.epoch)
             try await storage.acknowledge(device: Fixture.device("one"), of: account, zone: "keychain", through: 0, now: Fixture.epoch)
-            #expect(try await storage.collectGarbage(activeSince: nil) == 1)
+            #expect(try await storage.collectGarbage(activeSince: nil, now: Date()) == 1)
         },
         StorageContractCase(name: "acknowledgementIsClampedToTheLatestSequence") { storage in
             let account = try await Fixture.createAccount("alice", in: storage)
             _ = try await Fixture.register("one", token: 1, account: account, in: storage)
             try await storage.acknowledge(device: Fixture.device("one"), of: account, zone: "keychain", through: 1_000, now: Fixture.epoch)
             _ = try await Fixture.upload(["gone": ["one": 1]], deleted: true, account: account, in: storage)
-            #expect(try await storage.collectGarbage(activeSince: nil) == 0)
+            #expect(try await storage.collectGarbage(activeSince: nil, now: Date()) == 0)
         },
         StorageContractCase(name: "revokedAndInactiveDevicesDoNotHoldTombstonesBack") { storage in
             let account = try await Fixture.createAccount("alice", in: storage)
@@ -315,8 +315,8 @@ enum StorageContract {
             _ = try await Fixture.upload(["gone": ["one": 1]], deleted: true, account: account, in: storage)
             try await storage.acknowledge(device: Fixture.device("one"), of: account, zone: "keychain", through: 1, now: Fixture.later(100))
             _ = try await storage.revokeDevice(Fixture.device("two"), of: account, now: Fixture.epoch)
-            #expect(try await storage.collectGarbage(activeSince: nil) == 0)
-            #expect(try await storage.collectGarbage(activeSince: Fixture.later(50)) == 1)
+            #expect(try await storage.collectGarbage(activeSince: nil, now: Date()) == 0)
+            #expect(try await storage.collectGarbage(activeSince: Fixture.later(50), now: Date()) == 1)
         },
         StorageContractCase(name: "cursorOlderThanCollectedTombstoneExpiresButFullResyncServes") { storage in
             let account = try await Fixture.createAccount("alice", in: storage)
@@ -325,7 +325,7 @@ enum StorageContract {
             _ = try await Fixture.upload(["gone": ["one": 2]], deleted: true, account: account, in: storage)
             _ = try await Fixture.upload(["c": ["one": 1]], account: account, in: storage)
             try await storage.acknowledge(device: Fixture.device("one"), of: account, zone: "keychain", through: 5, now: Fixture.epoch)
-            #expect(try await storage.collectGarbage(activeSince: nil) == 1)
+            #expect(try await storage.collectGarbage(activeSince: nil, now: Date()) == 1)
             let stale = try await storage.changes(ChangeQuery(account: account, zone: "keychain", after: 3, limit: 10))
             #expect(stale == .cursorExpired(horizon: 4))
             let fresh = try await Fixture.page(account: account, after: 4, in: storage)
@@ -342,7 +342,7 @@ enum StorageContract {
             _ = try await Fixture.upload(["x": ["one": 1]], deleted: true, account: account, in: storage)
             _ = try await Fixture.upload(["x": ["two": 1]], account: account, in: storage)
             try await storage.acknowledge(device: Fixture.device("one"), of: account, zone: "keychain", through: 2, now: Fixture.epoch)
-            #expect(try await storage.collectGarbage(activeSince: nil) == 0)
+            #expect(try await storage.collectGarbage(activeSince: nil, now: Date()) == 0)
             #expect(try await Fixture.page(account: account, in: storage).items.first?.versions.count == 2)
         },
     ]

@@ -55,7 +55,7 @@ final class FailingListenerStorage: ServerStorage {
     func acknowledge(device: DeviceID, of account: AccountID, zone: String, through sequence: UInt64, now: Date) async throws {
         try await inner.acknowledge(device: device, of: account, zone: zone, through: sequence, now: now)
     }
-    func collectGarbage(activeSince: Date?) async throws -> Int { try await inner.collectGarbage(activeSince: activeSince) }
+    func collectGarbage(activeSince: Date?, now: Date) async throws -> Int { try await inner.collectGarbage(activeSince: activeSince, now: now) }
     func serverSecret() async throws -> SymmetricKey { try await inner.serverSecret() }
     func accountSummaries() async throws -> [AccountSummary] { try await inner.accountSummaries() }
     func setDisabled(_ disabled: Bool, account id: AccountID) async throws { try await inner.setDisabled(disabled, account: id) }

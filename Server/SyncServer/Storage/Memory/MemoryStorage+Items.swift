@@ -34,7 +34,8 @@ extension MemoryStorage {
             guard let device = query.device else {
                 if !query.fullResync && query.after < horizon { return .cursorExpired(horizon: horizon) }
                 let page = model.page(of: zone, after: query.after, limit: query.limit, maximumBytes: query.maximumBytes)
-                return .page(Self.page(page.items, cursor: page.nextCursor, hasMore: page.hasMore))
+                return .page(Self.page(
+                    page.items, cursor: page.nextCursor, hasMore: page.hasMore, collectedAt: model.zones[zone]?.deletionsCollectedAt))
             }
             let request = PullRequest(
                 requestID: RequestID(epoch: 0, number: 0), device: device, zone: zone, cursor: query.after,
@@ -44,21 +45,22 @@ extension MemoryStorage {
             switch response {
             // (The model is never restored from a backup, so it never answers `feedRestored`.)
             case .cursorExpired, .feedRestored: return .cursorExpired(horizon: horizon)
-            case .changes(_, let items, let cursor, let hasMore): return .page(Self.page(items, cursor: cursor, hasMore: hasMore))
+            case .changes(_, let items, let cursor, let hasMore, let collectedAt):
+                return .page(Self.page(items, cursor: cursor, hasMore: hasMore, collectedAt: collectedAt))
             }
         }
         if let device = query.device, case .page = feed { touch(device, of: query.account, now: query.now) }
         return feed
     }
 
-    private static func page(_ items: [ChangedItem<SealedVersion>], cursor: UInt64, hasMore: Bool) -> ChangePage {
+    private static func page(_ items: [ChangedItem<SealedVersion>], cursor: UInt64, hasMore: Bool, collectedAt: Int64?) -> ChangePage {
         ChangePage(
             items: items.map { item in
                 ItemState(
                     id: item.item.rawValue, sequence: item.sequence,
                     versions: item.versions.map { StoredVersion(vector: $0.vector, deleted: $0.isDeleted, blob: $0.payload) })
             },
-            cursor: cursor, hasMore: hasMore)
+            cursor: cursor, hasMore: hasMore, deletionsCollectedAt: collectedAt.map { Date(timeIntervalSince1970: Double($0) / 1000) })
     }
 
     package func acknowledge(
@@ -73,13 +75,13 @@ extension MemoryStorage {
 
     /// The model measures inactivity from `now`: with `activeSince`, a limit of 0 at that instant
     /// keeps exactly the devices seen since then; without, every device it knows is active.
-    package func collectGarbage(activeSince: Date?) async throws -> Int {
+    package func collectGarbage(activeSince: Date?, now: Date) async throws -> Int {
         state.withLock { state in
             var collected = 0
             for account in Array(state.models.keys) {
                 var model = state.models[account]!
                 model.configuration.inactivityLimit = activeSince == nil ? .max : 0
-                collected += model.collectGarbage(now: activeSince.map(Self.milliseconds) ?? 0)
+                collected += model.collectGarbage(now: activeSince.map(Self.milliseconds) ?? 0, collectedAt: Self.milliseconds(now))
                 state.models[account] = model
             }
             return collected

@@ -51,6 +51,11 @@ extension SQLiteStorage {
         try Int64.fetchOne(db, sql: "SELECT horizon FROM zone WHERE account = ? AND name = ?", arguments: [account, zone]) ?? 0
     }
 
+    private static func deletionsCollectedAt(account: String, zone: String, in db: Database) throws -> Date? {
+        try Double.fetchOne(db, sql: "SELECT collectedAt FROM zone WHERE account = ? AND name = ?", arguments: [account, zone])
+            .map { Date(timeIntervalSince1970: $0) }
+    }
+
     private static func latestSequence(account: String, in db: Database) throws -> Int64 {
         try Int64.fetchOne(db, sql: "SELECT latestSequence FROM account WHERE id = ?", arguments: [account]) ?? 0
     }
@@ -89,7 +94,9 @@ extension SQLiteStorage {
         }
         let latest = try latestSequence(account: account, in: db)
         let cursor = hasMore ? items.last!.sequence : max(query.after, UInt64(latest))
-        return .page(ChangePage(items: items, cursor: cursor, hasMore: hasMore))
+        return .page(ChangePage(
+            items: items, cursor: cursor, hasMore: hasMore,
+            deletionsCollectedAt: try deletionsCollectedAt(account: account, zone: query.zone, in: db)))
     }
 
     package func acknowledge(
@@ -103,7 +110,7 @@ extension SQLiteStorage {
         }
     }
 
-    package func collectGarbage(activeSince: Date?) async throws -> Int {
+    package func collectGarbage(activeSince: Date?, now: Date) async throws -> Int {
         try await write("collecting tombstones") { db in
             let zones = try Row.fetchAll(db, sql: "SELECT DISTINCT account, zone FROM item WHERE tombstone = 1")
             var dropped = 0
@@ -135,10 +142,10 @@ extension SQLiteStorage {
                     arguments: [account, name, floor])
                 try db.execute(
                     sql: """
-                        INSERT INTO zone (account, name, horizon) VALUES (?, ?, ?)
-                        ON CONFLICT (account, name) DO UPDATE SET horizon = max(horizon, excluded.horizon)
+                        INSERT INTO zone (account, name, horizon, collectedAt) VALUES (?, ?, ?, ?)
+                        ON CONFLICT (account, name) DO UPDATE SET horizon = max(horizon, excluded.horizon), collectedAt = excluded.collectedAt
                         """,
-                    arguments: [account, name, newest])
+                    arguments: [account, name, newest, now.timeIntervalSince1970])
                 let bytes: Int64 = collected?["bytes"] ?? 0
                 try db.execute(
                     sql: "UPDATE account SET itemCount = itemCount - ?, storedBytes = storedBytes - ? WHERE id = ?",
