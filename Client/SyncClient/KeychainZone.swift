@@ -115,6 +115,13 @@ package struct KeychainZone: ZoneLocalStore {
         return true
     }
 
+    /// True for an item whose accessibility class is locked away now (decision 0137).
+    package func waitsForUnlock(_ content: [UInt8], for item: ItemID) -> Bool {
+        let cached = decoded[item].flatMap { $0.content == content ? $0.item : nil }
+        guard let remote = cached ?? ItemContent.decode(content) else { return false }
+        return !keychain.isAvailable(remote.accessibility)
+    }
+
     package mutating func apply(_ apply: LocalApply) throws -> LocalApplyOutcome {
         var changes: [RemoteChange] = []
         var tags: [PrimaryKey: [UInt8]] = [:]

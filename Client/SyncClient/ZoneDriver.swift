@@ -38,6 +38,11 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
     var retried: Set<ItemID> = []
     /// The items the local store holds ahead of the committed state (decision 0107).
     var ahead: Set<ItemID> = []
+    /// Holds and releases of arrivals the local store could not apply yet, committed with the
+    /// next state commit, in order (decision 0137).
+    var heldChanges: [ClientStateDatabase.HeldChange] = []
+    /// The items with a held arrival, the uncommitted changes included.
+    var heldItems: Set<ItemID> = []
     /// Whether the round in progress is the zone's first.
     var isInitialSync = false
     var onProgress: (@Sendable (Int) -> Void)?
@@ -56,6 +61,7 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
         self.configuration = configuration
         (committed, progress) = try database.loadZone(server.zone, device: device, sealer: sealer)
         committedProgress = progress
+        heldItems = try database.heldItems(server.zone)
         var local = local
         do {
             ahead = try local.itemsAhead(of: committed, position: progress.journalSequence)
@@ -113,9 +119,10 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
             isInitialSync = committed.cursor == 0
             try takeLocalChanges(timeBound: try await server.modificationTimeBound())
             var report = SyncRoundReport()
+            let released = try releaseHeld(report: &report)
             // Never pushed and never pulled: the local items are reconciled before they are pushed.
             let fresh = machine.state.cursor == 0 && machine.state.nextBatchID == 1
-            try await perform(machine.startSync(reconcilingFirst: fresh), report: &report)
+            try await perform(released + machine.startSync(reconcilingFirst: fresh), report: &report)
             if report.inStep, try local.hasLocalChanges(after: progress.journalSequence, state: machine.state) {
                 report.inStep = false
             }
@@ -137,6 +144,8 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
         progress = committedProgress
         problems.removeAll()
         effects.removeAll()
+        heldChanges.removeAll()
+        if let held = try? database.heldItems(zone) { heldItems = held }
         retried = Set(machine.retrySetAside())
         touched = retried
         // Unreadable now: the items found at the start stand.

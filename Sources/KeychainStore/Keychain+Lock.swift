@@ -17,6 +17,13 @@ extension Keychain {
         try read { _, state in LockStatus(isLocked: state.locked, hasPasscode: state.passcodeSet) }
     }
 
+    /// Whether items of `accessibility` can be written and read now: false while its class key
+    /// is locked away (or cannot be read). The sync client holds pulled items it cannot write
+    /// until this turns true (decision 0137).
+    public func isAvailable(_ accessibility: Accessibility) -> Bool {
+        (try? read { _, state in (try? state.key(for: accessibility.protectionClass)) != nil }) ?? false
+    }
+
     /// Locks the keychain for every process: "when unlocked" items answer "interaction not
     /// allowed" until ``unlock(passcode:)``. With a passcode set, the unlocked copies of the
     /// "when unlocked" class keys are erased, so only the passcode can bring them back; the
