@@ -26,6 +26,16 @@ extension ZoneDriver {
         heldItems.remove(item)
     }
 
+    /// Whether some held arrival no longer waits; one that no longer opens counts (the next round
+    /// rejects it).
+    func hasReleasableArrivals() -> Bool {
+        guard !heldItems.isEmpty, let arrivals = try? database.heldArrivals(zone) else { return false }
+        return arrivals.contains { held in
+            guard let versions = try? openVersions(of: held) else { return true }
+            return !waitsForUnlock(held.item, versions)
+        }
+    }
+
     /// The machine's actions for the held arrivals that no longer wait, in the order they arrived;
     /// they are released with the round's first commit, after their effects are applied. One
     /// that no longer opens is rejected (a problem) and released.

@@ -96,10 +96,11 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
     /// them (each is a problem in `status`).
     package var setAside: [ItemID: ItemRefusal] { machine.state.records.compactMapValues(\.refusal) }
 
-    /// Whether the local store has changes this driver has not taken yet (a cheap check before
-    /// the daemon starts a round); true when the store cannot tell.
+    /// Whether the local store has changes this driver has not taken yet, or can now take a held
+    /// arrival (the keychain was unlocked, decision 0137): a cheap check before the daemon starts
+    /// a round; true when the store cannot tell.
     package func hasNewLocalChanges() -> Bool {
-        (try? local.hasLocalChanges(after: progress.journalSequence, state: machine.state)) ?? true
+        (try? local.hasLocalChanges(after: progress.journalSequence, state: machine.state)) ?? true || hasReleasableArrivals()
     }
 
     /// Runs rounds until the zone is in step with the server, at most `maximumRounds`.
