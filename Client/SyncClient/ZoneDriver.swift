@@ -92,6 +92,9 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
     /// Whether local changes are waiting to be pushed.
     package var hasPendingChanges: Bool { machine.hasPendingChanges }
 
+    /// How many pulled items wait for the unlock (decision 0137).
+    package var waitingForUnlock: Int { heldItems.count }
+
     /// The items whose local versions are set aside, unpushed, because the server will not take
     /// them (each is a problem in `status`).
     package var setAside: [ItemID: ItemRefusal] { machine.state.records.compactMapValues(\.refusal) }

@@ -24,7 +24,7 @@ struct LockedArrivalTests {
             try await a.sync()
 
             let locked = try await b.syncClient(["sync"])
-            #expect(locked.status == 0, "\(locked.stderr)")
+            #expect(locked.status == 0 && locked.stderr.contains("1 item(s) from other devices wait for the keychain's unlock"), "\(locked.stderr)")
             let wifi = try await b.keychain(["find-generic-password", "-s", "wifi", "-a", "home", "--sync", "yes", "--accessible", "after-first-unlock", "-w"])
             #expect(wifi.status == 0 && wifi.stdout == "open sesame\n", "\(wifi.stderr)")
             #expect(try await Self.waiting(b) == 1)
