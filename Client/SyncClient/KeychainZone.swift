@@ -119,7 +119,8 @@ package struct KeychainZone: ZoneLocalStore {
     package func waitsForUnlock(_ content: [UInt8], for item: ItemID) -> Bool {
         let cached = decoded[item].flatMap { $0.content == content ? $0.item : nil }
         guard let remote = cached ?? ItemContent.decode(content) else { return false }
-        return !keychain.isAvailable(remote.accessibility)
+        // Unreadable key state: not held; the apply that follows reports the error.
+        return !((try? keychain.isAvailable(remote.accessibility)) ?? true)
     }
 
     package mutating func apply(_ apply: LocalApply) throws -> LocalApplyOutcome {

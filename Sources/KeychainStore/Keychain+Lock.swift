@@ -18,10 +18,11 @@ extension Keychain {
     }
 
     /// Whether items of `accessibility` can be written and read now: false while its class key
-    /// is locked away (or cannot be read). The sync client holds pulled items it cannot write
-    /// until this turns true (decision 0137).
-    public func isAvailable(_ accessibility: Accessibility) -> Bool {
-        (try? read { _, state in (try? state.key(for: accessibility.protectionClass)) != nil }) ?? false
+    /// is locked away. The sync client holds pulled items it cannot write until this turns true
+    /// (decision 0137).
+    /// - Throws: ``KeychainError`` when the key state cannot be read.
+    public func isAvailable(_ accessibility: Accessibility) throws(KeychainError) -> Bool {
+        try read { _, state in (try? state.key(for: accessibility.protectionClass)) != nil }
     }
 
     /// Locks the keychain for every process: "when unlocked" items answer "interaction not
