@@ -67,6 +67,27 @@ struct LockedArrivalTests {
         }
     }
 
+    @Test func aDeletionArrivingWhileLockedReplacesTheHeldArrival() async throws {
+        try await withAccount(devices: 2) { _, devices in
+            let (a, b) = (devices[0], devices[1])
+            try await Self.lockWithPasscode(b, afterSyncingWith: a)
+            try await a.add(service: "mail", account: "max", password: "short-lived")
+            try await a.sync()
+            try await b.sync()
+            #expect(try await Self.waiting(b) == 1)
+            // A tombstone needs no class key: applied at once, and the held version is dropped.
+            try await a.delete(service: "mail", account: "max")
+            try await a.sync()
+            try await b.sync()
+            #expect(try await Self.waiting(b) == 0)
+
+            try await Self.unlock(b)
+            try await b.sync()
+            #expect(try await b.password(service: "mail", account: "max") == nil)
+            #expect(try await b.syncClient(["status"]).stdout.contains("pending changes: 0"))
+        }
+    }
+
     @Test func aHeldArrivalSurvivesAKilledDaemonAndTheUnlockWakesTheNextOne() async throws {
         try await withAccount(devices: 2) { _, devices in
             let (a, b) = (devices[0], devices[1])
