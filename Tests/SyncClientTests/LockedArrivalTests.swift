@@ -47,11 +47,7 @@ struct LockedArrivalTests {
     @Test func anUpdateArrivingTwiceWhileLockedTheLaterWins() async throws {
         try await withAccount(devices: 2) { _, devices in
             let (a, b) = (devices[0], devices[1])
-            try await Self.lockWithPasscode(b, afterSyncingWith: a)
-            try await a.add(service: "mail", account: "max", password: "first")
-            try await a.sync()
-            try await b.sync()
-            #expect(try await Self.waiting(b) == 1)
+            try await Self.holdOne("first", on: b, from: a)
             try await a.add(service: "mail", account: "max", password: "second", update: true)
             try await a.sync()
             try await b.sync()
@@ -70,11 +66,7 @@ struct LockedArrivalTests {
     @Test func aDeletionArrivingWhileLockedReplacesTheHeldArrival() async throws {
         try await withAccount(devices: 2) { _, devices in
             let (a, b) = (devices[0], devices[1])
-            try await Self.lockWithPasscode(b, afterSyncingWith: a)
-            try await a.add(service: "mail", account: "max", password: "short-lived")
-            try await a.sync()
-            try await b.sync()
-            #expect(try await Self.waiting(b) == 1)
+            try await Self.holdOne("short-lived", on: b, from: a)
             // A tombstone needs no class key: applied at once, and the held version is dropped.
             try await a.delete(service: "mail", account: "max")
             try await a.sync()
@@ -122,11 +114,7 @@ struct LockedArrivalTests {
     @Test func aReleaseDyingBeforeItsStateCommitIsReplayed() async throws {
         try await withAccount(devices: 2) { _, devices in
             let (a, b) = (devices[0], devices[1])
-            try await Self.lockWithPasscode(b, afterSyncingWith: a)
-            try await a.add(service: "mail", account: "max", password: "released twice")
-            try await a.sync()
-            try await b.sync()
-            #expect(try await Self.waiting(b) == 1)
+            try await Self.holdOne("released twice", on: b, from: a)
             try await Self.unlock(b)
 
             let died = Counter()
@@ -142,6 +130,16 @@ struct LockedArrivalTests {
             #expect(try await Self.waiting(b) == 0)
             #expect(try await b.syncClient(["status"]).stdout.contains("pending changes: 0"))
         }
+    }
+
+    /// Locks `device` (see ``lockWithPasscode(_:afterSyncingWith:)``), then `from` adds a "when
+    /// unlocked" item with `password` and both sync: `device` holds it.
+    static func holdOne(_ password: String, on device: TestDevice, from: TestDevice) async throws {
+        try await lockWithPasscode(device, afterSyncingWith: from)
+        try await from.add(service: "mail", account: "max", password: password)
+        try await from.sync()
+        try await device.sync()
+        #expect(try await waiting(device) == 1)
     }
 
     /// Brings `device` in step with an account that holds an item of `from` (a device without
