@@ -66,11 +66,13 @@ extension ClientStateDatabase {
 
     /// Commits a zone's state in one transaction, writing only the records that differ from
     /// `previous` (the state last committed).
-    /// - Parameter changed: The only items whose records may differ from `previous`, so the others
-    ///   are not compared; nil to compare every record.
+    /// - Parameters:
+    ///   - changed: The only items whose records may differ from `previous`, so the others are not
+    ///     compared; nil to compare every record.
+    ///   - held: Arrivals to hold or release (decision 0137), in order.
     package func saveZone(
         _ state: ZoneSyncState, previous: ZoneSyncState?, changed: Set<ItemID>? = nil, progress: ZoneProgress, sealer: VersionSealer,
-        problems: [(ItemID, String?)] = []
+        problems: [(ItemID, String?)] = [], held: [HeldChange] = []
     ) throws(SyncClientError) {
         try write { db in
             let encoder = JSONEncoder()
@@ -114,6 +116,7 @@ extension ClientStateDatabase {
                     StoredVectors.encode(record.baseline), StoredVectors.encode(record.seen), record.refusal?.rawValue,
                 ])
             }
+            try recordHeld(db, zone: state.zone, held)
             for (item, reason) in problems {
                 if let reason {
                     try recordProblem(db, zone: state.zone, item: item, reason: reason)

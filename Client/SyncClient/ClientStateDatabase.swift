@@ -89,6 +89,7 @@ package final class ClientStateDatabase: Sendable {
             try db.execute(sql: "ALTER TABLE item_record ADD COLUMN refusal TEXT")
         }
         registerDeviceLogMigration(in: &migrator)
+        registerHeldArrivalMigration(in: &migrator)
         return migrator
     }
 

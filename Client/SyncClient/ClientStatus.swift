@@ -14,6 +14,8 @@ package struct ClientStatus: Sendable, Codable, Equatable {
     /// not yet taken).
     package var pendingChanges: Int
     package var problems: [ClientStateDatabase.Problem]
+    /// Pulled items held until the keychain is unlocked (decision 0137).
+    package var waitingForUnlock: Int
     /// The key-value stores that sync, each as its own zone.
     package var keyValueStores: [KeyValueStoreStatus] = []
     /// Rejected versions of the store directory (zone `kv`, decision 0070).
@@ -39,7 +41,7 @@ package struct ClientStatus: Sendable, Codable, Equatable {
         return ClientStatus(
             account: enrolment.account, server: enrolment.server, pin: enrolment.pin, device: enrolment.device.rawValue,
             deviceName: enrolment.deviceName, lastSync: summary.lastSync, pendingChanges: summary.pending + untaken,
-            problems: problems,
+            problems: problems, waitingForUnlock: try database.heldCount(.keychain),
             keyValueStores: try KeyValueStoreStatus.readAll(keychainPath: keychainPath, state: database, enrolment: enrolment, keychain: keychain),
             keyValueDirectoryProblems: try database.problems(zone: StoreDirectory.zone))
     }
@@ -63,6 +65,7 @@ extension ClientStatus {
             "device:          \(device) (\(TerminalText.sanitized(deviceName)))",
             "last sync:       \(lastSync.map { ISO8601DateFormatter().string(from: $0) } ?? "never")",
             "pending changes: \(pendingChanges)",
+            "waiting for unlock: \(waitingForUnlock)",
             "problems:        \(problems.count)",
         ]
         lines += problems.map { "  \(TerminalText.sanitized($0.name ?? "item \($0.item.prefix(16))…")): \(TerminalText.sanitized($0.reason))" }

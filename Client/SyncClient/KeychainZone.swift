@@ -139,6 +139,14 @@ package struct KeychainZone: ZoneLocalStore {
         return true
     }
 
+    /// True for an item whose accessibility class is locked away now (decision 0137).
+    package func waitsForUnlock(_ content: [UInt8], for item: ItemID) -> Bool {
+        let cached = decoded[item].flatMap { $0.content == content ? $0.item : nil }
+        guard let remote = cached ?? ItemContent.decode(content) else { return false }
+        // Unreadable key state: not held; the apply that follows reports the error.
+        return !((try? keychain.isAvailable(remote.accessibility)) ?? true)
+    }
+
     package mutating func apply(_ apply: LocalApply) throws -> LocalApplyOutcome {
         var changes: [RemoteChange] = []
         var tags: [PrimaryKey: [UInt8]] = [:]

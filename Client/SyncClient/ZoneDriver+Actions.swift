@@ -70,7 +70,8 @@ extension ZoneDriver {
     }
 
     /// Opens every version of a page; an item with a version that fails to open, or whose
-    /// content is not the item its ID names, is left out of the page and reported.
+    /// content is not the item its ID names, is left out of the page and reported. An item the
+    /// local store cannot apply now is held (decision 0137): the machine gets it without versions.
     private func open(_ page: PullResponse<SealedVersion>, report: inout SyncRoundReport) -> PullResponse<ItemVersion> {
         guard case .changes(let requestID, let items, let nextCursor, let hasMore, let collectedAt) = page else {
             return page.versionless() ?? .cursorExpired(requestID: page.requestID)
@@ -79,19 +80,32 @@ extension ZoneDriver {
         opened.reserveCapacity(items.count)
         for changed in items {
             do {
-                let versions = try changed.versions.map { sealed in
-                    let version = try sealer.open(sealed.payload, item: changed.item, vector: sealed.vector, deleted: sealed.isDeleted)
-                    if !version.isDeleted, !local.accepts(version.content, for: changed.item) {
-                        throw SyncClientError(.rejectedVersions, "content does not match its item ID")
-                    }
-                    return version
+                let versions = try openVersions(of: changed)
+                if waitsForUnlock(changed.item, versions) {
+                    hold(changed)
+                    opened.append(.init(item: changed.item, sequence: changed.sequence, versions: []))
+                    continue
                 }
+                if heldItems.contains(changed.item) { release(changed.item) }
                 opened.append(.init(item: changed.item, sequence: changed.sequence, versions: versions))
             } catch {
-                reject(changed.item, "a version failed to open (wrong key or tampered)", report: &report)
+                reject(changed.item, Self.unopenable, report: &report)
             }
         }
         return .changes(requestID: requestID, items: opened, nextCursor: nextCursor, hasMore: hasMore, deletionsCollectedAt: collectedAt)
+    }
+
+    static var unopenable: String { "a version failed to open (wrong key or tampered)" }
+
+    /// An item's versions opened, each live one's content checked against the item's ID.
+    func openVersions(of changed: SyncCore.ChangedItem<SealedVersion>) throws -> [ItemVersion] {
+        try changed.versions.map { sealed in
+            let version = try sealer.open(sealed.payload, item: changed.item, vector: sealed.vector, deleted: sealed.isDeleted)
+            if !version.isDeleted, !local.accepts(version.content, for: changed.item) {
+                throw SyncClientError(.rejectedVersions, "content does not match its item ID")
+            }
+            return version
+        }
     }
 
     /// Records a problem for every item of `batch` the server's answer set aside, and clears the
@@ -111,7 +125,7 @@ extension ZoneDriver {
         }
     }
 
-    private func reject(_ item: ItemID, _ reason: String, report: inout SyncRoundReport) {
+    func reject(_ item: ItemID, _ reason: String, report: inout SyncRoundReport) {
         logger.warning("pulled version rejected", metadata: ["zone": "\(zone)", "item": "\(item)", "reason": "\(reason)"])
         problems.append((item, reason))
         report.rejected.append("item \(item.rawValue.prefix(12))…: \(reason)")

@@ -57,9 +57,11 @@ extension ZoneDriver {
     /// Commits the machine's state, the local position and the problems in one transaction;
     /// nothing is written when nothing changed (an idle round costs no fsync).
     func commit() throws(SyncClientError) {
-        guard progress != committedProgress || !problems.isEmpty || machine.state != committed else { return }
-        try database.saveZone(machine.state, previous: committed, changed: touched, progress: progress, sealer: sealer, problems: problems)
+        guard progress != committedProgress || !problems.isEmpty || !heldChanges.isEmpty || machine.state != committed else { return }
+        try database.saveZone(
+            machine.state, previous: committed, changed: touched, progress: progress, sealer: sealer, problems: problems, held: heldChanges)
         touched = []
+        heldChanges.removeAll()
         committed = machine.state
         committedProgress = progress
         problems.removeAll()

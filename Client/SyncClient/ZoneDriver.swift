@@ -38,6 +38,11 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
     var retried: Set<ItemID> = []
     /// The items the local store holds ahead of the committed state (decision 0107).
     var ahead: Set<ItemID> = []
+    /// Holds and releases of arrivals the local store could not apply yet, committed with the
+    /// next state commit, in order (decision 0137).
+    var heldChanges: [ClientStateDatabase.HeldChange] = []
+    /// The items with a held arrival, the uncommitted changes included.
+    var heldItems: Set<ItemID> = []
     /// Whether the round in progress is the zone's first.
     var isInitialSync = false
     var onProgress: (@Sendable (Int) -> Void)?
@@ -56,6 +61,7 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
         self.configuration = configuration
         (committed, progress) = try database.loadZone(server.zone, device: device, sealer: sealer)
         committedProgress = progress
+        heldItems = try database.heldItems(server.zone)
         var local = local
         do {
             ahead = try local.itemsAhead(of: committed, position: progress.journalSequence)
@@ -86,14 +92,18 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
     /// Whether local changes are waiting to be pushed.
     package var hasPendingChanges: Bool { machine.hasPendingChanges }
 
+    /// How many pulled items wait for the unlock (decision 0137).
+    package var waitingForUnlock: Int { heldItems.count }
+
     /// The items whose local versions are set aside, unpushed, because the server will not take
     /// them (each is a problem in `status`).
     package var setAside: [ItemID: ItemRefusal] { machine.state.records.compactMapValues(\.refusal) }
 
-    /// Whether the local store has changes this driver has not taken yet (a cheap check before
-    /// the daemon starts a round); true when the store cannot tell.
+    /// Whether the local store has changes this driver has not taken yet, or can now take a held
+    /// arrival (the keychain was unlocked, decision 0137): a cheap check before the daemon starts
+    /// a round; true when the store cannot tell.
     package func hasNewLocalChanges() -> Bool {
-        (try? local.hasLocalChanges(after: progress.journalSequence, state: machine.state)) ?? true
+        (try? local.hasLocalChanges(after: progress.journalSequence, state: machine.state)) ?? true || hasReleasableArrivals()
     }
 
     /// Runs rounds until the zone is in step with the server, at most `maximumRounds`.
@@ -113,10 +123,11 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
             isInitialSync = committed.cursor == 0
             try takeLocalChanges(timeBound: try await server.modificationTimeBound())
             var report = SyncRoundReport()
+            let released = try releaseHeld(report: &report)
             // Never pushed and never pulled: the local items are reconciled before they are pushed.
             let fresh = machine.state.cursor == 0 && machine.state.nextBatchID == 1
             if machine.state.cursor == 0 { machine.returnsWithoutState = try local.hasSyncedBefore() }
-            try await perform(machine.startSync(reconcilingFirst: fresh), report: &report)
+            try await perform(released + machine.startSync(reconcilingFirst: fresh), report: &report)
             if report.inStep, try local.hasLocalChanges(after: progress.journalSequence, state: machine.state) {
                 report.inStep = false
             }
@@ -138,6 +149,8 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
         progress = committedProgress
         problems.removeAll()
         effects.removeAll()
+        heldChanges.removeAll()
+        if let held = try? database.heldItems(zone) { heldItems = held }
         retried = Set(machine.retrySetAside())
         touched = retried
         // Unreadable now: the items found at the start stand.

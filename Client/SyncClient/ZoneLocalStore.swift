@@ -37,9 +37,19 @@ package protocol ZoneLocalStore: Sendable {
     /// keep what it decoded for the apply that follows.
     mutating func accepts(_ content: [UInt8], for item: ItemID) -> Bool
 
+    /// Whether a pulled version's (opened) content must wait: the store cannot write it now (a
+    /// "when unlocked" keychain item while the keychain is locked). The driver holds such an item,
+    /// sealed, until the store can (decision 0137).
+    func waitsForUnlock(_ content: [UInt8], for item: ItemID) -> Bool
+
     /// Applies the machine's effects in one transaction, unless an item they touch was written
     /// locally after `apply.position`: then nothing is applied.
     mutating func apply(_ apply: LocalApply) throws -> LocalApplyOutcome
+}
+
+extension ZoneLocalStore {
+    /// A store without protection classes (the key-value stores, the directory) can always write.
+    package func waitsForUnlock(_ content: [UInt8], for item: ItemID) -> Bool { false }
 }
 
 /// What ``ZoneLocalStore/takeLocalChanges(after:into:timeBound:)`` took.

@@ -99,14 +99,19 @@ struct SyncCommand: AsyncParsableCommand {
         try await runReportingErrors {
             let lock = try StateLock.acquire(keychainPath: keychain.path)
             defer { lock.release() }
-            let report = try await ClientSession.with(keychainPath: keychain.path, logger: logger) { session in
+            let (report, waiting) = try await ClientSession.with(keychainPath: keychain.path, logger: logger) { session in
                 let sync = try AccountSync(session: session)
                 if isatty(STDERR_FILENO) == 1 {
                     await sync.keychain.setProgressHandler { count in
                         FileHandle.standardError.write(Data("\rapplied \(count) items…".utf8))
                     }
                 }
-                return try await sync.syncUntilInStep()
+                let report = try await sync.syncUntilInStep()
+                return (report, await sync.keychain.waitingForUnlock)
+            }
+            if waiting > 0 {
+                // In step for everything else: these are applied at the first sync after the unlock (decision 0137).
+                FileHandle.standardError.write(Data("sync-client: \(waiting) item(s) from other devices wait for the keychain's unlock; see `sync-client status`\n".utf8))
             }
             if report.setAside > 0 {
                 // In step for everything else: the set-aside items are per-item problems (decision 0105).

@@ -17,6 +17,14 @@ extension Keychain {
         try read { _, state in LockStatus(isLocked: state.locked, hasPasscode: state.passcodeSet) }
     }
 
+    /// Whether items of `accessibility` can be written and read now: false while its class key
+    /// is locked away. The sync client holds pulled items it cannot write until this turns true
+    /// (decision 0137).
+    /// - Throws: ``KeychainError`` when the key state cannot be read.
+    public func isAvailable(_ accessibility: Accessibility) throws(KeychainError) -> Bool {
+        try read { _, state in (try? state.key(for: accessibility.protectionClass)) != nil }
+    }
+
     /// Locks the keychain for every process: "when unlocked" items answer "interaction not
     /// allowed" until ``unlock(passcode:)``. With a passcode set, the unlocked copies of the
     /// "when unlocked" class keys are erased, so only the passcode can bring them back; the

@@ -55,7 +55,9 @@ public struct ChangedItem<Version: Hashable & Sendable>: Hashable, Sendable {
     public var item: ItemID
     /// The sequence number of the item's last change.
     public var sequence: UInt64
-    /// Its current siblings; all deleted when the item is a tombstone. Never empty.
+    /// Its current siblings; all deleted when the item is a tombstone. Never empty in a server's
+    /// answer; a driver that holds an item back (decision 0137) hands the machine the item with
+    /// none, which only counts it as mentioned.
     public var versions: [Version]
 
     /// Creates a changed item.

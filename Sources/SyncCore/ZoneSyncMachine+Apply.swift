@@ -1,4 +1,13 @@
 extension ZoneSyncMachine {
+    /// Takes items that arrived in earlier pages and that the driver held because its local store
+    /// could not apply them then (a "when unlocked" item while the keychain was locked, decision
+    /// 0137), in the order they arrived: each is merged as a page's item is, against the state as
+    /// it is now. Only between rounds; ignored while one runs.
+    public mutating func receiveHeld(_ items: [ChangedItem<ItemVersion>]) -> [SyncAction] {
+        guard phase == .idle else { return [] }
+        return items.flatMap { apply($0.versions, to: $0.item, resyncing: false) }
+    }
+
     /// Applies one item's current server state: validates it, resolves siblings (with the local
     /// pending version, if the server has not seen it), and returns the keychain effects.
     ///

@@ -158,6 +158,25 @@ import Testing
         }
     }
 
+    /// What the sync client asks before writing a pulled item (decision 0137): a class locked
+    /// away answers false, in this instance and in another, until the unlock.
+    @Test func isAvailableFollowsTheLockOfEachClass() throws {
+        try withTemporaryKeychain { keychain, directory in
+            try keychain.setPasscode("1234", current: nil)
+            try keychain.lock()
+            let other = try openKeychain(in: directory)
+            for instance in [keychain, other] {
+                #expect(try !instance.isAvailable(.whenUnlocked))
+                #expect(try instance.isAvailable(.afterFirstUnlock))
+                #expect(try instance.isAvailable(.always))
+            }
+            try other.unlock(passcode: "1234")
+            for instance in [keychain, other] {
+                #expect(try instance.isAvailable(.whenUnlocked))
+            }
+        }
+    }
+
     @Test func passcodeClassNeedsAPasscode() throws {
         try withTemporaryKeychain { keychain, _ in
             let item = password { $0.accessible = .whenPasscodeSetThisDeviceOnly }

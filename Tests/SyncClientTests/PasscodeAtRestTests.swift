@@ -21,13 +21,14 @@ struct PasscodeAtRestTests {
 
             // Locked after its first unlock, the device still signs in and syncs (its account
             // key and token are "after first unlock"). A "when unlocked" item arriving while
-            // locked waits for the unlock: the round says so.
+            // locked is held, sealed, until the unlock; the round succeeds (decision 0137).
             let locked = try await a.syncClient(["sync"])
             #expect(locked.status == 0, "\(locked.stderr)")
             try await b.add(service: "from-b", account: "max", password: "later")
             try await b.sync()
             let arriving = try await a.syncClient(["sync"])
-            #expect(arriving.status != 0 && arriving.stderr.contains("locked"), "\(arriving.stderr)")
+            #expect(arriving.status == 0, "\(arriving.stderr)")
+            #expect(try await a.syncClient(["status"]).stdout.contains("waiting for unlock: 1"))
 
             // A copy of A's directory (keychain, WAL, device key, sync state), elsewhere.
             let original = URL(fileURLWithPath: a.keychainPath).deletingLastPathComponent()

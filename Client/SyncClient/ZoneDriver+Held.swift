@@ -1,0 +1,63 @@
+import SyncCore
+
+/// Arrivals that wait for the unlock (decision 0137): a pulled item the local store cannot write
+/// now (a "when unlocked" keychain item while the keychain is locked) is held, sealed as the
+/// server sent it, in the state commit that moves the cursor past it; the first round that finds
+/// the store able to write it hands it to the machine, which merges it as if it arrived then.
+extension ZoneDriver {
+    /// Whether the item must wait: one of its live versions, or the local pending version it
+    /// would be merged with (a loser goes to history), cannot be written now.
+    func waitsForUnlock(_ item: ItemID, _ versions: [ItemVersion]) -> Bool {
+        var candidates = versions
+        if let record = machine.state.records[item], record.isPending { candidates.append(record.version) }
+        return candidates.contains { !$0.isDeleted && local.waitsForUnlock($0.content, for: item) }
+    }
+
+    /// Holds `changed`, replacing an earlier arrival of the item: the later wins.
+    func hold(_ changed: ChangedItem<SealedVersion>) {
+        logger.info("pulled item waits for the unlock", metadata: ["zone": "\(zone)", "item": "\(changed.item)"])
+        heldChanges.append(.hold(changed))
+        heldItems.insert(changed.item)
+    }
+
+    /// Forgets the held arrival of `item` with the next commit.
+    func release(_ item: ItemID) {
+        heldChanges.append(.release(item))
+        heldItems.remove(item)
+    }
+
+    /// Whether some held arrival no longer waits; one that no longer opens counts (the next round
+    /// rejects it).
+    func hasReleasableArrivals() -> Bool {
+        guard !heldItems.isEmpty, let arrivals = try? database.heldArrivals(zone) else { return false }
+        return arrivals.contains { held in
+            guard let versions = try? openVersions(of: held) else { return true }
+            return !waitsForUnlock(held.item, versions)
+        }
+    }
+
+    /// The machine's actions for the held arrivals that no longer wait, in the order they arrived;
+    /// they are released with the round's first commit, after their effects are applied. One
+    /// that no longer opens is rejected (a problem) and released.
+    func releaseHeld(report: inout SyncRoundReport) throws -> [SyncAction] {
+        guard !heldItems.isEmpty else { return [] }
+        var released: [ChangedItem<ItemVersion>] = []
+        for held in try database.heldArrivals(zone) {
+            let versions: [ItemVersion]
+            do {
+                versions = try openVersions(of: held)
+            } catch {
+                reject(held.item, Self.unopenable, report: &report)
+                release(held.item)
+                continue
+            }
+            if waitsForUnlock(held.item, versions) { continue }
+            release(held.item)
+            released.append(.init(item: held.item, sequence: held.sequence, versions: versions))
+        }
+        guard !released.isEmpty else { return [] }
+        touched?.formUnion(released.map(\.item))
+        logger.info("held items released", metadata: ["zone": "\(zone)", "items": "\(released.count)"])
+        return machine.receiveHeld(released)
+    }
+}
