@@ -1,5 +1,6 @@
 import SyncClient
 import SyncCore
+import SyncTesting
 
 /// What actually happened in a run, recorded outside the code under test.
 struct ShippedLedger {
@@ -25,8 +26,27 @@ struct ShippedLedger {
         var conflictsKept = 0
         /// The items each device ID pushed a deletion of that the server took.
         var acknowledgedDeletions: Set<String> = []
+        /// Requests delivered twice, requests delivered late, answers held back.
+        var deliveredTwice = 0
+        var lateRequests = 0
+        var lateAnswers = 0
+        /// Items the server refused, by reason (an item refused again counts again).
+        var refused: [ItemRefusal: Int] = [:]
+
+        mutating func record(_ delivery: LoopbackZoneServer.Delivery, of call: LoopbackZoneServer.Call) {
+            switch delivery {
+            case .once: break
+            case .twice: deliveredTwice += 1
+            case .lateRequest where call == .pull, .lateAnswer: lateAnswers += 1
+            case .lateRequest: lateRequests += 1
+            }
+        }
 
         mutating func record(_ batch: PushBatch<SealedVersion>, response: PushResponse, sealer: VersionSealer) {
+            guard response.status == .committed else {
+                if let refused = response.refused { self.refused[refused.reason, default: 0] += refused.items.count }
+                return
+            }
             for (pushed, result) in zip(batch.items, response.results) {
                 guard let version = try? sealer.open(pushed.version.payload, item: pushed.item, vector: pushed.version.vector, deleted: pushed.version.isDeleted)
                 else {
@@ -93,8 +113,30 @@ package struct ShippedStatistics: Sendable {
     /// User deletions lost with the device's sync state before the server took them (counted,
     /// not a violation: without state a device cannot tell what it deleted).
     package var droppedDeletions = 0
+    /// Requests the network delivered twice, requests it delivered after the device's next call,
+    /// and answers it held back (handed to the device in place of its next answer of the kind).
+    package var deliveredTwice = 0
+    package var lateRequests = 0
+    package var lateAnswers = 0
+    /// Items the server refused as too large and for the account's quota (each refusal counts),
+    /// user writes with a large secret, and the items set aside on the devices at the end.
+    package var refusedTooLarge = 0
+    package var refusedQuota = 0
+    package var largeWrites = 0
+    package var setAside = 0
+    /// Syncs after healing that rejected versions of an answer held back (tried once more).
+    package var rejectedLateAnswers = 0
 
     package init() {}
+
+    mutating func record(_ observed: ShippedLedger.Observed) {
+        conflictsKept = observed.conflictsKept
+        deliveredTwice = observed.deliveredTwice
+        lateRequests = observed.lateRequests
+        lateAnswers = observed.lateAnswers
+        refusedTooLarge = observed.refused[.tooLarge] ?? 0
+        refusedQuota = observed.refused[.quotaExceeded] ?? 0
+    }
 
     package mutating func add(_ other: ShippedStatistics) {
         writes += other.writes
@@ -112,5 +154,21 @@ package struct ShippedStatistics: Sendable {
         conflictsKept += other.conflictsKept
         unlistedKept += other.unlistedKept
         droppedDeletions += other.droppedDeletions
+        deliveredTwice += other.deliveredTwice
+        lateRequests += other.lateRequests
+        lateAnswers += other.lateAnswers
+        refusedTooLarge += other.refusedTooLarge
+        refusedQuota += other.refusedQuota
+        largeWrites += other.largeWrites
+        setAside += other.setAside
+        rejectedLateAnswers += other.rejectedLateAnswers
+    }
+}
+
+extension ShippedLedger {
+    /// A value as a violation names it: its first bytes, and its length when it is longer.
+    static func label(_ value: [UInt8]) -> String {
+        let start = String(decoding: value.prefix(12), as: UTF8.self)
+        return value.count > 12 ? "\(start)… (\(value.count) bytes)" : start
     }
 }

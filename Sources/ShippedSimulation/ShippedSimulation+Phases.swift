@@ -44,8 +44,10 @@ extension ShippedSimulation {
         let service = localOnly ? Self.localService : Self.syncedService
         let account = "item-\(random.below(configuration.items))"
         let name = "\(service)/\(account)"
-        let query = Query(itemClass: .genericPassword, attributes: Self.attributes(service, account), synchronizable: localOnly ? .no : .yes)
-        let current = try devices[index].values(synchronizable: !localOnly)[name]
+        // The broken variant `leak-local-only` stores local-only items as synchronizable.
+        let synchronizable = !localOnly || configuration.breakRule == .leakLocalOnly
+        let query = Query(itemClass: .genericPassword, attributes: Self.attributes(service, account), synchronizable: synchronizable ? .yes : .no)
+        let current = try devices[index].values(synchronizable: synchronizable)[name]
         if current != nil, random.chance(percent: 35) {
             if name == Self.tracedItem { trace("  device \(index) user deletes \(String(decoding: current!, as: UTF8.self))") }
             if !localOnly {
@@ -58,11 +60,16 @@ extension ShippedSimulation {
             try keychain.delete(query)
             return
         }
-        let value = ledger.freshValue(localOnly: localOnly)
+        var value = ledger.freshValue(localOnly: localOnly)
+        if !localOnly, random.chance(percent: configuration.largeWritePercent) {
+            // A large secret: over a lowered server blob limit, and now and then over the client's.
+            value += [UInt8](repeating: UInt8(ascii: "#"), count: random.chance(percent: 25) ? VersionSealer.serverBlobLimit : 2_000)
+            ledger.statistics.largeWrites += 1
+        }
         if name == Self.tracedItem { trace("  device \(index) user writes \(String(decoding: value, as: UTF8.self)) over \(current.map { String(decoding: $0, as: UTF8.self) } ?? "nothing")") }
         if current == nil {
             var attributes = Self.attributes(service, account)
-            attributes.synchronizable = !localOnly
+            attributes.synchronizable = synchronizable
             _ = try keychain.add(Item(itemClass: .genericPassword, attributes: attributes, data: value))
         } else {
             try keychain.update(query, changes: ItemAttributes(), data: value)
@@ -151,7 +158,10 @@ extension ShippedSimulation {
         if Self.tracedItem != nil { print(line()) }
     }
 
-    /// Heals every fault and syncs every device until a whole pass changes nothing.
+    /// Heals every fault and syncs every device until a whole pass changes nothing. Messages of
+    /// the faulty phase may still arrive: an answer held back then, delivered now in place of a
+    /// fresh one, carries versions older than the device has (a server gone back, to the device),
+    /// which it rejects; such a sync is tried once more.
     /// - Returns: Whether the devices settled.
     mutating func heal() async throws -> Bool {
         online = online.map { _ in true }
@@ -160,13 +170,18 @@ extension ShippedSimulation {
             var changed = 0
             for index in devices.indices {
                 let driver = try devices[index].driver(server: server(for: index))
-                do {
-                    let report = try await driver.syncUntilInStep(maximumRounds: 40)
-                    changed += report.pushed + report.applied
-                } catch {
-                    let underlying = (error as? SyncClientError)?.underlying.map { " (\($0))" } ?? ""
-                    ledger.incidents.append("device \(index) failed to sync after the faults healed: \(error)\(underlying)")
-                    return false
+                for attempt in 1...2 {
+                    do {
+                        let report = try await driver.syncUntilInStep(maximumRounds: 40)
+                        changed += report.pushed + report.applied
+                        break
+                    } catch let error as SyncClientError where error.code == .rejectedVersions && attempt == 1 {
+                        ledger.statistics.rejectedLateAnswers += 1
+                    } catch {
+                        let underlying = (error as? SyncClientError)?.underlying.map { " (\($0))" } ?? ""
+                        ledger.incidents.append("device \(index) failed to sync after the faults healed: \(error)\(underlying)")
+                        return false
+                    }
                 }
                 try await check(index)
             }
