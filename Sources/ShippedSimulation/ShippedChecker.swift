@@ -17,12 +17,14 @@ struct ShippedChecker {
         if observed.unreadable > 0 { violation(.versionsOpen, "the server received \(observed.unreadable) version(s) that do not open") }
         var live: [String: [UInt8]]?
         var history: Set<[UInt8]> = []
-        // Per device, its values less what it set aside or kept and reported: those must agree.
+        // Per device, its values less what it set aside or kept and reported (those items are
+        // not held to agreement on that device): the rest must agree.
         var compared: [[String: [UInt8]]] = []
         var asides: [Set<String>] = []
         for device in simulation.devices {
             var values = try device.values(synchronizable: true)
-            for name in try keptWithoutEvidence(device) { values[name] = nil }
+            let kept = Set(try keptWithoutEvidence(device))
+            for name in kept { values[name] = nil }
             history.formUnion(try device.historyValues(accounts: (0..<simulation.configuration.items).map { "item-\($0)" }))
             if live == nil { live = values }
             for value in values.values where ledger.updates[value] == nil {
@@ -32,7 +34,7 @@ struct ShippedChecker {
                     violation(.noInventedValue, "device \(device.index) holds a value never written")
                 }
             }
-            let aside = Set(try setAside(device))
+            let aside = Set(try setAside(device)).union(kept)
             for name in aside { values[name] = nil }
             compared.append(values)
             asides.append(aside)

@@ -5,8 +5,8 @@ import SyncSimulation
 import SyncTesting
 
 extension ShippedSimulation {
-    /// The loopback's tampering for the run's broken variant on device `index` (nil: none).
-    func tampering(for index: Int) -> LoopbackZoneServer.Tampering? {
+    /// The loopback's tampering for the run's broken variant (nil: none).
+    func tampering() -> LoopbackZoneServer.Tampering? {
         let faults = faults, sealer = sealer, lastLive = lastLive
         switch configuration.breakRule {
         case .loseAcknowledged:
@@ -19,10 +19,13 @@ extension ShippedSimulation {
                 }
                 return batch
             })
-        case .skipApply where index == 1:
+        case .skipApply:
             return .init(page: { items in items.filter { _ in !faults.withLock { $0.chance(percent: 30) } } })
         case .undoDeletion:
-            return .init(page: { items in
+            return .init(upload: { batch in
+                for pushed in batch.items where !pushed.version.isDeleted { lastLive.withLock { $0[pushed.item] = pushed.version } }
+                return batch
+            }, page: { items in
                 items.map { changed in
                     if let live = changed.versions.first(where: { !$0.isDeleted }) {
                         lastLive.withLock { $0[changed.item] = live }

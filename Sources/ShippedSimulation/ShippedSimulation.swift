@@ -125,7 +125,7 @@ package struct ShippedSimulation {
     func server(for index: Int) -> (DeviceID) -> LoopbackZoneServer {
         let skew = devices[index].skew
         let limits = UploadLimits(maximumItemsPerAccount: 100_000, maximumBytesPerAccount: configuration.maximumBytes)
-        let tampering = tampering(for: index)
+        let tampering = tampering()
         let neverHeals = configuration.breakRule == .neverHeal
         return { [storage, account, clock, faults, faulty, observed, sealer, configuration] device in
             LoopbackZoneServer(

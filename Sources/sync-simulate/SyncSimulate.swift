@@ -44,6 +44,9 @@ struct SyncSimulate: AsyncParsableCommand {
         help: "With --shipped: break one rule on purpose (lose-acknowledged, undo-deletion, invent-value, skip-apply, leak-local-only, corrupt-upload, never-heal); succeeds when the checker catches it.")
     var breakRule: String?
 
+    @Flag(help: "With --shipped: an answer held back reaches the device under the ID of the call it answered (not the current call's).")
+    var lateAnswersKeepIds = false
+
     func validate() throws {
         if let devices, !(2...5).contains(devices) { throw ValidationError("--devices must be 2...5") }
         if seeds < 1 || operations < 1 { throw ValidationError("--seeds and --operations must be positive") }
@@ -94,6 +97,7 @@ struct SyncSimulate: AsyncParsableCommand {
             var configuration = ShippedSimulation.Configuration(seed: seed, directory: directory)
             configuration.operations = operations
             configuration.breakRule = breakRule
+            configuration.lateAnswersKeepTheirIDs = lateAnswersKeepIds
             if let devices { configuration.devices = devices }
             let result = try await ShippedSimulation.run(configuration)
             statistics.add(result.statistics)

@@ -32,19 +32,37 @@ struct ShippedSimulationTests {
         }
     }
 
-    /// Each property's rule broken on purpose is caught: over a few seeds, the broken variant
-    /// violates its property more often than the same seeds unbroken (decision 0172).
-    @Test(arguments: ShippedBreak.allCases)
-    func brokenRuleIsCaught(_ rule: ShippedBreak) async throws {
-        var broken = 0, unbroken = 0
-        for seed in UInt64(1)...4 {
+    /// Found by this simulation (decision 0172): an answer held back that reaches the device
+    /// under the ID of the call it answered is ignored by the machine, as it should be, but the
+    /// machine then stays in its pushing or pulling phase, `startSync` returns no action, and the
+    /// driver's rounds do nothing, without an error, until the process restarts. ZoneTransport
+    /// stamps every answer with the current call's ID, so HTTP cannot deliver such an answer.
+    @Test func answersUnderAnEarlierIDDoNotStopTheDriver() async throws {
+        var stuck: [String] = []
+        for seed in UInt64(15)...20 {
             var configuration = ShippedSimulation.Configuration(seed: seed, directory: Self.directory)
-            configuration.operations = 80
-            unbroken += try await ShippedSimulation.run(configuration).violations.filter { $0.property == rule.property }.count
-            configuration.breakRule = rule
-            broken += try await ShippedSimulation.run(configuration).violations.filter { $0.property == rule.property }.count
+            configuration.lateAnswersKeepTheirIDs = true
+            stuck += try await ShippedSimulation.run(configuration).violations.filter { $0.property == .settles }.map { "seed \(seed): \($0)" }
         }
-        #expect(broken > 0, "the checker did not catch \(rule.rawValue)")
-        #expect(broken > unbroken)
+        withKnownIssue("the driver stops syncing after the machine ignored an answer", isIntermittent: true) {
+            #expect(stuck.isEmpty, "\(stuck.prefix(3).joined(separator: "\n"))")
+        }
+    }
+
+    /// Each property's rule broken on purpose is caught: over seeds 2–4, each broken variant
+    /// violates its property, and more often than the same seeds unbroken (decision 0173).
+    @Test func brokenRulesAreCaught() async throws {
+        var broken: [ShippedBreak: Int] = [:], unbroken: [ShippedProperty: Int] = [:]
+        for seed in UInt64(2)...4 {
+            var configuration = ShippedSimulation.Configuration(seed: seed, directory: Self.directory)
+            for violation in try await ShippedSimulation.run(configuration).violations { unbroken[violation.property, default: 0] += 1 }
+            for rule in ShippedBreak.allCases {
+                configuration.breakRule = rule
+                broken[rule, default: 0] += try await ShippedSimulation.run(configuration).violations.filter { $0.property == rule.property }.count
+            }
+        }
+        for rule in ShippedBreak.allCases {
+            #expect(broken[rule, default: 0] > unbroken[rule.property, default: 0], "the checker did not catch \(rule.rawValue)")
+        }
     }
 }
