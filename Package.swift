@@ -249,6 +249,7 @@ let networkTargets: [Target] = [
         name: "ShippedSimulation",
         dependencies: [
             "SyncTesting", "SyncClient", "SyncServer", "SyncCore", "SyncSimulation", "KeychainStore", "KeychainModel", "KeychainCrypto",
+            "KeyValueStore",
             .product(name: "Logging", package: "swift-log"),
         ],
         swiftSettings: swiftSettings),

@@ -47,6 +47,7 @@ struct ShippedChecker {
                 violation(.agreement, "devices \(holders.map(String.init).joined(separator: ", ")) disagree on \(name)")
             }
         }
+        try checkKeyValues(violation)
         let liveValues = Set((live ?? [:]).values)
         if !observed.received.isDisjoint(with: ledger.localOnly) { violation(.localOnlyStaysLocal, "a local-only item reached the server") }
         // Every acknowledged write is live, in a history, or was replaced by a user who saw it.
@@ -55,7 +56,7 @@ struct ShippedChecker {
         accounted.formUnion(ledger.updates.values.compactMap(\.replaced))
         accounted.formUnion(ledger.deletions.compactMap(\.replaced))
         for value in observed.acknowledged.subtracting(accounted) {
-            violation(.acknowledgedWrites, "an acknowledged write of \(ledger.updates[value]?.name ?? "?") was lost")
+            violation(.acknowledgedWrites, "an acknowledged write of \(ledger.updates[value]?.name ?? "?") (\(ShippedLedger.label(value))) was lost")
         }
         // A value a user deleted is not live, and a value that left a device never came back to
         // it, unless the deletion was lost with the device's sync state (counted instead).
@@ -69,6 +70,37 @@ struct ShippedChecker {
             violation(.nothingComesBack, "device \(device): value \(ShippedLedger.label(value)) came back after it had left")
         }
         return found.sorted { ($0.property.rawValue, $0.message) < ($1.property.rawValue, $1.message) }
+    }
+
+    /// The key-value stores agree (less the keys each set aside) and hold no value nobody wrote. A
+    /// key-value store keeps no history (a write that lost a conflict is gone by design), so
+    /// acknowledged writes are not checked there; a value that came back is (online, with the
+    /// keychain's values).
+    private func checkKeyValues(_ violation: (ShippedProperty, String) -> Void) throws {
+        var compared: [[String: [UInt8]]] = []
+        var asides: [Set<String>] = []
+        for device in simulation.devices {
+            var values = try device.keyValueValues()
+            for value in values.values where !simulation.ledger.keyValueWrites.contains(value) {
+                violation(.noInventedValue, "device \(device.index)'s key-value store holds a value never written")
+            }
+            var aside: Set<String> = []
+            if ClientStateDatabase.exists(forKeychain: device.keychainPath) {
+                let database = try ClientStateDatabase(keychainPath: device.keychainPath, create: false)
+                let problems = Set(try database.problems(zone: device.settings.zone).map(\.item))
+                let zone = try KeyValueZone(store: device.settings, keys: simulation.keys)
+                aside = Set(ShippedSimulation.keyValueKeys.filter { problems.contains(zone.itemID($0).rawValue) })
+            }
+            for key in aside { values[key] = nil }
+            compared.append(values)
+            asides.append(aside)
+        }
+        for key in Set(compared.flatMap(\.keys)).union(asides.joined()).sorted() {
+            let holders = compared.indices.filter { !asides[$0].contains(key) }
+            if Set(holders.map { compared[$0][key] }).count > 1 {
+                violation(.agreement, "the key-value stores of devices \(holders.map(String.init).joined(separator: ", ")) disagree on \(key)")
+            }
+        }
     }
 
     /// How many items the devices kept and reported because a full resync no longer listed them.

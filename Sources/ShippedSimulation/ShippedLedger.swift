@@ -42,7 +42,9 @@ struct ShippedLedger {
             }
         }
 
-        mutating func record(_ batch: PushBatch<SealedVersion>, response: PushResponse, sealer: VersionSealer) {
+        /// Records a batch the server answered; of a key-value store's, only whether its versions open
+        /// (a key-value store keeps no history: a write that lost a conflict is gone by design).
+        mutating func record(_ batch: PushBatch<SealedVersion>, response: PushResponse, sealer: VersionSealer, keyValues: Bool) {
             guard response.status == .committed else {
                 if let refused = response.refused { self.refused[refused.reason, default: 0] += refused.items.count }
                 return
@@ -53,6 +55,7 @@ struct ShippedLedger {
                     unreadable += 1
                     continue
                 }
+                if keyValues { continue }
                 if result.outcome == .conflictKept { conflictsKept += 1 }
                 if version.isDeleted, result.outcome != .tooManySiblings {
                     acknowledgedDeletions.insert("\(batch.device)/\(pushed.item)")
@@ -68,6 +71,8 @@ struct ShippedLedger {
     /// Every synchronizable write, by the value it wrote (values are unique).
     var updates: [[UInt8]: Write] = [:]
     var deletions: [Write] = []
+    /// Every value written to a key-value store (strings "K…", unique).
+    var keyValueWrites: Set<[UInt8]> = []
     /// Values of items that must never leave their device.
     var localOnly: Set<[UInt8]> = []
     var nextValue: UInt64 = 0
@@ -126,6 +131,9 @@ package struct ShippedStatistics: Sendable {
     package var setAside = 0
     /// Syncs after healing that rejected versions of an answer held back (tried once more).
     package var rejectedLateAnswers = 0
+    /// Writes and removals of keys of the devices' key-value store (zone `kv.settings`).
+    package var keyValueWrites = 0
+    package var keyValueRemovals = 0
 
     package init() {}
 
@@ -162,6 +170,8 @@ package struct ShippedStatistics: Sendable {
         largeWrites += other.largeWrites
         setAside += other.setAside
         rejectedLateAnswers += other.rejectedLateAnswers
+        keyValueWrites += other.keyValueWrites
+        keyValueRemovals += other.keyValueRemovals
     }
 }
 

@@ -39,6 +39,7 @@ extension ShippedSimulation {
     /// A user adds, changes or deletes an item on a device (online or not); now and then one that
     /// never leaves the device.
     mutating func userWrite(on index: Int) async throws {
+        if random.chance(percent: 25) { return try keyValueWrite(on: index) }
         let keychain = devices[index].keychain
         let localOnly = random.chance(percent: 10)
         let service = localOnly ? Self.localService : Self.syncedService
@@ -83,6 +84,25 @@ extension ShippedSimulation {
         }
     }
 
+    /// The keys the run writes in the key-value stores.
+    static let keyValueKeys = (0..<4).map { "key-\($0)" }
+
+    /// A user sets or removes a key of the device's key-value store.
+    mutating func keyValueWrite(on index: Int) throws {
+        let settings = devices[index].settings
+        let key = Self.keyValueKeys[random.below(Self.keyValueKeys.count)]
+        if try settings.value(forKey: key) != nil, random.chance(percent: 35) {
+            _ = try settings.removeValue(forKey: key)
+            ledger.statistics.keyValueRemovals += 1
+            return
+        }
+        ledger.nextValue += 1
+        let value = "K\(ledger.nextValue)"
+        try settings.set(value, forKey: key)
+        ledger.keyValueWrites.insert(Array(value.utf8))
+        ledger.statistics.keyValueWrites += 1
+    }
+
     /// The attributes of a synchronizable item's primary key, as the keychain stores it.
     static func syncedAttributes(_ account: String) -> ItemAttributes {
         var attributes = attributes(syncedService, account)
@@ -103,11 +123,14 @@ extension ShippedSimulation {
     mutating func sync(_ index: Int) async throws {
         guard online[index] else { return }
         let driver = try devices[index].driver(server: server(for: index))
-        ledger.statistics.rounds += 1
-        do {
-            _ = try await driver.round()
-        } catch {
-            ledger.statistics.failedRounds += 1
+        let keyValueDriver = try devices[index].keyValueDriver(server: server(for: index, keyValues: true))
+        for round in [{ try await driver.round() }, { try await keyValueDriver.round() }] {
+            ledger.statistics.rounds += 1
+            do {
+                _ = try await round()
+            } catch {
+                ledger.statistics.failedRounds += 1
+            }
         }
         try await check(index)
     }
@@ -148,7 +171,7 @@ extension ShippedSimulation {
     mutating func check(_ index: Int) async throws {
         let values = try devices[index].values(synchronizable: true)
         if let item = Self.tracedItem { trace("  device \(index) (\(devices[index].device)) shows \(values[item].map { String(decoding: $0, as: UTF8.self) } ?? "nothing")") }
-        ledger.check(device: index, shows: Set(values.values))
+        ledger.check(device: index, shows: Set(values.values).union(try devices[index].keyValueValues().values))
     }
 
     /// The item `SHIPPED_TRACE` names (e.g. synced/item-2): its events are printed.
@@ -170,17 +193,20 @@ extension ShippedSimulation {
             var changed = 0
             for index in devices.indices {
                 let driver = try devices[index].driver(server: server(for: index))
-                for attempt in 1...2 {
-                    do {
-                        let report = try await driver.syncUntilInStep(maximumRounds: 40)
-                        changed += report.pushed + report.applied
-                        break
-                    } catch let error as SyncClientError where error.code == .rejectedVersions && attempt == 1 {
-                        ledger.statistics.rejectedLateAnswers += 1
-                    } catch {
-                        let underlying = (error as? SyncClientError)?.underlying.map { " (\($0))" } ?? ""
-                        ledger.incidents.append("device \(index) failed to sync after the faults healed: \(error)\(underlying)")
-                        return false
+                let keyValueDriver = try devices[index].keyValueDriver(server: server(for: index, keyValues: true))
+                for (zone, sync) in [("", { try await driver.syncUntilInStep(maximumRounds: 40) }), (" (key-value store)", { try await keyValueDriver.syncUntilInStep(maximumRounds: 40) })] {
+                    for attempt in 1...2 {
+                        do {
+                            let report = try await sync()
+                            changed += report.pushed + report.applied
+                            break
+                        } catch let error as SyncClientError where error.code == .rejectedVersions && attempt == 1 {
+                            ledger.statistics.rejectedLateAnswers += 1
+                        } catch {
+                            let underlying = (error as? SyncClientError)?.underlying.map { " (\($0))" } ?? ""
+                            ledger.incidents.append("device \(index) failed to sync\(zone) after the faults healed: \(error)\(underlying)")
+                            return false
+                        }
                     }
                 }
                 try await check(index)

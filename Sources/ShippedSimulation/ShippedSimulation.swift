@@ -66,6 +66,7 @@ package struct ShippedSimulation {
     let clock = SimulatedClock()
     let storage: SQLiteStorage
     let account: AccountID
+    let keys: AccountKeys
     let sealer: VersionSealer
     var devices: [ShippedDevice] = []
     var online: [Bool]
@@ -105,11 +106,12 @@ package struct ShippedSimulation {
             wrappedAccountKey: [2], wrappedRecoveryKey: [3]))
         try await storage.createAccount(newAccount, now: clock.date())
         account = newAccount.id
-        sealer = VersionSealer(keys: AccountKeys(accountKey: .generate()), account: "simulated", zone: .keychain)
+        keys = AccountKeys(accountKey: .generate())
+        sealer = VersionSealer(keys: keys, account: "simulated", zone: .keychain)
         online = Array(repeating: true, count: configuration.devices)
         generations = Array(repeating: 0, count: configuration.devices)
         for index in 0..<configuration.devices {
-            let device = try ShippedDevice(index: index, directory: directory, sealer: sealer, clock: clock)
+            let device = try ShippedDevice(index: index, directory: directory, keys: keys, sealer: sealer, clock: clock)
             devices.append(device)
             try await register(device.device)
         }
@@ -120,16 +122,17 @@ package struct ShippedSimulation {
             NewDevice(account: account, id: device, name: device.rawValue, tokenHash: Array(device.rawValue.utf8)), maximumDevices: 1_000, now: clock.date())
     }
 
-    /// The loopback of `device`, losing requests and answers, delivering requests twice or late and
-    /// answers late, at random until the faults heal.
-    func server(for index: Int) -> (DeviceID) -> LoopbackZoneServer {
+    /// The loopback of `device` for the keychain or the key-value store, losing requests and
+    /// answers, delivering requests twice or late and answers late, at random until the faults heal.
+    func server(for index: Int, keyValues: Bool = false) -> (DeviceID) -> LoopbackZoneServer {
         let skew = devices[index].skew
         let limits = UploadLimits(maximumItemsPerAccount: 100_000, maximumBytesPerAccount: configuration.maximumBytes)
-        let tampering = tampering()
+        let tampering = keyValues ? nil : tampering()
         let neverHeals = configuration.breakRule == .neverHeal
-        return { [storage, account, clock, faults, faulty, observed, sealer, configuration] device in
+        let sealer = keyValues ? devices[index].keyValueSealer : sealer
+        return { [storage, account, clock, faults, faulty, observed, configuration] device in
             LoopbackZoneServer(
-                storage: storage, account: account, device: device, zone: .keychain, limits: limits,
+                storage: storage, account: account, device: device, zone: sealer.zone, limits: limits,
                 maximumBlobBytes: configuration.maximumBlobBytes, sendsBatchIDs: configuration.sendsBatchIDs,
                 lateAnswersKeepTheirIDs: configuration.lateAnswersKeepTheirIDs, pageItems: 5, pageBytes: 64 << 10,
                 serverNow: { clock.date() }, deviceNow: { clock.date(skew: skew.value) },
@@ -156,7 +159,7 @@ package struct ShippedSimulation {
                 },
                 tampering: tampering,
                 observe: { batch, response in
-                    observed.withLock { $0.record(batch, response: response, sealer: sealer) }
+                    observed.withLock { $0.record(batch, response: response, sealer: sealer, keyValues: keyValues) }
                 })
         }
     }
