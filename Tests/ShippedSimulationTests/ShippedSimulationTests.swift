@@ -37,11 +37,13 @@ struct ShippedSimulationTests {
         withKnownIssue("a device without sync state revives an item whose deletion was collected", isIntermittent: true) {
             #expect(cameBack.isEmpty, "\(cameBack.prefix(5).joined(separator: "\n"))")
         }
-        // Found when the key-value stores joined the run (decision 0174), not analysed yet: in
-        // seed 13 a keychain write the server acknowledged (S28 of synced/item-2) lost a conflict
-        // on its device against a re-enrolled device's write, and is neither live nor in any
-        // history. Reproduce: sync-simulate --shipped --first-seed 13 --seeds 1 --operations 120.
-        withKnownIssue("seed 13: an acknowledged keychain write lost in a conflict is not kept in history", isIntermittent: true) {
+        // Found when the key-value stores joined the run (decision 0174): in seed 13, device 1
+        // writes S20 to synced/item-2 and loses its sync state before pushing it; device 0 then
+        // writes S28 and the server takes it; device 1, enrolled again, reconciles its old copy
+        // S20 as its own write (0106) over the server's S28, so S20 dominates S28 and S28 is
+        // neither live nor in any history: the update variant of the resurrection above.
+        // Reproduce: sync-simulate --shipped --first-seed 13 --seeds 1 --operations 120.
+        withKnownIssue("seed 13: a device without sync state overwrites a newer acknowledged write with its old copy", isIntermittent: true) {
             #expect(lostInSeed13.isEmpty, "\(lostInSeed13.joined(separator: "\n"))")
         }
     }
