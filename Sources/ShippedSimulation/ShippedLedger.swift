@@ -78,6 +78,8 @@ struct ShippedLedger {
     var nextValue: UInt64 = 0
     /// Per device, the values it showed once and no longer shows: none may come back to it.
     var gone: [Int: Set<[UInt8]>] = [:]
+    /// Per device, the values its user replaced or deleted since its last check.
+    var leftSinceCheck: [Int: Set<[UInt8]>] = [:]
     /// Per device, what it showed at its last check.
     var shown: [Int: Set<[UInt8]>] = [:]
     var incidents: [String] = []
@@ -90,12 +92,28 @@ struct ShippedLedger {
         return Array("\(localOnly ? "L" : "S")\(nextValue)".utf8)
     }
 
+    /// A user on `device` deleted or overwrote `value`: it left the device now, whatever the
+    /// device shows at its next check (a sync may bring it back before then).
+    mutating func left(device: Int, value: [UInt8]) {
+        if !(gone[device]?.contains(value) ?? false) { leftSinceCheck[device, default: []].insert(value) }
+        gone[device, default: []].insert(value)
+        shown[device]?.remove(value)
+    }
+
+    /// `device` lost its sync state: the user's writes since its last sync went with it (it cannot
+    /// tell what it replaced or deleted), so what they replaced may come back.
+    mutating func stateLost(device: Int) {
+        gone[device]?.subtract(leftSinceCheck[device] ?? [])
+        leftSinceCheck[device] = nil
+    }
+
     /// Checks a device's values now, online: a value that left a device never comes back to it
     /// (a resurrection that a later write hides still counts).
     mutating func check(device: Int, shows values: Set<[UInt8]>) {
         for value in values.intersection(gone[device] ?? []) { cameBack.append((device, value)) }
         gone[device, default: []].formUnion((shown[device] ?? []).subtracting(values))
         shown[device] = values
+        leftSinceCheck[device] = nil
     }
 }
 

@@ -59,6 +59,7 @@ extension ShippedSimulation {
                 ledger.statistics.deletions += 1
             }
             try keychain.delete(query)
+            if !localOnly, let current { ledger.left(device: index, value: current) }
             return
         }
         var value = ledger.freshValue(localOnly: localOnly)
@@ -74,6 +75,7 @@ extension ShippedSimulation {
             _ = try keychain.add(Item(itemClass: .genericPassword, attributes: attributes, data: value))
         } else {
             try keychain.update(query, changes: ItemAttributes(), data: value)
+            if !localOnly, let current { ledger.left(device: index, value: current) }
         }
         if localOnly {
             ledger.localOnly.insert(value)
@@ -91,7 +93,9 @@ extension ShippedSimulation {
     mutating func keyValueWrite(on index: Int) throws {
         let settings = devices[index].settings
         let key = Self.keyValueKeys[random.below(Self.keyValueKeys.count)]
-        if try settings.value(forKey: key) != nil, random.chance(percent: 35) {
+        let current = try settings.string(forKey: key).map { Array($0.utf8) }
+        if let current { ledger.left(device: index, value: current) }
+        if current != nil, random.chance(percent: 35) {
             _ = try settings.removeValue(forKey: key)
             ledger.statistics.keyValueRemovals += 1
             return
@@ -164,6 +168,7 @@ extension ShippedSimulation {
         generations[index] += 1
         let device = try devices[index].loseStateAndEnrolAgain(generation: generations[index])
         try await register(device)
+        ledger.stateLost(device: index)
         ledger.statistics.reEnrolments += 1
     }
 
