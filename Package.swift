@@ -244,11 +244,12 @@ let networkTargets: [Target] = [
         swiftSettings: swiftSettings),
     // The loopback of the zone endpoints over a server storage, for in-process tests and the
     // simulation of the shipped code.
-    .target(name: "SyncTesting", dependencies: ["SyncClient", "SyncServer", "SyncCore"], path: "Tests/SyncTesting", swiftSettings: swiftSettings),
+    .target(name: "SyncTesting", dependencies: ["SyncClient", "SyncServer", "SyncCore", "SyncProtocol"], path: "Tests/SyncTesting", swiftSettings: swiftSettings),
     .target(
         name: "ShippedSimulation",
         dependencies: [
             "SyncTesting", "SyncClient", "SyncServer", "SyncCore", "SyncSimulation", "KeychainStore", "KeychainModel", "KeychainCrypto",
+            "KeyValueStore",
             .product(name: "Logging", package: "swift-log"),
         ],
         swiftSettings: swiftSettings),

@@ -32,6 +32,11 @@ extension ZoneDriver {
                     touched?.formUnion(items.map(\.item))
                 }
                 actions.append(contentsOf: machine.receive(opened))
+                if case .changes(_, let items, _, _, _) = opened {
+                    // Listed again: an "unlisted" problem of the item is settled (one set aside
+                    // because the server refused it stays while the machine keeps it aside).
+                    for changed in items where machine.state.records[changed.item]?.refusal == nil { problems.append((changed.item, nil)) }
+                }
             case .store(let item, let version):
                 effects.append(.store(item, version))
                 applied(item, report: &report)

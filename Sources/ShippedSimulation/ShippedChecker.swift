@@ -1,61 +1,120 @@
 import SyncClient
 import SyncCore
 
-/// Judges a healed run of the shipped code: the devices agree (less what each kept and reported
-/// because a resync no longer listed it), no acknowledged write is lost, no value a user deleted
-/// is live, no value was invented, nothing local-only reached the server, and nothing came back
+/// Judges a healed run of the shipped code: the devices agree (less what each set aside because
+/// the server refused it, or kept and reported because a resync no longer listed it), no
+/// acknowledged write is lost, no value a user deleted is live, no value was invented, nothing
+/// local-only reached the server, every version the server received opens, and nothing came back
 /// to a device it had left (checked online, in ``ShippedLedger/check(device:shows:)``).
 struct ShippedChecker {
     let simulation: ShippedSimulation
 
-    func violations() throws -> [String] {
+    func violations() throws -> [ShippedViolation] {
         let ledger = simulation.ledger
         let observed = simulation.observed.withLock { $0 }
-        var found = ledger.incidents
-        if observed.unreadable > 0 { found.append("the server received \(observed.unreadable) version(s) that do not open") }
+        var found = ledger.incidents.map { ShippedViolation(property: .settles, message: $0) }
+        func violation(_ property: ShippedProperty, _ message: String) { found.append(.init(property: property, message: message)) }
+        if observed.unreadable > 0 { violation(.versionsOpen, "the server received \(observed.unreadable) version(s) that do not open") }
         var live: [String: [UInt8]]?
         var history: Set<[UInt8]> = []
+        // Per device, its values less what it set aside or kept and reported (those items are
+        // not held to agreement on that device): the rest must agree.
+        var compared: [[String: [UInt8]]] = []
+        var asides: [Set<String>] = []
+        // Every value some device still shows, kept and reported ones included.
+        var held: Set<[UInt8]> = []
         for device in simulation.devices {
-            let kept = try keptWithoutEvidence(device)
             var values = try device.values(synchronizable: true)
+            held.formUnion(values.values)
+            let kept = Set(try keptWithoutEvidence(device))
             for name in kept { values[name] = nil }
             history.formUnion(try device.historyValues(accounts: (0..<simulation.configuration.items).map { "item-\($0)" }))
-            if let live, live != values {
-                let differing = Set(live.keys).union(values.keys).filter { live[$0] != values[$0] }.sorted()
-                found.append("device \(device.index) disagrees on \(differing.joined(separator: ", "))")
-            }
             if live == nil { live = values }
             for value in values.values where ledger.updates[value] == nil {
-                found.append(ledger.localOnly.contains(value)
-                    ? "device \(device.index) holds another device's local-only item" : "device \(device.index) holds a value never written")
+                if ledger.localOnly.contains(value) {
+                    violation(.localOnlyStaysLocal, "device \(device.index) holds another device's local-only item")
+                } else {
+                    violation(.noInventedValue, "device \(device.index) holds a value never written")
+                }
+            }
+            let aside = Set(try setAside(device)).union(kept)
+            for name in aside { values[name] = nil }
+            compared.append(values)
+            asides.append(aside)
+        }
+        // Every item agrees across the devices that did not set it aside.
+        for name in Set(compared.flatMap(\.keys)).union(asides.joined()).sorted() {
+            let holders = compared.indices.filter { !asides[$0].contains(name) }
+            let shown = holders.map { compared[$0][name] }
+            if Set(shown).count > 1 {
+                violation(.agreement, "devices \(holders.map(String.init).joined(separator: ", ")) disagree on \(name)")
             }
         }
+        try checkKeyValues(violation)
         let liveValues = Set((live ?? [:]).values)
-        if !observed.received.isDisjoint(with: ledger.localOnly) { found.append("a local-only item reached the server") }
-        // Every acknowledged write is live, in a history, or was replaced by a user who saw it.
-        var accounted = liveValues.union(history)
+        if !observed.received.isDisjoint(with: ledger.localOnly) { violation(.localOnlyStaysLocal, "a local-only item reached the server") }
+        // Every acknowledged write is live, still shown by a device (one that kept it when a
+        // resync no longer listed it, decision 0106), in a history, or was replaced by a user who
+        // saw it. A write the server refused was never acknowledged: it is set aside, not lost.
+        var accounted = liveValues.union(history).union(held)
         accounted.formUnion(ledger.updates.values.compactMap(\.replaced))
         accounted.formUnion(ledger.deletions.compactMap(\.replaced))
         for value in observed.acknowledged.subtracting(accounted) {
-            found.append("an acknowledged write of \(ledger.updates[value]?.name ?? "?") was lost")
+            violation(.acknowledgedWrites, "an acknowledged write of \(ledger.updates[value]?.name ?? "?") (\(ShippedLedger.label(value))) was lost")
         }
         // A value a user deleted is not live, and a value that left a device never came back to
         // it, unless the deletion was lost with the device's sync state (counted instead).
         let dropped = droppedDeletions(observed)
         for deletion in ledger.deletions where !dropped.contains(deletion.replaced ?? []) {
             if let seen = deletion.replaced, live?[deletion.name] == seen {
-                found.append("a value of \(deletion.name) a user deleted came back")
+                violation(.nothingComesBack, "a value of \(deletion.name) a user deleted came back")
             }
         }
         for (device, value) in ledger.cameBack where !dropped.contains(value) {
-            found.append("device \(device): value \(String(decoding: value, as: UTF8.self)) came back after it had left")
+            violation(.nothingComesBack, "device \(device): value \(ShippedLedger.label(value)) came back after it had left")
         }
-        return found.sorted()
+        return found.sorted { ($0.property.rawValue, $0.message) < ($1.property.rawValue, $1.message) }
+    }
+
+    /// The key-value stores agree (less the keys each set aside) and hold no value nobody wrote. A
+    /// key-value store keeps no history (a write that lost a conflict is gone by design), so
+    /// acknowledged writes are not checked there; a value that came back is (online, with the
+    /// keychain's values).
+    private func checkKeyValues(_ violation: (ShippedProperty, String) -> Void) throws {
+        var compared: [[String: [UInt8]]] = []
+        var asides: [Set<String>] = []
+        for device in simulation.devices {
+            var values = try device.keyValueValues()
+            for value in values.values where !simulation.ledger.keyValueWrites.contains(value) {
+                violation(.noInventedValue, "device \(device.index)'s key-value store holds a value never written")
+            }
+            var aside: Set<String> = []
+            if ClientStateDatabase.exists(forKeychain: device.keychainPath) {
+                let database = try ClientStateDatabase(keychainPath: device.keychainPath, create: false)
+                let problems = Set(try database.problems(zone: device.settings.zone).map(\.item))
+                let zone = try KeyValueZone(store: device.settings, keys: simulation.keys)
+                aside = Set(ShippedSimulation.keyValueKeys.filter { problems.contains(zone.itemID($0).rawValue) })
+            }
+            for key in aside { values[key] = nil }
+            compared.append(values)
+            asides.append(aside)
+        }
+        for key in Set(compared.flatMap(\.keys)).union(asides.joined()).sorted() {
+            let holders = compared.indices.filter { !asides[$0].contains(key) }
+            if Set(holders.map { compared[$0][key] }).count > 1 {
+                violation(.agreement, "the key-value stores of devices \(holders.map(String.init).joined(separator: ", ")) disagree on \(key)")
+            }
+        }
     }
 
     /// How many items the devices kept and reported because a full resync no longer listed them.
     func unlistedKept() throws -> Int {
         try simulation.devices.reduce(0) { $0 + (try keptWithoutEvidence($1)).count }
+    }
+
+    /// How many items the devices set aside at the end because the server refused them.
+    func setAsideCount() throws -> Int {
+        try simulation.devices.reduce(0) { $0 + (try setAside($1)).count }
     }
 
     /// The values whose deletion the deleting device lost with its sync state: it had no state of
@@ -74,12 +133,24 @@ struct ShippedChecker {
     /// The names of the items `device` kept and reported because a full resync no longer listed
     /// them (absence is not deletion, decision 0106).
     private func keptWithoutEvidence(_ device: ShippedDevice) throws -> [String] {
+        try problemItems(device) { $0 == SyncRoundReport.unlistedProblem }
+    }
+
+    /// The names of the items `device` set aside, a per-item problem, because the server refused
+    /// them or they seal larger than it takes (decision 0105).
+    private func setAside(_ device: ShippedDevice) throws -> [String] {
+        let refusals = Set(ItemRefusal.allCases.map(\.explanation))
+        return try problemItems(device) { refusals.contains($0) || $0.hasPrefix("too large to sync") }
+    }
+
+    /// The names of the items with a problem whose reason `matches`.
+    private func problemItems(_ device: ShippedDevice, matching matches: (String) -> Bool) throws -> [String] {
         guard ClientStateDatabase.exists(forKeychain: device.keychainPath) else { return [] }
         let database = try ClientStateDatabase(keychainPath: device.keychainPath, create: false)
-        let unlisted = Set(try database.problems(zone: .keychain).filter { $0.reason == SyncRoundReport.unlistedProblem }.map(\.item))
-        guard !unlisted.isEmpty else { return [] }
+        let items = Set(try database.problems(zone: .keychain).filter { matches($0.reason) }.map(\.item))
+        guard !items.isEmpty else { return [] }
         return try device.keychain.synchronizableItems().compactMap { key, attributes in
-            unlisted.contains(simulation.sealer.itemID(of: key).rawValue) ? ShippedDevice.name(attributes) : nil
+            items.contains(simulation.sealer.itemID(of: key).rawValue) ? ShippedDevice.name(attributes) : nil
         }
     }
 }

@@ -1,5 +1,6 @@
 import SyncClient
 import SyncCore
+import SyncTesting
 
 /// What actually happened in a run, recorded outside the code under test.
 struct ShippedLedger {
@@ -25,14 +26,36 @@ struct ShippedLedger {
         var conflictsKept = 0
         /// The items each device ID pushed a deletion of that the server took.
         var acknowledgedDeletions: Set<String> = []
+        /// Requests delivered twice, requests delivered late, answers held back.
+        var deliveredTwice = 0
+        var lateRequests = 0
+        var lateAnswers = 0
+        /// Items the server refused, by reason (an item refused again counts again).
+        var refused: [ItemRefusal: Int] = [:]
 
-        mutating func record(_ batch: PushBatch<SealedVersion>, response: PushResponse, sealer: VersionSealer) {
+        mutating func record(_ delivery: LoopbackZoneServer.Delivery, of call: LoopbackZoneServer.Call) {
+            switch delivery {
+            case .once: break
+            case .twice: deliveredTwice += 1
+            case .lateRequest where call == .pull, .lateAnswer: lateAnswers += 1
+            case .lateRequest: lateRequests += 1
+            }
+        }
+
+        /// Records a batch the server answered; of a key-value store's, only whether its versions open
+        /// (a key-value store keeps no history: a write that lost a conflict is gone by design).
+        mutating func record(_ batch: PushBatch<SealedVersion>, response: PushResponse, sealer: VersionSealer, keyValues: Bool) {
+            guard response.status == .committed else {
+                if let refused = response.refused { self.refused[refused.reason, default: 0] += refused.items.count }
+                return
+            }
             for (pushed, result) in zip(batch.items, response.results) {
                 guard let version = try? sealer.open(pushed.version.payload, item: pushed.item, vector: pushed.version.vector, deleted: pushed.version.isDeleted)
                 else {
                     unreadable += 1
                     continue
                 }
+                if keyValues { continue }
                 if result.outcome == .conflictKept { conflictsKept += 1 }
                 if version.isDeleted, result.outcome != .tooManySiblings {
                     acknowledgedDeletions.insert("\(batch.device)/\(pushed.item)")
@@ -48,11 +71,15 @@ struct ShippedLedger {
     /// Every synchronizable write, by the value it wrote (values are unique).
     var updates: [[UInt8]: Write] = [:]
     var deletions: [Write] = []
+    /// Every value written to a key-value store (strings "K…", unique).
+    var keyValueWrites: Set<[UInt8]> = []
     /// Values of items that must never leave their device.
     var localOnly: Set<[UInt8]> = []
     var nextValue: UInt64 = 0
     /// Per device, the values it showed once and no longer shows: none may come back to it.
     var gone: [Int: Set<[UInt8]>] = [:]
+    /// Per device, the values its user replaced or deleted since its last check.
+    var leftSinceCheck: [Int: Set<[UInt8]>] = [:]
     /// Per device, what it showed at its last check.
     var shown: [Int: Set<[UInt8]>] = [:]
     var incidents: [String] = []
@@ -65,12 +92,28 @@ struct ShippedLedger {
         return Array("\(localOnly ? "L" : "S")\(nextValue)".utf8)
     }
 
+    /// A user on `device` deleted or overwrote `value`: it left the device now, whatever the
+    /// device shows at its next check (a sync may bring it back before then).
+    mutating func left(device: Int, value: [UInt8]) {
+        if !(gone[device]?.contains(value) ?? false) { leftSinceCheck[device, default: []].insert(value) }
+        gone[device, default: []].insert(value)
+        shown[device]?.remove(value)
+    }
+
+    /// `device` lost its sync state: the user's writes since its last sync went with it (it cannot
+    /// tell what it replaced or deleted), so what they replaced may come back.
+    mutating func stateLost(device: Int) {
+        gone[device]?.subtract(leftSinceCheck[device] ?? [])
+        leftSinceCheck[device] = nil
+    }
+
     /// Checks a device's values now, online: a value that left a device never comes back to it
     /// (a resurrection that a later write hides still counts).
     mutating func check(device: Int, shows values: Set<[UInt8]>) {
         for value in values.intersection(gone[device] ?? []) { cameBack.append((device, value)) }
         gone[device, default: []].formUnion((shown[device] ?? []).subtracting(values))
         shown[device] = values
+        leftSinceCheck[device] = nil
     }
 }
 
@@ -93,8 +136,33 @@ package struct ShippedStatistics: Sendable {
     /// User deletions lost with the device's sync state before the server took them (counted,
     /// not a violation: without state a device cannot tell what it deleted).
     package var droppedDeletions = 0
+    /// Requests the network delivered twice, requests it delivered after the device's next call,
+    /// and answers it held back (handed to the device in place of its next answer of the kind).
+    package var deliveredTwice = 0
+    package var lateRequests = 0
+    package var lateAnswers = 0
+    /// Items the server refused as too large and for the account's quota (each refusal counts),
+    /// user writes with a large secret, and the items set aside on the devices at the end.
+    package var refusedTooLarge = 0
+    package var refusedQuota = 0
+    package var largeWrites = 0
+    package var setAside = 0
+    /// Syncs after healing that rejected versions of an answer held back (tried once more).
+    package var rejectedLateAnswers = 0
+    /// Writes and removals of keys of the devices' key-value store (zone `kv.settings`).
+    package var keyValueWrites = 0
+    package var keyValueRemovals = 0
 
     package init() {}
+
+    mutating func record(_ observed: ShippedLedger.Observed) {
+        conflictsKept = observed.conflictsKept
+        deliveredTwice = observed.deliveredTwice
+        lateRequests = observed.lateRequests
+        lateAnswers = observed.lateAnswers
+        refusedTooLarge = observed.refused[.tooLarge] ?? 0
+        refusedQuota = observed.refused[.quotaExceeded] ?? 0
+    }
 
     package mutating func add(_ other: ShippedStatistics) {
         writes += other.writes
@@ -112,5 +180,23 @@ package struct ShippedStatistics: Sendable {
         conflictsKept += other.conflictsKept
         unlistedKept += other.unlistedKept
         droppedDeletions += other.droppedDeletions
+        deliveredTwice += other.deliveredTwice
+        lateRequests += other.lateRequests
+        lateAnswers += other.lateAnswers
+        refusedTooLarge += other.refusedTooLarge
+        refusedQuota += other.refusedQuota
+        largeWrites += other.largeWrites
+        setAside += other.setAside
+        rejectedLateAnswers += other.rejectedLateAnswers
+        keyValueWrites += other.keyValueWrites
+        keyValueRemovals += other.keyValueRemovals
+    }
+}
+
+extension ShippedLedger {
+    /// A value as a violation names it: its first bytes, and its length when it is longer.
+    static func label(_ value: [UInt8]) -> String {
+        let start = String(decoding: value.prefix(12), as: UTF8.self)
+        return value.count > 12 ? "\(start)… (\(value.count) bytes)" : start
     }
 }

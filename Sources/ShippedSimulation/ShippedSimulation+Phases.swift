@@ -39,13 +39,16 @@ extension ShippedSimulation {
     /// A user adds, changes or deletes an item on a device (online or not); now and then one that
     /// never leaves the device.
     mutating func userWrite(on index: Int) async throws {
+        if random.chance(percent: 25) { return try keyValueWrite(on: index) }
         let keychain = devices[index].keychain
         let localOnly = random.chance(percent: 10)
         let service = localOnly ? Self.localService : Self.syncedService
         let account = "item-\(random.below(configuration.items))"
         let name = "\(service)/\(account)"
-        let query = Query(itemClass: .genericPassword, attributes: Self.attributes(service, account), synchronizable: localOnly ? .no : .yes)
-        let current = try devices[index].values(synchronizable: !localOnly)[name]
+        // The broken variant `leak-local-only` stores local-only items as synchronizable.
+        let synchronizable = !localOnly || configuration.breakRule == .leakLocalOnly
+        let query = Query(itemClass: .genericPassword, attributes: Self.attributes(service, account), synchronizable: synchronizable ? .yes : .no)
+        let current = try devices[index].values(synchronizable: synchronizable)[name]
         if current != nil, random.chance(percent: 35) {
             if name == Self.tracedItem { trace("  device \(index) user deletes \(String(decoding: current!, as: UTF8.self))") }
             if !localOnly {
@@ -56,16 +59,23 @@ extension ShippedSimulation {
                 ledger.statistics.deletions += 1
             }
             try keychain.delete(query)
+            if !localOnly, let current { ledger.left(device: index, value: current) }
             return
         }
-        let value = ledger.freshValue(localOnly: localOnly)
+        var value = ledger.freshValue(localOnly: localOnly)
+        if !localOnly, random.chance(percent: configuration.largeWritePercent) {
+            // A large secret: over a lowered server blob limit, and now and then over the client's.
+            value += [UInt8](repeating: UInt8(ascii: "#"), count: random.chance(percent: 25) ? VersionSealer.serverBlobLimit : 2_000)
+            ledger.statistics.largeWrites += 1
+        }
         if name == Self.tracedItem { trace("  device \(index) user writes \(String(decoding: value, as: UTF8.self)) over \(current.map { String(decoding: $0, as: UTF8.self) } ?? "nothing")") }
         if current == nil {
             var attributes = Self.attributes(service, account)
-            attributes.synchronizable = !localOnly
+            attributes.synchronizable = synchronizable
             _ = try keychain.add(Item(itemClass: .genericPassword, attributes: attributes, data: value))
         } else {
             try keychain.update(query, changes: ItemAttributes(), data: value)
+            if !localOnly, let current { ledger.left(device: index, value: current) }
         }
         if localOnly {
             ledger.localOnly.insert(value)
@@ -74,6 +84,27 @@ extension ShippedSimulation {
             ledger.updates[value] = .init(device: index, name: name, replaced: current)
             ledger.statistics.writes += 1
         }
+    }
+
+    /// The keys the run writes in the key-value stores.
+    static let keyValueKeys = (0..<4).map { "key-\($0)" }
+
+    /// A user sets or removes a key of the device's key-value store.
+    mutating func keyValueWrite(on index: Int) throws {
+        let settings = devices[index].settings
+        let key = Self.keyValueKeys[random.below(Self.keyValueKeys.count)]
+        let current = try settings.string(forKey: key).map { Array($0.utf8) }
+        if let current { ledger.left(device: index, value: current) }
+        if current != nil, random.chance(percent: 35) {
+            _ = try settings.removeValue(forKey: key)
+            ledger.statistics.keyValueRemovals += 1
+            return
+        }
+        ledger.nextValue += 1
+        let value = "K\(ledger.nextValue)"
+        try settings.set(value, forKey: key)
+        ledger.keyValueWrites.insert(Array(value.utf8))
+        ledger.statistics.keyValueWrites += 1
     }
 
     /// The attributes of a synchronizable item's primary key, as the keychain stores it.
@@ -96,11 +127,14 @@ extension ShippedSimulation {
     mutating func sync(_ index: Int) async throws {
         guard online[index] else { return }
         let driver = try devices[index].driver(server: server(for: index))
-        ledger.statistics.rounds += 1
-        do {
-            _ = try await driver.round()
-        } catch {
-            ledger.statistics.failedRounds += 1
+        let keyValueDriver = try devices[index].keyValueDriver(server: server(for: index, keyValues: true))
+        for round in [{ try await driver.round() }, { try await keyValueDriver.round() }] {
+            ledger.statistics.rounds += 1
+            do {
+                _ = try await round()
+            } catch {
+                ledger.statistics.failedRounds += 1
+            }
         }
         try await check(index)
     }
@@ -135,6 +169,7 @@ extension ShippedSimulation {
         generations[index] += 1
         let device = try devices[index].loseStateAndEnrolAgain(generation: generations[index])
         try await register(device)
+        ledger.stateLost(device: index)
         ledger.statistics.reEnrolments += 1
     }
 
@@ -142,7 +177,7 @@ extension ShippedSimulation {
     mutating func check(_ index: Int) async throws {
         let values = try devices[index].values(synchronizable: true)
         if let item = Self.tracedItem { trace("  device \(index) (\(devices[index].device)) shows \(values[item].map { String(decoding: $0, as: UTF8.self) } ?? "nothing")") }
-        ledger.check(device: index, shows: Set(values.values))
+        ledger.check(device: index, shows: Set(values.values).union(try devices[index].keyValueValues().values))
     }
 
     /// The item `SHIPPED_TRACE` names (e.g. synced/item-2): its events are printed.
@@ -152,7 +187,10 @@ extension ShippedSimulation {
         if Self.tracedItem != nil { print(line()) }
     }
 
-    /// Heals every fault and syncs every device until a whole pass changes nothing.
+    /// Heals every fault and syncs every device until a whole pass changes nothing. Messages of
+    /// the faulty phase may still arrive: an answer held back then, delivered now in place of a
+    /// fresh one, carries versions older than the device has (a server gone back, to the device),
+    /// which it rejects; such a sync is tried once more.
     /// - Returns: Whether the devices settled.
     mutating func heal() async throws -> Bool {
         online = online.map { _ in true }
@@ -161,13 +199,21 @@ extension ShippedSimulation {
             var changed = 0
             for index in devices.indices {
                 let driver = try devices[index].driver(server: server(for: index))
-                do {
-                    let report = try await driver.syncUntilInStep(maximumRounds: 40)
-                    changed += report.pushed + report.applied
-                } catch {
-                    let underlying = (error as? SyncClientError)?.underlying.map { " (\($0))" } ?? ""
-                    ledger.incidents.append("device \(index) failed to sync after the faults healed: \(error)\(underlying)")
-                    return false
+                let keyValueDriver = try devices[index].keyValueDriver(server: server(for: index, keyValues: true))
+                for (zone, sync) in [("", { try await driver.syncUntilInStep(maximumRounds: 40) }), (" (key-value store)", { try await keyValueDriver.syncUntilInStep(maximumRounds: 40) })] {
+                    for attempt in 1...2 {
+                        do {
+                            let report = try await sync()
+                            changed += report.pushed + report.applied
+                            break
+                        } catch let error as SyncClientError where error.code == .rejectedVersions && attempt == 1 {
+                            ledger.statistics.rejectedLateAnswers += 1
+                        } catch {
+                            let underlying = (error as? SyncClientError)?.underlying.map { " (\($0))" } ?? ""
+                            ledger.incidents.append("device \(index) failed to sync\(zone) after the faults healed: \(error)\(underlying)")
+                            return false
+                        }
+                    }
                 }
                 try await check(index)
             }

@@ -13,8 +13,10 @@ import SyncTesting
 /// real sync state files, synced by the shipped ``ZoneDriver`` over a loopback to the real SQLite
 /// server storage, in a temporary directory. Random user writes, syncs and faults — requests and
 /// answers lost, crashes (also between the keychain's commit and the state's), re-enrolment with
-/// a lost state file, long absences with tombstone collection, a clock a year ahead — then the
-/// faults heal, the devices sync until nothing changes, and ``ShippedChecker`` judges the result.
+/// a lost state file, long absences with tombstone collection, a clock a year ahead, requests
+/// delivered twice or late and answers held back and delivered in place of a later one, writes
+/// too large for the server and a small byte quota in some seeds — then the faults heal, the
+/// devices sync until nothing changes, and ``ShippedChecker`` judges the result.
 package struct ShippedSimulation {
     package struct Configuration: Sendable {
         package var seed: UInt64
@@ -25,10 +27,30 @@ package struct ShippedSimulation {
         package var inactivityLimit: Int64 = 3_600_000
         /// Where the run's files go (a directory of its own is made inside).
         package var directory: String
+        /// Whether uploads carry their batch numbers, so the server's batch memory answers a
+        /// repeated batch (odd seeds); the shipped HTTP transport sends none (then a repeated
+        /// batch is merged again and comes back stale).
+        package var sendsBatchIDs: Bool
+        /// The account's byte quota (a small one in every third seed; else the default 100 MiB).
+        package var maximumBytes: Int
+        /// The largest blob the server takes: in even seeds below what the client checks before
+        /// pushing (64 KiB), so the server itself refuses some writes `too_large`.
+        package var maximumBlobBytes: Int
+        /// Percent of user writes with a large secret: over the server's blob limit where it is
+        /// lowered, and one in four over the client's own 64 KiB.
+        package var largeWritePercent = 4
+        /// Whether an answer held back reaches the device under the ID of the call it answered;
+        /// the shipped transport stamps every answer with the current call's ID (decision 0172).
+        package var lateAnswersKeepTheirIDs = false
+        /// The rule the run breaks on purpose (nil: none), to show the checker catches it.
+        package var breakRule: ShippedBreak?
 
         package init(seed: UInt64, directory: String) {
             self.seed = seed
             self.directory = directory
+            sendsBatchIDs = seed % 2 == 1
+            maximumBytes = seed % 3 == 0 ? 2_500 : BatchMerge.Limits.defaultMaximumBytes
+            maximumBlobBytes = seed % 2 == 0 ? 1_536 : VersionSealer.serverBlobLimit
         }
     }
 
@@ -44,11 +66,14 @@ package struct ShippedSimulation {
     let clock = SimulatedClock()
     let storage: SQLiteStorage
     let account: AccountID
+    let keys: AccountKeys
     let sealer: VersionSealer
     var devices: [ShippedDevice] = []
     var online: [Bool]
     var generations: [Int]
     let observed = Locked(ShippedLedger.Observed())
+    /// The last live version of each item the pages served (for the broken variant that undoes deletions).
+    let lastLive = Locked<[ItemID: SealedVersion]>([:])
     var ledger = ShippedLedger()
     let directory: String
 
@@ -59,12 +84,13 @@ package struct ShippedSimulation {
         let settled = try await simulation.heal()
         let checker = ShippedChecker(simulation: simulation)
         var violations = try checker.violations()
-        if !settled { violations.insert("the devices did not settle after the faults healed", at: 0) }
+        if !settled { violations.insert(.init(property: .settles, message: "the devices did not settle after the faults healed"), at: 0) }
         var statistics = simulation.ledger.statistics
         let observed = simulation.observed.withLock { $0 }
-        statistics.conflictsKept = observed.conflictsKept
         statistics.droppedDeletions = checker.droppedDeletions(observed).count
         statistics.unlistedKept = try checker.unlistedKept()
+        statistics.record(observed)
+        statistics.setAside = try checker.setAsideCount()
         return ShippedResult(seed: configuration.seed, violations: violations, statistics: statistics)
     }
 
@@ -80,11 +106,12 @@ package struct ShippedSimulation {
             wrappedAccountKey: [2], wrappedRecoveryKey: [3]))
         try await storage.createAccount(newAccount, now: clock.date())
         account = newAccount.id
-        sealer = VersionSealer(keys: AccountKeys(accountKey: .generate()), account: "simulated", zone: .keychain)
+        keys = AccountKeys(accountKey: .generate())
+        sealer = VersionSealer(keys: keys, account: "simulated", zone: .keychain)
         online = Array(repeating: true, count: configuration.devices)
         generations = Array(repeating: 0, count: configuration.devices)
         for index in 0..<configuration.devices {
-            let device = try ShippedDevice(index: index, directory: directory, sealer: sealer, clock: clock)
+            let device = try ShippedDevice(index: index, directory: directory, keys: keys, sealer: sealer, clock: clock)
             devices.append(device)
             try await register(device.device)
         }
@@ -95,23 +122,44 @@ package struct ShippedSimulation {
             NewDevice(account: account, id: device, name: device.rawValue, tokenHash: Array(device.rawValue.utf8)), maximumDevices: 1_000, now: clock.date())
     }
 
-    /// The loopback of `device`, losing requests and answers at random until the faults heal.
-    func server(for index: Int) -> (DeviceID) -> LoopbackZoneServer {
+    /// The loopback of `device` for the keychain or the key-value store, losing requests and
+    /// answers, delivering requests twice or late and answers late, at random until the faults heal.
+    func server(for index: Int, keyValues: Bool = false) -> (DeviceID) -> LoopbackZoneServer {
         let skew = devices[index].skew
-        return { [storage, account, clock, faults, faulty, observed, sealer] device in
+        let limits = UploadLimits(maximumItemsPerAccount: 100_000, maximumBytesPerAccount: configuration.maximumBytes)
+        let tampering = keyValues ? nil : tampering()
+        let neverHeals = configuration.breakRule == .neverHeal
+        let sealer = keyValues ? devices[index].keyValueSealer : sealer
+        return { [storage, account, clock, faults, faulty, observed, configuration] device in
             LoopbackZoneServer(
-                storage: storage, account: account, device: device, zone: .keychain, pageItems: 5, pageBytes: 64 << 10,
+                storage: storage, account: account, device: device, zone: sealer.zone, limits: limits,
+                maximumBlobBytes: configuration.maximumBlobBytes, sendsBatchIDs: configuration.sendsBatchIDs,
+                lateAnswersKeepTheirIDs: configuration.lateAnswersKeepTheirIDs, pageItems: 5, pageBytes: 64 << 10,
                 serverNow: { clock.date() }, deviceNow: { clock.date(skew: skew.value) },
                 fault: { call, stage in
-                    guard faulty.value else { return }
-                    let lost = faults.withLock { $0.chance(percent: stage == .request ? 4 : 6) }
+                    guard faulty.value || neverHeals else { return }
+                    let lost = faulty.value ? faults.withLock { $0.chance(percent: stage == .request ? 4 : 6) } : true
                     if lost {
+                        if Self.tracedItem != nil { print("  \(device): \(call) \(stage) lost") }
                         observed.withLock { $0.lostMessages += 1 }
                         throw LoopbackZoneServer.Lost()
                     }
                 },
+                deliver: { call in
+                    guard faulty.value else { return .once }
+                    let delivery: LoopbackZoneServer.Delivery = switch faults.withLock({ $0.below(100) }) {
+                    case 0..<3: .twice
+                    case 3..<5: .lateRequest
+                    case 5..<7: .lateAnswer
+                    default: .once
+                    }
+                    if delivery != .once { observed.withLock { $0.record(delivery, of: call) } }
+                    if delivery != .once, Self.tracedItem != nil { print("  \(device): \(call) delivered \(delivery)") }
+                    return delivery
+                },
+                tampering: tampering,
                 observe: { batch, response in
-                    observed.withLock { $0.record(batch, response: response, sealer: sealer) }
+                    observed.withLock { $0.record(batch, response: response, sealer: sealer, keyValues: keyValues) }
                 })
         }
     }
@@ -120,6 +168,6 @@ package struct ShippedSimulation {
 /// What a run found.
 package struct ShippedResult: Sendable {
     package var seed: UInt64
-    package var violations: [String]
+    package var violations: [ShippedViolation]
     package var statistics: ShippedStatistics
 }

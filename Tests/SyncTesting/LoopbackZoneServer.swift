@@ -1,13 +1,18 @@
 import Foundation
+import Synchronization
 import SyncClient
 import SyncCore
+import SyncProtocol
 import SyncServer
 
 /// A ``ZoneServer`` that calls a server storage in the same process instead of the HTTP
 /// endpoints: the same storage, batch rule and feed the routes use, without sockets, TLS or JSON.
-/// The zone driver cannot tell it from ``ZoneTransport``: refusals, expired cursors and a
+/// The zone driver cannot tell it from ``ZoneTransport``: refusals (the route's `too_large` for a
+/// blob over the size limit, the storage's quota and sibling refusals), expired cursors and a
 /// restored feed come back as the same answers. A fault hook can lose a request before the
-/// storage sees it, or its answer after the storage committed it.
+/// storage sees it, or its answer after the storage committed it; a delivery hook can deliver a
+/// request twice, or late (after the device's next call), or hold an answer back and hand it to
+/// the device in place of the answer to its next call of the same kind.
 package struct LoopbackZoneServer: ZoneServer {
     /// Where a call is when the fault hook runs.
     package enum Stage: Sendable {
@@ -22,9 +27,55 @@ package struct LoopbackZoneServer: ZoneServer {
         case push, pull, acknowledge
     }
 
+    /// What the network does with one call.
+    package enum Delivery: Sendable, Equatable {
+        case once
+        /// The request reaches the storage twice (a retry on a new connection, the first answer
+        /// lost); the device gets the second answer.
+        case twice
+        /// The request reaches the storage only after the device's next call (a pull, which
+        /// changes nothing, is answered late instead); the device sees the connection drop.
+        case lateRequest
+        /// The storage takes the request but its answer is held back: the device sees the
+        /// connection drop, and gets the answer in place of the one to its next call of the kind,
+        /// under that call's batch or request ID as ``ZoneTransport`` gives every answer (unless
+        /// ``lateAnswersKeepTheirIDs``).
+        case lateAnswer
+    }
+
+    /// What a deliberately broken server does (only the simulation's broken-rule checks set it):
+    /// changes a batch before the storage sees it, answers one as stored without storing it, or
+    /// changes a page of the feed before the device sees it.
+    package struct Tampering: Sendable {
+        package var upload: @Sendable (PushBatch<SealedVersion>) -> PushBatch<SealedVersion>
+        package var acknowledgeWithoutStoring: @Sendable (PushBatch<SealedVersion>) -> Bool
+        package var page: @Sendable ([SyncCore.ChangedItem<SealedVersion>]) -> [SyncCore.ChangedItem<SealedVersion>]
+
+        package init(
+            upload: @escaping @Sendable (PushBatch<SealedVersion>) -> PushBatch<SealedVersion> = { $0 },
+            acknowledgeWithoutStoring: @escaping @Sendable (PushBatch<SealedVersion>) -> Bool = { _ in false },
+            page: @escaping @Sendable ([SyncCore.ChangedItem<SealedVersion>]) -> [SyncCore.ChangedItem<SealedVersion>] = { $0 }
+        ) {
+            self.upload = upload
+            self.acknowledgeWithoutStoring = acknowledgeWithoutStoring
+            self.page = page
+        }
+    }
+
     /// The error a fault throws: what a dropped connection looks like to the driver.
     package struct Lost: Error {
         package init() {}
+    }
+
+    /// Messages of this connection still on their way: answers held back and requests delivered late.
+    private final class InFlight: Sendable {
+        struct Messages {
+            var pushAnswer: PushResponse?
+            var pullAnswer: PullResponse<SealedVersion>?
+            var requests: [@Sendable () async -> Void] = []
+        }
+
+        let messages = Mutex(Messages())
     }
 
     package let storage: any ServerStorage
@@ -32,6 +83,14 @@ package struct LoopbackZoneServer: ZoneServer {
     package let device: DeviceID
     package let zone: ZoneID
     package let limits: UploadLimits
+    /// The largest blob the route takes (`ServerConfiguration.Limits.maximumBlobBytes`).
+    package let maximumBlobBytes: Int
+    /// Whether uploads carry the batch's number (the wire's `batch` field, which the route passes
+    /// to the storage's batch memory); ``ZoneTransport`` sends none.
+    package let sendsBatchIDs: Bool
+    /// Whether an answer held back reaches the device under the ID of the call it answered (a
+    /// transport that does not stamp answers with the current call's ID); the machine ignores it.
+    package let lateAnswersKeepTheirIDs: Bool
     /// The most items and bytes of a page the server serves.
     package let pageItems: Int
     package let pageBytes: Int
@@ -39,14 +98,21 @@ package struct LoopbackZoneServer: ZoneServer {
     package let serverNow: @Sendable () -> Date
     package let deviceNow: @Sendable () -> Date
     package let fault: @Sendable (Call, Stage) throws -> Void
-    /// Sees every batch the storage committed, with its answer (before the answer may be lost).
+    package let deliver: @Sendable (Call) -> Delivery
+    package let tampering: Tampering?
+    /// Sees every batch the storage committed or the server refused, with its answer (before the
+    /// answer may be lost).
     package let observe: @Sendable (PushBatch<SealedVersion>, PushResponse) -> Void
+    private let inFlight = InFlight()
 
     package init(
         storage: any ServerStorage, account: AccountID, device: DeviceID, zone: ZoneID,
-        limits: UploadLimits = UploadLimits(maximumItemsPerAccount: 100_000), pageItems: Int = 1_000, pageBytes: Int = 4 << 20,
+        limits: UploadLimits = UploadLimits(maximumItemsPerAccount: 100_000), maximumBlobBytes: Int = ServerConfiguration.Limits().maximumBlobBytes,
+        sendsBatchIDs: Bool = false, lateAnswersKeepTheirIDs: Bool = false, pageItems: Int = 1_000, pageBytes: Int = 4 << 20,
         serverNow: @escaping @Sendable () -> Date = { Date() }, deviceNow: @escaping @Sendable () -> Date = { Date() },
         fault: @escaping @Sendable (Call, Stage) throws -> Void = { _, _ in },
+        deliver: @escaping @Sendable (Call) -> Delivery = { _ in .once },
+        tampering: Tampering? = nil,
         observe: @escaping @Sendable (PushBatch<SealedVersion>, PushResponse) -> Void = { _, _ in }
     ) {
         self.storage = storage
@@ -54,42 +120,92 @@ package struct LoopbackZoneServer: ZoneServer {
         self.device = device
         self.zone = zone
         self.limits = limits
+        self.maximumBlobBytes = maximumBlobBytes
+        self.sendsBatchIDs = sendsBatchIDs
+        self.lateAnswersKeepTheirIDs = lateAnswersKeepTheirIDs
         self.pageItems = pageItems
         self.pageBytes = pageBytes
         self.serverNow = serverNow
         self.deviceNow = deviceNow
         self.fault = fault
+        self.deliver = deliver
+        self.tampering = tampering
         self.observe = observe
     }
 
     package func push(_ batch: PushBatch<SealedVersion>) async throws -> PushResponse {
+        let delivery = deliver(.push)
         try fault(.push, .request)
+        if delivery == .lateRequest {
+            deliverLater { _ = try? await self.store(batch) }
+            throw Lost()
+        }
+        var response = try await store(batch)
+        if delivery == .twice { response = try await store(batch) }
+        await deliverLateRequests()
+        try fault(.push, .answer)
+        return try exchange(response, late: delivery == .lateAnswer, held: \.pushAnswer) { earlier in
+            var earlier = earlier
+            earlier.batchID = batch.batchID
+            return earlier
+        }
+    }
+
+    /// What the route and the storage answer to `batch`.
+    private func store(_ batch: PushBatch<SealedVersion>) async throws -> PushResponse {
+        let batch = tampering?.upload(batch) ?? batch
+        // The route refuses a blob over its limit before the storage sees the batch.
+        let oversized = batch.items.filter { $0.version.payload.count > maximumBlobBytes }.map(\.item.rawValue)
+        if !oversized.isEmpty, let refusal = ZoneTransport.refusal(code: ErrorCode.tooLarge, items: oversized, batchID: batch.batchID) {
+            observe(batch, refusal)
+            return refusal
+        }
+        if tampering?.acknowledgeWithoutStoring(batch) == true {
+            let response = PushResponse(
+                batchID: batch.batchID, status: .committed, results: batch.items.map { PushResponse.ItemResult(item: $0.item, outcome: .applied) })
+            observe(batch, response)
+            return response
+        }
         let upload = UploadBatch(
-            account: account, device: device, zone: zone.rawValue, cursor: batch.cursor,
+            account: account, device: device, zone: zone.rawValue, batchID: sendsBatchIDs ? batch.batchID : nil, cursor: batch.cursor,
             items: batch.items.map {
                 .init(id: $0.item.rawValue, version: StoredVersion(vector: $0.version.vector, deleted: $0.version.isDeleted, blob: $0.version.payload))
             })
-        let response: PushResponse
         do {
             let receipt = try await storage.upload(upload, limits: limits, now: serverNow())
-            response = PushResponse(
+            let response = PushResponse(
                 batchID: batch.batchID, status: .committed,
                 results: receipt.results.map { PushResponse.ItemResult(item: ItemID($0.id), outcome: $0.outcome) })
             observe(batch, response)
+            return response
         } catch let error as SyncServerError {
             guard let refusal = ZoneTransport.refusal(code: error.code.rawValue, items: error.items, batchID: batch.batchID) else { throw error }
-            response = refusal
+            observe(batch, refusal)
+            return refusal
         }
-        try fault(.push, .answer)
-        return response
     }
 
     package func pull(_ request: PullRequest) async throws -> PullResponse<SealedVersion> {
+        let delivery = deliver(.pull)
         try fault(.pull, .request)
+        var response = try await page(request)
+        if delivery == .twice { response = try await page(request) }
+        await deliverLateRequests()
+        try fault(.pull, .answer)
+        return try exchange(response, late: delivery == .lateAnswer || delivery == .lateRequest, held: \.pullAnswer) { earlier in
+            switch earlier {
+            case .changes(_, let items, let nextCursor, let hasMore, let collectedAt):
+                .changes(requestID: request.requestID, items: items, nextCursor: nextCursor, hasMore: hasMore, deletionsCollectedAt: collectedAt)
+            case .cursorExpired: .cursorExpired(requestID: request.requestID)
+            case .feedRestored: .feedRestored(requestID: request.requestID)
+            }
+        }
+    }
+
+    private func page(_ request: PullRequest) async throws -> PullResponse<SealedVersion> {
         let feed = try await storage.changes(ChangeQuery(
             account: account, zone: zone.rawValue, after: request.cursor, limit: min(request.limit, pageItems), maximumBytes: pageBytes,
             fullResync: request.isFullResync, device: device, now: serverNow()))
-        try fault(.pull, .answer)
         switch feed {
         case .cursorExpired:
             return .cursorExpired(requestID: request.requestID)
@@ -102,18 +218,56 @@ package struct LoopbackZoneServer: ZoneServer {
                     versions: item.versions.map { SealedVersion(vector: $0.vector, isDeleted: $0.deleted, payload: $0.blob) })
             }
             return .changes(
-                requestID: request.requestID, items: items, nextCursor: page.cursor, hasMore: page.hasMore,
+                requestID: request.requestID, items: tampering?.page(items) ?? items, nextCursor: page.cursor, hasMore: page.hasMore,
                 deletionsCollectedAt: page.deletionsCollectedAt.map { Int64(($0.timeIntervalSince1970 * 1000).rounded(.down)) })
         }
     }
 
     package func acknowledge(_ cursor: UInt64) async throws {
+        let delivery = deliver(.acknowledge)
         try fault(.acknowledge, .request)
-        try await storage.acknowledge(device: device, of: account, zone: zone.rawValue, through: cursor, now: serverNow())
+        let acknowledge = { @Sendable [storage, device, account, zone, serverNow] in
+            try await storage.acknowledge(device: device, of: account, zone: zone.rawValue, through: cursor, now: serverNow())
+        }
+        if delivery == .lateRequest {
+            deliverLater { try? await acknowledge() }
+            throw Lost()
+        }
+        try await acknowledge()
+        if delivery == .twice { try await acknowledge() }
+        await deliverLateRequests()
         try fault(.acknowledge, .answer)
+        if delivery == .lateAnswer { throw Lost() }
     }
 
     package func modificationTimeBound() async throws -> ModificationTimeBound {
         ModificationTimeBound(localNow: ZoneTransport.milliseconds(deviceNow()), serverNow: ZoneTransport.milliseconds(serverNow()))
+    }
+
+    /// Holds `response` back when `late` (the device sees the connection drop); otherwise answers
+    /// with the answer held back before, if any, in its place, under this call's ID (`stamp`).
+    private func exchange<Answer: Sendable>(
+        _ response: Answer, late: Bool, held: WritableKeyPath<InFlight.Messages, Answer?>, stamp: (Answer) -> Answer
+    ) throws -> Answer {
+        let earlier = inFlight.messages.withLock { messages in
+            defer { messages[keyPath: held] = late ? response : nil }
+            return late ? nil : messages[keyPath: held]
+        }
+        if late { throw Lost() }
+        guard let earlier else { return response }
+        return lateAnswersKeepTheirIDs ? earlier : stamp(earlier)
+    }
+
+    private func deliverLater(_ request: @escaping @Sendable () async -> Void) {
+        inFlight.messages.withLock { $0.requests.append(request) }
+    }
+
+    /// Delivers the requests held back, after the device's later call reached the storage.
+    private func deliverLateRequests() async {
+        let requests = inFlight.messages.withLock { messages in
+            defer { messages.requests = [] }
+            return messages.requests
+        }
+        for request in requests { await request() }
     }
 }

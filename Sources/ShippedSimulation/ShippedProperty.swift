@@ -1,0 +1,25 @@
+/// A property the checker holds a run to.
+package enum ShippedProperty: String, CaseIterable, Sendable {
+    /// The devices agree (less what each set aside or kept and reported).
+    case agreement
+    /// Every acknowledged write is live, in a history, or was replaced by a user who saw it.
+    case acknowledgedWrites = "acknowledged-writes"
+    /// A value that left a device never comes back to it; a value a user deleted is not live.
+    case nothingComesBack = "nothing-comes-back"
+    /// No device shows a value no user wrote.
+    case noInventedValue = "no-invented-value"
+    /// Nothing local-only reaches the server or another device.
+    case localOnlyStaysLocal = "local-only-stays-local"
+    /// Every version the server received opens with the account's key.
+    case versionsOpen = "versions-open"
+    /// Once the faults heal, the devices sync without failing until a pass changes nothing.
+    case settles
+}
+
+/// One thing the checker found wrong.
+package struct ShippedViolation: Sendable, CustomStringConvertible {
+    package var property: ShippedProperty
+    package var message: String
+
+    package var description: String { "[\(property.rawValue)] \(message)" }
+}

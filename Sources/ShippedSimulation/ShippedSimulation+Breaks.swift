@@ -1,0 +1,76 @@
+import KeychainModel
+import SyncClient
+import SyncCore
+import SyncSimulation
+import SyncTesting
+
+extension ShippedSimulation {
+    /// The loopback's tampering for the run's broken variant (nil: none).
+    func tampering() -> LoopbackZoneServer.Tampering? {
+        let faults = faults, sealer = sealer, lastLive = lastLive
+        switch configuration.breakRule {
+        case .loseAcknowledged:
+            return .init(acknowledgeWithoutStoring: { _ in faults.withLock { $0.chance(percent: 25) } })
+        case .corruptUpload:
+            return .init(upload: { batch in
+                var batch = batch
+                for index in batch.items.indices where faults.withLock({ $0.chance(percent: 20) }) {
+                    batch.items[index].version.payload[batch.items[index].version.payload.count / 2] ^= 0x5A
+                }
+                return batch
+            })
+        case .skipApply:
+            return .init(page: { items in items.filter { _ in !faults.withLock { $0.chance(percent: 30) } } })
+        case .undoDeletion:
+            return .init(upload: { batch in
+                for pushed in batch.items where !pushed.version.isDeleted { lastLive.withLock { $0[pushed.item] = pushed.version } }
+                return batch
+            }, page: { items in
+                items.map { changed in
+                    if let live = changed.versions.first(where: { !$0.isDeleted }) {
+                        lastLive.withLock { $0[changed.item] = live }
+                        return changed
+                    }
+                    guard let earlier = lastLive.withLock({ $0[changed.item] }),
+                        let forged = Self.forge(earlier, above: changed, sealer: sealer, data: nil)
+                    else { return changed }
+                    return forged
+                }
+            })
+        case .inventValue:
+            return .init(page: { items in
+                items.map { changed in
+                    guard let live = changed.versions.first(where: { !$0.isDeleted }), faults.withLock({ $0.chance(percent: 20) }),
+                        let forged = Self.forge(live, above: changed, sealer: sealer, data: Array("forged".utf8))
+                    else { return changed }
+                    return forged
+                }
+            })
+        default:
+            return nil
+        }
+    }
+
+    /// `earlier`'s item (with `data` in place of its secret when given), sealed as a new version
+    /// above every version of `changed`, written by a device that does not exist.
+    static func forge(
+        _ earlier: SealedVersion, above changed: SyncCore.ChangedItem<SealedVersion>, sealer: VersionSealer, data: [UInt8]?
+    ) -> SyncCore.ChangedItem<SealedVersion>? {
+        guard var version = try? sealer.open(earlier.payload, item: changed.item, vector: earlier.vector, deleted: earlier.isDeleted)
+        else { return nil }
+        if let data {
+            guard var item = ItemContent.decode(version.content) else { return nil }
+            item.data = data
+            version.content = ItemContent.encode(item)
+        }
+        let seen = changed.versions.reduce(VersionVector()) { $0.joined(with: $1.vector) }
+        version.vector = seen.incremented(for: DeviceID("forger")!)
+        version.isDeleted = false
+        version.origin = version.vector
+        version.overwritten = seen
+        guard let payload = try? sealer.seal(version, item: changed.item) else { return nil }
+        var forged = changed
+        forged.versions = [SealedVersion(vector: version.vector, isDeleted: false, payload: payload)]
+        return forged
+    }
+}
