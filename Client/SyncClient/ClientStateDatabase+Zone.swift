@@ -117,7 +117,10 @@ extension ClientStateDatabase {
                 ])
             }
             try recordHeld(db, zone: state.zone, held)
-            for (item, reason) in problems {
+            // The last word on each item counts: an item applied and then rejected in one round,
+            // or cleared by several steps, is written once.
+            let last = Dictionary(problems.enumerated().map { ($0.element.0, $0.offset) }) { _, later in later }
+            for (index, (item, reason)) in problems.enumerated() where last[item] == index {
                 if let reason {
                     try recordProblem(db, zone: state.zone, item: item, reason: reason)
                 } else {

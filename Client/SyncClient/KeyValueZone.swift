@@ -86,6 +86,8 @@ package struct KeyValueZone: ZoneLocalStore {
                 continue
             }
         }
+        // Nothing to write (losers and pushed versions, of which a store keeps no record): no transaction.
+        guard !versions.isEmpty else { return .applied(problems: [:]) }
         let reason: KeyValueChange.Reason = apply.isInitialSync ? .initialSyncChange : .serverChange
         let changed = try store.applyResolved(versions, reason: reason, basedOnJournal: apply.position)
         guard changed.isEmpty else { return .changedLocally(count: changed.count) }

@@ -37,7 +37,7 @@ package struct KeychainZone: ZoneLocalStore {
         // Never pulled: an item that holds exactly a version an earlier sync applied is not a
         // change, and neither are its journal entries (all older than that apply): it is marked
         // as held ahead of the state (``itemsAhead(of:position:)``), so the resync replaces,
-        // removes or reports it (decision 0172).
+        // removes or reports it (decision 0175).
         let neverPulled = machine.state.cursor == 0
         let applied = neverPulled ? Set(aheadKeys.values) : []
         if position == 0, neverPulled, machine.state.records.isEmpty {
@@ -91,7 +91,7 @@ package struct KeychainZone: ZoneLocalStore {
     /// The version this enrolment's last apply left `primaryKey` at, as the keychain recorded it
     /// in that apply's transaction: ahead of the committed state after a crash between the two
     /// commits (decision 0107). Empty when this enrolment never applied the item. A device
-    /// without sync state takes an earlier enrolment's too (decision 0172).
+    /// without sync state takes an earlier enrolment's too (decision 0175).
     private func appliedVersion(of primaryKey: PrimaryKey, anyEnrolment: Bool = false) throws -> VersionVector {
         let tag = anyEnrolment ? try keychain.remoteVersionTag(of: primaryKey) : try keychain.remoteVersionTag(of: primaryKey, owner: owner)
         return tag.flatMap { try? VersionVector(canonicalEncoding: $0) } ?? VersionVector()
@@ -111,13 +111,16 @@ package struct KeychainZone: ZoneLocalStore {
     ///
     /// Without sync state (never pulled: a re-enrolment, a lost state file) these are the items
     /// that hold exactly a version any earlier sync applied: the device does not know whether
-    /// the server still has it, so the resync decides (decision 0172).
+    /// the server still has it, so the resync decides (decision 0175).
     package mutating func itemsAhead(of state: ZoneSyncState, position: Int64) throws -> Set<ItemID> {
         aheadKeys.removeAll()
         let tags: [PrimaryKey: [UInt8]]
         if state.cursor == 0 {
-            let held = Set(try keychain.synchronizableItems().map(\.key))
-            tags = try keychain.unchangedRemoteVersionTags().filter { held.contains($0.key) }
+            let unchanged = try keychain.unchangedRemoteVersionTags()
+            // Only the items still here (a tag stays after a removal); a keychain that never
+            // synced has no tags and is not listed.
+            let held = unchanged.isEmpty ? [] : Set(try keychain.synchronizableItems().map(\.key))
+            tags = unchanged.filter { held.contains($0.key) }
         } else {
             tags = try keychain.remoteVersionTags(owner: owner)
         }
@@ -140,11 +143,13 @@ package struct KeychainZone: ZoneLocalStore {
     }
 
     /// True for an item whose accessibility class is locked away now (decision 0137).
-    package func waitsForUnlock(_ content: [UInt8], for item: ItemID) -> Bool {
-        let cached = decoded[item].flatMap { $0.content == content ? $0.item : nil }
-        guard let remote = cached ?? ItemContent.decode(content) else { return false }
-        // Unreadable key state: not held; the apply that follows reports the error.
-        return !((try? keychain.isAvailable(remote.accessibility)) ?? true)
+    /// One read of the lock state; while nothing is locked away, nothing is decoded per item.
+    package func unlockWait() -> UnlockWait {
+        // Unreadable key state: nothing is held; the apply that follows reports the error.
+        guard let unavailable = try? keychain.unavailableProtectionClasses(), !unavailable.isEmpty else { return .never }
+        return UnlockWait { content, _ in
+            ItemContent.decode(content).map { unavailable.contains($0.accessibility.protectionClass) } ?? false
+        }
     }
 
     package mutating func apply(_ apply: LocalApply) throws -> LocalApplyOutcome {

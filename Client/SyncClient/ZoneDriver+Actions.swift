@@ -26,17 +26,12 @@ extension ZoneDriver {
                 try commit()
                 let page = try await fetched
                 let opened = open(page, report: &report)
-                if request.isFullResync {
-                    touched = nil
-                } else if case .changes(_, let items, _, _, _) = opened {
-                    touched?.formUnion(items.map(\.item))
-                }
+                let listed = if case .changes(_, let items, _, _, _) = opened { items.map(\.item) } else { [ItemID]() }
+                if request.isFullResync { touched = nil } else { touched?.formUnion(listed) }
                 actions.append(contentsOf: machine.receive(opened))
-                if case .changes(_, let items, _, _, _) = opened {
-                    // Listed again: an "unlisted" problem of the item is settled (one set aside
-                    // because the server refused it stays while the machine keeps it aside).
-                    for changed in items where machine.state.records[changed.item]?.refusal == nil { problems.append((changed.item, nil)) }
-                }
+                // Listed again: an "unlisted" problem of the item is settled (one set aside
+                // because the server refused it stays while the machine keeps it aside).
+                for item in listed where machine.state.records[item]?.refusal == nil { problems.append((item, nil)) }
             case .store(let item, let version):
                 effects.append(.store(item, version))
                 applied(item, report: &report)
@@ -83,10 +78,11 @@ extension ZoneDriver {
         }
         var opened: [SyncCore.ChangedItem<ItemVersion>] = []
         opened.reserveCapacity(items.count)
+        let wait = items.isEmpty ? .never : local.unlockWait()
         for changed in items {
             do {
                 let versions = try openVersions(of: changed)
-                if waitsForUnlock(changed.item, versions) {
+                if waitsForUnlock(changed.item, versions, wait) {
                     hold(changed)
                     opened.append(.init(item: changed.item, sequence: changed.sequence, versions: []))
                     continue

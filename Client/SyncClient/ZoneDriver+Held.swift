@@ -7,10 +7,10 @@ import SyncCore
 extension ZoneDriver {
     /// Whether the item must wait: one of its live versions, or the local pending version it
     /// would be merged with (a loser goes to history), cannot be written now.
-    func waitsForUnlock(_ item: ItemID, _ versions: [ItemVersion]) -> Bool {
+    func waitsForUnlock(_ item: ItemID, _ versions: [ItemVersion], _ wait: UnlockWait) -> Bool {
         var candidates = versions
         if let record = machine.state.records[item], record.isPending { candidates.append(record.version) }
-        return candidates.contains { !$0.isDeleted && local.waitsForUnlock($0.content, for: item) }
+        return candidates.contains { !$0.isDeleted && wait($0.content, for: item) }
     }
 
     /// Holds `changed`, replacing an earlier arrival of the item: the later wins.
@@ -30,9 +30,10 @@ extension ZoneDriver {
     /// rejects it).
     func hasReleasableArrivals() -> Bool {
         guard !heldItems.isEmpty, let arrivals = try? database.heldArrivals(zone) else { return false }
+        let wait = local.unlockWait()
         return arrivals.contains { held in
             guard let versions = try? openVersions(of: held) else { return true }
-            return !waitsForUnlock(held.item, versions)
+            return !waitsForUnlock(held.item, versions, wait)
         }
     }
 
@@ -42,6 +43,7 @@ extension ZoneDriver {
     func releaseHeld(report: inout SyncRoundReport) throws -> [SyncAction] {
         guard !heldItems.isEmpty else { return [] }
         var released: [ChangedItem<ItemVersion>] = []
+        let wait = local.unlockWait()
         for held in try database.heldArrivals(zone) {
             let versions: [ItemVersion]
             do {
@@ -51,7 +53,7 @@ extension ZoneDriver {
                 release(held.item)
                 continue
             }
-            if waitsForUnlock(held.item, versions) { continue }
+            if waitsForUnlock(held.item, versions, wait) { continue }
             release(held.item)
             released.append(.init(item: held.item, sequence: held.sequence, versions: versions))
         }

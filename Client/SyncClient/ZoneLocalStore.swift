@@ -26,7 +26,7 @@ package protocol ZoneLocalStore: Sendable {
     func hasLocalChanges(after position: Int64, state: ZoneSyncState) throws -> Bool
 
     /// Whether the store took versions from a server before, under any sync state: a store
-    /// that returns without its state may hold copies of items deleted meanwhile (decision 0172).
+    /// that returns without its state may hold copies of items deleted meanwhile (decision 0175).
     func hasSyncedBefore() throws -> Bool
 
     /// The items whose local value `state` may not show: the local side took a version in an
@@ -37,10 +37,10 @@ package protocol ZoneLocalStore: Sendable {
     /// keep what it decoded for the apply that follows.
     mutating func accepts(_ content: [UInt8], for item: ItemID) -> Bool
 
-    /// Whether a pulled version's (opened) content must wait: the store cannot write it now (a
-    /// "when unlocked" keychain item while the keychain is locked). The driver holds such an item,
-    /// sealed, until the store can (decision 0137).
-    func waitsForUnlock(_ content: [UInt8], for item: ItemID) -> Bool
+    /// Which pulled versions' (opened) contents must wait because the store cannot write them
+    /// now (a "when unlocked" keychain item while the keychain is locked), read once for a page
+    /// or a round. The driver holds such an item, sealed, until the store can (decision 0137).
+    func unlockWait() -> UnlockWait
 
     /// Applies the machine's effects in one transaction, unless an item they touch was written
     /// locally after `apply.position`: then nothing is applied.
@@ -49,7 +49,22 @@ package protocol ZoneLocalStore: Sendable {
 
 extension ZoneLocalStore {
     /// A store without protection classes (the key-value stores, the directory) can always write.
-    package func waitsForUnlock(_ content: [UInt8], for item: ItemID) -> Bool { false }
+    package func unlockWait() -> UnlockWait { .never }
+}
+
+/// Whether a pulled version's content must wait for the unlock, as a store answered it for one
+/// page or round (``ZoneLocalStore/unlockWait()``).
+package struct UnlockWait: Sendable {
+    private let waits: @Sendable (_ content: [UInt8], _ item: ItemID) -> Bool
+
+    package init(_ waits: @escaping @Sendable (_ content: [UInt8], _ item: ItemID) -> Bool) {
+        self.waits = waits
+    }
+
+    package func callAsFunction(_ content: [UInt8], for item: ItemID) -> Bool { waits(content, item) }
+
+    /// Nothing waits.
+    package static let never = UnlockWait { _, _ in false }
 }
 
 /// What ``ZoneLocalStore/takeLocalChanges(after:into:timeBound:)`` took.

@@ -22,7 +22,14 @@ extension Keychain {
     /// (decision 0137).
     /// - Throws: ``KeychainError`` when the key state cannot be read.
     public func isAvailable(_ accessibility: Accessibility) throws(KeychainError) -> Bool {
-        try read { _, state in (try? state.key(for: accessibility.protectionClass)) != nil }
+        try !unavailableProtectionClasses().contains(accessibility.protectionClass)
+    }
+
+    /// The protection classes whose items cannot be written or read now (their class key is
+    /// locked away), in one read: empty while the keychain is unlocked.
+    /// - Throws: ``KeychainError`` when the key state cannot be read.
+    public func unavailableProtectionClasses() throws(KeychainError) -> Set<ProtectionClass> {
+        try read { _, state in Set(ProtectionClass.allCases.filter { (try? state.key(for: $0)) == nil }) }
     }
 
     /// Locks the keychain for every process: "when unlocked" items answer "interaction not

@@ -38,9 +38,13 @@ extension Keychain {
             }
         }
         let recorded = now
+        let written = prepared.compactMap(\.writtenKey)
         return try write { db, state in
-            if let journalSequence {
-                let changed = try locallyChangedKeys(db, after: journalSequence, among: prepared.compactMap(\.writtenKey))
+            // The keys journaled after the position, read once for the race check and the pushed tags.
+            let needsJournal = !written.isEmpty || !(versions?.pushed.isEmpty ?? true)
+            let journaled = try journalSequence.flatMap { needsJournal ? try journaledKeys(db, after: $0) : nil }
+            if let journaled {
+                let changed = Set(written.filter { journaled.contains($0.storageBytes) })
                 if !changed.isEmpty { return .changedLocally(changed) }
             }
             for change in prepared {
@@ -59,7 +63,7 @@ extension Keychain {
                     try insertHistory(db, item, versionTag: tag, state: state, recorded: recorded)
                 }
             }
-            if let versions { try record(versions, after: journalSequence, db) }
+            if let versions { try record(versions, journaled: journaled, db) }
             return .applied
         }
     }
@@ -86,7 +90,7 @@ extension Keychain {
     }
 
     /// Whether any apply, of this enrolment or an earlier one, recorded a version tag: the
-    /// keychain took versions from a server before (decision 0172).
+    /// keychain took versions from a server before (decision 0175).
     public func hasRemoteVersionTags() throws(KeychainError) -> Bool {
         try readWithoutState { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM remote_version)") ?? false }
     }
@@ -102,7 +106,7 @@ extension Keychain {
     }
 
     /// The version tags, of any enrolment, of the items not written locally since the apply that
-    /// recorded them: each item holds exactly the value of its tagged version (decision 0172).
+    /// recorded them: each item holds exactly the value of its tagged version (decision 0175).
     public func unchangedRemoteVersionTags() throws(KeychainError) -> [PrimaryKey: [UInt8]] {
         try readWithoutState { db in
             var tags: [PrimaryKey: [UInt8]] = [:]
@@ -128,7 +132,9 @@ extension Keychain {
         }
     }
 
-    private func record(_ versions: RemoteVersionTags, after journalSequence: Int64?, _ db: Database) throws {
+    /// Records the tags; a pushed version counts as changed locally when its key was journaled
+    /// after the apply's position (`journaled`; nil: no position, so unknown, so changed).
+    private func record(_ versions: RemoteVersionTags, journaled: Set<Data>?, _ db: Database) throws {
         let statement = try db.cachedStatement(sql: """
             INSERT INTO remote_version (primary_key, owner, version_tag, changed_locally) VALUES (?, ?, ?, ?)
             ON CONFLICT (primary_key) DO UPDATE
@@ -137,25 +143,15 @@ extension Keychain {
         for (primaryKey, tag) in versions.tags {
             try statement.execute(arguments: [primaryKey.storageBytes, versions.owner, Data(tag), false])
         }
-        guard !versions.pushed.isEmpty else { return }
-        // A pushed version is the item's value unless the item was written locally since the
-        // position the push was decided from (without a position: unknown, so marked changed).
-        let changed = try journalSequence.map {
-            try locallyChangedKeys(db, after: $0, among: Array(versions.pushed.keys))
-        }
         for (primaryKey, tag) in versions.pushed {
-            let changedLocally = changed.map { $0.contains(primaryKey) } ?? true
+            let changedLocally = journaled.map { $0.contains(primaryKey.storageBytes) } ?? true
             try statement.execute(arguments: [primaryKey.storageBytes, versions.owner, Data(tag), changedLocally])
         }
     }
 
-    /// The keys among `keys` that the journal names after `sequence`.
-    private func locallyChangedKeys(_ db: Database, after sequence: Int64, among keys: [PrimaryKey]) throws -> Set<PrimaryKey> {
-        guard !keys.isEmpty else { return [] }
-        let journaled = try Set(Data.fetchAll(
-            db.cachedStatement(sql: "SELECT primary_key FROM change_journal WHERE sequence > ?"), arguments: [sequence]))
-        guard !journaled.isEmpty else { return [] }
-        return Set(keys.filter { journaled.contains($0.storageBytes) })
+    /// The primary keys (stored form) the change journal has entries for after `sequence`.
+    private func journaledKeys(_ db: Database, after sequence: Int64) throws -> Set<Data> {
+        try Set(Data.fetchAll(db.cachedStatement(sql: "SELECT primary_key FROM change_journal WHERE sequence > ?"), arguments: [sequence]))
     }
 
     /// Applies the add defaults but keeps the dates the item brings (a version from elsewhere).

@@ -51,7 +51,7 @@ extension Keychain {
     }
 
     /// Journals a local change, and marks the item's remote version tag (if any) as no longer
-    /// the value it holds (decision 0172).
+    /// the value it holds (decision 0175).
     func appendJournal(_ db: Database, identity: [UInt8], primaryKey: PrimaryKey, operation: JournalEntry.Operation) throws {
         let key = primaryKey.storageBytes
         try db.cachedStatement(

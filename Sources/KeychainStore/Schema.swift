@@ -96,7 +96,7 @@ enum Schema {
         migrator.registerMigration("v4-remote-version-changed-locally") { db in
             // Whether the item was written locally after the apply that recorded its tag: a device
             // that returns without its sync state knows which of its copies are exactly a version
-            // the server had (decision 0172).
+            // the server had (decision 0175).
             try db.execute(sql: """
                 ALTER TABLE remote_version ADD COLUMN changed_locally INTEGER NOT NULL DEFAULT 0;
                 PRAGMA user_version = 4;

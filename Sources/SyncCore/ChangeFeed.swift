@@ -73,7 +73,7 @@ public enum PullResponse<Version: Hashable & Sendable>: Hashable, Sendable {
     /// A page of changes in sequence order. `nextCursor` is where the next page starts; when
     /// `hasMore` is false the device is in step with the server as of `nextCursor`.
     /// `deletionsCollectedAt` is the server's time (milliseconds) of its latest collection of the
-    /// zone's tombstones, nil when it never collected any (decision 0172).
+    /// zone's tombstones, nil when it never collected any (decision 0175).
     case changes(requestID: RequestID, items: [ChangedItem<Version>], nextCursor: UInt64, hasMore: Bool, deletionsCollectedAt: Int64? = nil)
     /// The cursor is older than the zone's horizon: tombstones after it were purged, so the
     /// device must resync in full.

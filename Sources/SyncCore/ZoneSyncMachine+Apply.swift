@@ -87,7 +87,7 @@ extension ZoneSyncMachine {
     /// version (or deletion) it had acknowledged or sent is given back instead: pushed again as it
     /// is, its vector unchanged, so it merges with what other devices give back by the usual rule.
     ///
-    /// A device that returns without its sync state (decision 0172) cannot tell a copy of an item
+    /// A device that returns without its sync state (decision 0175) cannot tell a copy of an item
     /// deleted meanwhile, whose tombstone the server collected, from a write it never pushed. A
     /// copy last modified before the server's latest collection (plus the clock window of 0108)
     /// may be the former: it is kept and reported like a value the server had, not pushed.
@@ -144,7 +144,7 @@ extension ZoneSyncMachine {
         /// A copy last written before the server's deletion of the item: stale.
         case olderThanDeletion
         /// A copy, on a device that synced before, last written before the server last collected
-        /// deletions: it may be a value deleted since, whose tombstone is gone (decision 0172).
+        /// deletions: it may be a value deleted since, whose tombstone is gone (decision 0175).
         case predatesCollection
     }
 

@@ -52,7 +52,7 @@ public struct ZoneSyncMachine: Sendable {
     var givingBack = false
     /// Set by the driver for a device without sync state whose local store has synced before
     /// (a lost state file, a re-enrolment): its copies may be of items deleted meanwhile (decision
-    /// 0172). Not durable: the driver sets it again at every start.
+    /// 0175). Not durable: the driver sets it again at every start.
     public var returnsWithoutState = false
 
     /// A machine for a device that never synced `zone`.

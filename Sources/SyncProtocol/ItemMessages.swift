@@ -116,7 +116,7 @@ public struct ChangesResponse: Hashable, Sendable, Codable {
     /// Whether more changes follow.
     public var hasMore: Bool
     /// When the server last collected the zone's tombstones (milliseconds since 1970, its clock);
-    /// absent when it never did (decision 0172).
+    /// absent when it never did (decision 0175).
     public var deletionsCollectedAt: Int64?
 
     /// Creates a response.

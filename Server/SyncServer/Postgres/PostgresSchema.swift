@@ -169,7 +169,7 @@ enum PostgresSchema {
         .init(version: 9, statements: [
             "ALTER TABLE account_sequences ADD COLUMN restored_through bigint",
         ]),
-        // When the zone's tombstones were last collected (decision 0172); NULL: never.
+        // When the zone's tombstones were last collected (decision 0175); NULL: never.
         .init(version: 10, statements: [
             "ALTER TABLE zone_horizons ADD COLUMN collected_at timestamptz",
         ]),

@@ -45,8 +45,8 @@ struct ZoneRoutes {
                     id: item.id, sequence: item.sequence,
                     versions: item.versions.map { WireVersion(vector: $0.vector, deleted: $0.deleted, blob: Base64Bytes($0.blob)) })
             }
-            let collectedAt = page.deletionsCollectedAt.map { Int64(($0.timeIntervalSince1970 * 1000).rounded(.down)) }
-            return JSONBody.response(ChangesResponse(items: items, cursor: page.cursor, hasMore: page.hasMore, deletionsCollectedAt: collectedAt))
+            return JSONBody.response(ChangesResponse(
+                items: items, cursor: page.cursor, hasMore: page.hasMore, deletionsCollectedAt: page.deletionsCollectedAtMilliseconds))
         }
     }
 

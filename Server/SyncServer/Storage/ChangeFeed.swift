@@ -38,8 +38,13 @@ package struct ChangePage: Sendable, Equatable {
     package var cursor: UInt64
     /// Whether more changes follow the page.
     package var hasMore: Bool
-    /// When the zone's tombstones were last collected; nil: never (decision 0172).
+    /// When the zone's tombstones were last collected; nil: never (decision 0175).
     package var deletionsCollectedAt: Date?
+
+    /// ``deletionsCollectedAt`` as the wire has it: milliseconds since 1970.
+    package var deletionsCollectedAtMilliseconds: Int64? {
+        deletionsCollectedAt.map { Int64(($0.timeIntervalSince1970 * 1000).rounded(.down)) }
+    }
 
     package init(items: [ItemState], cursor: UInt64, hasMore: Bool, deletionsCollectedAt: Date? = nil) {
         self.items = items

@@ -51,9 +51,11 @@ extension SQLiteStorage {
         try Int64.fetchOne(db, sql: "SELECT horizon FROM zone WHERE account = ? AND name = ?", arguments: [account, zone]) ?? 0
     }
 
-    private static func deletionsCollectedAt(account: String, zone: String, in db: Database) throws -> Date? {
-        try Double.fetchOne(db, sql: "SELECT collectedAt FROM zone WHERE account = ? AND name = ?", arguments: [account, zone])
-            .map { Date(timeIntervalSince1970: $0) }
+    /// The zone's horizon and when its tombstones were last collected (nil: never), in one read.
+    private static func collection(account: String, zone: String, in db: Database) throws -> (horizon: Int64, collectedAt: Date?) {
+        let row = try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT horizon, collectedAt FROM zone WHERE account = ? AND name = ?"), arguments: [account, zone])
+        return (row?["horizon"] ?? 0, (row?["collectedAt"] as Double?).map { Date(timeIntervalSince1970: $0) })
     }
 
     private static func latestSequence(account: String, in db: Database) throws -> Int64 {
@@ -63,7 +65,7 @@ extension SQLiteStorage {
     /// The horizon check and one page (`ServerModel.page(of:after:limit:)` is the reference).
     private static func feed(_ query: ChangeQuery, in db: Database) throws -> ChangeFeed {
         let account = query.account.description
-        let horizon = try horizon(account: account, zone: query.zone, in: db)
+        let (horizon, collectedAt) = try collection(account: account, zone: query.zone, in: db)
         if !query.fullResync && Int64(clamping: query.after) < horizon {
             return .cursorExpired(horizon: UInt64(horizon))
         }
@@ -94,9 +96,7 @@ extension SQLiteStorage {
         }
         let latest = try latestSequence(account: account, in: db)
         let cursor = hasMore ? items.last!.sequence : max(query.after, UInt64(latest))
-        return .page(ChangePage(
-            items: items, cursor: cursor, hasMore: hasMore,
-            deletionsCollectedAt: try deletionsCollectedAt(account: account, zone: query.zone, in: db)))
+        return .page(ChangePage(items: items, cursor: cursor, hasMore: hasMore, deletionsCollectedAt: collectedAt))
     }
 
     package func acknowledge(

@@ -97,7 +97,7 @@ extension SQLiteStorage {
         migrator.registerMigration("restoredThrough") { db in
             try db.execute(sql: "ALTER TABLE account ADD COLUMN restoredThrough INTEGER")
         }
-        // When the zone's tombstones were last collected (decision 0172); NULL: never.
+        // When the zone's tombstones were last collected (decision 0175); NULL: never.
         migrator.registerMigration("collectedAt") { db in
             try db.execute(sql: "ALTER TABLE zone ADD COLUMN collectedAt REAL")
         }
