@@ -31,8 +31,8 @@ struct ShippedChecker {
             history.formUnion(try device.historyValues(accounts: (0..<simulation.configuration.items).map { "item-\($0)" }))
             if live == nil { live = values }
             for value in values.values where ledger.updates[value] == nil {
-                if ledger.localOnly.contains(value) {
-                    violation(.localOnlyStaysLocal, "device \(device.index) holds another device's local-only item")
+                if let writer = ledger.localOnly[value] {
+                    if writer != device.index { violation(.localOnlyStaysLocal, "device \(device.index) holds another device's local-only item") }
                 } else {
                     violation(.noInventedValue, "device \(device.index) holds a value never written")
                 }
@@ -52,7 +52,7 @@ struct ShippedChecker {
         }
         try checkKeyValues(violation)
         let liveValues = Set((live ?? [:]).values)
-        if !observed.received.isDisjoint(with: ledger.localOnly) { violation(.localOnlyStaysLocal, "a local-only item reached the server") }
+        if !observed.received.isDisjoint(with: ledger.localOnly.keys) { violation(.localOnlyStaysLocal, "a local-only item reached the server") }
         // Every acknowledged write is live, still shown by a device (one that kept it when a
         // resync no longer listed it, decision 0106), in a history, or was replaced by a user who
         // saw it. A write the server refused was never acknowledged: it is set aside, not lost.

@@ -90,8 +90,13 @@ final class ShippedDevice: Sendable {
         return driver
     }
 
-    /// The keychain's driver, if one is running.
-    var currentDriver: ZoneDriver<KeychainZone>? { process.withLock { $0.driver } }
+    /// Whether the keychain zone's sync state holds `item`: the running driver's, else the
+    /// committed one; looking makes no driver (that would run a start-up before the run does).
+    func stateHolds(_ item: ItemID) async throws -> Bool {
+        if let driver = process.withLock({ $0.driver }) { return await driver.records[item] != nil }
+        guard ClientStateDatabase.exists(forKeychain: keychainPath) else { return false }
+        return try database().loadZone(.keychain, device: device, sealer: sealer).0.records[item] != nil
+    }
 
     /// Loses everything in memory: the next ``driver(server:)`` starts from the files.
     func crash() { process.withLock { $0 = Process(device: $0.device) } }

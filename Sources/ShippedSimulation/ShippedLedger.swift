@@ -74,7 +74,7 @@ struct ShippedLedger {
     /// Every value written to a key-value store (strings "K…", unique).
     var keyValueWrites: Set<[UInt8]> = []
     /// Values of items that must never leave their device.
-    var localOnly: Set<[UInt8]> = []
+    var localOnly: [[UInt8]: Int] = [:]
     var nextValue: UInt64 = 0
     /// Per device, the values it showed once and no longer shows: none may come back to it.
     var gone: [Int: Set<[UInt8]>] = [:]

@@ -1,5 +1,5 @@
 /// A property the checker holds a run to.
-package enum ShippedProperty: String, CaseIterable, Sendable {
+package enum ShippedProperty: String, Sendable {
     /// The devices agree (less what each set aside or kept and reported).
     case agreement
     /// Every acknowledged write is live, in a history, or was replaced by a user who saw it.

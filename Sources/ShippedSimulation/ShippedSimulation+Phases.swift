@@ -53,7 +53,7 @@ extension ShippedSimulation {
             if name == Self.tracedItem { trace("  device \(index) user deletes \(String(decoding: current!, as: UTF8.self))") }
             if !localOnly {
                 let item = sealer.itemID(of: PrimaryKey(itemClass: .genericPassword, attributes: Self.syncedAttributes(account)))
-                let stateHadItem = await (try devices[index].driver(server: server(for: index))).records[item] != nil
+                let stateHadItem = try await devices[index].stateHolds(item)
                 ledger.deletions.append(.init(
                     device: index, name: name, replaced: current, deviceID: devices[index].device, stateHadItem: stateHadItem, item: item))
                 ledger.statistics.deletions += 1
@@ -78,7 +78,7 @@ extension ShippedSimulation {
             if !localOnly, let current { ledger.left(device: index, value: current) }
         }
         if localOnly {
-            ledger.localOnly.insert(value)
+            ledger.localOnly[value] = index
             ledger.statistics.localOnlyWrites += 1
         } else {
             ledger.updates[value] = .init(device: index, name: name, replaced: current)

@@ -6,19 +6,22 @@ import Testing
 struct ShippedSimulationTests {
     static let directory = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
 
+    /// The seeds of 1–200 in which a device without sync state still brings an old value back
+    /// (decision 0175; `sync-simulate --shipped --first-seed N --seeds 1` shows each). A run is a
+    /// function of its seed, so any other violation, or this one in another seed, fails the test.
+    static let seedsWhereAValueComesBack: Set<UInt64> = [32, 49, 85, 187]
+
     /// Seeds 1–200 (about 60 s in a debug build); `sync-simulate --shipped` runs more.
     @Test func seedsRunWithoutViolations() async throws {
         var violations: [String] = []
         var cameBack: [String] = []
-        var lostState: [String] = []
         var statistics = ShippedStatistics()
         for seed in UInt64(1)...200 {
             let result = try await ShippedSimulation.run(.init(seed: seed, directory: Self.directory))
             for violation in result.violations {
                 let line = "seed \(seed): \(violation)"
                 switch violation.property {
-                case .nothingComesBack: cameBack.append(line)
-                case .acknowledgedWrites, .agreement: lostState.append(line)
+                case .nothingComesBack where Self.seedsWhereAValueComesBack.contains(seed): cameBack.append(line)
                 default: violations.append(line)
                 }
             }
@@ -32,17 +35,11 @@ struct ShippedSimulationTests {
         #expect(statistics.keyValueWrites > 0 && statistics.keyValueRemovals > 0)
         #expect(violations.isEmpty, "\(violations.prefix(10).joined(separator: "\n"))")
         // Found by this simulation (decisions 0171, 0175): a device that lost its sync state and
-        // returns with an old copy still brings it back now and then. 0175 closed the cases the
-        // first faults showed (12 of 200 seeds to 0); with requests delivered twice or late and
-        // answers held back (0172), and key-value zones (0174), 12 of 200 seeds still show one.
+        // returns with an old copy still brings it back in these seeds. 0175 closed the cases the
+        // first faults showed (12 of 200 seeds to 0); with requests delivered twice or late,
+        // answers held back (0172) and key-value zones (0174), 4 of 200 seeds still show one.
         withKnownIssue("a device without sync state sometimes revives an old copy", isIntermittent: true) {
             #expect(cameBack.isEmpty, "\(cameBack.prefix(5).joined(separator: "\n"))")
-        }
-        // Seen once each in runs of seeds 1-200 with the new faults (not reproduced in the next
-        // run; runs are not perfectly reproducible): an acknowledged write lost (seed 13, before
-        // 0175) and three devices disagreeing on an item (seed 36). Recorded, not yet traced.
-        withKnownIssue("under late answers, a lost-state device's copy can still lose a write or split the devices", isIntermittent: true) {
-            #expect(lostState.isEmpty, "\(lostState.joined(separator: "\n"))")
         }
     }
 

@@ -219,7 +219,7 @@ package struct LoopbackZoneServer: ZoneServer {
             }
             return .changes(
                 requestID: request.requestID, items: tampering?.page(items) ?? items, nextCursor: page.cursor, hasMore: page.hasMore,
-                deletionsCollectedAt: page.deletionsCollectedAt.map { Int64(($0.timeIntervalSince1970 * 1000).rounded(.down)) })
+                deletionsCollectedAt: page.deletionsCollectedAtMilliseconds)
         }
     }
 
