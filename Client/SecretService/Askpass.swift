@@ -27,8 +27,10 @@ struct Askpass: Sendable {
     /// ended.
     func ask(started: (pid_t) -> Void) -> String? {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: resolvedPath())
-        process.arguments = [Self.message]
+        // A bare name is found on `PATH` by env(1), which execs it: the process ID stays the program's.
+        let byName = !program.contains("/")
+        process.executableURL = URL(fileURLWithPath: byName ? "/usr/bin/env" : program)
+        process.arguments = (byName ? [program] : []) + [Self.message]
         let output = Pipe()
         process.standardOutput = output
         process.standardInput = FileHandle.nullDevice
@@ -50,14 +52,5 @@ struct Askpass: Sendable {
         let line = String(decoding: bytes, as: UTF8.self).split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         let passcode = line.hasSuffix("\r") ? String(line.dropLast()) : String(line)
         return passcode.isEmpty ? nil : passcode
-    }
-
-    private func resolvedPath() -> String {
-        guard !program.contains("/") else { return program }
-        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
-            let candidate = "\(directory)/\(program)"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        return program
     }
 }

@@ -1,7 +1,7 @@
 /// What the service read of its persisted collections (decision 0141): their items (attributes,
 /// labels, dates; never secrets), the collections themselves and the aliases naming them. A pure
 /// value: ``changes(to:)`` says what a fresh read changed, which the service signals.
-struct CollectionIndex: Equatable {
+struct CollectionIndex {
     /// A persisted collection as the keychain records it.
     struct Collection: Equatable {
         var label: String
@@ -23,11 +23,6 @@ struct CollectionIndex: Equatable {
     /// Alias → collection name, with when it was set (two devices may set one alias each: the
     /// later setting wins, then the collection whose name sorts first).
     private(set) var aliases: [String: (collection: String, modified: UInt64)] = [:]
-
-    static func == (left: CollectionIndex, right: CollectionIndex) -> Bool {
-        left.items == right.items && left.collections == right.collections
-            && left.aliases.mapValues(\.collection) == right.aliases.mapValues(\.collection)
-    }
 
     /// The items of `collection`.
     func entries(in collection: String) -> [SecretStore.Entry] {

@@ -27,15 +27,18 @@ extension SecretServiceObjects {
         }
     }
 
+    /// The `Label` property of `interface` among `properties`; empty when not given.
+    static func label(in properties: [String: BusValue], of interface: String) throws(BusError) -> String {
+        guard let given = properties[interface + ".Label"] else { return "" }
+        guard case .string(let text) = given else { throw .invalidArguments("Label must be a string") }
+        return text
+    }
+
     /// CreateCollection: the collection `alias` already names, else a new one (named after its
     /// label) that `alias` then names.
     func createCollection(_ properties: [String: BusValue], alias: String) throws(BusError) -> String {
         if !alias.isEmpty, let existing = collection(alias: alias) { return existing }
-        var label = ""
-        if let given = properties[Self.collectionInterface + ".Label"] {
-            guard case .string(let text) = given else { throw .invalidArguments("Label must be a string") }
-            label = text
-        }
+        let label = try Self.label(in: properties, of: Self.collectionInterface)
         guard alias.isEmpty || SecretStore.isPathElement(alias) else { throw .invalidArguments("an alias is letters, digits and _") }
         let index = try current()
         let name = SecretStore.newCollectionName(label: label, taken: Set(index.collections.keys))

@@ -39,11 +39,7 @@ extension SecretServiceObjects {
         guard case .stringMap(let attributes)? = properties[Self.itemInterface + ".Attributes"] ?? .stringMap([:]) else {
             throw .invalidArguments("Attributes must be a{ss}")
         }
-        var label = ""
-        if let given = properties[Self.itemInterface + ".Label"] {
-            guard case .string(let text) = given else { throw .invalidArguments("Label must be a string") }
-            label = text
-        }
+        let label = try Self.label(in: properties, of: Self.itemInterface)
         if replace, let existing = try entries(in: collection).first(where: { $0.attributes == attributes }) {
             try change(collection, existing.id, label: label, attributes: attributes, secret: secret)
             return existing.id

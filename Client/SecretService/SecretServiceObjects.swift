@@ -79,9 +79,18 @@ final class SecretServiceObjects: BusCallHandler, @unchecked Sendable {
         if path.hasPrefix(Self.promptPrefix), prompts[path] != nil { return .prompt(path) }
         if path.hasPrefix(Self.collectionPrefix) {
             let parts = path.dropFirst(Self.collectionPrefix.count).split(separator: "/", omittingEmptySubsequences: false)
-            guard let name = parts.first.map(String.init), collectionNames().contains(name) else { throw .noSuchObject(path) }
+            let index = try? current()
+            let persisted = (index ?? CollectionIndex()).collections.keys
+            guard let name = parts.first.map(String.init), name == Self.session || name == SecretStore.login || persisted.contains(name)
+            else { throw .noSuchObject(path) }
             if parts.count == 1 { return .collection(name) }
-            if parts.count == 2, !parts[1].isEmpty { return .item(collection: name, id: String(parts[1])) }
+            if parts.count == 2, !parts[1].isEmpty {
+                let id = String(parts[1])
+                // Only an item of that collection: a collection's own record (its label and
+                // dates) is not an item. Unread while locked: the call that follows says so.
+                if name != Self.session, let index, index.items[id]?.collection != name { throw .noSuchObject(path) }
+                return .item(collection: name, id: id)
+            }
         }
         throw .noSuchObject(path)
     }

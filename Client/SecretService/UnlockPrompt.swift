@@ -4,7 +4,8 @@ import Synchronization
 
 /// An Unlock that needs the keychain's passcode (decision 0141): the objects it unlocks, and,
 /// once the client calls Prompt, the askpass program asking for the passcode and the unlock
-/// itself, on a thread of their own so the bus keeps answering meanwhile.
+/// itself, on a thread of their own so the bus keeps answering while the program waits (calls
+/// that read the keychain still wait for the unlock's own key derivation).
 final class UnlockPrompt: Sendable {
     /// What the Unlock asked for; the Completed signal lists them when unlocked.
     let objects: [String]
@@ -20,7 +21,13 @@ final class UnlockPrompt: Sendable {
     func start(_ program: Askpass, keychain: Keychain, done: @escaping @Sendable (Bool) -> Void) -> Bool {
         guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return false }
         Thread { [self] in
-            let passcode = program.ask { pid in askpass.withLock { $0 = pid } }
+            let passcode = program.ask { pid in
+                askpass.withLock { running in
+                    running = pid
+                    // Dismissed before the program started: end it at once (``dismiss()`` found no pid).
+                    if dismissed.load(ordering: .acquiring) { kill(pid, SIGKILL) }
+                }
+            }
             askpass.withLock { $0 = nil }
             var unlocked = false
             if let passcode, !dismissed.load(ordering: .acquiring) {

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTesting
 import Testing
 
 @Suite struct ReadingTests {
@@ -28,24 +29,26 @@ import Testing
         process.executableURL = KeychainProcess.binary
         process.arguments = ["find-generic-password", "-a", "alice", "-s", "long", "-w", "--keychain", keychain.path]
         process.environment = ["HOME": keychain.directory.path]
-        let output = Pipe()
-        let writeEnd = output.fileHandleForWriting.fileDescriptor
-        #expect(fcntl(writeEnd, F_SETFL, fcntl(writeEnd, F_GETFL) | O_NONBLOCK) == 0)
-        process.standardOutput = output
+        // Close-on-exec: no child another test starts meanwhile can hold the write end open.
+        let ends = try OutputPipe.makePipe()
+        let writing = FileHandle(fileDescriptor: ends.write, closeOnDealloc: true)
+        let reading = FileHandle(fileDescriptor: ends.read, closeOnDealloc: true)
+        #expect(fcntl(ends.write, F_SETFL, fcntl(ends.write, F_GETFL) | O_NONBLOCK) == 0)
+        process.standardOutput = writing
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        try output.fileHandleForWriting.close()
+        try writing.close()
         // Read only once the child has filled the pipe (or ended): from then on a write fails
         // with EAGAIN until the pipe drains, which is the case under test.
-        let readEnd = output.fileHandleForReading.fileDescriptor
+        let readEnd = ends.read
         let capacity = fcntl(readEnd, 1032 /* F_GETPIPE_SZ, not exported to Swift */)
         let deadline = ContinuousClock.now + .seconds(60)
         var queued: Int32 = 0
         while process.isRunning, ioctl(readEnd, UInt(FIONREAD), &queued) == 0, queued < capacity, ContinuousClock.now < deadline {
             usleep(1_000)
         }
-        let printed = output.fileHandleForReading.readDataToEndOfFile()
+        let printed = reading.readDataToEndOfFile()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
         #expect(printed.count == password.utf8.count + 1)

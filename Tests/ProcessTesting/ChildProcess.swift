@@ -25,10 +25,9 @@ public final class ChildProcess: Sendable {
     public static let developerSettings = ["SYNC_PASSWORD", "KEYCHAIN_PATH", "KEYCHAIN_PASSCODE", "KEYCHAIN_NEW_PASSCODE"]
 
     /// Starts `executable` with the test process's environment, less `removing`, plus `environment`;
-    /// standard input is `input` (a file) or empty.
+    /// standard input is empty.
     public init(
-        _ executable: URL, _ arguments: [String], environment: [String: String] = [:], removing: [String] = ChildProcess.developerSettings,
-        input: URL? = nil, currentDirectory: URL? = nil
+        _ executable: URL, _ arguments: [String], environment: [String: String] = [:], removing: [String] = ChildProcess.developerSettings
     ) throws {
         process = Process()
         process.executableURL = executable
@@ -37,12 +36,11 @@ public final class ChildProcess: Sendable {
         for name in removing { merged.removeValue(forKey: name) }
         for (key, value) in environment { merged[key] = value }
         process.environment = merged
-        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
         output = try OutputPipe()
         errors = try OutputPipe()
         process.standardOutput = output.writeEnd
         process.standardError = errors.writeEnd
-        process.standardInput = try input.map { try FileHandle(forReadingFrom: $0) } ?? FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
         defer {
             output.childStarted()
             errors.childStarted()
@@ -62,9 +60,9 @@ public final class ChildProcess: Sendable {
     /// The same, blocking the calling thread: for tests that are not async.
     public static func runBlocking(
         _ executable: URL, _ arguments: [String], environment: [String: String] = [:], removing: [String] = ChildProcess.developerSettings,
-        input: URL? = nil, timeout: Duration = .seconds(60)
+        timeout: Duration = .seconds(60)
     ) throws -> Result {
-        let child = try ChildProcess(executable, arguments, environment: environment, removing: removing, input: input)
+        let child = try ChildProcess(executable, arguments, environment: environment, removing: removing)
         // Both pipes end when the child has ended; the exit follows at once.
         let ended = child.output.waitForEnd(timeout: timeout) && child.errors.waitForEnd(timeout: .seconds(5))
         guard ended else {

@@ -24,10 +24,8 @@ public final class OutputPipe: Sendable {
     private let collected = Collected()
 
     public init() throws {
-        var ends: [Int32] = [-1, -1]
-        guard Self.pipe2(&ends, O_CLOEXEC) == 0 else { throw ProcessFailure("pipe2 failed (errno \(errno))") }
-        writeEnd = FileHandle(fileDescriptor: ends[1], closeOnDealloc: false)
-        let readEnd = ends[0]
+        let (readEnd, write) = try Self.makePipe()
+        writeEnd = FileHandle(fileDescriptor: write, closeOnDealloc: false)
         Thread.detachNewThread { [collected] in
             var buffer = [UInt8](repeating: 0, count: 64 * 1024)
             while true {
@@ -44,6 +42,13 @@ public final class OutputPipe: Sendable {
             collected.state.withLock { $0.ended = true }
             collected.ended.signal()
         }
+    }
+
+    /// A pipe whose two ends (read, write) are close-on-exec, for a test that reads it itself.
+    public static func makePipe() throws -> (read: Int32, write: Int32) {
+        var ends: [Int32] = [-1, -1]
+        guard pipe2(&ends, O_CLOEXEC) == 0 else { throw ProcessFailure("pipe2 failed (errno \(errno))") }
+        return (ends[0], ends[1])
     }
 
     /// glibc's pipe2(2), which Swift's Glibc module does not export (it is a GNU extension): both

@@ -198,8 +198,3 @@ final class RunningProcess: @unchecked Sendable {
         return !stat[end...].dropFirst(2).hasPrefix("Z")
     }
 }
-
-struct ProcessFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}

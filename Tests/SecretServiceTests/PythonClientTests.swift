@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTesting
 import Testing
 
 /// Python's `secretstorage` (aliases, the session collection, labels, dates) and `keyring`'s
