@@ -5,6 +5,7 @@ extension ZoneDriver {
     /// Performs the machine's actions, and those its answers lead to, until the round ends.
     func perform(_ initial: [SyncAction], report: inout SyncRoundReport) async throws {
         var actions = initial[...]
+        var resent = 0
         while let action = actions.popFirst() {
             switch action {
             case .push(let batch):
@@ -16,7 +17,7 @@ extension ZoneDriver {
                     effects += batch.items.map { .pushed($0.item, $0.version) }
                 }
                 touched?.formUnion(batch.items.map(\.item))
-                actions.append(contentsOf: machine.receive(response))
+                actions.append(contentsOf: try answered(machine.receive(response), resent: &resent))
                 noteRefusals(of: batch, response: response, report: &report)
             case .pull(let request):
                 // A pull changes nothing on the server, so it goes out while the previous page is
@@ -28,7 +29,7 @@ extension ZoneDriver {
                 let opened = open(page, report: &report)
                 let listed = if case .changes(_, let items, _, _, _) = opened { items.map(\.item) } else { [ItemID]() }
                 if request.isFullResync { touched = nil } else { touched?.formUnion(listed) }
-                actions.append(contentsOf: machine.receive(opened))
+                actions.append(contentsOf: try answered(machine.receive(opened), resent: &resent))
                 // Listed again: an "unlisted" problem of the item is settled (one set aside
                 // because the server refused it stays while the machine keeps it aside).
                 for item in listed where machine.state.records[item]?.refusal == nil { problems.append((item, nil)) }
@@ -62,6 +63,22 @@ extension ZoneDriver {
             try commit()
         }
     }
+
+    /// The actions an answer led to; for an answer the machine ignored (it answers another
+    /// request: the machine still waits for its own), the request resent instead, as after a
+    /// lost answer, a few times in a round (decision 0185).
+    private func answered(_ next: [SyncAction], resent: inout Int) throws(SyncClientError) -> [SyncAction] {
+        guard next.isEmpty, !machine.isIdle else { return next }
+        resent += 1
+        guard resent <= Self.maximumResends else {
+            throw SyncClientError(.serverError, "the server kept answering requests other than the one sent")
+        }
+        logger.warning("an answer to another request was ignored; resending", metadata: ["zone": "\(zone)"])
+        return machine.retry()
+    }
+
+    /// How many ignored answers a round resends after before it fails.
+    static var maximumResends: Int { 3 }
 
     private func applied(_ item: ItemID, report: inout SyncRoundReport) {
         problems.append((item, nil))

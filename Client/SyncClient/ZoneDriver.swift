@@ -119,6 +119,9 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
     /// One round: take the local changes, push, pull until the feed is drained, push
     /// resolutions. After a failure the machine restarts from the committed state.
     package func round() async throws -> SyncRoundReport {
+        // A round that ended waiting for an answer (it failed, or ran out of resends) is not
+        // resumed: the next starts from the committed state, as after a restart.
+        if !machine.isIdle { restoreCommitted() }
         do {
             isInitialSync = committed.cursor == 0
             try takeLocalChanges(timeBound: try await server.modificationTimeBound())
