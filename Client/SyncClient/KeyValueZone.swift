@@ -12,6 +12,8 @@ package struct KeyValueZone: ZoneLocalStore {
     /// The key of every item the store has a version of (a tombstone's content is empty, so its
     /// key is found here).
     private var keyByItem: [ItemID: String] = [:]
+    /// The keys held ahead of a state that never pulled: values the server has (decision 0186).
+    private var aheadKeys: Set<String> = []
 
     package init(store: KeyValueStore, keys: AccountKeys) throws(KeyValueStoreError) {
         self.store = store
@@ -27,7 +29,11 @@ package struct KeyValueZone: ZoneLocalStore {
         after position: Int64, into machine: inout ZoneSyncMachine, timeBound: ModificationTimeBound
     ) throws -> LocalChanges? {
         var taken: [(ItemID, String)] = []
+        // Never pulled: a value the server has (from an earlier enrolment's sync) is not a change,
+        // and neither are its journal entries: it is held ahead of the state (decision 0186).
+        let held = machine.state.cursor == 0 && !aheadKeys.isEmpty ? aheadKeys.intersection(try store.syncedKeys()) : []
         let last = try store.takeLocalChanges(after: position) { key, current, modifiedAt in
+            if held.contains(key) { return nil }
             let item = itemID(key)
             taken.append((item, key))
             let content = current?.value.map { KeyVersion.syncContent(key: key, value: $0) }
@@ -56,6 +62,15 @@ package struct KeyValueZone: ZoneLocalStore {
     /// The keys whose versions `state` has not seen, leaving out local changes not taken yet.
     package mutating func itemsAhead(of state: ZoneSyncState, position: Int64) throws -> Set<ItemID> {
         var ahead: Set<ItemID> = []
+        aheadKeys.removeAll()
+        if state.cursor == 0 {
+            // Without sync state: the values the server has, as an earlier sync left them.
+            for key in try store.syncedKeys() where state.records[itemID(key)] == nil {
+                keyByItem[itemID(key)] = key
+                aheadKeys.insert(key)
+                ahead.insert(itemID(key))
+            }
+        }
         for (key, vector) in try store.takenVectors(notChangedAfter: position) {
             let item = itemID(key)
             keyByItem[item] = key
@@ -72,6 +87,7 @@ package struct KeyValueZone: ZoneLocalStore {
     package mutating func apply(_ apply: LocalApply) throws -> LocalApplyOutcome {
         var versions: [KeyVersion] = []
         var learned: [ItemID: String] = [:]
+        var pushed: [String: VersionVector] = [:]
         for effect in apply.effects {
             switch effect {
             case .store(let item, let version):
@@ -82,11 +98,14 @@ package struct KeyValueZone: ZoneLocalStore {
                 // A removal of a key this device never had changes nothing here.
                 guard let key = keyByItem[item], let tombstone = apply.state.records[item]?.version else { continue }
                 versions.append(try KeyVersion(key: key, version: tombstone))
-            case .keepInHistory, .pushed:
+            case .pushed(let item, let version):
+                if let key = keyByItem[item] { pushed[key] = version.vector }
+            case .keepInHistory:
                 continue
             }
         }
         // Nothing to write (losers and pushed versions, of which a store keeps no record): no transaction.
+        try store.markPushed(pushed, basedOnJournal: apply.position)
         guard !versions.isEmpty else { return .applied(problems: [:]) }
         let reason: KeyValueChange.Reason = apply.isInitialSync ? .initialSyncChange : .serverChange
         let changed = try store.applyResolved(versions, reason: reason, basedOnJournal: apply.position)

@@ -38,8 +38,11 @@ package struct KeychainZone: ZoneLocalStore {
         // change, and neither are its journal entries (all older than that apply): it is marked
         // as held ahead of the state (``itemsAhead(of:position:)``), so the resync replaces,
         // removes or reports it (decision 0175).
+        // Only while the item is still unchanged: the user may have written it since the driver
+        // listed it, and that write is a change like any other.
         let neverPulled = machine.state.cursor == 0
-        let applied = neverPulled ? Set(aheadKeys.values) : []
+        let applied = neverPulled && !aheadKeys.isEmpty
+            ? Set(aheadKeys.values).intersection(try keychain.unchangedRemoteVersionTags().keys) : []
         if position == 0, neverPulled, machine.state.records.isEmpty {
             for item in try keychain.synchronizableItems() where !applied.contains(item.key) {
                 items.append(try localChange(

@@ -14,7 +14,10 @@ extension ZoneDriver {
                 let response = try await server.push(try sealer.seal(batch))
                 if response.status == .committed {
                     report.pushed += batch.items.count
-                    effects += batch.items.map { .pushed($0.item, $0.version) }
+                    // Only a version that is still the local one: a batch resent after its
+                    // answer was lost may hold a version the user has since replaced (0186).
+                    effects += batch.items.filter { machine.state.records[$0.item]?.version == $0.version }
+                        .map { .pushed($0.item, $0.version) }
                 }
                 touched?.formUnion(batch.items.map(\.item))
                 actions.append(contentsOf: try answered(machine.receive(response), resent: &resent))

@@ -64,9 +64,13 @@ extension KeyValueStore {
             guard changed.isEmpty else { return changed }
             for version in versions {
                 let stored = try storedVersions(db, key: version.key)
-                guard stored != [version.version] else { continue }
+                guard stored != [version.version] else {
+                    try markSynced(db, key: version.key, vector: version.version.vector)
+                    continue
+                }
                 let before = ConflictResolution.resolve(stored)
                 try replaceVersions(db, key: version.key, with: [version.version])
+                try markSynced(db, key: version.key, vector: version.version.vector)
                 // A tombstone of a key this device never had changes no value.
                 guard before.map({ !$0.sameValue(as: version.version) }) ?? !version.isDeleted else { continue }
                 try setVisible(db, key: version.key, winner: version)
@@ -95,6 +99,34 @@ extension KeyValueStore {
             }
             return vectors
         }
+    }
+
+    /// Marks the versions the server took from this device (their vectors), unless the key was
+    /// written locally after journal sequence `sequence`: the store holds what the server has.
+    public func markPushed(_ vectors: [String: VersionVector], basedOnJournal sequence: Int64) throws(KeyValueStoreError) {
+        guard !vectors.isEmpty else { return }
+        try database.write { db in
+            for (key, vector) in vectors where try !hasLocalChange(db, key: key, after: sequence) {
+                try markSynced(db, key: key, vector: vector)
+            }
+        }
+    }
+
+    /// The keys whose every version is one the server has (applied from it or pushed), with a
+    /// value: what a device that lost its sync state holds from an earlier sync, not a change.
+    public func syncedKeys() throws(KeyValueStoreError) -> Set<String> {
+        try database.read { db in
+            Set(try String.fetchAll(db, sql: """
+                SELECT v.key FROM kv_version v JOIN kv_value x ON x.store = v.store AND x.key = v.key
+                WHERE v.store = ? GROUP BY v.key HAVING MIN(v.synced) = 1
+                """, arguments: [name]))
+        }
+    }
+
+    private func markSynced(_ db: Database, key: String, vector: VersionVector) throws {
+        try db.execute(
+            sql: "UPDATE kv_version SET synced = 1 WHERE store = ? AND key = ? AND vector = ?",
+            arguments: [name, key, Data(vector.canonicalEncoding)])
     }
 
     private func hasLocalChange(_ db: Database, key: String, after sequence: Int64) throws -> Bool {

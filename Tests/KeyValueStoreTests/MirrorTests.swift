@@ -83,6 +83,36 @@ import Testing
         ])
     }
 
+    /// Decision 0186: the keys whose value the server has, as the last sync left them, are what
+    /// a device that lost its sync state must not push again as its own writes.
+    @Test func valuesTheServerHasAreMarkedUntilALocalWrite() throws {
+        let stores = TemporaryStores()
+        defer { stores.remove() }
+        let store = try stores.store()
+        let pulled = try KeyVersion(key: "p", value: .string("pulled"), vector: VersionVector([device: 3]), modifiedAt: 1, device: device)
+        #expect(try store.applyResolved([pulled], reason: .serverChange, basedOnJournal: 0).isEmpty)
+        try store.set("mine", forKey: "m")
+        let taken = try #require(try store.journalEntries(after: 0).last?.sequence)
+        let engineVector = VersionVector([device: 9])
+        _ = try store.takeLocalChanges(after: 0) { key, current, modifiedAt in
+            try? KeyVersion(key: key, value: #require(current?.value), vector: engineVector, modifiedAt: modifiedAt, device: device).version
+        }
+        // Taken but not yet pushed: not marked.
+        #expect(try store.syncedKeys() == ["p"])
+        // Pushed with another vector than the store holds: not marked; with its vector: marked.
+        try store.markPushed(["m": VersionVector([device: 8])], basedOnJournal: taken)
+        #expect(try store.syncedKeys() == ["p"])
+        try store.markPushed(["m": engineVector], basedOnJournal: taken)
+        #expect(try store.syncedKeys() == ["m", "p"])
+        // A local write drops the mark, and a push answered after it does not set it again.
+        try store.set("changed", forKey: "p")
+        try store.markPushed(["p": VersionVector([device: 3])], basedOnJournal: taken)
+        #expect(try store.syncedKeys() == ["m"])
+        // A removed key holds no value to bring back.
+        try store.removeValue(forKey: "m")
+        #expect(try store.syncedKeys().isEmpty)
+    }
+
     @Test func theVectorsTakenFromTheEngineLeaveOutLocalChangesNotYetTaken() throws {
         let stores = TemporaryStores()
         defer { stores.remove() }
