@@ -26,8 +26,15 @@ extension ZoneDriver {
                 // A pull changes nothing on the server, so it goes out while the previous page is
                 // applied and committed; its answer is only taken after that commit.
                 async let fetched = server.pull(request)
-                try applyEffects()
-                try commit()
+                do {
+                    try applyEffects()
+                    try commit()
+                } catch {
+                    // The pull in flight ends before the round does: what a round sends never
+                    // depends on how far a cancelled request got (decision 0186).
+                    _ = try? await fetched
+                    throw error
+                }
                 let page = try await fetched
                 let opened = open(page, report: &report)
                 let listed = if case .changes(_, let items, _, _, _) = opened { items.map(\.item) } else { [ItemID]() }

@@ -6,21 +6,25 @@ import Testing
 struct ShippedSimulationTests {
     static let directory = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
 
-    /// Seeds 1–200 (about 60 s in a debug build); `sync-simulate --shipped` runs more. Every
-    /// violation fails the test, except one that a second run of its seed does not show: a run is
-    /// meant to be a function of its seed, but one case is not yet (seed 76 shows a value coming
-    /// back in about 1 run in 45, decision 0186); such a seed is a known issue, named.
+    /// The seeds of 1–200 in which an old page, served again as the answer to a later pull,
+    /// replaces a value the server had acknowledged (decision 0187, open; seed 326 is another).
+    /// A run is a function of its seed, so any other violation, or this one in another seed,
+    /// fails the test.
+    static let seedsWhereAnOldPageUndoesAWrite: Set<UInt64> = [76]
+
+    /// Seeds 1–200 (about 60 s in a debug build); `sync-simulate --shipped` runs more.
     @Test func seedsRunWithoutViolations() async throws {
         var violations: [String] = []
-        var intermittent: [String] = []
+        var undone: [String] = []
         var statistics = ShippedStatistics()
         for seed in UInt64(1)...200 {
             let result = try await ShippedSimulation.run(.init(seed: seed, directory: Self.directory))
-            let lines = result.violations.map { "seed \(seed): \($0)" }
-            if !lines.isEmpty, try await ShippedSimulation.run(.init(seed: seed, directory: Self.directory)).violations.isEmpty {
-                intermittent += lines
-            } else {
-                violations += lines
+            for violation in result.violations {
+                let line = "seed \(seed): \(violation)"
+                switch violation.property {
+                case .nothingComesBack where Self.seedsWhereAnOldPageUndoesAWrite.contains(seed): undone.append(line)
+                default: violations.append(line)
+                }
             }
             statistics.add(result.statistics)
         }
@@ -31,8 +35,8 @@ struct ShippedSimulationTests {
         #expect(statistics.refusedTooLarge > 0 && statistics.refusedQuota > 0 && statistics.largeWrites > 0 && statistics.setAside > 0)
         #expect(statistics.keyValueWrites > 0 && statistics.keyValueRemovals > 0)
         #expect(violations.isEmpty, "\(violations.prefix(10).joined(separator: "\n"))")
-        withKnownIssue("a violation a second run of its seed does not show (the run depends on more than its seed)", isIntermittent: true) {
-            #expect(intermittent.isEmpty, "\(intermittent.prefix(5).joined(separator: "\n"))")
+        withKnownIssue("an old page served again undoes an acknowledged write on one device (decision 0187)", isIntermittent: true) {
+            #expect(undone.isEmpty, "\(undone.prefix(5).joined(separator: "\n"))")
         }
     }
 
