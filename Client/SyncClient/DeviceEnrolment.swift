@@ -86,8 +86,8 @@ package struct DeviceEnrolment: Sendable {
             let bundle = AccountKeyBundle(
                 kdf: PasswordKDF(algorithm: parameters.algorithm, logN: parameters.logN, r: parameters.r, p: parameters.p),
                 salt: Base64Bytes(parameters.salt),
-                wrappedAccountKey: Base64Bytes(try accountKey.wrapped(with: secrets, account: account, epoch: VersionSealer.keyEpoch)),
-                wrappedRecoveryKey: Base64Bytes(try accountKey.wrapped(with: recovery, account: account, epoch: VersionSealer.keyEpoch)))
+                wrappedAccountKey: Base64Bytes(try accountKey.wrapped(with: secrets, account: account, epoch: VersionSealer.firstEpoch)),
+                wrappedRecoveryKey: Base64Bytes(try accountKey.wrapped(with: recovery, account: account, epoch: VersionSealer.firstEpoch)))
             do {
                 try await connection.send(
                     .POST, "/v1/accounts",
@@ -106,45 +106,65 @@ package struct DeviceEnrolment: Sendable {
             body: SignInRequest(account: account, authKey: Base64Bytes(secrets.authKey), device: device, deviceName: deviceName),
             as: SignInResponse.self)
         let identity = try DeviceIdentity.generate()
-        let accountKey: AccountKey
+        let epochKeys: [UInt32: AccountKey]
         let log: DeviceLog
         var pinnedKDF: PinnedKDF?
         if let approval {
-            (accountKey, log) = try await connection.authorized(with: signIn.token).closing { authorized in
+            (epochKeys, log) = try await connection.authorized(with: signIn.token).closing { authorized in
                 try await ApprovalRequester(
                     connection: authorized, account: account, device: signIn.device, name: deviceName, identity: identity,
                     timeout: approval.timeout
                 ).run(show: approval.show)
             }
             // When the password's wrap opens too, to the same key, its parameters are verified.
-            if let passwordKey = try? Self.openPasswordWrap(signIn.keys, secrets: secrets, account: account),
-                passwordKey.rawRepresentation == accountKey.rawRepresentation
+            if let epoch = log.epoch, let accountKey = epochKeys[epoch],
+                let passwordKey = try? Self.openPasswordWrap(signIn.keys, secrets: secrets, account: account, epoch: epoch),
+                passwordKey.isSameKey(as: accountKey)
             {
                 pinnedKDF = PinnedKDF(secrets.parameters)
             }
         } else {
-            if let recoveryKey {
-                accountKey = try Self.openRecoveryWrap(signIn.keys, recoveryKey: recoveryKey, account: account)
-            } else {
-                guard !signIn.keys.wrappedAccountKey.bytes.isEmpty else {
-                    throw SyncClientError(
-                        .signInFailed,
-                        "this account requires approval from one of its devices: enrol with --request-approval (or recover with the recovery key)")
-                }
-                accountKey = try Self.openPasswordWrap(signIn.keys, secrets: secrets, account: account)
+            if recoveryKey == nil && signIn.keys.wrappedAccountKey.bytes.isEmpty {
+                throw SyncClientError(
+                    .signInFailed,
+                    "this account requires approval from one of its devices: enrol with --request-approval (or recover with the recovery key)")
             }
             // The password's parameters are this device's (recovery) or bound by the wrap that opened.
             pinnedKDF = PinnedKDF(secrets.parameters)
-            log = try await connection.authorized(with: signIn.token).closing { authorized in
-                try await DeviceLogExchange(connection: authorized, account: account, accountKey: accountKey).append(extending: []) { log in
-                    try log.joining(signIn.device, identity: identity, accountKey: accountKey)
+            (epochKeys, log) = try await connection.authorized(with: signIn.token).closing { authorized in
+                // The wrap binds its epoch: a server that names another one only makes it fail to open.
+                let epoch = try await DeviceLogExchange(connection: authorized, account: account, keys: [:]).announcedEpoch()
+                let accountKey: AccountKey
+                if let recoveryKey {
+                    guard epoch == VersionSealer.firstEpoch else {
+                        throw SyncClientError(
+                            .signInFailed,
+                            "the recovery key opens only the account key of epoch 1, and the account is in epoch \(epoch) "
+                                + "(a device was revoked; decision 0178): enrol with the password or by approval")
+                    }
+                    accountKey = try Self.openRecoveryWrap(signIn.keys, recoveryKey: recoveryKey, account: account)
+                } else {
+                    accountKey = try Self.openPasswordWrap(signIn.keys, secrets: secrets, account: account, epoch: epoch)
                 }
+                let exchange = DeviceLogExchange(connection: authorized, account: account, keys: [epoch: accountKey])
+                let log = try await exchange.append(extending: []) { log in
+                    try log.joining(signIn.device, identity: identity, epochKeys: exchange.epochKeys)
+                }
+                guard log.epoch == epoch else {
+                    throw SyncClientError(.untrustedAccountState, "the server's device log is not in the epoch it announced")
+                }
+                return (exchange.epochKeys, log)
             }
+        }
+        guard let firstKey = epochKeys[VersionSealer.firstEpoch], let newest = log.epoch,
+            (VersionSealer.firstEpoch...newest).allSatisfy({ epochKeys[$0] != nil })
+        else {
+            throw SyncClientError(.untrustedAccountState, "the device log does not chain every epoch's key back to the first")
         }
 
         let keychain = try Self.openKeychain(keychainPath)
         let deviceSecrets = DeviceSecrets(keychain: keychain)
-        try deviceSecrets.save(accountKey: accountKey, token: signIn.token)
+        try deviceSecrets.save(epochKeys: epochKeys, token: signIn.token)
         try deviceSecrets.save(identity: identity)
         var enrolment = Enrolment(
             server: endpoint.url.absoluteString, pin: seenPin?.description, account: account, device: signIn.device,
@@ -155,7 +175,7 @@ package struct DeviceEnrolment: Sendable {
         try state.saveEnrolment(enrolment)
         try state.saveVerifiedDeviceLog(log.entries)
         // Another account's key-value values go now, not at the first sync (decision 0071).
-        KeyValueSync.bindAfterEnrolment(keychainPath: keychainPath, accountKey: accountKey, device: signIn.device, state: state, logger: logger)
+        KeyValueSync.bindAfterEnrolment(keychainPath: keychainPath, accountKey: firstKey, device: signIn.device, state: state, logger: logger)
         logger.info("device enrolled", metadata: ["account": "\(account)", "device": "\(signIn.device)"])
         return Outcome(enrolment: enrolment, recoveryKey: recoveryPrinted, trustedPin: pin == nil ? seenPin : nil)
     }

@@ -100,6 +100,8 @@ struct SyncCommand: AsyncParsableCommand {
             let lock = try StateLock.acquire(keychainPath: keychain.path)
             defer { lock.release() }
             let (report, waiting) = try await ClientSession.with(keychainPath: keychain.path, logger: logger) { session in
+                // New key epochs first: what this round writes is sealed under the newest (decision 0176).
+                try await AccountAdministration(session: session).refreshEpochs()
                 let sync = try AccountSync(session: session)
                 if isatty(STDERR_FILENO) == 1 {
                     await sync.keychain.setProgressHandler { count in
@@ -191,19 +193,33 @@ struct DevicesCommand: AsyncParsableCommand {
 }
 
 struct RevokeCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "revoke", abstract: "Revoke a device: signed into the device log; its token stops working and its ID never signs in again.")
+    static let configuration = CommandConfiguration(
+        commandName: "revoke",
+        abstract: "Revoke a device: signed into the device log, its token stops working, and a new account key (epoch) seals everything written from now on.")
 
     @OptionGroup var keychain: KeychainOptions
     @Argument(help: "The device ID.") var device: String
+    @Option(help: "A file whose first line is the account password, which the new epoch's key is wrapped under (default: $SYNC_PASSWORD, else a prompt).")
+    var passwordFile: String?
 
     func run() async throws {
         let logger = makeLogger("sync-client")
         try await runReportingErrors {
             guard let id = DeviceID(device) else { throw SyncClientError(.invalidInput, "not a device ID: \(device)") }
-            try await ClientSession.with(keychainPath: keychain.path, logger: logger) { session in
-                try await AccountAdministration(session: session).revoke(id)
+            let password = try PasswordInput.read(environment: "SYNC_PASSWORD", file: passwordFile, prompt: "Password: ")
+            let change = try await ClientSession.with(keychainPath: keychain.path, logger: logger) { session in
+                try await AccountAdministration(session: session).revoke(id, password: password)
             }
             print("revoked \(id)")
+            print("key epoch \(change.epoch)\(change.madeHere ? ": a new account key, sealed to the remaining devices" : "")")
+            for device in change.unreachable {
+                FileHandle.standardError.write(Data("sync-client: warning: device \(device) has no key-agreement key in the device log: it cannot read what is written from now on; enrol it again\n".utf8))
+            }
+            if change.madeHere {
+                // Decision 0178: the recovery key has no public half the new key could be sealed to.
+                FileHandle.standardError.write(Data(("sync-client: warning: the recovery key opens only the account key of epoch 1: with it alone, "
+                    + "items written from now on cannot be recovered; keep a second device, or enrol one by approval\n").utf8))
+            }
         }
     }
 }
