@@ -15,6 +15,9 @@ extension AccountAdministration {
         package var madeHere: Bool
         /// Current devices the new key could not be sealed to (no agreement key in the log).
         package var unreachable: [DeviceID]
+        /// Whether the new key is sealed to the recovery key too (the log records its public key:
+        /// accounts created since decision 0178).
+        package var sealedToRecovery: Bool
     }
 
     /// Starts a new epoch when a device was revoked after the newest one began (or finishes taking
@@ -62,6 +65,7 @@ extension AccountAdministration {
                 let members = log.currentMembers.sorted { $0.key < $1.key }
                 recipients = members.filter { !$0.value.agreementKey.isEmpty }.map { (device: $0.key.rawValue, agreementKey: $0.value.agreementKey) }
                 unreachable = members.filter { $0.value.agreementKey.isEmpty }.map(\.key)
+                if let recoveryKey = log.recoveryKey { recipients.append((device: DeviceLog.recoveryRecipient, agreementKey: recoveryKey)) }
                 return try log.startingEpoch(
                     with: newKey, current: current, recipients: Array(recipients.prefix(DeviceLog.wrapsPerEntry)), by: me, identity: identity)
             }
@@ -87,7 +91,7 @@ extension AccountAdministration {
             }
             try await replacePasswordWrap(secrets, key: key, epoch: epoch)
         }
-        return EpochChange(epoch: epoch, madeHere: won, unreachable: won ? unreachable : [])
+        return EpochChange(epoch: epoch, madeHere: won, unreachable: won ? unreachable : [], sealedToRecovery: log.recoveryKey != nil)
     }
 
     private static let epochAttempts = 5
@@ -111,15 +115,23 @@ extension AccountAdministration {
     /// Replaces the server's password wrap with `key`'s, same password and parameters; the server
     /// checks the password and keeps no wrap when the account requires approval.
     private func replacePasswordWrap(_ secrets: AccountSecrets, key: AccountKey, epoch: UInt32) async throws {
-        let account = session.enrolment.account
+        try await Self.replacePasswordWrap(
+            connection: session.connection, account: session.enrolment.account, secrets: secrets, key: key, epoch: epoch,
+            wrappedRecoveryKey: session.enrolment.wrappedRecoveryKey)
+    }
+
+    /// ``replacePasswordWrap(_:key:epoch:)`` over any signed-in connection (a recovery enrolment).
+    static func replacePasswordWrap(
+        connection: ServerConnection, account: String, secrets: AccountSecrets, key: AccountKey, epoch: UInt32, wrappedRecoveryKey: [UInt8]?
+    ) async throws {
         let parameters = secrets.parameters
         let bundle = AccountKeyBundle(
             kdf: PasswordKDF(algorithm: parameters.algorithm, logN: parameters.logN, r: parameters.r, p: parameters.p),
             salt: Base64Bytes(parameters.salt),
             wrappedAccountKey: Base64Bytes(try key.wrapped(with: secrets, account: account, epoch: epoch)),
-            wrappedRecoveryKey: session.enrolment.wrappedRecoveryKey.map(Base64Bytes.init))
+            wrappedRecoveryKey: wrappedRecoveryKey.map(Base64Bytes.init))
         do {
-            try await session.connection.send(
+            try await connection.send(
                 .PUT, "/v1/account/credentials",
                 body: ChangeCredentialsRequest(currentAuthKey: Base64Bytes(secrets.authKey), authKey: Base64Bytes(secrets.authKey), keys: bundle))
         } catch let error as SyncClientError where error.code == .signInFailed {

@@ -21,7 +21,8 @@ extension DeviceEnrolment {
                 throw SyncClientError(
                     .signInFailed,
                     "the password opens only the account key of epoch 1, but the account is in epoch \(epoch) (the password was set "
-                        + "by `recover` after a revocation): run `sync-client change-password` on a current device, or enrol with --request-approval")
+                        + "by `recover` after a revocation): enrol with --recovery-key, or with --request-approval, or run "
+                        + "`sync-client change-password` on a current device")
             }
             return try AccountKey.unwrap(keys.wrappedAccountKey.bytes, with: secrets, account: account, epoch: epoch)
         } catch let error as SyncClientError {

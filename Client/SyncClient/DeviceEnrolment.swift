@@ -77,6 +77,7 @@ package struct DeviceEnrolment: Sendable {
         let endpoint = connection.endpoint
         let device = DeviceID.random()
         var recoveryPrinted: String?
+        var recoveryPublicKey: [UInt8]?
         let secrets: AccountSecrets
         if create {
             let parameters = try KDFParameters(logN: logN, r: 8, p: 1, salt: KDFParameters.generate().salt)
@@ -97,6 +98,7 @@ package struct DeviceEnrolment: Sendable {
                 throw SyncClientError(.invalidInput, "an account named \(account) exists already; enrol without --create")
             }
             recoveryPrinted = recovery.printed
+            recoveryPublicKey = recovery.agreementKey.publicKey
         } else {
             let pre = try await connection.send(.POST, "/v1/sign-in/parameters", body: PreSignInRequest(account: account), as: PreSignInResponse.self)
             secrets = try AccountSecrets.derive(password: password, parameters: try Self.parameters(pre.kdf, salt: pre.salt))
@@ -134,24 +136,46 @@ package struct DeviceEnrolment: Sendable {
             (epochKeys, log) = try await connection.authorized(with: signIn.token).closing { authorized in
                 // The wrap binds its epoch: a server that names another one only makes it fail to open.
                 let epoch = try await DeviceLogExchange(connection: authorized, account: account, keys: [:]).announcedEpoch()
-                let accountKey: AccountKey
+                let exchange: DeviceLogExchange
                 if let recoveryKey {
-                    guard epoch == VersionSealer.firstEpoch else {
-                        throw SyncClientError(
-                            .signInFailed,
-                            "the recovery key opens only the account key of epoch 1, and the account is in epoch \(epoch) "
-                                + "(a device was revoked; decision 0178): enrol with the password or by approval")
-                    }
-                    accountKey = try Self.openRecoveryWrap(signIn.keys, recoveryKey: recoveryKey, account: account)
+                    // The recovery wrap holds epoch 1's key; later epochs are sealed to the
+                    // recovery key's public half in the log (decision 0178).
+                    let first = try Self.openRecoveryWrap(signIn.keys, recoveryKey: recoveryKey, account: account)
+                    exchange = DeviceLogExchange(
+                        connection: authorized, account: account, keys: [VersionSealer.firstEpoch: first], recoveryKey: recoveryKey)
                 } else {
-                    accountKey = try Self.openPasswordWrap(signIn.keys, secrets: secrets, account: account, epoch: epoch)
+                    let accountKey = try Self.openPasswordWrap(signIn.keys, secrets: secrets, account: account, epoch: epoch)
+                    exchange = DeviceLogExchange(connection: authorized, account: account, keys: [epoch: accountKey])
                 }
-                let exchange = DeviceLogExchange(connection: authorized, account: account, keys: [epoch: accountKey])
-                let log = try await exchange.append(extending: []) { log in
-                    try log.joining(signIn.device, identity: identity, epochKeys: exchange.epochKeys)
+                var log: DeviceLog
+                do {
+                    log = try await exchange.append(extending: []) { log in
+                        try log.joining(signIn.device, identity: identity, epochKeys: exchange.epochKeys)
+                    }
+                } catch let error as SyncClientError where recoveryKey != nil && exchange.epochKeys[epoch] == nil {
+                    throw SyncClientError(
+                        .signInFailed,
+                        "the recovery key opens only the account key of epoch 1, and the account is in epoch \(epoch): it was made "
+                            + "before recovery keys had a public half (decision 0178); enrol with the password or by approval",
+                        underlying: error)
                 }
                 guard log.epoch == epoch else {
                     throw SyncClientError(.untrustedAccountState, "the server's device log is not in the epoch it announced")
+                }
+                if let recoveryPublicKey {
+                    log = try await exchange.append(extending: log.entries) { log in
+                        guard log.recoveryKey == nil, log.entries.count == 1 else { return nil }
+                        return try log.recordingRecoveryKey(recoveryPublicKey, by: signIn.device, identity: identity)
+                    }
+                }
+                // A recovery into a later epoch: the password set by `recover` wraps epoch 1's key;
+                // it wraps the newest from now on (none is kept when approval is required).
+                if recoveryKey != nil, epoch > VersionSealer.firstEpoch, !signIn.keys.wrappedAccountKey.bytes.isEmpty,
+                    let newest = exchange.epochKeys[epoch]
+                {
+                    try await AccountAdministration.replacePasswordWrap(
+                        connection: authorized, account: account, secrets: secrets, key: newest, epoch: epoch,
+                        wrappedRecoveryKey: signIn.keys.wrappedRecoveryKey?.bytes)
                 }
                 return (exchange.epochKeys, log)
             }

@@ -13,7 +13,7 @@ import SyncProtocol
 package struct DeviceLogExchange: Sendable {
     private let connection: ServerConnection
     private let account: String
-    private let recipient: (device: DeviceID, agreementKey: DeviceAgreementKey)?
+    private let recipient: (name: String, agreementKey: DeviceAgreementKey)?
     private let known: Known
 
     /// The epoch keys known so far; a class, so the exchange (a value) can learn while it reads.
@@ -31,9 +31,20 @@ package struct DeviceLogExchange: Sendable {
         connection: ServerConnection, account: String, keys: [UInt32: AccountKey],
         recipient: (device: DeviceID, agreementKey: DeviceAgreementKey)? = nil
     ) {
+        self.init(connection: connection, account: account, keys: keys, recipientName: recipient.map { ($0.device.rawValue, $0.agreementKey) })
+    }
+
+    /// An exchange that opens the keys of new epochs sealed to the recovery key (decision 0178).
+    package init(connection: ServerConnection, account: String, keys: [UInt32: AccountKey], recoveryKey: RecoveryKey) {
+        self.init(connection: connection, account: account, keys: keys, recipientName: (DeviceLog.recoveryRecipient, recoveryKey.agreementKey))
+    }
+
+    private init(
+        connection: ServerConnection, account: String, keys: [UInt32: AccountKey], recipientName: (name: String, agreementKey: DeviceAgreementKey)?
+    ) {
         self.connection = connection
         self.account = account
-        self.recipient = recipient
+        self.recipient = recipientName
         known = Known(keys)
     }
 
@@ -106,7 +117,7 @@ package struct DeviceLogExchange: Sendable {
         }
         let key: AccountKey?
         do {
-            key = try payload.key(for: recipient.device.rawValue, with: recipient.agreementKey, account: account, epoch: entry.epoch)
+            key = try payload.key(for: recipient.name, with: recipient.agreementKey, account: account, epoch: entry.epoch)
         } catch {
             throw SyncClientError(.untrustedAccountState, "the key of epoch \(entry.epoch) sealed to this device does not open", underlying: error)
         }
@@ -190,6 +201,15 @@ extension DeviceLog {
             signingKey: identity.signingKey.publicKey.rawRepresentation, agreementKey: identity.agreementKey.publicKey,
             epoch: epoch, signer: device)
         return try Self.sign(entry, with: identity, sealedWith: DeviceLogKey(accountKey: accountKey))
+    }
+
+    /// The entry by which the account's first device records the recovery key's X-Wing public key
+    /// (decision 0178), right after its own entry.
+    package func recordingRecoveryKey(_ publicKey: [UInt8], by device: DeviceID, identity: DeviceIdentity) throws(SyncClientError) -> [UInt8] {
+        let entry = DeviceLogEntry(
+            account: account, index: UInt64(entries.count), previous: head, kind: .recoveryKey, subject: device,
+            agreementKey: publicKey, epoch: epoch ?? 1, signer: device)
+        return try Self.sign(entry, with: identity, sealedWith: nil)
     }
 
     /// How many wraps one `epoch` or `epochKeys` entry carries: 48 × ≈1.2 KB stays under the

@@ -164,4 +164,42 @@ struct EpochTests {
         try log.append(good, logKeys: logKeys)
         #expect(log.needsNewEpoch)
     }
+
+    @Test func onlyTheFirstDeviceRecordsTheRecoveryKeyRightAfterItsOwnEntry() throws {
+        let a = DeviceSigningKey.generate()
+        let b = DeviceSigningKey.generate()
+        let recovery = RecoveryKey.generate()
+        let logKeys: [UInt32: DeviceLogKey] = [1: DeviceLogKey(accountKey: first)]
+        var log = DeviceLog(account: "acct")
+        func entry(_ kind: DeviceLogEntry.Kind, _ subject: DeviceID, key: DeviceSigningKey? = nil, agreementKey: [UInt8] = []) -> DeviceLogEntry {
+            DeviceLogEntry(
+                account: "acct", index: UInt64(log.entries.count), previous: log.head, kind: kind, subject: subject,
+                signingKey: key?.publicKey.rawRepresentation ?? [], agreementKey: agreementKey, epoch: 1, signer: subject)
+        }
+        try log.append(try entry(.add, Fixtures.deviceA, key: a).signed(with: a, sealedWith: logKeys[1]), logKeys: logKeys)
+        let record = entry(.recoveryKey, Fixtures.deviceA, agreementKey: recovery.agreementKey.publicKey)
+        // Signed by another key, or with no key: refused.
+        #expect(throws: CryptoError.self) { try log.append(try record.signed(with: b), logKeys: logKeys) }
+        #expect(throws: CryptoError.self) {
+            try log.append(try entry(.recoveryKey, Fixtures.deviceA).signed(with: a), logKeys: logKeys)
+        }
+        try log.append(try record.signed(with: a), logKeys: logKeys)
+        #expect(log.recoveryKey == recovery.agreementKey.publicKey)
+        // The seed is the recovery key's: the same key pair every time.
+        #expect(RecoveryKey.generate().agreementKey.publicKey != recovery.agreementKey.publicKey)
+        #expect(try RecoveryKey(printed: recovery.printed).agreementKey.publicKey == recovery.agreementKey.publicKey)
+
+        // Later, no device — not even the first — can replace it.
+        var add = entry(.add, Fixtures.deviceB, key: b)
+        add.signer = Fixtures.deviceA
+        try log.append(try add.signed(with: a), logKeys: logKeys)
+        let planted = try DeviceAgreementKey.generate().publicKey
+        #expect(throws: CryptoError.self) {
+            try log.append(try entry(.recoveryKey, Fixtures.deviceB, agreementKey: planted).signed(with: b), logKeys: logKeys)
+        }
+        #expect(throws: CryptoError.self) {
+            try log.append(try entry(.recoveryKey, Fixtures.deviceA, agreementKey: planted).signed(with: a), logKeys: logKeys)
+        }
+        #expect(log.recoveryKey == recovery.agreementKey.publicKey)
+    }
 }

@@ -26,7 +26,8 @@ struct KeyEpochTests {
             let revoked = try await a.syncClient(["revoke", try await Self.deviceID(of: b)])
             #expect(revoked.status == 0, "\(revoked.stderr)")
             #expect(revoked.stdout.contains("key epoch 2: a new account key"), "\(revoked.stdout)")
-            #expect(revoked.stderr.contains("recovery key opens only the account key of epoch 1"))
+            // The account was made with the recovery key's public half: the new key is sealed to it.
+            #expect(!revoked.stderr.contains("recovery key"), "\(revoked.stderr)")
 
             try await a.add(service: "after", account: "u", password: "after-secret")
             try await a.setValue("after-value", forKey: "k2", store: "app")
@@ -167,6 +168,55 @@ struct KeyEpochTests {
             #expect(try await servedEpochs(of: "c-next") == [2])
             try await a.sync()
             #expect(try await a.password(service: "next-write", account: "u") == "c-next")
+        }
+    }
+
+    @Test func theRecoveryKeyOpensEveryEpochOfAnAccountMadeWithItsPublicHalf() async throws {
+        try await withTemporaryDirectory { directory in
+            let server = try await TestServer(dataDirectory: directory.appendingPathComponent("server"))
+            defer { server.stop() }
+            let (a, b) = (TestDevice(name: "a", in: directory), TestDevice(name: "b", in: directory))
+            let account = "epochs-\(UUID().uuidString.prefix(8))"
+            let recoveryKey = try await a.createAccount(server, account: account)
+            try await b.enroll(server, account: account)
+            try await a.add(service: "before", account: "u", password: "before-secret")
+            try await a.sync()
+            let revoked = try await a.syncClient(["revoke", try await Self.deviceID(of: b)])
+            #expect(revoked.status == 0, "\(revoked.stderr)")
+            // The new key is sealed to the recovery key too: no warning.
+            #expect(!revoked.stderr.contains("recovery key"), "\(revoked.stderr)")
+            try await a.add(service: "after", account: "u", password: "after-secret")
+            try await a.sync()
+
+            // Every device lost and the password forgotten: `recover` sets a new password (it
+            // wraps epoch 1's key: it cannot read the log without signing in) ...
+            let fresh = TestDevice(name: "fresh", in: directory)
+            let recovered = try await ChildProcess.run(
+                Products.syncClient,
+                ["recover", "--keychain", fresh.keychainPath, "--server", server.url, "--account", account, "--pin", server.pin ?? "",
+                 "--recovery-key", recoveryKey],
+                environment: ["SYNC_NEW_PASSWORD": "a new password"])
+            #expect(recovered.status == 0, "\(recovered.stderr)")
+            // ... so the new password alone does not enrol into epoch 2, and says what does.
+            var arguments = ["enroll", "--server", server.url, "--account", account, "--device-name", "fresh", "--pin", server.pin ?? ""]
+            let refused = try await fresh.syncClient(arguments, password: "a new password")
+            #expect(refused.status != 0)
+            #expect(refused.stderr.contains("--recovery-key"), "\(refused.stderr)")
+            // With the recovery key it enrols, reads both epochs, and moves the password's wrap to
+            // the newest epoch: a device enrolled with the password alone now reads everything.
+            arguments += ["--recovery-key", recoveryKey]
+            let enrolled = try await fresh.syncClient(arguments, password: "a new password")
+            #expect(enrolled.status == 0, "\(enrolled.stderr)")
+            try await fresh.sync()
+            #expect(try await fresh.password(service: "before", account: "u") == "before-secret")
+            #expect(try await fresh.password(service: "after", account: "u") == "after-secret")
+            let later = TestDevice(name: "later", in: directory)
+            let plain = try await later.syncClient(
+                ["enroll", "--server", server.url, "--account", account, "--device-name", "later", "--pin", server.pin ?? ""],
+                password: "a new password")
+            #expect(plain.status == 0, "\(plain.stderr)")
+            try await later.sync()
+            #expect(try await later.password(service: "after", account: "u") == "after-secret")
         }
     }
 

@@ -34,6 +34,12 @@ public struct DeviceLog: Sendable {
     public private(set) var head: [UInt8] = ZoneStatement.none
     /// The account the log belongs to.
     public let account: String
+    /// The recovery key's X-Wing public key, when the log records one (accounts created since
+    /// decision 0178): epochs are sealed to it under the recipient name ``recoveryRecipient``.
+    public private(set) var recoveryKey: [UInt8]?
+    /// The name epochs seal the recovery key's wrap under: outside the device-ID alphabet, so no
+    /// device can be named so.
+    public static let recoveryRecipient = "recovery:"
     /// The signer of the newest `epoch` entry, the only device that may add its `epochKeys`.
     private var epochSigner: DeviceID?
     /// The position of the newest `revoke` entry and of the newest `epoch` entry.
@@ -78,6 +84,8 @@ public struct DeviceLog: Sendable {
             epochSigner = entry.signer
         case .epochKeys:
             break
+        case .recoveryKey:
+            recoveryKey = entry.agreementKey
         }
         if entry.kind == .revoke { lastRevocation = entries.count }
         if entry.kind == .epoch { lastEpochChange = entries.count }
@@ -121,6 +129,13 @@ public struct DeviceLog: Sendable {
             }
             return entry.signingKey.isEmpty && entry.agreementKey.isEmpty
                 && signer.signingKey.isValidSignature(parsed.signature, for: parsed.signedBytes)
+        case .recoveryKey:
+            // Only the first device, right after its own entry: a later device recording a key
+            // of its own choosing would be sealed every later epoch, even after its revocation.
+            guard entries.count == 1, let epoch, entry.epoch == epoch, entry.subject == entry.signer,
+                let signer = current[entry.signer], signer.addedIn == epoch, entry.signingKey.isEmpty, !entry.agreementKey.isEmpty
+            else { return false }
+            return signer.signingKey.isValidSignature(parsed.signature, for: parsed.signedBytes)
         case .epochKeys:
             guard let epoch, entry.epoch == epoch, entry.subject == entry.signer, entry.signer == epochSigner,
                 let signer = current[entry.signer]

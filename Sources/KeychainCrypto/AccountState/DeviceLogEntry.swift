@@ -23,6 +23,9 @@ public struct DeviceLogEntry: Sendable, Equatable {
         /// More of `epoch`'s wraps, by the signer of its `epoch` entry, when they do not fit in one
         /// entry of the server's 64 KiB bound (decision 0176).
         case epochKeys = 4
+        /// The recovery key's X-Wing public key (`agreementKey`), recorded by the account's first
+        /// device right after its own entry: every later epoch is sealed to it (decision 0178).
+        case recoveryKey = 5
 
         /// Whether entries of this kind carry a payload.
         var hasPayload: Bool { self == .epoch || self == .epochKeys }

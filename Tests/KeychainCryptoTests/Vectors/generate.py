@@ -31,6 +31,7 @@ LABELS = {
     "itemID": b"synckeychain/v1/item-id",
     "itemBlob": b"synckeychain/v1/item-blob",
     "epochChain": b"synckeychain/v1/epoch-chain",
+    "recoveryAgreement": b"synckeychain/v1/recovery-agreement",
 }
 
 def scrypt(password, salt, log_n, r, p, dklen):
