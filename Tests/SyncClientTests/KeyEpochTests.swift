@@ -220,6 +220,37 @@ struct KeyEpochTests {
         }
     }
 
+    @Test func withApprovalRequiredTheNewEpochHasNoPasswordWrapAndAnApprovedDeviceReadsEveryEpoch() async throws {
+        try await withAccount(devices: 2) { server, devices in
+            let (a, b) = (devices[0], devices[1])
+            let account = try await Self.accountName(of: a)
+            try await a.add(service: "before", account: "u", password: "before-secret")
+            try await a.sync()
+            let on = try await ChildProcess.run(
+                Products.syncClient, ["account", "require-approval", "on", "--keychain", a.keychainPath],
+                environment: ["SYNC_PASSWORD": TestDevice.password])
+            #expect(on.status == 0, "\(on.stderr)")
+            let revoked = try await a.syncClient(["revoke", try await Self.deviceID(of: b)])
+            #expect(revoked.status == 0, "\(revoked.stderr)")
+            try await a.add(service: "after", account: "u", password: "after-secret")
+            try await a.sync()
+
+            // The server keeps no password wrap of the new epoch either.
+            let directory = URL(fileURLWithPath: a.keychainPath).deletingLastPathComponent().deletingLastPathComponent()
+            let c = TestDevice(name: "c", in: directory)
+            let refused = try await c.syncClient(
+                ["enroll", "--server", server.url, "--account", account, "--device-name", "c", "--pin", server.pin ?? ""])
+            #expect(refused.status != 0)
+            #expect(refused.stderr.contains("requires approval"), "\(refused.stderr)")
+            // Approved by a, c gets epoch 2's key and walks the chain back to epoch 1.
+            try await ApprovalEnrolmentTests.enrollByApproval(c, approver: a, server, account: account, password: TestDevice.password)
+            try await c.sync()
+            #expect(try await c.password(service: "before", account: "u") == "before-secret")
+            #expect(try await c.password(service: "after", account: "u") == "after-secret")
+            #expect(try Self.epochKeys(of: c).keys.sorted() == [1, 2])
+        }
+    }
+
     // MARK: - Helpers
 
     /// Every epoch's account key as the device's keychain holds it.
