@@ -25,12 +25,7 @@ package final class ClientSession: Sendable {
         }
         let keychain = try DeviceEnrolment.openKeychain(keychainPath)
         let secrets = DeviceSecrets(keychain: keychain)
-        let keys: AccountKeys
-        do {
-            keys = try AccountKeys(epochs: try secrets.epochKeys())
-        } catch let error as CryptoError {
-            throw SyncClientError(.localStorage, "the stored account keys are damaged; enrol again", underlying: error)
-        }
+        let keys = try secrets.accountKeys()
         let token = try secrets.token()
         let endpoint = try ServerEndpoint(enrolment.server, allowInsecure: enrolment.pin == nil)
         let pin = try enrolment.pin.map { text throws(SyncClientError) in

@@ -46,6 +46,19 @@ package struct DeviceSecrets: Sendable {
         return keys
     }
 
+    /// The keyring of every epoch's key this device holds (decision 0177).
+    package func accountKeys() throws(SyncClientError) -> AccountKeys {
+        do {
+            return try AccountKeys(epochs: try epochKeys())
+        } catch let error as CryptoError {
+            throw SyncClientError(.localStorage, "the stored account keys are damaged; enrol again", underlying: error)
+        } catch let error as SyncClientError {
+            throw error
+        } catch {
+            throw SyncClientError(.localStorage, "the stored account keys are damaged; enrol again", underlying: error)
+        }
+    }
+
     /// Stores the keys of epochs after the first that are not stored yet.
     package func save(epochKeys keys: [UInt32: AccountKey]) throws(SyncClientError) {
         for (epoch, key) in keys.sorted(by: { $0.key < $1.key }) where epoch > 1 {

@@ -39,6 +39,9 @@ struct KeyEpochTests {
             let bKeys = try Self.epochKeys(of: b)
             #expect(aKeys.keys.sorted() == [1, 2])
             #expect(bKeys.keys.sorted() == [1])
+            // The state file's copies, sealed under the new epoch, open for `status` too.
+            let status = try await a.syncClient(["status"])
+            #expect(status.status == 0, "\(status.stderr)")
             // The store's zone is named by an opaque ID under the key of epoch 1 (0177).
             let storeZone = StoreDirectory(database: nil, keys: try AccountKeys(epochs: aKeys)).zone(ofStore: "app").rawValue
             for zone in ["keychain", storeZone] {
