@@ -115,8 +115,11 @@ struct EpochTests {
             epoch: 2, signer: Fixtures.deviceA, payload: payload.encoded)
         let wire = try entry.signed(with: .generate())
         #expect(wire.count <= 64 << 10)
-        let perRecipient = (payload.encoded.count - 4 - 4 - payload.previous.count) / 48
-        #expect(perRecipient < 1_300)
+        // Per remaining device with a 32-character ID: 4 + 32 + 4 + (4 + 1,120 X-Wing
+        // encapsulation + 32-byte key + 16-byte tag); the previous key's wrap is 61 bytes.
+        #expect(payload.previous.count == 61)
+        #expect(payload.encoded.count == 4 + 48 * 1_212 + 4 + 61)
+        #expect(wire.count - payload.encoded.count < 400)
     }
 
     @Test func theLogAcceptsEpochKeysOnlyFromTheEpochsSignerInItsEpoch() throws {
