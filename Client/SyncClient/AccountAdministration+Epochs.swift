@@ -20,29 +20,23 @@ extension AccountAdministration {
         package var sealedToRecovery: Bool
     }
 
+    /// Checks the password (the server's check) before anything changes, by making the server's
+    /// password wrap that of the newest epoch this device holds — what it should be already.
+    func checkedSecrets(password: String) async throws -> AccountSecrets {
+        let (epoch, key) = try await newestEpochKey()
+        let secrets = try await currentSecrets(password: password)
+        try await replacePasswordWrap(secrets, key: key, epoch: epoch)
+        return secrets
+    }
+
     /// Starts a new epoch when a device was revoked after the newest one began (or finishes taking
     /// the newest key when another device started it), and makes the server's password wrap that
-    /// of the newest epoch (`password` is the current one; the server drops the wrap when the
+    /// of the newest epoch (`secrets` are the current password's; the server drops the wrap when the
     /// account requires approval, decision 0134).
     ///
     /// The password's wrap is replaced first, so a wrong password changes nothing. When another
     /// device's epoch entry lands first, this device takes that key (it is sealed to it) and
     /// wraps that one for the password instead: one key per epoch.
-    package func startEpochIfNeeded(password: String) async throws -> EpochChange {
-        try await startEpochIfNeeded(secrets: try await currentSecrets(password: password))
-    }
-
-    /// Checks the password (the server's check) before anything changes, by making the server's
-    /// password wrap that of the newest epoch this device holds — what it should be already.
-    func checkedSecrets(password: String) async throws -> AccountSecrets {
-        _ = try await verifiedLog()
-        let secrets = try await currentSecrets(password: password)
-        let epoch = session.keys.currentEpoch
-        guard let key = session.keys.accountKey(epoch: epoch) else { throw SyncClientError(.localStorage, "the newest account key is missing") }
-        try await replacePasswordWrap(secrets, key: key, epoch: epoch)
-        return secrets
-    }
-
     func startEpochIfNeeded(secrets: AccountSecrets) async throws -> EpochChange {
         let identity = try identity()
         let me = session.enrolment.device

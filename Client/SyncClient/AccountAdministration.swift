@@ -65,7 +65,7 @@ package struct AccountAdministration: Sendable {
 
     /// Revokes a device: signs its revocation into the device log, then the server stops
     /// accepting its token and never lets its ID sign in again; then starts a new key epoch
-    /// (``startEpochIfNeeded(password:)``, decision 0176). Run again for a device already revoked,
+    /// (``startEpochIfNeeded(secrets:)``, decision 0176). Run again for a device already revoked,
     /// it starts the epoch a revocation still lacks (a wrong password, a device that left).
     package func revoke(_ device: DeviceID, password: String) async throws -> EpochChange {
         // The password is checked before anything changes: a wrong one revokes nothing.
@@ -115,7 +115,7 @@ package struct AccountAdministration: Sendable {
     }
 
     /// The newest epoch's key, after reading the device log for epochs this device has not seen.
-    private func newestEpochKey() async throws -> (epoch: UInt32, key: AccountKey) {
+    func newestEpochKey() async throws -> (epoch: UInt32, key: AccountKey) {
         _ = try await verifiedLog()
         let epoch = session.keys.currentEpoch
         guard let key = session.keys.accountKey(epoch: epoch) else { throw SyncClientError(.localStorage, "the newest account key is missing") }
