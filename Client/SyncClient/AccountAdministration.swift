@@ -9,7 +9,7 @@ package struct AccountAdministration: Sendable {
     package init(session: ClientSession) { self.session = session }
 
     /// An exchange that knows every epoch key this device holds and opens new ones sealed to it.
-    func logExchange(_ identity: DeviceIdentity?) -> DeviceLogExchange {
+    package func logExchange(_ identity: DeviceIdentity?) -> DeviceLogExchange {
         DeviceLogExchange(
             connection: session.connection, account: session.enrolment.account, keys: session.keys.accountKeys,
             recipient: identity.map { (device: session.enrolment.device, agreementKey: $0.agreementKey) })
@@ -24,7 +24,7 @@ package struct AccountAdministration: Sendable {
     }
 
     /// This device's identity keys, made and stored now for a device enrolled before they existed.
-    func identity() throws(SyncClientError) -> DeviceIdentity {
+    package func identity() throws(SyncClientError) -> DeviceIdentity {
         let secrets = DeviceSecrets(keychain: session.keychain)
         if let identity = try secrets.identity() { return identity }
         let identity = try DeviceIdentity.generate()

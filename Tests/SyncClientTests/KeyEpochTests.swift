@@ -254,6 +254,47 @@ struct KeyEpochTests {
         }
     }
 
+    @Test func wrapsPastOneEntrysBoundFollowInMoreEntriesThatTheirRecipientsOpen() async throws {
+        try await withAccount(devices: 2) { _, devices in
+            let (a, b) = (devices[0], devices[1])
+            // 49 more members, signed into the log by a (as approvals are): with a, b's successor
+            // set is 50 devices plus the recovery key, more than one entry's 48 wraps.
+            let members = try (0..<49).map { _ in (DeviceID.random(), try DeviceIdentity.generate()) }
+            try await ClientSession.with(keychainPath: a.keychainPath, logger: Logger(label: "test")) { session in
+                let administration = AccountAdministration(session: session)
+                let identity = try administration.identity()
+                var log = try await administration.verifiedLog()
+                for (device, member) in members {
+                    log = try await administration.logExchange(identity).append(extending: log.entries) { log in
+                        try log.approving(
+                            device, signingKey: member.signingKey.publicKey.rawRepresentation, agreementKey: member.agreementKey.publicKey,
+                            by: session.enrolment.device, identity: identity)
+                    }
+                }
+                try session.database.saveVerifiedDeviceLog(log.entries)
+            }
+            let revoked = try await a.syncClient(["revoke", try await Self.deviceID(of: b)])
+            #expect(revoked.status == 0, "\(revoked.stderr)")
+
+            let aKeys = try Self.epochKeys(of: a)
+            let newest = try #require(aKeys[2])
+            try await ClientSession.with(keychainPath: a.keychainPath, logger: Logger(label: "test")) { session in
+                let log = try await AccountAdministration(session: session).verifiedLog()
+                let kinds = log.entries.compactMap { DeviceLogEntry(unverifiedWire: $0)?.kind }
+                #expect(kinds.suffix(2) == [.epoch, .epochKeys], "\(kinds)")
+                #expect(log.entries.allSatisfy { $0.count <= 64 << 10 })
+                // Every member opens the new key, whichever entry holds its wrap.
+                for (device, member) in members {
+                    let exchange = DeviceLogExchange(
+                        connection: session.connection, account: session.enrolment.account, keys: [1: try #require(aKeys[1])],
+                        recipient: (device: device, agreementKey: member.agreementKey))
+                    _ = try await exchange.fetch(extending: [])
+                    #expect(exchange.epochKeys[2]?.isSameKey(as: newest) == true, "\(device)")
+                }
+            }
+        }
+    }
+
     // MARK: - Helpers
 
     /// Every epoch's account key as the device's keychain holds it.
