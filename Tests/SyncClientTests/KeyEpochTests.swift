@@ -39,6 +39,15 @@ struct KeyEpochTests {
             let bKeys = try Self.epochKeys(of: b)
             #expect(aKeys.keys.sorted() == [1, 2])
             #expect(bKeys.keys.sorted() == [1])
+            // The epoch entry: 254 bytes of header, signature and seal (this account's 13-character
+            // name), 69 of the wraps' count and the previous key, 1,212 per remaining device (a and c) and
+            // 1,189 for the recovery key (decisions 0176, 0178).
+            let entries = try await ClientSession.with(keychainPath: a.keychainPath, logger: Logger(label: "test")) { session in
+                try await AccountAdministration(session: session).verifiedLog().entries
+            }
+            let epochEntry = try #require(entries.first { DeviceLogEntry(unverifiedWire: $0)?.kind == .epoch })
+            let expectedSize: Int = 254 + 69 + 2 * 1_212 + 1_189
+            #expect(epochEntry.count == expectedSize, "\(epochEntry.count)")
             // The state file's copies, sealed under the new epoch, open for `status` too.
             let status = try await a.syncClient(["status"])
             #expect(status.status == 0, "\(status.stderr)")
