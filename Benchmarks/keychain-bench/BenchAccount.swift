@@ -48,7 +48,7 @@ struct BenchAccount: Sendable {
         let bundle = AccountKeyBundle(
             kdf: PasswordKDF(algorithm: parameters.algorithm, logN: parameters.logN, r: parameters.r, p: parameters.p),
             salt: Base64Bytes(parameters.salt),
-            wrappedAccountKey: Base64Bytes(try accountKey.wrapped(with: secrets, account: name, epoch: VersionSealer.keyEpoch)))
+            wrappedAccountKey: Base64Bytes(try accountKey.wrapped(with: secrets, account: name, epoch: VersionSealer.firstEpoch)))
         let encoder = WireCoding.makeEncoder()
         let authKey = Base64Bytes(secrets.authKey)
         try await client.send(

@@ -8,12 +8,23 @@ package struct AccountAdministration: Sendable {
 
     package init(session: ClientSession) { self.session = session }
 
-    private var exchange: DeviceLogExchange {
-        DeviceLogExchange(connection: session.connection, account: session.enrolment.account, accountKey: session.accountKey)
+    /// An exchange that knows every epoch key this device holds and opens new ones sealed to it.
+    package func logExchange(_ identity: DeviceIdentity?) -> DeviceLogExchange {
+        DeviceLogExchange(
+            connection: session.connection, account: session.enrolment.account, keys: session.keys.accountKeys,
+            recipient: identity.map { (device: session.enrolment.device, agreementKey: $0.agreementKey) })
+    }
+
+    /// Keeps the epoch keys `exchange` learnt: in the keychain (`ThisDeviceOnly`), then in the
+    /// session's keyring, so every sealer of the session seals under the newest from now on.
+    func keep(_ exchange: DeviceLogExchange) throws(SyncClientError) {
+        let keys = exchange.epochKeys
+        try DeviceSecrets(keychain: session.keychain).save(epochKeys: keys)
+        for (epoch, key) in keys { session.keys.learn(key, epoch: epoch) }
     }
 
     /// This device's identity keys, made and stored now for a device enrolled before they existed.
-    func identity() throws(SyncClientError) -> DeviceIdentity {
+    package func identity() throws(SyncClientError) -> DeviceIdentity {
         let secrets = DeviceSecrets(keychain: session.keychain)
         if let identity = try secrets.identity() { return identity }
         let identity = try DeviceIdentity.generate()
@@ -35,27 +46,45 @@ package struct AccountAdministration: Sendable {
     /// The device log as the server serves it, verified against the one this device recorded and
     /// recorded in its place. A device enrolled before the log existed joins it first, with
     /// identity keys made now.
+    /// The account keys of new epochs sealed to this device are kept on the way (decision 0176).
     package func verifiedLog() async throws -> DeviceLog {
         let verified = try session.database.verifiedDeviceLog()
+        let exchange = logExchange(try DeviceSecrets(keychain: session.keychain).identity())
         var log = try await exchange.fetch(extending: verified)
         if log.members[session.enrolment.device] == nil {
             let identity = try identity()
             log = try await exchange.append(extending: verified) { log in
                 guard log.members[session.enrolment.device] == nil else { return nil }
-                return try log.joining(session.enrolment.device, identity: identity, accountKey: session.accountKey)
+                return try log.joining(session.enrolment.device, identity: identity, epochKeys: exchange.epochKeys)
             }
         }
+        try keep(exchange)
         try session.database.saveVerifiedDeviceLog(log.entries)
         return log
     }
 
     /// Revokes a device: signs its revocation into the device log, then the server stops
-    /// accepting its token and never lets its ID sign in again.
-    package func revoke(_ device: DeviceID) async throws {
+    /// accepting its token and never lets its ID sign in again; then starts a new key epoch
+    /// (``startEpochIfNeeded(secrets:)``, decision 0176). Run again for a device already revoked,
+    /// it starts the epoch a revocation still lacks (a wrong password, a device that left).
+    package func revoke(_ device: DeviceID, password: String) async throws -> EpochChange {
+        // The password is checked before anything changes: a wrong one revokes nothing.
+        let secrets = try await checkedSecrets(password: password)
+        try await signRevocation(of: device)
+        return try await startEpochIfNeeded(secrets: secrets)
+    }
+
+    /// This device revokes itself (`leave`, decision 0135). It cannot start the next epoch (a
+    /// revoked signer is refused): a remaining device does, with `revoke` (decision 0176).
+    package func revokeThisDevice() async throws {
+        try await signRevocation(of: session.enrolment.device)
+    }
+
+    private func signRevocation(of device: DeviceID) async throws {
         let verified = try await verifiedLog()
         if verified.currentMembers[device] != nil {
             let identity = try identity()
-            let log = try await exchange.append(extending: verified.entries) { log in
+            let log = try await logExchange(identity).append(extending: verified.entries) { log in
                 guard log.currentMembers[device] != nil else { return nil }
                 return try log.revoking(device, by: session.enrolment.device, identity: identity)
             }
@@ -78,10 +107,19 @@ package struct AccountAdministration: Sendable {
         let parameters = try DeviceEnrolment.parameters(pre.kdf, salt: pre.salt)
         try (session.enrolment.pinnedKDF ?? PinnedKDF(parameters)).check(parameters)
         let secrets = try AccountSecrets.derive(password: password, parameters: parameters)
-        let wrapped = required ? nil : try session.accountKey.wrapped(with: secrets, account: account, epoch: VersionSealer.keyEpoch)
+        let (epoch, key) = try await newestEpochKey()
+        let wrapped = required ? nil : try key.wrapped(with: secrets, account: account, epoch: epoch)
         try await session.connection.send(
             .PUT, "/v1/account/approval-required",
             body: ApprovalRequirementRequest(currentAuthKey: Base64Bytes(secrets.authKey), required: required, wrappedAccountKey: wrapped.map(Base64Bytes.init)))
+    }
+
+    /// The newest epoch's key, after reading the device log for epochs this device has not seen.
+    func newestEpochKey() async throws -> (epoch: UInt32, key: AccountKey) {
+        _ = try await verifiedLog()
+        let epoch = session.keys.currentEpoch
+        guard let key = session.keys.accountKey(epoch: epoch) else { throw SyncClientError(.localStorage, "the newest account key is missing") }
+        return (epoch, key)
     }
 
     /// Changes the password: derives the current auth key (the server checks it) and new secrets
@@ -100,10 +138,13 @@ package struct AccountAdministration: Sendable {
         let currentSecrets = try AccountSecrets.derive(password: current, parameters: currentParameters)
         let newParameters = try pinned.strengthened(currentParameters)
         let newSecrets = try AccountSecrets.derive(password: new, parameters: newParameters)
+        // The newest epoch this device holds: a password set by `recover` after a revocation
+        // wraps an older one, and this is what brings it forward (decision 0178).
+        let newestKey = try await newestEpochKey()
         let bundle = AccountKeyBundle(
             kdf: PasswordKDF(algorithm: newParameters.algorithm, logN: newParameters.logN, r: newParameters.r, p: newParameters.p),
             salt: Base64Bytes(newParameters.salt),
-            wrappedAccountKey: Base64Bytes(try session.accountKey.wrapped(with: newSecrets, account: account, epoch: VersionSealer.keyEpoch)),
+            wrappedAccountKey: Base64Bytes(try newestKey.key.wrapped(with: newSecrets, account: account, epoch: newestKey.epoch)),
             wrappedRecoveryKey: session.enrolment.wrappedRecoveryKey.map(Base64Bytes.init))
         try await session.connection.send(
             .PUT, "/v1/account/credentials",

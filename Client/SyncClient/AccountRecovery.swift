@@ -58,7 +58,7 @@ package struct AccountRecovery: Sendable {
         let accountKey: AccountKey
         do {
             guard let wrapped = keys.wrappedRecoveryKey else { throw SyncClientError(.signInFailed, "the server sent no recovery wrap") }
-            accountKey = try AccountKey.unwrap(wrapped.bytes, with: recoveryKey, account: account, epoch: VersionSealer.keyEpoch)
+            accountKey = try AccountKey.unwrap(wrapped.bytes, with: recoveryKey, account: account, epoch: VersionSealer.firstEpoch)
         } catch {
             throw SyncClientError(.signInFailed, "the recovery key does not open the account key the server sent", underlying: error)
         }
@@ -70,7 +70,7 @@ package struct AccountRecovery: Sendable {
         let bundle = AccountKeyBundle(
             kdf: PasswordKDF(algorithm: newParameters.algorithm, logN: newParameters.logN, r: newParameters.r, p: newParameters.p),
             salt: Base64Bytes(newParameters.salt),
-            wrappedAccountKey: Base64Bytes(try accountKey.wrapped(with: secrets, account: account, epoch: VersionSealer.keyEpoch)),
+            wrappedAccountKey: Base64Bytes(try accountKey.wrapped(with: secrets, account: account, epoch: VersionSealer.firstEpoch)),
             wrappedRecoveryKey: keys.wrappedRecoveryKey)
         try await connection.send(
             .POST, "/v1/recovery/credentials",

@@ -18,7 +18,7 @@ struct ApprovalRequester: Sendable {
     private static let pollInterval: Duration = .milliseconds(500)
 
     /// Waits for the approval; `show` gets the code and the request ID as soon as they exist.
-    func run(show: @Sendable (ApprovalCode, String) -> Void) async throws -> (AccountKey, DeviceLog) {
+    func run(show: @Sendable (ApprovalCode, String) -> Void) async throws -> ([UInt32: AccountKey], DeviceLog) {
         var nonce = [UInt8](repeating: 0, count: 32)
         var generator = SystemRandomNumberGenerator()
         for index in nonce.indices { nonce[index] = generator.next() }
@@ -36,7 +36,10 @@ struct ApprovalRequester: Sendable {
         } catch {
             throw SyncClientError(.untrustedAccountState, "the approval carries no account key", underlying: error)
         }
-        let log = try await DeviceLogExchange(connection: connection, account: account, accountKey: accountKey).fetch(extending: [])
+        // The approver gives the current epoch's key; the log's epoch entries chain it to the older ones.
+        let exchange = DeviceLogExchange(
+            connection: connection, account: account, keys: [payload.epoch: accountKey], recipient: (device: device, agreementKey: identity.agreementKey))
+        let log = try await exchange.fetch(extending: [])
         // The log must hold what the approver verified, and this device with its own keys.
         guard payload.logLength >= 1, log.entries.count >= payload.logLength,
             DeviceLogEntry.hash(ofSigned: log.entries[payload.logLength - 1]) == payload.logHead.bytes,
@@ -45,7 +48,7 @@ struct ApprovalRequester: Sendable {
         else {
             throw SyncClientError(.untrustedAccountState, "the server's device log does not hold the approval this device was given")
         }
-        return (accountKey, log)
+        return (exchange.epochKeys, log)
     }
 
     private func answer(to id: String) async throws -> [UInt8] {

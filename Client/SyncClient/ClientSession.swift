@@ -10,7 +10,9 @@ package final class ClientSession: Sendable {
     package let keychain: Keychain
     package let database: ClientStateDatabase
     package let enrolment: Enrolment
-    package let accountKey: AccountKey
+    /// The account key of every epoch this device holds; learns new ones as the device log shows
+    /// them (``refreshKeyEpochs()``), shared by every sealer made from it.
+    package let keys: AccountKeys
     package let connection: ServerConnection
     package let logger: Logger
 
@@ -23,7 +25,7 @@ package final class ClientSession: Sendable {
         }
         let keychain = try DeviceEnrolment.openKeychain(keychainPath)
         let secrets = DeviceSecrets(keychain: keychain)
-        let accountKey = try secrets.accountKey()
+        let keys = try secrets.accountKeys()
         let token = try secrets.token()
         let endpoint = try ServerEndpoint(enrolment.server, allowInsecure: enrolment.pin == nil)
         let pin = try enrolment.pin.map { text throws(SyncClientError) in
@@ -33,21 +35,21 @@ package final class ClientSession: Sendable {
         if !endpoint.isInsecure && pin == nil { throw SyncClientError(.localStorage, "no pin recorded for an https server") }
         let (_, tls) = try await endpoint.verify(pin: pin)
         let connection = ServerConnection(endpoint: endpoint, tlsConfiguration: tls, token: token)
-        return ClientSession(keychain: keychain, database: database, enrolment: enrolment, accountKey: accountKey, connection: connection, logger: logger)
+        return ClientSession(keychain: keychain, database: database, enrolment: enrolment, keys: keys, connection: connection, logger: logger)
     }
 
-    private init(keychain: Keychain, database: ClientStateDatabase, enrolment: Enrolment, accountKey: AccountKey, connection: ServerConnection, logger: Logger) {
+    private init(keychain: Keychain, database: ClientStateDatabase, enrolment: Enrolment, keys: AccountKeys, connection: ServerConnection, logger: Logger) {
         self.keychain = keychain
         self.database = database
         self.enrolment = enrolment
-        self.accountKey = accountKey
+        self.keys = keys
         self.connection = connection
         self.logger = logger
     }
 
     /// The driver of the keychain zone.
     package func keychainDriver() throws(SyncClientError) -> ZoneDriver<KeychainZone> {
-        let sealer = VersionSealer(keys: AccountKeys(accountKey: accountKey), account: enrolment.account, zone: .keychain)
+        let sealer = VersionSealer(keys: keys, account: enrolment.account, zone: .keychain)
         return try ZoneDriver(
             local: KeychainZone(keychain: keychain, sealer: sealer, device: enrolment.device), database: database,
             server: ZoneTransport(connection: connection, zone: .keychain), sealer: sealer, device: enrolment.device, logger: logger)

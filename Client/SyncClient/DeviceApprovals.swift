@@ -52,7 +52,7 @@ package struct DeviceApprovals: Sendable {
         }
         let identity = try administration.identity()
         let me = session.enrolment.device
-        let log = try await DeviceLogExchange(connection: session.connection, account: account, accountKey: session.accountKey).append(
+        let log = try await administration.logExchange(identity).append(
             extending: verified.entries
         ) { log in
             guard log.members[request.device] == nil else { return nil }
@@ -60,9 +60,12 @@ package struct DeviceApprovals: Sendable {
                 request.device, signingKey: request.signingKey.bytes, agreementKey: request.agreementKey.bytes, by: me, identity: identity)
         }
         try session.database.saveVerifiedDeviceLog(log.entries)
-        guard let epoch = log.epoch else { throw SyncClientError(.untrustedAccountState, "the device log has no epoch") }
+        // The newest epoch's key: the new device opens the older ones from the log (decision 0176).
+        guard let epoch = log.epoch, let accountKey = session.keys.accountKey(epoch: epoch) else {
+            throw SyncClientError(.untrustedAccountState, "this device does not hold the key of the device log's epoch")
+        }
         let payload = ApprovalPayload(
-            epoch: epoch, accountKey: Base64Bytes(session.accountKey.rawRepresentation), logLength: log.entries.count,
+            epoch: epoch, accountKey: Base64Bytes(accountKey.rawRepresentation), logLength: log.entries.count,
             logHead: Base64Bytes(log.head))
         do {
             try await session.connection.send(

@@ -33,7 +33,7 @@ package struct DeviceDeparture: Sendable {
             if status.isLocked { throw SyncClientError(.keychainLocked, "the keychain is locked; unlock it to remove the account's items, or pass --keep-local") }
         }
         let device = try await ClientSession.with(keychainPath: keychainPath, logger: logger) { session in
-            try await AccountAdministration(session: session).revoke(session.enrolment.device)
+            try await AccountAdministration(session: session).revokeThisDevice()
             return session.enrolment.device
         }
         let keychain = try DeviceEnrolment.openKeychain(keychainPath)

@@ -5,13 +5,26 @@ import SyncProtocol
 
 /// How enrolment opens the account key and checks what the server serves.
 extension DeviceEnrolment {
-    /// The account key from the password's wrap, which binds the KDF parameters it was made under.
-    static func openPasswordWrap(_ keys: AccountKeyBundle, secrets: AccountSecrets, account: String) throws -> AccountKey {
+    /// The account key of `epoch` from the password's wrap, which binds the KDF parameters it was
+    /// made under and the epoch. A wrap of an older epoch (the password was set by `recover`
+    /// after a revocation, decision 0178) is refused with what to do: its key no longer seals.
+    static func openPasswordWrap(
+        _ keys: AccountKeyBundle, secrets: AccountSecrets, account: String, epoch: UInt32 = VersionSealer.firstEpoch
+    ) throws -> AccountKey {
         do {
             guard try parameters(keys.kdf, salt: keys.salt) == secrets.parameters else {
                 throw SyncClientError(.signInFailed, "the server's key material does not match its sign-in parameters")
             }
-            return try AccountKey.unwrap(keys.wrappedAccountKey.bytes, with: secrets, account: account, epoch: VersionSealer.keyEpoch)
+            if epoch > VersionSealer.firstEpoch,
+                (try? AccountKey.unwrap(keys.wrappedAccountKey.bytes, with: secrets, account: account, epoch: VersionSealer.firstEpoch)) != nil
+            {
+                throw SyncClientError(
+                    .signInFailed,
+                    "the password opens only the account key of epoch 1, but the account is in epoch \(epoch) (the password was set "
+                        + "by `recover` after a revocation): enrol with --recovery-key, or with --request-approval, or run "
+                        + "`sync-client change-password` on a current device")
+            }
+            return try AccountKey.unwrap(keys.wrappedAccountKey.bytes, with: secrets, account: account, epoch: epoch)
         } catch let error as SyncClientError {
             throw error
         } catch {
@@ -23,7 +36,7 @@ extension DeviceEnrolment {
     static func openRecoveryWrap(_ keys: AccountKeyBundle, recoveryKey: RecoveryKey, account: String) throws(SyncClientError) -> AccountKey {
         guard let wrapped = keys.wrappedRecoveryKey else { throw SyncClientError(.signInFailed, "the server sent no recovery wrap") }
         do {
-            return try AccountKey.unwrap(wrapped.bytes, with: recoveryKey, account: account, epoch: VersionSealer.keyEpoch)
+            return try AccountKey.unwrap(wrapped.bytes, with: recoveryKey, account: account, epoch: VersionSealer.firstEpoch)
         } catch {
             throw SyncClientError(.signInFailed, "the recovery key does not open the account key the server sent", underlying: error)
         }

@@ -77,6 +77,7 @@ package struct DeviceEnrolment: Sendable {
         let endpoint = connection.endpoint
         let device = DeviceID.random()
         var recoveryPrinted: String?
+        var recoveryPublicKey: [UInt8]?
         let secrets: AccountSecrets
         if create {
             let parameters = try KDFParameters(logN: logN, r: 8, p: 1, salt: KDFParameters.generate().salt)
@@ -86,8 +87,8 @@ package struct DeviceEnrolment: Sendable {
             let bundle = AccountKeyBundle(
                 kdf: PasswordKDF(algorithm: parameters.algorithm, logN: parameters.logN, r: parameters.r, p: parameters.p),
                 salt: Base64Bytes(parameters.salt),
-                wrappedAccountKey: Base64Bytes(try accountKey.wrapped(with: secrets, account: account, epoch: VersionSealer.keyEpoch)),
-                wrappedRecoveryKey: Base64Bytes(try accountKey.wrapped(with: recovery, account: account, epoch: VersionSealer.keyEpoch)))
+                wrappedAccountKey: Base64Bytes(try accountKey.wrapped(with: secrets, account: account, epoch: VersionSealer.firstEpoch)),
+                wrappedRecoveryKey: Base64Bytes(try accountKey.wrapped(with: recovery, account: account, epoch: VersionSealer.firstEpoch)))
             do {
                 try await connection.send(
                     .POST, "/v1/accounts",
@@ -97,6 +98,7 @@ package struct DeviceEnrolment: Sendable {
                 throw SyncClientError(.invalidInput, "an account named \(account) exists already; enrol without --create")
             }
             recoveryPrinted = recovery.printed
+            recoveryPublicKey = recovery.agreementKey.publicKey
         } else {
             let pre = try await connection.send(.POST, "/v1/sign-in/parameters", body: PreSignInRequest(account: account), as: PreSignInResponse.self)
             secrets = try AccountSecrets.derive(password: password, parameters: try Self.parameters(pre.kdf, salt: pre.salt))
@@ -106,45 +108,44 @@ package struct DeviceEnrolment: Sendable {
             body: SignInRequest(account: account, authKey: Base64Bytes(secrets.authKey), device: device, deviceName: deviceName),
             as: SignInResponse.self)
         let identity = try DeviceIdentity.generate()
-        let accountKey: AccountKey
+        let epochKeys: [UInt32: AccountKey]
         let log: DeviceLog
         var pinnedKDF: PinnedKDF?
         if let approval {
-            (accountKey, log) = try await connection.authorized(with: signIn.token).closing { authorized in
+            (epochKeys, log) = try await connection.authorized(with: signIn.token).closing { authorized in
                 try await ApprovalRequester(
                     connection: authorized, account: account, device: signIn.device, name: deviceName, identity: identity,
                     timeout: approval.timeout
                 ).run(show: approval.show)
             }
             // When the password's wrap opens too, to the same key, its parameters are verified.
-            if let passwordKey = try? Self.openPasswordWrap(signIn.keys, secrets: secrets, account: account),
-                passwordKey.rawRepresentation == accountKey.rawRepresentation
+            if let epoch = log.epoch, let accountKey = epochKeys[epoch],
+                let passwordKey = try? Self.openPasswordWrap(signIn.keys, secrets: secrets, account: account, epoch: epoch),
+                passwordKey.isSameKey(as: accountKey)
             {
                 pinnedKDF = PinnedKDF(secrets.parameters)
             }
         } else {
-            if let recoveryKey {
-                accountKey = try Self.openRecoveryWrap(signIn.keys, recoveryKey: recoveryKey, account: account)
-            } else {
-                guard !signIn.keys.wrappedAccountKey.bytes.isEmpty else {
-                    throw SyncClientError(
-                        .signInFailed,
-                        "this account requires approval from one of its devices: enrol with --request-approval (or recover with the recovery key)")
-                }
-                accountKey = try Self.openPasswordWrap(signIn.keys, secrets: secrets, account: account)
+            if recoveryKey == nil && signIn.keys.wrappedAccountKey.bytes.isEmpty {
+                throw SyncClientError(
+                    .signInFailed,
+                    "this account requires approval from one of its devices: enrol with --request-approval (or recover with the recovery key)")
             }
             // The password's parameters are this device's (recovery) or bound by the wrap that opened.
             pinnedKDF = PinnedKDF(secrets.parameters)
-            log = try await connection.authorized(with: signIn.token).closing { authorized in
-                try await DeviceLogExchange(connection: authorized, account: account, accountKey: accountKey).append(extending: []) { log in
-                    try log.joining(signIn.device, identity: identity, accountKey: accountKey)
-                }
+            (epochKeys, log) = try await connection.authorized(with: signIn.token).closing { authorized in
+                try await join(authorized, signIn: signIn, secrets: secrets, identity: identity, recoveryPublicKey: recoveryPublicKey)
             }
+        }
+        guard let firstKey = epochKeys[VersionSealer.firstEpoch], let newest = log.epoch,
+            (VersionSealer.firstEpoch...newest).allSatisfy({ epochKeys[$0] != nil })
+        else {
+            throw SyncClientError(.untrustedAccountState, "the device log does not chain every epoch's key back to the first")
         }
 
         let keychain = try Self.openKeychain(keychainPath)
         let deviceSecrets = DeviceSecrets(keychain: keychain)
-        try deviceSecrets.save(accountKey: accountKey, token: signIn.token)
+        try deviceSecrets.save(epochKeys: epochKeys, token: signIn.token)
         try deviceSecrets.save(identity: identity)
         var enrolment = Enrolment(
             server: endpoint.url.absoluteString, pin: seenPin?.description, account: account, device: signIn.device,
@@ -155,7 +156,7 @@ package struct DeviceEnrolment: Sendable {
         try state.saveEnrolment(enrolment)
         try state.saveVerifiedDeviceLog(log.entries)
         // Another account's key-value values go now, not at the first sync (decision 0071).
-        KeyValueSync.bindAfterEnrolment(keychainPath: keychainPath, accountKey: accountKey, device: signIn.device, state: state, logger: logger)
+        KeyValueSync.bindAfterEnrolment(keychainPath: keychainPath, accountKey: firstKey, device: signIn.device, state: state, logger: logger)
         logger.info("device enrolled", metadata: ["account": "\(account)", "device": "\(signIn.device)"])
         return Outcome(enrolment: enrolment, recoveryKey: recoveryPrinted, trustedPin: pin == nil ? seenPin : nil)
     }

@@ -1,38 +1,79 @@
 import KeychainCrypto
+import Synchronization
 import SyncCore
 import SyncProtocol
 
 /// Reads and appends the account's device log through the server, trusting nothing it serves
 /// (decisions 0120, 0122): every entry is verified from the first, and the log served must extend
 /// the one this device verified before, entry for entry.
+///
+/// Reading the log also yields the account keys of its epochs (decision 0176): the key of each
+/// `epoch` entry this device is a recipient of, opened with its agreement key as the entry is
+/// verified, and every older epoch's key, opened with the next one's. They are in ``epochKeys``.
 package struct DeviceLogExchange: Sendable {
     private let connection: ServerConnection
     private let account: String
-    private let logKeys: [UInt32: DeviceLogKey]
+    private let recipient: (name: String, agreementKey: DeviceAgreementKey)?
+    private let known: Known
+
+    /// The epoch keys known so far; a class, so the exchange (a value) can learn while it reads.
+    private final class Known: Sendable {
+        let keys: Mutex<[UInt32: AccountKey]>
+        init(_ keys: [UInt32: AccountKey]) { self.keys = Mutex(keys) }
+    }
 
     /// How many times an append is rebuilt after another device appended first.
     private static let appendAttempts = 5
 
-    package init(connection: ServerConnection, account: String, accountKey: AccountKey) {
+    /// An exchange that knows `keys` (by epoch) and, with `recipient`, opens the keys of new
+    /// epochs sealed to that device.
+    package init(
+        connection: ServerConnection, account: String, keys: [UInt32: AccountKey],
+        recipient: (device: DeviceID, agreementKey: DeviceAgreementKey)? = nil
+    ) {
+        self.init(connection: connection, account: account, keys: keys, recipientName: recipient.map { ($0.device.rawValue, $0.agreementKey) })
+    }
+
+    /// An exchange that opens the keys of new epochs sealed to the recovery key (decision 0178).
+    package init(connection: ServerConnection, account: String, keys: [UInt32: AccountKey], recoveryKey: RecoveryKey) {
+        self.init(connection: connection, account: account, keys: keys, recipientName: (DeviceLog.recoveryRecipient, recoveryKey.agreementKey))
+    }
+
+    private init(
+        connection: ServerConnection, account: String, keys: [UInt32: AccountKey], recipientName: (name: String, agreementKey: DeviceAgreementKey)?
+    ) {
         self.connection = connection
         self.account = account
-        logKeys = [VersionSealer.keyEpoch: DeviceLogKey(accountKey: accountKey)]
+        self.recipient = recipientName
+        known = Known(keys)
     }
+
+    /// Every epoch's account key known after the reads so far.
+    package var epochKeys: [UInt32: AccountKey] { known.keys.withLock { $0 } }
+
+    private var logKeys: [UInt32: DeviceLogKey] { epochKeys.mapValues { DeviceLogKey(accountKey: $0) } }
 
     /// The log the server serves now, verified, and checked to extend `verified`.
     ///
     /// - Throws: ``SyncClientError`` `untrustedAccountState` when the served log is shorter than
     ///   `verified` or differs from it (the server rolled it back or forked it), or holds an entry
     ///   that does not verify.
+    ///
+    /// Only the entries from this device's verified head on are read (the head itself again, which
+    /// must come back unchanged: it hashes everything before it); the verified entries are checked
+    /// again locally, so the returned log is verified from the first entry.
     package func fetch(extending verified: [[UInt8]]) async throws -> DeviceLog {
-        let served = try await servedEntries()
+        let start = max(verified.count - 1, 0)
+        let tail = try await servedEntries(from: start)
         var log = DeviceLog(account: account)
-        guard served.count >= verified.count, zip(verified, served).allSatisfy({ $0 == $1 }) else {
+        guard verified.isEmpty || tail.first == verified.last else {
             throw SyncClientError(
                 .untrustedAccountState,
-                "the server's device log (\(served.count) entries) does not extend the \(verified.count) this device verified: "
+                "the server's device log (\(start + tail.count) entries) does not extend the \(verified.count) this device verified: "
                     + "it was rolled back or forked")
         }
+        let served = Array(verified.dropLast()) + tail
+        learnEarlierEpochs(served)
         for (index, entry) in served.enumerated() {
             do {
                 try log.append(entry, logKeys: logKeys)
@@ -40,8 +81,57 @@ package struct DeviceLogExchange: Sendable {
                 throw SyncClientError(
                     .untrustedAccountState, "entry \(index) of the server's device log does not verify", underlying: error)
             }
+            try learnEpoch(from: entry)
         }
         return log
+    }
+
+    /// Opens, with each epoch's key held, the previous epoch's key its `epoch` entry seals (a
+    /// device that was given only the newest key: a password or approval enrolment). The entries
+    /// are not verified yet; what they yield is authenticated by the key that opens it.
+    private func learnEarlierEpochs(_ served: [[UInt8]]) {
+        var chain: [UInt32: EpochKeyPayload] = [:]
+        for wire in served {
+            guard let entry = DeviceLogEntry(unverifiedWire: wire), entry.kind == .epoch,
+                let payload = EpochKeyPayload(encoded: entry.payload)
+            else { continue }
+            chain[entry.epoch] = payload
+        }
+        known.keys.withLock { keys in
+            for epoch in chain.keys.sorted(by: >) {
+                guard let key = keys[epoch], keys[epoch - 1] == nil,
+                    let previous = try? chain[epoch]?.previousKey(openedWith: key, account: account, epoch: epoch)
+                else { continue }
+                keys[epoch - 1] = previous
+            }
+        }
+    }
+
+    /// After `wire` verified: the new epoch's key, when the entry seals it to this device.
+    private func learnEpoch(from wire: [UInt8]) throws(SyncClientError) {
+        guard let recipient, let entry = DeviceLogEntry(unverifiedWire: wire), entry.kind == .epoch || entry.kind == .epochKeys,
+            known.keys.withLock({ $0[entry.epoch] == nil })
+        else { return }
+        guard let payload = EpochKeyPayload(encoded: entry.payload) else {
+            throw SyncClientError(.untrustedAccountState, "an epoch entry of the device log is malformed")
+        }
+        let key: AccountKey?
+        do {
+            key = try payload.key(for: recipient.name, with: recipient.agreementKey, account: account, epoch: entry.epoch)
+        } catch {
+            throw SyncClientError(.untrustedAccountState, "the key of epoch \(entry.epoch) sealed to this device does not open", underlying: error)
+        }
+        guard let key else { return }
+        // The new key must seal the previous one this device holds: a signer cannot hand two
+        // groups of devices two keys of one epoch without the chain showing it.
+        if entry.kind == .epoch, let previous = known.keys.withLock({ $0[entry.epoch - 1] }) {
+            guard let sealed = try? payload.previousKey(openedWith: key, account: account, epoch: entry.epoch),
+                sealed.isSameKey(as: previous)
+            else {
+                throw SyncClientError(.untrustedAccountState, "the epoch \(entry.epoch) entry does not seal the previous epoch's key")
+            }
+        }
+        known.keys.withLock { $0[entry.epoch] = key }
     }
 
     /// Appends the entry `make` builds for the log as the server now serves it (verified against
@@ -63,21 +153,28 @@ package struct DeviceLogExchange: Sendable {
             } catch {
                 throw SyncClientError(.localStorage, "this device built a device-log entry it cannot verify", underlying: error)
             }
+            try learnEpoch(from: entry)
             return log
         }
         throw SyncClientError(.busy, "other devices kept changing the device log; try again")
     }
 
+    /// The newest epoch the served log names, unverified (1 for an empty log): which epoch's
+    /// password wrap a new device opens, before it can verify anything (the wrap binds the epoch).
+    package func announcedEpoch() async throws -> UInt32 {
+        try await servedEntries().compactMap { DeviceLogEntry(unverifiedWire: $0)?.epoch }.max() ?? VersionSealer.firstEpoch
+    }
+
     /// Every entry the server serves, page by page, held to the server's bounds.
-    private func servedEntries() async throws -> [[UInt8]] {
+    private func servedEntries(from start: Int = 0) async throws -> [[UInt8]] {
         var entries: [[UInt8]] = []
         var hasMore = true
         while hasMore {
             let page = try await connection.send(
-                .GET, "/v1/device-log?from=\(entries.count)", body: nil, as: DeviceLogResponse.self)
-            let inOrder = page.entries.enumerated().allSatisfy { $0.element.index == entries.count + $0.offset }
+                .GET, "/v1/device-log?from=\(start + entries.count)", body: nil, as: DeviceLogResponse.self)
+            let inOrder = page.entries.enumerated().allSatisfy { $0.element.index == start + entries.count + $0.offset }
             guard inOrder, page.entries.count <= DeviceLogBounds.maximumPage, !(page.hasMore && page.entries.isEmpty),
-                entries.count + page.entries.count <= DeviceLogBounds.maximumEntries
+                start + entries.count + page.entries.count <= DeviceLogBounds.maximumEntries
             else {
                 throw SyncClientError(.untrustedAccountState, "the server served a malformed page of the device log")
             }
@@ -93,13 +190,63 @@ extension DeviceLog {
     /// epoch's log key: how a device holding the account key joins (the first device, a password
     /// enrolment, or a device enrolled before the log existed).
     package func joining(
-        _ device: DeviceID, identity: DeviceIdentity, accountKey: AccountKey
+        _ device: DeviceID, identity: DeviceIdentity, epochKeys: [UInt32: AccountKey]
     ) throws(SyncClientError) -> [UInt8] {
+        let epoch = epoch ?? 1
+        guard let accountKey = epochKeys[epoch] else {
+            throw SyncClientError(.untrustedAccountState, "this device does not hold the account key of the log's epoch \(epoch)")
+        }
         let entry = DeviceLogEntry(
             account: account, index: UInt64(entries.count), previous: head, kind: .add, subject: device,
             signingKey: identity.signingKey.publicKey.rawRepresentation, agreementKey: identity.agreementKey.publicKey,
-            epoch: epoch ?? VersionSealer.keyEpoch, signer: device)
+            epoch: epoch, signer: device)
         return try Self.sign(entry, with: identity, sealedWith: DeviceLogKey(accountKey: accountKey))
+    }
+
+    /// The entry by which the account's first device records the recovery key's X-Wing public key
+    /// (decision 0178), right after its own entry.
+    package func recordingRecoveryKey(_ publicKey: [UInt8], by device: DeviceID, identity: DeviceIdentity) throws(SyncClientError) -> [UInt8] {
+        let entry = DeviceLogEntry(
+            account: account, index: UInt64(entries.count), previous: head, kind: .recoveryKey, subject: device,
+            agreementKey: publicKey, epoch: epoch ?? 1, signer: device)
+        return try Self.sign(entry, with: identity, sealedWith: nil)
+    }
+
+    /// How many wraps one `epoch` or `epochKeys` entry carries: 48 × ≈1.2 KB stays under the
+    /// server's 64 KiB bound on an entry (decision 0176).
+    package static let wrapsPerEntry = 48
+
+    /// The entry by which `signer` starts epoch `epoch + 1` with `key`: `key` sealed to `recipients`
+    /// (at most ``wrapsPerEntry``) and the current epoch's key, `current`, sealed under it.
+    package func startingEpoch(
+        with key: AccountKey, current: AccountKey, recipients: [(device: String, agreementKey: [UInt8])], by signer: DeviceID,
+        identity: DeviceIdentity
+    ) throws(SyncClientError) -> [UInt8] {
+        let next = (epoch ?? 1) + 1
+        return try epochEntry(.epoch, key: key, epoch: next, previousKey: current, recipients: recipients, by: signer, identity: identity)
+    }
+
+    /// An `epochKeys` entry: more of the current epoch's wraps, by the signer of its `epoch` entry.
+    package func moreEpochKeys(
+        _ key: AccountKey, recipients: [(device: String, agreementKey: [UInt8])], by signer: DeviceID, identity: DeviceIdentity
+    ) throws(SyncClientError) -> [UInt8] {
+        try epochEntry(.epochKeys, key: key, epoch: epoch ?? 1, previousKey: nil, recipients: recipients, by: signer, identity: identity)
+    }
+
+    private func epochEntry(
+        _ kind: DeviceLogEntry.Kind, key: AccountKey, epoch: UInt32, previousKey: AccountKey?,
+        recipients: [(device: String, agreementKey: [UInt8])], by signer: DeviceID, identity: DeviceIdentity
+    ) throws(SyncClientError) -> [UInt8] {
+        let payload: EpochKeyPayload
+        do {
+            payload = try EpochKeyPayload.sealing(key, epoch: epoch, account: account, to: recipients, previousKey: previousKey)
+        } catch {
+            throw SyncClientError(.untrustedAccountState, "a device's key in the device log cannot be sealed to", underlying: error)
+        }
+        let entry = DeviceLogEntry(
+            account: account, index: UInt64(entries.count), previous: head, kind: kind, subject: signer, epoch: epoch, signer: signer,
+            payload: payload.encoded)
+        return try Self.sign(entry, with: identity, sealedWith: nil)
     }
 
     /// The entry by which `signer` (a current member) adds `device` with its public keys: an
@@ -109,7 +256,7 @@ extension DeviceLog {
     ) throws(SyncClientError) -> [UInt8] {
         let entry = DeviceLogEntry(
             account: account, index: UInt64(entries.count), previous: head, kind: .add, subject: device,
-            signingKey: signingKey, agreementKey: agreementKey, epoch: epoch ?? VersionSealer.keyEpoch, signer: signer)
+            signingKey: signingKey, agreementKey: agreementKey, epoch: epoch ?? 1, signer: signer)
         return try Self.sign(entry, with: identity, sealedWith: nil)
     }
 
@@ -117,7 +264,7 @@ extension DeviceLog {
     package func revoking(_ device: DeviceID, by signer: DeviceID, identity: DeviceIdentity) throws(SyncClientError) -> [UInt8] {
         let entry = DeviceLogEntry(
             account: account, index: UInt64(entries.count), previous: head, kind: .revoke, subject: device,
-            epoch: epoch ?? VersionSealer.keyEpoch, signer: signer)
+            epoch: epoch ?? 1, signer: signer)
         return try Self.sign(entry, with: identity, sealedWith: nil)
     }
 

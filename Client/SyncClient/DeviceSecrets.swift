@@ -2,7 +2,7 @@ import KeychainCrypto
 import KeychainModel
 import KeychainStore
 
-/// The account key and the device token, kept in the local keychain as `ThisDeviceOnly`,
+/// The account key of every epoch and the device token, kept in the local keychain as `ThisDeviceOnly`,
 /// non-synchronizable generic passwords ("after first unlock", so the daemon works while the
 /// keychain is locked; with a passcode set, the passcode protects that class at rest, decision
 /// 0136), in an access group of their own.
@@ -29,9 +29,53 @@ package struct DeviceSecrets: Sendable {
         try put(Self.tokenName, Array(token.utf8))
     }
 
-    /// The account key.
+    /// The account key of epoch 1.
     package func accountKey() throws(SyncClientError) -> AccountKey {
-        let bytes = try get(Self.accountKeyName)
+        try key(try get(Self.accountKeyName))
+    }
+
+    /// The account key of every epoch this device holds (decision 0176): epoch 1 as
+    /// `account-key`, each later one as `account-key-epoch-N`, read up to the first missing.
+    package func epochKeys() throws(SyncClientError) -> [UInt32: AccountKey] {
+        var keys: [UInt32: AccountKey] = [1: try accountKey()]
+        var epoch: UInt32 = 2
+        while let bytes = try find(Self.epochKeyName(epoch)) {
+            keys[epoch] = try key(bytes)
+            epoch += 1
+        }
+        return keys
+    }
+
+    /// The keyring of every epoch's key this device holds (decision 0177).
+    package func accountKeys() throws(SyncClientError) -> AccountKeys {
+        do {
+            return try AccountKeys(epochs: try epochKeys())
+        } catch let error as CryptoError {
+            throw SyncClientError(.localStorage, "the stored account keys are damaged; enrol again", underlying: error)
+        } catch let error as SyncClientError {
+            throw error
+        } catch {
+            throw SyncClientError(.localStorage, "the stored account keys are damaged; enrol again", underlying: error)
+        }
+    }
+
+    /// Stores the keys of epochs after the first that are not stored yet.
+    package func save(epochKeys keys: [UInt32: AccountKey]) throws(SyncClientError) {
+        for (epoch, key) in keys.sorted(by: { $0.key < $1.key }) where epoch > 1 {
+            if try find(Self.epochKeyName(epoch)) == nil { try put(Self.epochKeyName(epoch), key.rawRepresentation) }
+        }
+    }
+
+    /// The account key of every epoch and the token of a new enrolment (decision 0176).
+    package func save(epochKeys keys: [UInt32: AccountKey], token: String) throws(SyncClientError) {
+        guard let first = keys[1] else { throw SyncClientError(.untrustedAccountState, "the account key of epoch 1 is missing") }
+        try save(accountKey: first, token: token)
+        try save(epochKeys: keys)
+    }
+
+    private static func epochKeyName(_ epoch: UInt32) -> String { "\(accountKeyName)-epoch-\(epoch)" }
+
+    private func key(_ bytes: [UInt8]) throws(SyncClientError) -> AccountKey {
         do {
             return try AccountKey(rawRepresentation: bytes)
         } catch {
@@ -64,7 +108,13 @@ package struct DeviceSecrets: Sendable {
 
     /// Removes every secret of this device's enrolment (leaving the account).
     package func removeAll() throws(SyncClientError) {
-        for name in [Self.accountKeyName, Self.tokenName, Self.signingKeyName, Self.agreementKeyName] {
+        var epochNames: [String] = []
+        var epoch: UInt32 = 2
+        while try find(Self.epochKeyName(epoch)) != nil {
+            epochNames.append(Self.epochKeyName(epoch))
+            epoch += 1
+        }
+        for name in [Self.accountKeyName, Self.tokenName, Self.signingKeyName, Self.agreementKeyName] + epochNames {
             do {
                 try keychain.delete(query(name))
             } catch let error where error.code == .itemNotFound {

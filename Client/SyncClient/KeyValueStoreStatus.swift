@@ -27,7 +27,7 @@ package struct KeyValueStoreStatus: Sendable, Codable, Equatable {
     package static func readAll(
         keychainPath: String, state: ClientStateDatabase, enrolment: Enrolment, keychain: Keychain
     ) throws(SyncClientError) -> [KeyValueStoreStatus] {
-        let keys = AccountKeys(accountKey: try DeviceSecrets(keychain: keychain).accountKey())
+        let keys = try DeviceSecrets(keychain: keychain).accountKeys()
         let directory = StoreDirectory(database: nil, keys: keys)
         let directorySealer = VersionSealer(keys: keys, account: enrolment.account, zone: StoreDirectory.zone)
         var names = StoreDirectory.names(

@@ -34,7 +34,7 @@ package actor KeyValueSync {
     /// database (binding its writes to the enrolled device) when it exists.
     package init(session: ClientSession) throws(SyncClientError) {
         self.session = session
-        keys = AccountKeys(accountKey: session.accountKey)
+        keys = session.keys
         databasePath = KeyValueDatabase.path(besideKeychainAt: session.keychain.path)
         let existing = FileManager.default.fileExists(atPath: databasePath) ? try Self.open(session: session, keys: keys) : nil
         database = existing

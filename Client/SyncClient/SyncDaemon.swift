@@ -76,6 +76,8 @@ package struct SyncDaemon: Service {
         wake.ring()
         while await wake.wait() {
             do {
+                // New key epochs first: the keyring the sealers share learns them (decision 0176).
+                try await AccountAdministration(session: session).refreshEpochs()
                 let report = try await sync.syncUntilInStep(maximumRounds: 20)
                 backoff.reset()
                 if report.pushed + report.applied > 0 {

@@ -5,10 +5,12 @@ import SyncCore
 /// Seals and opens item versions with the account's keys: for the server (zone as is) and for the
 /// client's own state file (zone prefixed `local-state/`, so neither blob opens as the other).
 package struct VersionSealer: Sendable {
-    /// The account key's epoch; there is no key rotation yet.
-    package static let keyEpoch: UInt32 = 1
-
+    /// The account keys of every epoch held: versions are sealed under the newest, opened under
+    /// the one their blob names (decision 0177); item IDs stay under epoch 1's.
     package let keys: AccountKeys
+
+    /// The epoch an account starts in: its creation's password and recovery wraps are of it.
+    package static let firstEpoch: UInt32 = 1
     package let account: String
     package let zone: ZoneID
 
@@ -24,7 +26,8 @@ package struct VersionSealer: Sendable {
 
     package func seal(_ version: ItemVersion, item: ItemID, forLocalState: Bool = false) throws(CryptoError) -> [UInt8] {
         let envelope = ItemEnvelope(payload: Self.payload(of: version), modificationTime: version.modifiedAt, device: version.device)
-        return try keys.seal(envelope, context: context(item: item, vector: version.vector, deleted: version.isDeleted, local: forLocalState))
+        return try keys.seal(
+            envelope, context: context(item: item, vector: version.vector, deleted: version.isDeleted, local: forLocalState, epoch: keys.currentEpoch))
     }
 
     /// The opaque ID of the keychain item with `primaryKey` in this zone.
@@ -35,7 +38,7 @@ package struct VersionSealer: Sendable {
     /// The length `version`'s blob for the server has, without sealing it.
     package func sealedLength(of version: ItemVersion) -> Int {
         let metadata = 8 + version.origin.canonicalEncoding.count + version.overwritten.canonicalEncoding.count
-        return AccountKeys.sealedLength(payloadLength: metadata + version.content.count, device: version.device)
+        return AccountKeys.sealedLength(payloadLength: metadata + version.content.count, device: version.device, epoch: keys.currentEpoch)
     }
 
     /// The batch with every version sealed for the server.
@@ -53,7 +56,8 @@ package struct VersionSealer: Sendable {
     package func open(
         _ blob: [UInt8], item: ItemID, vector: VersionVector, deleted: Bool, forLocalState: Bool = false
     ) throws(CryptoError) -> ItemVersion {
-        let envelope = try keys.open(blob, context: context(item: item, vector: vector, deleted: deleted, local: forLocalState))
+        guard let epoch = AccountKeys.epoch(ofBlob: blob) else { throw Self.malformed }
+        let envelope = try keys.open(blob, context: context(item: item, vector: vector, deleted: deleted, local: forLocalState, epoch: epoch))
         guard let (origin, overwritten, content) = Self.parts(of: envelope.payload) else { throw Self.malformed }
         return ItemVersion(
             vector: vector, isDeleted: deleted, modifiedAt: envelope.modificationTime, device: envelope.device, content: content,
@@ -92,9 +96,9 @@ package struct VersionSealer: Sendable {
         return (vectors[0], vectors[1], Array(rest))
     }
 
-    private func context(item: ItemID, vector: VersionVector, deleted: Bool, local: Bool) -> ItemBlobContext {
+    private func context(item: ItemID, vector: VersionVector, deleted: Bool, local: Bool, epoch: UInt32) -> ItemBlobContext {
         ItemBlobContext(
             account: account, zone: local ? "local-state/" + zone.rawValue : zone.rawValue, itemID: item,
-            keyEpoch: Self.keyEpoch, versionVector: vector, isDeleted: deleted)
+            keyEpoch: epoch, versionVector: vector, isDeleted: deleted)
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KeychainCrypto
 import KeychainStore
 import Logging
 import SyncClient
@@ -47,6 +48,8 @@ struct EnrollCommand: AsyncParsableCommand {
     @Option(help: "This device's name on the server (default: the host name).") var deviceName: String?
     @Flag(help: "Allow a plain http:// server (tests only: no TLS, no pin).") var insecureHttp = false
     @Option(help: "log2 of scrypt's N for a new account (default 17, floor 15).") var kdfLogN: UInt8 = 17
+    @Option(help: "Open the account keys with the recovery key instead of the password's wrap (after `recover` on an account that revoked a device).")
+    var recoveryKey: String?
     @Flag(help: "Ask an enrolled device to approve this one: prints a code to compare and waits for `sync-client approve`.")
     var requestApproval = false
     @Option(name: [.customLong("timeout"), .customLong("approval-timeout")],
@@ -65,6 +68,13 @@ struct EnrollCommand: AsyncParsableCommand {
                 server: server, account: account, create: create, pin: pinValue, password: password,
                 deviceName: deviceName ?? ProcessInfo.processInfo.hostName, allowInsecure: insecureHttp)
             enrolment.logN = kdfLogN
+            if let recoveryKey {
+                do {
+                    enrolment.recoveryKey = try RecoveryKey(printed: recoveryKey)
+                } catch {
+                    throw SyncClientError(.invalidInput, "that is not a recovery key (check it for typos)", underlying: error)
+                }
+            }
             if requestApproval {
                 enrolment.approval = DeviceEnrolment.Approval(timeout: .seconds(max(1, approvalTimeout))) { code, id in
                     // Written at once, unbuffered: the user (or a script) reads it while this waits.
@@ -100,6 +110,8 @@ struct SyncCommand: AsyncParsableCommand {
             let lock = try StateLock.acquire(keychainPath: keychain.path)
             defer { lock.release() }
             let (report, waiting) = try await ClientSession.with(keychainPath: keychain.path, logger: logger) { session in
+                // New key epochs first: what this round writes is sealed under the newest (decision 0176).
+                try await AccountAdministration(session: session).refreshEpochs()
                 let sync = try AccountSync(session: session)
                 if isatty(STDERR_FILENO) == 1 {
                     await sync.keychain.setProgressHandler { count in
@@ -191,19 +203,34 @@ struct DevicesCommand: AsyncParsableCommand {
 }
 
 struct RevokeCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "revoke", abstract: "Revoke a device: signed into the device log; its token stops working and its ID never signs in again.")
+    static let configuration = CommandConfiguration(
+        commandName: "revoke",
+        abstract: "Revoke a device: signed into the device log, its token stops working, and a new account key (epoch) seals everything written from now on.")
 
     @OptionGroup var keychain: KeychainOptions
     @Argument(help: "The device ID.") var device: String
+    @Option(help: "A file whose first line is the account password, which the new epoch's key is wrapped under (default: $SYNC_PASSWORD, else a prompt).")
+    var passwordFile: String?
 
     func run() async throws {
         let logger = makeLogger("sync-client")
         try await runReportingErrors {
             guard let id = DeviceID(device) else { throw SyncClientError(.invalidInput, "not a device ID: \(device)") }
-            try await ClientSession.with(keychainPath: keychain.path, logger: logger) { session in
-                try await AccountAdministration(session: session).revoke(id)
+            let password = try PasswordInput.read(environment: "SYNC_PASSWORD", file: passwordFile, prompt: "Password: ")
+            let change = try await ClientSession.with(keychainPath: keychain.path, logger: logger) { session in
+                try await AccountAdministration(session: session).revoke(id, password: password)
             }
             print("revoked \(id)")
+            print("key epoch \(change.epoch)\(change.madeHere ? ": a new account key, sealed to the remaining devices" : "")")
+            for device in change.unreachable {
+                FileHandle.standardError.write(Data("sync-client: warning: device \(device) has no key-agreement key in the device log: it cannot read what is written from now on; enrol it again\n".utf8))
+            }
+            if change.madeHere && !change.sealedToRecovery {
+                // Decision 0178: an account created before the recovery key had a public half.
+                FileHandle.standardError.write(Data(("sync-client: warning: this account's recovery key has no public key in the device log "
+                    + "(made before decision 0178): it opens only the account key of epoch 1, so with it alone items written from now on "
+                    + "cannot be recovered; keep a second device, or enrol one by approval\n").utf8))
+            }
         }
     }
 }

@@ -27,6 +27,11 @@ public struct AccountKey: Sendable {
     /// The key's 32 bytes, a secret: only for the device's own protected storage.
     public var rawRepresentation: [UInt8] { key.bytes }
 
+    /// Whether `other` is the same key, compared in constant time.
+    public func isSameKey(as other: AccountKey) -> Bool {
+        zip(key.bytes, other.key.bytes).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+
     /// Wraps the key under the password's wrapping key; the account, the KDF parameters the
     /// secrets were derived with and `epoch` are bound in, so unwrapping with any other value fails.
     ///

@@ -9,6 +9,8 @@ import SyncCore
 /// that length with all-zero padding and nothing else.
 package enum ItemBlobFormat {
     package static let version: UInt8 = 1
+    /// The version of a blob sealed under a later epoch's key: its epoch follows (decision 0177).
+    package static let epochVersion: UInt8 = 2
     private static let minimumGranule = 128
     private static let headerByteCount = 8 + 1 + 4
 

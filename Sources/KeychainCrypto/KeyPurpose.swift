@@ -21,6 +21,12 @@ package enum KeyPurpose: String, CaseIterable, Sendable {
     /// From the account key of an epoch: the HMAC key that binds password enrolments into the
     /// device log (0120).
     case deviceLog = "synckeychain/v1/device-log"
+    /// From the account key of an epoch: the key that seals the previous epoch's account key in
+    /// the epoch's device-log entry (decision 0176).
+    case epochChain = "synckeychain/v1/epoch-chain"
+    /// From a recovery key: the seed of its X-Wing key pair, whose public key the device log
+    /// records at account creation so every epoch is sealed to it (decision 0178).
+    case recoveryAgreement = "synckeychain/v1/recovery-agreement"
 
     /// Derives this purpose's 256-bit key from `inputKeyMaterial` (HKDF-SHA256, empty salt).
     package func derive(from inputKeyMaterial: SymmetricKey) -> SymmetricKey {

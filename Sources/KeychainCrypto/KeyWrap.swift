@@ -5,7 +5,7 @@ import Crypto
 ///
 /// Associated data: `version (1) ‖ kind (1) ‖ len(account) ‖ account (UTF-8) ‖ epoch (4)`, then for
 /// kind 0x01 (password) `len(params) ‖ KDFParameters.canonicalEncoding`; kind 0x02 is a recovery
-/// key. Lengths and integers are 4-byte big-endian.
+/// key, kind 0x03 an epoch's key sealed under the next epoch's (decision 0176). Lengths and integers are 4-byte big-endian.
 package enum KeyWrap {
     package static let formatVersion: UInt8 = 1
     package static let wrappedByteCount = 1 + 12 + 32 + 16
@@ -13,6 +13,7 @@ package enum KeyWrap {
     private enum Kind: UInt8 {
         case password = 1
         case recovery = 2
+        case epochChain = 3
     }
 
     package static func passwordAssociatedData(account: String, parameters: KDFParameters, epoch: UInt32) -> [UInt8] {
@@ -23,6 +24,12 @@ package enum KeyWrap {
 
     package static func recoveryAssociatedData(account: String, epoch: UInt32) -> [UInt8] {
         associatedData(kind: .recovery, account: account, epoch: epoch)
+    }
+
+    /// The associated data of an epoch's key sealed under the next epoch's (decision 0176);
+    /// `epoch` is the sealed key's.
+    package static func chainAssociatedData(account: String, epoch: UInt32) -> [UInt8] {
+        associatedData(kind: .epochChain, account: account, epoch: epoch)
     }
 
     private static func associatedData(kind: Kind, account: String, epoch: UInt32) -> [UInt8] {

@@ -83,6 +83,14 @@ public struct RecoveryKey: Sendable {
         KeyPurpose.recoveryWrap.derive(from: key)
     }
 
+    /// The recovery key's X-Wing key pair, seeded from it: every key epoch is sealed to its public
+    /// key like to a device's (decision 0178).
+    public var agreementKey: DeviceAgreementKey {
+        let seed = KeyPurpose.recoveryAgreement.derive(from: key).withUnsafeBytes { Array($0) }
+        // A 32-byte seed always makes a key pair.
+        return try! DeviceAgreementKey(seedRepresentation: seed)
+    }
+
     /// The recovery auth key (32 bytes): what the server checks at `sync-client recover`, never
     /// the recovery key itself (decision 0132).
     public var authKey: [UInt8] {

@@ -174,12 +174,17 @@ import Testing
         }
 
         let accountKey: Hex
+        /// The account keys of later epochs, by epoch (decision 0177).
+        let epochKeys: [String: Hex]
         let cases: [Case]
     }
 
     @Test func itemBlobsMatchVectorsAndOpen() throws {
         let vectors = try Vectors.load("item-blobs", as: ItemBlobVectors.self)
-        let keys = try AccountKeys(accountKey: AccountKey(rawRepresentation: vectors.accountKey.bytes))
+        var epochKeys: [UInt32: AccountKey] = [1: try AccountKey(rawRepresentation: vectors.accountKey.bytes)]
+        for (epoch, key) in vectors.epochKeys { epochKeys[try #require(UInt32(epoch))] = try AccountKey(rawRepresentation: key.bytes) }
+        let keys = try AccountKeys(epochs: epochKeys)
+        #expect(vectors.cases.contains { $0.context.keyEpoch == 1 } && vectors.cases.contains { $0.context.keyEpoch > 1 })
         #expect(vectors.cases.contains { $0.context.isDeleted })
         for vector in vectors.cases {
             let counters = Dictionary(uniqueKeysWithValues: vector.context.versionVector.map { (DeviceID($0.key)!, $0.value) })
@@ -189,7 +194,7 @@ import Testing
             )
             let envelope = ItemEnvelope(payload: vector.envelope.payload.bytes, modificationTime: vector.envelope.modificationTime, device: vector.envelope.device)
             #expect(try keys.seal(envelope, context: context, nonce: vector.nonce.bytes) == vector.blob.bytes)
-            #expect(vector.blob.bytes.count == vector.paddedPlaintextLength + 29)
+            #expect(vector.blob.bytes.count == vector.paddedPlaintextLength + 29 + (vector.context.keyEpoch == 1 ? 0 : 4))
             #expect(try keys.open(vector.blob.bytes, context: context) == envelope)
         }
     }

@@ -59,7 +59,7 @@ extension TestDevice {
             let item = try #require(page.items.first)
             let version = try #require(item.versions.first)
             let moved = UploadItem(id: item.id, vector: version.vector, deleted: version.deleted, blob: version.blob)
-            let zone = target(AccountKeys(accountKey: session.accountKey))
+            let zone = target(session.keys)
             try await session.connection.send(.POST, "/v1/zones/\(zone.rawValue)/items", body: UploadRequest(cursor: 0, items: [moved]))
         }
     }

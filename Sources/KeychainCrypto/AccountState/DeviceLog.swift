@@ -8,7 +8,8 @@ import SyncCore
 /// - an `add` is signed by a current member, or signed by its own subject and sealed with the log
 ///   key of the current epoch (the first entry always is: it starts the log and its epoch);
 /// - a `revoke` is signed by a current member and names a current member;
-/// - an `epoch` entry is signed by a current member and moves the epoch up by exactly one.
+/// - an `epoch` entry is signed by a current member and moves the epoch up by exactly one; an
+///   `epochKeys` entry (more of its wraps) is signed by the same device, in the same epoch.
 /// A member revoked before an entry cannot sign it.
 public struct DeviceLog: Sendable {
     /// A device the log admits.
@@ -33,6 +34,24 @@ public struct DeviceLog: Sendable {
     public private(set) var head: [UInt8] = ZoneStatement.none
     /// The account the log belongs to.
     public let account: String
+    /// The recovery key's X-Wing public key, when the log records one (accounts created since
+    /// decision 0178): epochs are sealed to it under the recipient name ``recoveryRecipient``.
+    public private(set) var recoveryKey: [UInt8]?
+    /// The name epochs seal the recovery key's wrap under: outside the device-ID alphabet, so no
+    /// device can be named so.
+    public static let recoveryRecipient = "recovery:"
+    /// The signer of the newest `epoch` entry, the only device that may add its `epochKeys`.
+    private var epochSigner: DeviceID?
+    /// The position of the newest `revoke` entry and of the newest `epoch` entry.
+    public private(set) var lastRevocation: Int?
+    public private(set) var lastEpochChange: Int?
+
+    /// Whether a device was revoked after the newest epoch began: the revoking device (or any
+    /// current one) must start a new epoch (decision 0176).
+    public var needsNewEpoch: Bool {
+        guard let lastRevocation else { return false }
+        return lastRevocation > (lastEpochChange ?? -1)
+    }
 
     /// An empty log of `account`.
     public init(account: String) {
@@ -62,7 +81,14 @@ public struct DeviceLog: Sendable {
             members[entry.subject]?.isRevoked = true
         case .epoch:
             epoch = entry.epoch
+            epochSigner = entry.signer
+        case .epochKeys:
+            break
+        case .recoveryKey:
+            recoveryKey = entry.agreementKey
         }
+        if entry.kind == .revoke { lastRevocation = entries.count }
+        if entry.kind == .epoch { lastEpochChange = entries.count }
         entries.append(wire)
         head = DeviceLogEntry.hash(ofSigned: wire)
     }
@@ -101,7 +127,21 @@ public struct DeviceLog: Sendable {
             guard let epoch, entry.epoch == epoch + 1, entry.subject == entry.signer, let signer = current[entry.signer] else {
                 return false
             }
-            return entry.signingKey.isEmpty && signer.signingKey.isValidSignature(parsed.signature, for: parsed.signedBytes)
+            return entry.signingKey.isEmpty && entry.agreementKey.isEmpty
+                && signer.signingKey.isValidSignature(parsed.signature, for: parsed.signedBytes)
+        case .recoveryKey:
+            // Only the first device, right after its own entry: a later device recording a key
+            // of its own choosing would be sealed every later epoch, even after its revocation.
+            guard entries.count == 1, let epoch, entry.epoch == epoch, entry.subject == entry.signer,
+                let signer = current[entry.signer], signer.addedIn == epoch, entry.signingKey.isEmpty, !entry.agreementKey.isEmpty
+            else { return false }
+            return signer.signingKey.isValidSignature(parsed.signature, for: parsed.signedBytes)
+        case .epochKeys:
+            guard let epoch, entry.epoch == epoch, entry.subject == entry.signer, entry.signer == epochSigner,
+                let signer = current[entry.signer]
+            else { return false }
+            return entry.signingKey.isEmpty && entry.agreementKey.isEmpty
+                && signer.signingKey.isValidSignature(parsed.signature, for: parsed.signedBytes)
         }
     }
 }

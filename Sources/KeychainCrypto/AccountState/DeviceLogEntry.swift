@@ -6,7 +6,9 @@ import SyncCore
 ///
 /// Signed bytes: `len(label) ‖ label ‖ len(account) ‖ account ‖ index (8) ‖ previous (32) ‖
 /// kind (1) ‖ len(subject) ‖ subject ‖ len(signing key) ‖ signing key ‖ len(agreement key) ‖
-/// agreement key ‖ epoch (4) ‖ len(signer) ‖ signer`, label `synckeychain/v1/device-log-entry`.
+/// agreement key ‖ epoch (4) ‖ len(signer) ‖ signer`, then for `epoch` and `epochKeys` entries
+/// only `‖ len(payload) ‖ payload` (an ``EpochKeyPayload``, decision 0176), label
+/// `synckeychain/v1/device-log-entry`.
 /// Wire form: the signed bytes ‖ len(signature) ‖ signature ‖ len(seal) ‖ seal, where the seal is
 /// empty or the HMAC-SHA256 of the signed bytes under the epoch's ``DeviceLogKey``.
 public struct DeviceLogEntry: Sendable, Equatable {
@@ -18,6 +20,15 @@ public struct DeviceLogEntry: Sendable, Equatable {
         case revoke = 2
         /// The account key moves to `epoch` (the signer made the new key).
         case epoch = 3
+        /// More of `epoch`'s wraps, by the signer of its `epoch` entry, when they do not fit in one
+        /// entry of the server's 64 KiB bound (decision 0176).
+        case epochKeys = 4
+        /// The recovery key's X-Wing public key (`agreementKey`), recorded by the account's first
+        /// device right after its own entry: every later epoch is sealed to it (decision 0178).
+        case recoveryKey = 5
+
+        /// Whether entries of this kind carry a payload.
+        var hasPayload: Bool { self == .epoch || self == .epochKeys }
     }
 
     /// The account the log belongs to.
@@ -39,13 +50,15 @@ public struct DeviceLogEntry: Sendable, Equatable {
     /// The device whose key signs the entry. For an `add` whose signer is its subject (the first
     /// device, a password enrolment), the entry must also carry the epoch's seal.
     public var signer: DeviceID
+    /// An ``EpochKeyPayload`` for `epoch` and `epochKeys` entries; empty otherwise.
+    public var payload: [UInt8]
 
     private static let label = "synckeychain/v1/device-log-entry"
 
     /// Creates an unsigned entry.
     public init(
         account: String, index: UInt64, previous: [UInt8], kind: Kind, subject: DeviceID, signingKey: [UInt8] = [],
-        agreementKey: [UInt8] = [], epoch: UInt32, signer: DeviceID
+        agreementKey: [UInt8] = [], epoch: UInt32, signer: DeviceID, payload: [UInt8] = []
     ) {
         self.account = account
         self.index = index
@@ -56,6 +69,7 @@ public struct DeviceLogEntry: Sendable, Equatable {
         self.agreementKey = agreementKey
         self.epoch = epoch
         self.signer = signer
+        self.payload = payload
     }
 
     /// The bytes that are signed and sealed.
@@ -71,6 +85,7 @@ public struct DeviceLogEntry: Sendable, Equatable {
         bytes.appendLengthPrefixed(agreementKey)
         bytes.appendBigEndian(epoch)
         bytes.appendLengthPrefixed(signer.rawValue.utf8)
+        if kind.hasPayload { bytes.appendLengthPrefixed(payload) }
         return bytes
     }
 
@@ -86,6 +101,13 @@ public struct DeviceLogEntry: Sendable, Equatable {
     /// The SHA-256 of an entry's wire form: what the next entry names as previous.
     public static func hash(ofSigned wire: [UInt8]) -> [UInt8] {
         Array(SHA256.hash(data: wire))
+    }
+
+    /// The entry of a wire form, unverified: for reading an epoch's keys before the log is
+    /// verified (what they open is authenticated by the keys themselves); nil when malformed.
+    public init?(unverifiedWire wire: [UInt8]) {
+        guard let parsed = Self.parse(wire) else { return nil }
+        self = parsed.entry
     }
 
     /// An entry read from its wire form, with its signature and seal, unverified.
@@ -110,11 +132,16 @@ public struct DeviceLogEntry: Sendable, Equatable {
             let epoch = reader.readBigEndian(UInt32.self),
             let signer = reader.readLengthPrefixed().flatMap({ String(validating: $0, as: UTF8.self) }).flatMap(DeviceID.init)
         else { return nil }
+        var payload: [UInt8] = []
+        if kind.hasPayload {
+            guard let bytes = reader.readLengthPrefixed() else { return nil }
+            payload = Array(bytes)
+        }
         let signedCount = wire.count - reader.rest.count
         guard let signature = reader.readLengthPrefixed(), let seal = reader.readLengthPrefixed(), reader.isAtEnd else { return nil }
         let entry = DeviceLogEntry(
             account: account, index: index, previous: Array(previous), kind: kind, subject: subject,
-            signingKey: Array(signingKey), agreementKey: Array(agreementKey), epoch: epoch, signer: signer)
+            signingKey: Array(signingKey), agreementKey: Array(agreementKey), epoch: epoch, signer: signer, payload: payload)
         return Parsed(entry: entry, signedBytes: Array(wire.prefix(signedCount)), signature: Array(signature), seal: Array(seal))
     }
 }

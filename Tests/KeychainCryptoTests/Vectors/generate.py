@@ -30,6 +30,8 @@ LABELS = {
     "recoveryAuth": b"synckeychain/v1/recovery-auth",
     "itemID": b"synckeychain/v1/item-id",
     "itemBlob": b"synckeychain/v1/item-blob",
+    "epochChain": b"synckeychain/v1/epoch-chain",
+    "recoveryAgreement": b"synckeychain/v1/recovery-agreement",
 }
 
 def scrypt(password, salt, log_n, r, p, dklen):
@@ -129,8 +131,11 @@ def padded_length(n):
         power *= 2
     granule = max(128, power // 16)
     return (n + granule - 1) // granule * granule
+# Blobs of epoch 1 have the format 0x01 (no epoch); a later epoch's name it, 0x02 ‖ epoch (4), and
+# start their associated data with 0x02 (docs/decisions/0177). Each later epoch has its own key.
+epoch_keys = {2: seq(32, 0x72), 7: seq(32, 0x77)}
 blob_cases = [
-    ("keychain", 0, {"deviceA": 2, "deviceB": 1}, False, bytes(seq(40, 0x20)), 1_700_000_000_123, "deviceA"),
+    ("keychain", 2, {"deviceA": 2, "deviceB": 1}, False, bytes(seq(40, 0x20)), 1_700_000_000_123, "deviceA"),
     ("keychain", 1, {"deviceB": 3}, True, b"", 1_700_000_500_000, "deviceB"),
     ("kv.settings", 7, {"0123456789abcdef0123456789abcdef": 18446744073709551615}, False, bytes(seq(1000, 0x05)), -5, "0123456789abcdef0123456789abcdef"),
 ]
@@ -139,15 +144,18 @@ for i, (zone, epoch, vector, deleted, payload, mtime, device) in enumerate(blob_
     iid = item_id(zone, [("key", f"item{i}".encode())])
     plain = struct.pack(">q", mtime) + bytes([len(device)]) + device.encode() + lp(payload)
     plain += bytes(padded_length(len(plain)) - len(plain))
-    ad = bytes([1]) + lp(account.encode()) + lp(zone.encode()) + lp(hx(iid).encode()) + u32(epoch) + lp(vv_encoding(vector)) + bytes([1 if deleted else 0])
+    version = 1 if epoch == 1 else 2
+    ad = bytes([version]) + lp(account.encode()) + lp(zone.encode()) + lp(hx(iid).encode()) + u32(epoch) + lp(vv_encoding(vector)) + bytes([1 if deleted else 0])
     n = seq(12, 0xc0 + i)
+    key = blob_key if epoch == 1 else hkdf(epoch_keys[epoch], LABELS["itemBlob"])
+    header = bytes([1]) if epoch == 1 else bytes([2]) + u32(epoch)
     blobs.append({
         "context": {"account": account, "zone": zone, "itemID": hx(iid), "keyEpoch": epoch, "versionVector": vector, "isDeleted": deleted},
         "envelope": {"payload": hx(payload), "modificationTime": mtime, "device": device},
         "nonce": hx(n), "paddedPlaintextLength": len(plain),
-        "blob": hx(bytes([1]) + n + AESGCM(blob_key).encrypt(n, plain, ad)),
+        "blob": hx(header + n + AESGCM(key).encrypt(n, plain, ad)),
     })
-write("item-blobs.json", {"accountKey": hx(account_key), "cases": blobs})
+write("item-blobs.json", {"accountKey": hx(account_key), "epochKeys": {str(e): hx(k) for e, k in epoch_keys.items()}, "cases": blobs})
 
 # Auth key verifiers.
 verifiers = []
