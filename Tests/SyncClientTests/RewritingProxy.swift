@@ -7,10 +7,12 @@ import ProcessTesting
 /// - `pass`: forward (the first non-empty keychain page is recorded);
 /// - `wipe`: an incremental pull is answered `410 cursor_expired`, and the full resync that
 ///   follows gets the server's answer with every item taken out;
-/// - `replay`: the next incremental pull is answered with the recorded page, once; then `pass`.
+/// - `replay`: the next incremental pull is answered with the recorded page, once; then `pass`;
+/// - `hide`: every non-empty page is served with its first item taken out, the rest (cursor,
+///   `hasMore`) as the server answered: the device is told it is in step without that item.
 final class RewritingProxy: Sendable {
     enum Mode: String, Sendable {
-        case pass, wipe, replay
+        case pass, wipe, replay, hide
     }
 
     let url: String
@@ -99,6 +101,9 @@ final class RewritingProxy: Sendable {
                     if current == "wipe":
                         page["items"] = []
                         page["hasMore"] = False
+                        data = json.dumps(page).encode()
+                    elif current == "hide" and page["items"]:
+                        page["items"] = page["items"][1:]
                         data = json.dumps(page).encode()
                     elif recorded is None and page["items"]:
                         recorded = data

@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+
+/// Signed zone statements against a server that hides or forks (issue 12, decision 0180): real
+/// processes, the rewriting proxy in front of the real server for device B. A hidden item and a
+/// forked history are reported (`sync` fails with one line, `status` shows the problem) and change
+/// nothing; the honest path reports nothing.
+@Suite(.serialized)
+struct ZoneStatementTests {
+    @Test func anItemHiddenFromANewDeviceIsReportedAndChangesNothing() async throws {
+        try await withDevices { a, b, _, proxy in
+            try await a.add(service: "x", account: "max", password: "one")
+            try await a.add(service: "y", account: "max", password: "two")
+            try await a.sync()
+
+            // B has never synced: the server serves it the account without one of A's items.
+            try proxy.set(.hide)
+            let hidden = try await b.syncClient(["sync"])
+            #expect(hidden.status != 0)
+            #expect(hidden.stderr.contains("hidden items or a forked history"), "\(hidden.stderr)")
+            #expect(hidden.stderr.split(separator: "\n").filter { $0.contains("forked history") }.count == 1, "\(hidden.stderr)")
+            #expect(try await b.password(service: "x", account: "max") == nil)
+            #expect(try await b.password(service: "y", account: "max") == nil)
+            let status = try await b.syncClient(["status"])
+            #expect(status.stdout.contains("the account's state"), "\(status.stdout)")
+
+            // The honest server again: everything arrives, the problem is settled.
+            try proxy.set(.pass)
+            try await b.sync()
+            #expect(try await b.password(service: "x", account: "max") == "one")
+            #expect(try await b.password(service: "y", account: "max") == "two")
+            let settled = try await b.syncClient(["status"])
+            #expect(!settled.stdout.contains("the account's state"), "\(settled.stdout)")
+        }
+    }
+
+    @Test func aForkedHistoryIsReportedAndChangesNothing() async throws {
+        try await withDevices { a, b, _, proxy in
+            try await a.add(service: "x", account: "max", password: "old")
+            try await a.sync()
+            try await b.sync()
+            #expect(try await b.password(service: "x", account: "max") == "old")
+
+            // A writes twice; the server shows B a history without one of the writes and says
+            // B is in step.
+            try await a.add(service: "x", account: "max", password: "new", update: true)
+            try await a.add(service: "z", account: "max", password: "three")
+            try await a.sync()
+            try proxy.set(.hide)
+            let forked = try await b.syncClient(["sync"])
+            #expect(forked.status != 0)
+            #expect(forked.stderr.contains("hidden items or a forked history"), "\(forked.stderr)")
+            #expect(try await b.password(service: "x", account: "max") == "old")
+            #expect(try await b.password(service: "z", account: "max") == nil)
+            let status = try await b.syncClient(["status"])
+            #expect(status.stdout.contains("the account's state"), "\(status.stdout)")
+
+            // A, served honestly, sees nothing wrong; B, served honestly again, catches up.
+            try await a.sync()
+            try proxy.set(.pass)
+            try await b.sync()
+            #expect(try await b.password(service: "x", account: "max") == "new")
+            #expect(try await b.password(service: "z", account: "max") == "three")
+        }
+    }
+
+    @Test func theHonestPathReportsNothing() async throws {
+        try await withDevices { a, b, c, _ in
+            try await a.add(service: "x", account: "max", password: "one")
+            try await a.add(service: "y", account: "max", password: "two")
+            try await a.setValue("dark", forKey: "theme", store: "app")
+            try await a.sync()
+            for device in [b, c, a] { try await device.sync() }
+
+            // A deletion, concurrent edits of one item on two devices, a key-value write, and
+            // syncs in an order where statements are made while others' writes are in flight.
+            try await b.delete(service: "y", account: "max")
+            try await a.add(service: "x", account: "max", password: "from a", update: true)
+            try await c.add(service: "x", account: "max", password: "from c", update: true)
+            try await c.setValue("light", forKey: "theme", store: "app")
+            try await b.sync()
+            try await a.sync()
+            try await c.sync()
+            for device in [a, b, c, a, b] { try await device.sync() }
+
+            let winner = try await a.password(service: "x", account: "max")
+            for device in [a, b, c] {
+                #expect(try await device.password(service: "y", account: "max") == nil, "on \(device.name)")
+                #expect(try await device.password(service: "x", account: "max") == winner, "on \(device.name)")
+                #expect(try await device.value(forKey: "theme", store: "app") == "light", "on \(device.name)")
+                let status = try await device.syncClient(["status"])
+                #expect(!status.stdout.contains("the account's state"), "on \(device.name): \(status.stdout)")
+            }
+        }
+    }
+
+    /// A plain-HTTP server; devices A and C enrolled directly, B through the proxy; none synced.
+    private func withDevices(_ body: (TestDevice, TestDevice, TestDevice, RewritingProxy) async throws -> Void) async throws {
+        try await withTemporaryDirectory { directory in
+            let server = try await TestServer(dataDirectory: directory.appendingPathComponent("server"), insecure: true)
+            defer { server.stop() }
+            let proxy = try await RewritingProxy(upstreamPort: server.port, in: directory)
+            defer { proxy.stop() }
+            let devices = ["a", "b", "c"].map { TestDevice(name: $0, in: directory) }
+            let account = "statements-\(UUID().uuidString.prefix(8))"
+            for (index, device) in devices.enumerated() {
+                var arguments = [
+                    "enroll", "--server", index == 1 ? proxy.url : server.url, "--insecure-http", "--account", account,
+                    "--device-name", device.name, "--kdf-log-n", "15",
+                ]
+                if index == 0 { arguments.append("--create") }
+                let enrolled = try await device.syncClient(arguments)
+                guard enrolled.status == 0 else { throw TestFailure("enroll \(device.name) failed: \(enrolled.stderr)") }
+            }
+            try await body(devices[0], devices[1], devices[2], proxy)
+        }
+    }
+}
