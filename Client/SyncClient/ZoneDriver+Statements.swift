@@ -43,7 +43,6 @@ extension ZoneDriver {
         let comparable = witnessed.statements.lazy.filter { $0.epoch == epoch }
         if let finding = comparable.compactMap({ ZoneStatementCheck.compare(view, with: $0, now: now) }).first {
             let reason = "zone \(zone): \(finding.explanation); nothing of this pull was applied"
-            logger.error("account state check failed", metadata: ["zone": "\(zone)", "device": "\(finding.device)"])
             try database.setAccountStateProblem(reason, zone: zone)
             throw SyncClientError(.untrustedAccountState, reason)
         }

@@ -8,11 +8,11 @@ import ProcessTesting
 /// - `wipe`: an incremental pull is answered `410 cursor_expired`, and the full resync that
 ///   follows gets the server's answer with every item taken out;
 /// - `replay`: the next incremental pull is answered with the recorded page, once; then `pass`;
-/// - `hide`: every non-empty page is served with its first item taken out, the rest (cursor,
-///   `hasMore`) as the server answered: the device is told it is in step without that item.
+/// - `hide`, `hideLast`: every non-empty page is served with its first (last) item taken out, the
+///   rest (cursor, `hasMore`) as the server answered: the device is told it is in step without it.
 final class RewritingProxy: Sendable {
     enum Mode: String, Sendable {
-        case pass, wipe, replay, hide
+        case pass, wipe, replay, hide, hideLast
     }
 
     let url: String
@@ -104,6 +104,9 @@ final class RewritingProxy: Sendable {
                         data = json.dumps(page).encode()
                     elif current == "hide" and page["items"]:
                         page["items"] = page["items"][1:]
+                        data = json.dumps(page).encode()
+                    elif current == "hideLast" and page["items"]:
+                        page["items"] = page["items"][:-1]
                         data = json.dumps(page).encode()
                     elif recorded is None and page["items"]:
                         recorded = data

@@ -7,17 +7,23 @@ import Testing
 /// nothing; the honest path reports nothing.
 @Suite(.serialized)
 struct ZoneStatementTests {
-    @Test func anItemHiddenFromANewDeviceIsReportedAndChangesNothing() async throws {
+    /// Hiding the first item leaves the newest write: the states hold the same writes and differ
+    /// (diverged); hiding the last hides the newest write (withheld).
+    @Test(arguments: [RewritingProxy.Mode.hide, .hideLast])
+    func anItemHiddenFromANewDeviceIsReportedAndChangesNothing(mode: RewritingProxy.Mode) async throws {
         try await withDevices { a, b, _, proxy in
+            // Two syncs: x before y in the feed, y the newest write.
             try await a.add(service: "x", account: "max", password: "one")
+            try await a.sync()
             try await a.add(service: "y", account: "max", password: "two")
             try await a.sync()
 
             // B has never synced: the server serves it the account without one of A's items.
-            try proxy.set(.hide)
+            try proxy.set(mode)
             let hidden = try await b.syncClient(["sync"])
             #expect(hidden.status != 0)
             #expect(hidden.stderr.contains("hidden items or a forked history"), "\(hidden.stderr)")
+            #expect(hidden.stderr.contains(Self.finding(of: mode)), "\(hidden.stderr)")
             #expect(hidden.stderr.split(separator: "\n").filter { $0.contains("forked history") }.count == 1, "\(hidden.stderr)")
             #expect(try await b.password(service: "x", account: "max") == nil)
             #expect(try await b.password(service: "y", account: "max") == nil)
@@ -34,22 +40,25 @@ struct ZoneStatementTests {
         }
     }
 
-    @Test func aForkedHistoryIsReportedAndChangesNothing() async throws {
+    @Test(arguments: [RewritingProxy.Mode.hide, .hideLast])
+    func aForkedHistoryIsReportedAndChangesNothing(mode: RewritingProxy.Mode) async throws {
         try await withDevices { a, b, _, proxy in
             try await a.add(service: "x", account: "max", password: "old")
             try await a.sync()
             try await b.sync()
             #expect(try await b.password(service: "x", account: "max") == "old")
 
-            // A writes twice; the server shows B a history without one of the writes and says
+            // A writes twice (x, then z, the newest); the server shows B a history without one of the writes and says
             // B is in step.
             try await a.add(service: "x", account: "max", password: "new", update: true)
+            try await a.sync()
             try await a.add(service: "z", account: "max", password: "three")
             try await a.sync()
-            try proxy.set(.hide)
+            try proxy.set(mode)
             let forked = try await b.syncClient(["sync"])
             #expect(forked.status != 0)
             #expect(forked.stderr.contains("hidden items or a forked history"), "\(forked.stderr)")
+            #expect(forked.stderr.contains(Self.finding(of: mode)), "\(forked.stderr)")
             #expect(try await b.password(service: "x", account: "max") == "old")
             #expect(try await b.password(service: "z", account: "max") == nil)
             let status = try await b.syncClient(["status"])
@@ -92,6 +101,12 @@ struct ZoneStatementTests {
                 #expect(!status.stdout.contains("the account's state"), "on \(device.name): \(status.stdout)")
             }
         }
+    }
+
+    /// What a device finds when the first item of the page is hidden (the newest write stays:
+    /// the same writes, another state) or the last (the newest write is missing).
+    private static func finding(of mode: RewritingProxy.Mode) -> String {
+        mode == .hide ? "differs from the one device" : "stated writes the server did not serve here"
     }
 
     /// A plain-HTTP server; devices A and C enrolled directly, B through the proxy; none synced.
