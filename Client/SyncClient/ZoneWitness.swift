@@ -67,7 +67,19 @@ package struct ZoneWitness: Sendable {
                 throw SyncClientError(.untrustedAccountState, "zone \(zone): the server served a statement of device \(message.device.rawValue.prefix(12)) about something else")
             }
             let hash = ZoneStatement.hash(ofSigned: wire)
-            if let finding = ZoneStatementCheck.continuation(of: recorded[statement.device]?.verified, by: statement, hash: hash) {
+            switch ZoneStatementCheck.continuation(of: recorded[statement.device]?.verified, by: statement, hash: hash) {
+            case nil:
+                break
+            case .rolledBack:
+                // Never accepted: the newer one verified before stands in for it. A server restored
+                // from a backup (0153, 0154) serves older statements as it serves an older feed;
+                // one that replays a statement to hide later writes is still checked against them.
+                guard statement.device != device, let newer = recorded[statement.device],
+                    let kept = try? ZoneStatement(verifying: newer.wire, publicKey: member.signingKey)
+                else { continue }
+                witnessed.statements.append(kept)
+                continue
+            case let finding?:
                 throw SyncClientError(.untrustedAccountState, "zone \(zone): \(finding.explanation)")
             }
             guard statement.device != device else { continue }
