@@ -9,10 +9,11 @@ import ProcessTesting
 ///   follows gets the server's answer with every item taken out;
 /// - `replay`: the next incremental pull is answered with the recorded page, once; then `pass`;
 /// - `hide`, `hideLast`: every non-empty page is served with its first (last) item taken out, the
-///   rest (cursor, `hasMore`) as the server answered: the device is told it is in step without it.
+///   rest (cursor, `hasMore`) as the server answered: the device is told it is in step without it;
+/// - `hideKeyValue`: as `hide`, for the feeds of key-value stores (zones `kv.…`) instead.
 final class RewritingProxy: Sendable {
     enum Mode: String, Sendable {
-        case pass, wipe, replay, hide, hideLast
+        case pass, wipe, replay, hide, hideLast, hideKeyValue
     }
 
     let url: String
@@ -96,6 +97,12 @@ final class RewritingProxy: Sendable {
                     self.forward()
                     return self.answer(200, [("Content-Type", "application/json")], recorded)
                 status, headers, data = self.forward()
+                store_feed = self.command == "GET" and url.path.startswith("/v1/zones/kv.") and url.path.endswith("/changes")
+                if store_feed and current == "hideKeyValue" and status == 200:
+                    page = json.loads(data)
+                    if page["items"]:
+                        page["items"] = page["items"][1:]
+                        data = json.dumps(page).encode()
                 if feed and status == 200:
                     page = json.loads(data)
                     if current == "wipe":

@@ -73,6 +73,28 @@ struct ZoneStatementTests {
         }
     }
 
+    @Test func aValueHiddenFromAKeyValueStoreIsReportedAndChangesNothing() async throws {
+        try await withDevices { a, b, _, proxy in
+            // Two syncs: theme before size in the store's feed.
+            try await a.setValue("dark", forKey: "theme", store: "app")
+            try await a.sync()
+            try await a.setValue("large", forKey: "size", store: "app")
+            try await a.sync()
+
+            try proxy.set(.hideKeyValue)
+            let hidden = try await b.syncClient(["sync"])
+            #expect(hidden.status != 0)
+            #expect(hidden.stderr.contains("hidden items or a forked history"), "\(hidden.stderr)")
+            #expect(try await b.value(forKey: "theme", store: "app") == nil)
+            #expect(try await b.value(forKey: "size", store: "app") == nil)
+
+            try proxy.set(.pass)
+            try await b.sync()
+            #expect(try await b.value(forKey: "theme", store: "app") == "dark")
+            #expect(try await b.value(forKey: "size", store: "app") == "large")
+        }
+    }
+
     @Test func theHonestPathReportsNothing() async throws {
         try await withDevices { a, b, c, _ in
             try await a.add(service: "x", account: "max", password: "one")
