@@ -39,12 +39,22 @@ final class RewritingProxy: Sendable {
 
     func stop() { process.stop() }
 
+    /// The bytes (request and response bodies) the proxy has carried so far, by method and kind
+    /// of path (`GET statements`, `PUT statement`, `GET device-log`, `GET changes`, …).
+    func carried() throws -> [String: Int] {
+        let file = URL(fileURLWithPath: modeFile.path + ".stats")
+        guard FileManager.default.fileExists(atPath: file.path) else { return [:] }
+        return try JSONDecoder().decode([String: Int].self, from: Data(contentsOf: file))
+    }
+
     private static let source = #"""
-        import http.client, http.server, json, sys, urllib.parse
+        import http.client, http.server, json, os, sys, threading, urllib.parse
 
         UPSTREAM = int(sys.argv[1])
         MODE_FILE = sys.argv[2]
         recorded = None
+        carried = {}
+        carried_lock = threading.Lock()
         HOP = {"connection", "keep-alive", "transfer-encoding", "date", "server", "content-length"}
 
         def mode():
@@ -73,7 +83,18 @@ final class RewritingProxy: Sendable {
                 connection.close()
                 return response.status, kept, data
 
+            def count(self, request_length, data):
+                path = urllib.parse.urlsplit(self.path).path
+                kind = path.rstrip("/").split("/")[-1]
+                key = self.command + " " + kind
+                with carried_lock:
+                    carried[key] = carried.get(key, 0) + request_length + len(data)
+                    with open(MODE_FILE + ".stats.tmp", "w") as f:
+                        json.dump(carried, f)
+                    os.replace(MODE_FILE + ".stats.tmp", MODE_FILE + ".stats")
+
             def answer(self, status, headers, data):
+                self.count(int(self.headers.get("Content-Length") or 0), data)
                 self.send_response(status)
                 for k, v in headers:
                     self.send_header(k, v)

@@ -125,6 +125,32 @@ struct ZoneStatementTests {
         }
     }
 
+    /// What statements cost on the wire, measured at the proxy for device B of three: a quiet
+    /// `sync` (nothing changed: the reads only) and one after another device wrote (B's statement
+    /// changes and is published), over the keychain zone and the key-value store directory.
+    @Test func statementsCostAFewKilobytesPerSyncAndNothingPerItem() async throws {
+        try await withDevices { a, b, c, proxy in
+            for index in 0..<20 { try await a.add(service: "item\(index)", account: "max", password: "p\(index)") }
+            for device in [a, b, c, a, b] { try await device.sync() }
+
+            let before = try proxy.carried()
+            try await b.sync()
+            let quiet = try proxy.carried().subtracting(before)
+            for index in 0..<20 { try await a.add(service: "more\(index)", account: "max", password: "m\(index)") }
+            try await a.sync()
+            let beforeChange = try proxy.carried()
+            try await b.sync()
+            let changed = try proxy.carried().subtracting(beforeChange)
+            print("0180 cost per sync of device B (3 devices, zones keychain and kv): quiet \(quiet.sorted { $0.key < $1.key }); after 20 writes elsewhere \(changed.sorted { $0.key < $1.key })")
+
+            #expect(quiet["PUT statement", default: 0] == 0, "\(quiet)")
+            #expect(changed["PUT statement", default: 0] > 0, "\(changed)")
+            // Every device's latest statement per zone, whatever the vault's size.
+            #expect(quiet["GET statements", default: 0] < 2 * 3 * 1024, "\(quiet)")
+            #expect(changed["GET statements", default: 0] < 2 * 3 * 1024, "\(changed)")
+        }
+    }
+
     /// What a device finds when the first item of the page is hidden (the newest write stays:
     /// the same writes, another state) or the last (the newest write is missing).
     private static func finding(of mode: RewritingProxy.Mode) -> String {
@@ -151,5 +177,12 @@ struct ZoneStatementTests {
             }
             try await body(devices[0], devices[1], devices[2], proxy)
         }
+    }
+}
+
+extension Dictionary where Key == String, Value == Int {
+    /// The counts that grew since `earlier`, by how much.
+    func subtracting(_ earlier: Self) -> Self {
+        merging(earlier.mapValues { -$0 }, uniquingKeysWith: +).filter { $0.value != 0 }
     }
 }
