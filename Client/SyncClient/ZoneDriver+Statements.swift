@@ -17,15 +17,18 @@ extension ZoneDriver {
     }
 
     /// This device's view of the zone: every version the server holds as far as its records say
-    /// (the baselines), the deleted flag known for the one the device holds.
+    /// (the baselines), the deleted flag known for the one the device holds. Terms are kept
+    /// between rounds, so only the items that changed cost an HMAC.
     func stateView(hasher: ZoneStateDigest.Hasher) -> ZoneStateView {
-        let zoneName = zone.rawValue
-        let versions = machine.state.records.lazy.flatMap { item, record in
-            record.baseline.lazy.map { vector in
-                (item: item, vector: vector, isDeleted: vector == record.version.vector && record.version.isDeleted)
-            }
+        var cache = viewCache ?? ZoneStateViewCache(zone: zone.rawValue, hasher: hasher)
+        let items = machine.state.records.lazy.map { item, record in
+            (item: item, versions: record.baseline.map { vector in
+                ZoneStateVersion(vector: vector, isDeleted: vector == record.version.vector && record.version.isDeleted)
+            })
         }
-        return ZoneStateView(zone: zoneName, hasher: hasher, versions: versions)
+        let view = cache.view(of: items)
+        viewCache = cache
+        return view
     }
 
     /// Compares the state a pull ended in step with against the statements read before it, before

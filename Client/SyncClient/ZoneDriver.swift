@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 import Logging
 import SyncCore
 
@@ -49,6 +50,8 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
     var isInitialSync = false
     /// The log and statements read at the start of the round in progress.
     var witnessed: ZoneWitness.Witnessed?
+    /// The digest terms of the zone's items, kept between rounds (decision 0180).
+    var viewCache: ZoneStateViewCache?
     var onProgress: (@Sendable (Int) -> Void)?
     var beforeApply: (@Sendable () throws -> Void)?
     var afterApply: (@Sendable () throws -> Void)?
