@@ -10,10 +10,13 @@ import ProcessTesting
 /// - `replay`: the next incremental pull is answered with the recorded page, once; then `pass`;
 /// - `hide`, `hideLast`: every non-empty page is served with its first (last) item taken out, the
 ///   rest (cursor, `hasMore`) as the server answered: the device is told it is in step without it;
-/// - `hideKeyValue`: as `hide`, for the feeds of key-value stores (zones `kv.…`) instead.
+/// - `hideKeyValue`: as `hide`, for the feeds of key-value stores (zones `kv.…`) instead;
+/// - `shiftAndHide`: as `hide`, and every sequence number and cursor served is 1,000 higher than
+///   the server's: the device's feed positions are not the other devices' (for a device's first
+///   pull, whose request names position 0, so no request needs shifting back).
 final class RewritingProxy: Sendable {
     enum Mode: String, Sendable {
-        case pass, wipe, replay, hide, hideLast, hideKeyValue
+        case pass, wipe, replay, hide, hideLast, hideKeyValue, shiftAndHide
     }
 
     let url: String
@@ -132,6 +135,12 @@ final class RewritingProxy: Sendable {
                         data = json.dumps(page).encode()
                     elif current == "hide" and page["items"]:
                         page["items"] = page["items"][1:]
+                        data = json.dumps(page).encode()
+                    elif current == "shiftAndHide" and page["items"]:
+                        page["items"] = page["items"][1:]
+                        for item in page["items"]:
+                            item["sequence"] += 1000
+                        page["cursor"] += 1000
                         data = json.dumps(page).encode()
                     elif current == "hideLast" and page["items"]:
                         page["items"] = page["items"][:-1]

@@ -8,8 +8,9 @@ import Testing
 @Suite(.serialized)
 struct ZoneStatementTests {
     /// Hiding the first item leaves the newest write: the states hold the same writes and differ
-    /// (diverged); hiding the last hides the newest write (withheld).
-    @Test(arguments: [RewritingProxy.Mode.hide, .hideLast])
+    /// (diverged); hiding the last hides the newest write (withheld). Shifting the device's feed
+    /// positions as well changes nothing: positions play no part in the check.
+    @Test(arguments: [RewritingProxy.Mode.hide, .hideLast, .shiftAndHide])
     func anItemHiddenFromANewDeviceIsReportedAndChangesNothing(mode: RewritingProxy.Mode) async throws {
         try await withDevices { a, b, _, proxy in
             // Two syncs: x before y in the feed, y the newest write.
@@ -154,7 +155,7 @@ struct ZoneStatementTests {
     /// What a device finds when the first item of the page is hidden (the newest write stays:
     /// the same writes, another state) or the last (the newest write is missing).
     private static func finding(of mode: RewritingProxy.Mode) -> String {
-        mode == .hide ? "differs from the one device" : "stated writes the server did not serve here"
+        mode == .hideLast ? "stated writes the server did not serve here" : "differs from the one device"
     }
 
     /// A plain-HTTP server; devices A and C enrolled directly, B through the proxy; none synced.
