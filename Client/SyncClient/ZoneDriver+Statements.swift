@@ -45,7 +45,7 @@ extension ZoneDriver {
         let epoch = witnessed.log.epoch ?? VersionSealer.keyEpoch
         let comparable = witnessed.statements.lazy.filter { $0.epoch == epoch }
         if let finding = comparable.compactMap({ ZoneStatementCheck.compare(view, with: $0, now: now) }).first {
-            let reason = "zone \(zone): \(finding.explanation); nothing of this pull was applied"
+            let reason = "zone \(zone): \(finding.explanation); the rest of this pull was not applied"
             try database.setAccountStateProblem(reason, zone: zone)
             throw SyncClientError(.untrustedAccountState, reason)
         }
