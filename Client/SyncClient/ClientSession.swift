@@ -52,7 +52,8 @@ package final class ClientSession: Sendable {
         let sealer = VersionSealer(keys: keys, account: enrolment.account, zone: .keychain)
         return try ZoneDriver(
             local: KeychainZone(keychain: keychain, sealer: sealer, device: enrolment.device), database: database,
-            server: ZoneTransport(connection: connection, zone: .keychain), sealer: sealer, device: enrolment.device, logger: logger)
+            server: ZoneTransport(connection: connection, zone: .keychain), sealer: sealer, device: enrolment.device,
+            witness: try ZoneWitness.of(self), logger: logger)
     }
 
     package func close() async {

@@ -90,6 +90,7 @@ package final class ClientStateDatabase: Sendable {
         }
         registerDeviceLogMigration(in: &migrator)
         registerHeldArrivalMigration(in: &migrator)
+        registerStatementMigration(in: &migrator)
         return migrator
     }
 

@@ -38,6 +38,9 @@ package struct ClientStatus: Sendable, Codable, Equatable {
         var problems = try database.problems(zone: .keychain)
         let names = ProblemNames.names(of: Set(problems.map(\.item)), keychain: keychain)
         for index in problems.indices { problems[index].name = names[problems[index].item] }
+        for index in problems.indices where problems[index].item == ClientStateDatabase.accountStateProblem.rawValue {
+            problems[index].name = "the account's state"
+        }
         return ClientStatus(
             account: enrolment.account, server: enrolment.server, pin: enrolment.pin, device: enrolment.device.rawValue,
             deviceName: enrolment.deviceName, lastSync: summary.lastSync, pendingChanges: summary.pending + untaken,

@@ -60,10 +60,12 @@ extension ZoneDriver {
                     ? "its version vector goes backwards" : "it claims a write of this device that this device never made"
                 reject(item, reason, report: &report)
             case .synced:
+                let view = try checkStatements(report: report)
                 try applyEffects()
                 progress.lastSync = Date()
                 try commit()
                 try await server.acknowledge(machine.state.cursor)
+                try await publishStatement(view)
                 report.inStep = true
             }
         }

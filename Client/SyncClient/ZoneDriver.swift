@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 import Logging
 import SyncCore
 
@@ -20,6 +21,8 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
     package let database: ClientStateDatabase
     package let server: any ZoneServer
     package let sealer: VersionSealer
+    /// Reads and publishes the zone's signed statements (decision 0180); nil: none.
+    let witness: ZoneWitness?
     package internal(set) var local: Local
     let logger: Logger
     let configuration: ZoneSyncMachine.Configuration
@@ -45,14 +48,19 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
     var heldItems: Set<ItemID> = []
     /// Whether the round in progress is the zone's first.
     var isInitialSync = false
+    /// The log and statements read at the start of the round in progress.
+    var witnessed: ZoneWitness.Witnessed?
+    /// The digest terms of the zone's items, kept between rounds (decision 0180).
+    var viewCache: ZoneStateViewCache?
     var onProgress: (@Sendable (Int) -> Void)?
     var beforeApply: (@Sendable () throws -> Void)?
     var afterApply: (@Sendable () throws -> Void)?
 
     package init(
         local: Local, database: ClientStateDatabase, server: any ZoneServer, sealer: VersionSealer, device: DeviceID,
-        configuration: ZoneSyncMachine.Configuration = .client, logger: Logger
+        configuration: ZoneSyncMachine.Configuration = .client, witness: ZoneWitness? = nil, logger: Logger
     ) throws(SyncClientError) {
+        self.witness = witness
         zone = server.zone
         self.database = database
         self.server = server
@@ -125,6 +133,7 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
         do {
             isInitialSync = committed.cursor == 0
             try takeLocalChanges(timeBound: try await server.modificationTimeBound())
+            try await witnessStatements()
             var report = SyncRoundReport()
             let released = try releaseHeld(report: &report)
             // Never pushed and never pulled: the local items are reconciled before they are pushed.

@@ -7,10 +7,16 @@ import ProcessTesting
 /// - `pass`: forward (the first non-empty keychain page is recorded);
 /// - `wipe`: an incremental pull is answered `410 cursor_expired`, and the full resync that
 ///   follows gets the server's answer with every item taken out;
-/// - `replay`: the next incremental pull is answered with the recorded page, once; then `pass`.
+/// - `replay`: the next incremental pull is answered with the recorded page, once; then `pass`;
+/// - `hide`, `hideLast`: every non-empty page is served with its first (last) item taken out, the
+///   rest (cursor, `hasMore`) as the server answered: the device is told it is in step without it;
+/// - `hideKeyValue`: as `hide`, for the feeds of key-value stores (zones `kv.…`) instead;
+/// - `shiftAndHide`: as `hide`, and every sequence number and cursor served is 1,000 higher than
+///   the server's: the device's feed positions are not the other devices' (for a device's first
+///   pull, whose request names position 0, so no request needs shifting back).
 final class RewritingProxy: Sendable {
     enum Mode: String, Sendable {
-        case pass, wipe, replay
+        case pass, wipe, replay, hide, hideLast, hideKeyValue, shiftAndHide
     }
 
     let url: String
@@ -36,12 +42,22 @@ final class RewritingProxy: Sendable {
 
     func stop() { process.stop() }
 
+    /// The bytes (request and response bodies) the proxy has carried so far, by method and kind
+    /// of path (`GET statements`, `PUT statement`, `GET device-log`, `GET changes`, …).
+    func carried() throws -> [String: Int] {
+        let file = URL(fileURLWithPath: modeFile.path + ".stats")
+        guard FileManager.default.fileExists(atPath: file.path) else { return [:] }
+        return try JSONDecoder().decode([String: Int].self, from: Data(contentsOf: file))
+    }
+
     private static let source = #"""
-        import http.client, http.server, json, sys, urllib.parse
+        import http.client, http.server, json, os, sys, threading, urllib.parse
 
         UPSTREAM = int(sys.argv[1])
         MODE_FILE = sys.argv[2]
         recorded = None
+        carried = {}
+        carried_lock = threading.Lock()
         HOP = {"connection", "keep-alive", "transfer-encoding", "date", "server", "content-length"}
 
         def mode():
@@ -70,7 +86,18 @@ final class RewritingProxy: Sendable {
                 connection.close()
                 return response.status, kept, data
 
+            def count(self, request_length, data):
+                path = urllib.parse.urlsplit(self.path).path
+                kind = path.rstrip("/").split("/")[-1]
+                key = self.command + " " + kind
+                with carried_lock:
+                    carried[key] = carried.get(key, 0) + request_length + len(data)
+                    with open(MODE_FILE + ".stats.tmp", "w") as f:
+                        json.dump(carried, f)
+                    os.replace(MODE_FILE + ".stats.tmp", MODE_FILE + ".stats")
+
             def answer(self, status, headers, data):
+                self.count(int(self.headers.get("Content-Length") or 0), data)
                 self.send_response(status)
                 for k, v in headers:
                     self.send_header(k, v)
@@ -94,11 +121,29 @@ final class RewritingProxy: Sendable {
                     self.forward()
                     return self.answer(200, [("Content-Type", "application/json")], recorded)
                 status, headers, data = self.forward()
+                store_feed = self.command == "GET" and url.path.startswith("/v1/zones/kv.") and url.path.endswith("/changes")
+                if store_feed and current == "hideKeyValue" and status == 200:
+                    page = json.loads(data)
+                    if page["items"]:
+                        page["items"] = page["items"][1:]
+                        data = json.dumps(page).encode()
                 if feed and status == 200:
                     page = json.loads(data)
                     if current == "wipe":
                         page["items"] = []
                         page["hasMore"] = False
+                        data = json.dumps(page).encode()
+                    elif current == "hide" and page["items"]:
+                        page["items"] = page["items"][1:]
+                        data = json.dumps(page).encode()
+                    elif current == "shiftAndHide" and page["items"]:
+                        page["items"] = page["items"][1:]
+                        for item in page["items"]:
+                            item["sequence"] += 1000
+                        page["cursor"] += 1000
+                        data = json.dumps(page).encode()
+                    elif current == "hideLast" and page["items"]:
+                        page["items"] = page["items"][:-1]
                         data = json.dumps(page).encode()
                     elif recorded is None and page["items"]:
                         recorded = data

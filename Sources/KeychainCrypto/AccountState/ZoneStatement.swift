@@ -6,8 +6,10 @@ import SyncCore
 ///
 /// Signed bytes: `len(label) ‖ label ‖ len(account) ‖ account ‖ len(zone) ‖ zone ‖ len(device) ‖
 /// device ‖ epoch (4) ‖ number (8) ‖ previous (32) ‖ position (8) ‖ digest (32) ‖ log head (32)`,
-/// label `synckeychain/v1/zone-statement`, integers big-endian. The wire form is those bytes
-/// followed by the 64-byte Ed25519 signature.
+/// label `synckeychain/v1/zone-statement`, integers big-endian, then, for a statement with an
+/// ``Extent`` (decision 0180), `1 ‖ made at (8, milliseconds) ‖ len(frontier) ‖ canonical frontier
+/// ‖ len(live frontier) ‖ canonical live frontier`. The wire form is those bytes followed by the
+/// 64-byte Ed25519 signature.
 public struct ZoneStatement: Sendable, Equatable {
     /// The account the statement is about.
     public var account: String
@@ -27,6 +29,27 @@ public struct ZoneStatement: Sendable, Equatable {
     public var digest: ZoneStateDigest
     /// The hash of the newest device-log entry the device had verified.
     public var logHead: [UInt8]
+    /// Which writes the state holds, and when the device stated it (decision 0180); nil in a
+    /// statement of the 0120 form.
+    public var extent: Extent?
+
+    /// Which writes a stated state holds: what lets another device compare its own state with it
+    /// whatever feed positions the server gave either (decision 0180).
+    public struct Extent: Sendable, Equatable {
+        /// When the device made the statement, by its clock (milliseconds since 1970).
+        public var madeAt: Int64
+        /// The join of the vectors of every version the device holds, deletions included.
+        public var frontier: VersionVector
+        /// The join of the vectors of the live (not deleted) versions only.
+        public var liveFrontier: VersionVector
+
+        /// Creates an extent.
+        public init(madeAt: Int64, frontier: VersionVector, liveFrontier: VersionVector) {
+            self.madeAt = madeAt
+            self.frontier = frontier
+            self.liveFrontier = liveFrontier
+        }
+    }
 
     private static let label = "synckeychain/v1/zone-statement"
     /// The hash of "no previous statement" and of an empty device log.
@@ -35,7 +58,7 @@ public struct ZoneStatement: Sendable, Equatable {
     /// Creates an unsigned statement.
     public init(
         account: String, zone: String, device: DeviceID, epoch: UInt32, number: UInt64, previous: [UInt8],
-        position: UInt64, digest: ZoneStateDigest, logHead: [UInt8]
+        position: UInt64, digest: ZoneStateDigest, logHead: [UInt8], extent: Extent? = nil
     ) {
         self.account = account
         self.zone = zone
@@ -46,6 +69,7 @@ public struct ZoneStatement: Sendable, Equatable {
         self.position = position
         self.digest = digest
         self.logHead = logHead
+        self.extent = extent
     }
 
     /// The bytes that are signed.
@@ -61,6 +85,12 @@ public struct ZoneStatement: Sendable, Equatable {
         bytes.appendBigEndian(position)
         bytes.append(contentsOf: digest.bytes)
         bytes.append(contentsOf: logHead)
+        if let extent {
+            bytes.append(1)
+            bytes.appendBigEndian(extent.madeAt)
+            bytes.appendLengthPrefixed(extent.frontier.canonicalEncoding)
+            bytes.appendLengthPrefixed(extent.liveFrontier.canonicalEncoding)
+        }
         return bytes
     }
 
@@ -88,12 +118,20 @@ public struct ZoneStatement: Sendable, Equatable {
             let previous = reader.read(count: 32),
             let position = reader.readBigEndian(UInt64.self),
             let digest = reader.read(count: 32).flatMap({ ZoneStateDigest(bytes: Array($0)) }),
-            let logHead = reader.read(count: 32),
-            reader.isAtEnd
+            let logHead = reader.read(count: 32)
         else { throw .authenticationFailed }
+        var extent: Extent?
+        if !reader.isAtEnd {
+            guard reader.read(count: 1)?.first == 1, let madeAt = reader.readBigEndian(Int64.self),
+                let frontier = reader.readLengthPrefixed().flatMap({ try? VersionVector(canonicalEncoding: $0) }),
+                let live = reader.readLengthPrefixed().flatMap({ try? VersionVector(canonicalEncoding: $0) }),
+                reader.isAtEnd
+            else { throw .authenticationFailed }
+            extent = Extent(madeAt: madeAt, frontier: frontier, liveFrontier: live)
+        }
         self.init(
             account: account, zone: zone, device: device, epoch: epoch, number: number, previous: Array(previous),
-            position: position, digest: digest, logHead: Array(logHead))
+            position: position, digest: digest, logHead: Array(logHead), extent: extent)
     }
 
     /// The SHA-256 of a statement's wire form: what the device's next statement names as previous.

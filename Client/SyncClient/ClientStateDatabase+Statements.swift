@@ -1,0 +1,69 @@
+import Foundation
+import GRDB
+import KeychainCrypto
+import SyncCore
+
+extension ClientStateDatabase {
+    /// The last statement of each device, this one included, that this device verified or made
+    /// about each zone (decision 0180): a statement served later must continue it.
+    static func registerStatementMigration(in migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v3-zone-statements") { db in
+            try db.execute(sql: """
+                CREATE TABLE zone_statement (
+                    zone TEXT NOT NULL,
+                    device TEXT NOT NULL,
+                    number INTEGER NOT NULL,
+                    hash BLOB NOT NULL,
+                    wire BLOB NOT NULL,
+                    PRIMARY KEY (zone, device)
+                )
+                """)
+        }
+    }
+
+    /// One recorded statement: its number, hash and wire form.
+    package struct RecordedStatement: Sendable, Equatable {
+        package var verified: ZoneStatementCheck.Verified
+        package var wire: [UInt8]
+    }
+
+    /// The statements recorded for `zone`, by device.
+    package func recordedStatements(_ zone: ZoneID) throws(SyncClientError) -> [DeviceID: RecordedStatement] {
+        try read { db in
+            var recorded: [DeviceID: RecordedStatement] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT device, number, hash, wire FROM zone_statement WHERE zone = ?", arguments: [zone.rawValue]) {
+                guard let device = DeviceID(row[0] as String) else { continue }
+                let number: Int64 = row[1]
+                let hash: Data = row[2]
+                let wire: Data = row[3]
+                recorded[device] = RecordedStatement(
+                    verified: .init(number: UInt64(bitPattern: number), hash: Array(hash)), wire: Array(wire))
+            }
+            return recorded
+        }
+    }
+
+    /// Records `wire`, a statement of `device` about `zone` that continues the recorded one.
+    package func recordStatement(_ wire: [UInt8], number: UInt64, zone: ZoneID, device: DeviceID) throws(SyncClientError) {
+        try write { db in
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO zone_statement (zone, device, number, hash, wire) VALUES (?, ?, ?, ?, ?)",
+                arguments: [zone.rawValue, device.rawValue, Int64(bitPattern: number), Data(ZoneStatement.hash(ofSigned: wire)), Data(wire)])
+        }
+    }
+
+    /// The item name under which a zone's account-state problem is recorded: not an item ID (those
+    /// are hex), so it names no item.
+    package static let accountStateProblem = ItemID("account-state")
+
+    /// Records (a reason) or clears (nil) the account-state problem of `zone` (decision 0180).
+    package func setAccountStateProblem(_ reason: String?, zone: ZoneID) throws(SyncClientError) {
+        try write { db in
+            if let reason {
+                try recordProblem(db, zone: zone, item: Self.accountStateProblem, reason: reason)
+            } else {
+                try clearProblem(db, zone: zone, item: Self.accountStateProblem)
+            }
+        }
+    }
+}

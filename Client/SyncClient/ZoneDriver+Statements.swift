@@ -1,0 +1,67 @@
+import Foundation
+import KeychainCrypto
+import SyncCore
+
+extension ZoneDriver {
+    /// Reads the device log and the zone's statements at the start of a round (decision 0180);
+    /// nothing without a witness.
+    func witnessStatements() async throws {
+        witnessed = nil
+        guard let witness else { return }
+        do {
+            witnessed = try await witness.witness(zone)
+        } catch let error as SyncClientError where error.code == .untrustedAccountState {
+            try database.setAccountStateProblem(error.message, zone: zone)
+            throw error
+        }
+    }
+
+    /// This device's view of the zone: every version the server holds as far as its records say
+    /// (the baselines), the deleted flag known for the one the device holds. Terms are kept
+    /// between rounds, so only the items that changed cost an HMAC.
+    func stateView(hasher: ZoneStateDigest.Hasher) -> ZoneStateView {
+        var cache = viewCache ?? ZoneStateViewCache(zone: zone.rawValue, hasher: hasher)
+        let items = machine.state.records.lazy.map { item, record in
+            (item: item, versions: record.baseline.map { vector in
+                ZoneStateVersion(vector: vector, isDeleted: vector == record.version.vector && record.version.isDeleted)
+            })
+        }
+        let view = cache.view(of: items)
+        viewCache = cache
+        return view
+    }
+
+    /// Compares the state a pull ended in step with against the statements read before it, before
+    /// anything of the last page is applied. A finding is recorded as the zone's account-state
+    /// problem and thrown, so the round applies and commits nothing more; none clears the problem.
+    ///
+    /// Skipped while pulled items wait for the unlock or were rejected (the view lacks them), and
+    /// after a resync that did not list items this device has (reported already, decision 0106).
+    func checkStatements(report: SyncRoundReport) throws -> ZoneStateView? {
+        guard let witness, let witnessed, heldItems.isEmpty, report.rejected.isEmpty, report.unlisted == 0 else { return nil }
+        let view = stateView(hasher: witness.hasher)
+        let now = ZoneTransport.milliseconds(Date())
+        // Digests of another epoch are under another key: not comparable.
+        let epoch = witnessed.log.epoch ?? VersionSealer.keyEpoch
+        let comparable = witnessed.statements.lazy.filter { $0.epoch == epoch }
+        if let finding = comparable.compactMap({ ZoneStatementCheck.compare(view, with: $0, now: now) }).first {
+            let reason = "zone \(zone): \(finding.explanation); the rest of this pull was not applied"
+            try database.setAccountStateProblem(reason, zone: zone)
+            throw SyncClientError(.untrustedAccountState, reason)
+        }
+        return view
+    }
+
+    /// Publishes this device's statement of `view` when it says something new (a state changed
+    /// since its last statement, or that one is a day old), and clears the account-state problem.
+    func publishStatement(_ view: ZoneStateView?) async throws {
+        guard let witness, let witnessed, let view else { return }
+        try database.setAccountStateProblem(nil, zone: zone)
+        if let own = witnessed.own?.statement, view.isStated(by: own), let madeAt = own.extent?.madeAt,
+            ZoneTransport.milliseconds(Date()) - madeAt < 24 * 3600 * 1000
+        {
+            return
+        }
+        try await witness.publish(view, position: machine.state.cursor, zone: zone, after: witnessed)
+    }
+}
