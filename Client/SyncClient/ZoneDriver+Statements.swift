@@ -41,8 +41,9 @@ extension ZoneDriver {
         guard let witness, let witnessed, heldItems.isEmpty, report.rejected.isEmpty, report.unlisted == 0 else { return nil }
         let view = stateView(hasher: witness.hasher)
         let now = ZoneTransport.milliseconds(Date())
-        // Digests of another epoch are under another key: not comparable.
-        let epoch = witnessed.log.epoch ?? VersionSealer.keyEpoch
+        // Only statements of the epoch this device verified the log at: a device that has not
+        // read a later epoch yet may also lack its writes.
+        let epoch = witnessed.log.epoch ?? VersionSealer.firstEpoch
         let comparable = witnessed.statements.lazy.filter { $0.epoch == epoch }
         if let finding = comparable.compactMap({ ZoneStatementCheck.compare(view, with: $0, now: now) }).first {
             let reason = "zone \(zone): \(finding.explanation); the rest of this pull was not applied"

@@ -12,7 +12,9 @@ package struct ZoneWitness: Sendable {
     private let account: String
     private let device: DeviceID
     private let signingKey: DeviceSigningKey
-    private let logKeys: [UInt32: DeviceLogKey]
+    /// The account's keys, shared with the session: an epoch learnt during a round counts.
+    private let keys: AccountKeys
+    private var logKeys: [UInt32: DeviceLogKey] { keys.accountKeys.mapValues { DeviceLogKey(accountKey: $0) } }
     /// The hasher of the zone-state digest (the account key's epoch).
     package let hasher: ZoneStateDigest.Hasher
 
@@ -20,11 +22,16 @@ package struct ZoneWitness: Sendable {
     /// (it neither publishes nor checks statements).
     package static func of(_ session: ClientSession) throws(SyncClientError) -> ZoneWitness? {
         guard let identity = try DeviceSecrets(keychain: session.keychain).identity() else { return nil }
+        // The digest stays under the first epoch's key, as item IDs do (0120's amendment): every
+        // current device computes the same terms whichever epochs it has learned (decision 0180).
+        guard let firstKey = session.keys.accountKey(epoch: VersionSealer.firstEpoch) else {
+            throw SyncClientError(.localStorage, "the first epoch's account key is missing")
+        }
         return ZoneWitness(
             connection: session.connection, database: session.database, account: session.enrolment.account,
             device: session.enrolment.device, signingKey: identity.signingKey,
-            logKeys: [VersionSealer.keyEpoch: DeviceLogKey(accountKey: session.accountKey)],
-            hasher: ZoneStateDigest.Hasher(accountKey: session.accountKey))
+            keys: session.keys,
+            hasher: ZoneStateDigest.Hasher(accountKey: firstKey))
     }
 
     /// What a round starts from: the verified log, the current members' latest statements, and
@@ -96,7 +103,7 @@ package struct ZoneWitness: Sendable {
     /// recording it first (so a lost answer skips a number rather than reusing one).
     package func publish(_ view: ZoneStateView, position: UInt64, zone: ZoneID, after witnessed: Witnessed) async throws {
         let statement = ZoneStatement(
-            account: account, zone: zone.rawValue, device: device, epoch: witnessed.log.epoch ?? VersionSealer.keyEpoch,
+            account: account, zone: zone.rawValue, device: device, epoch: witnessed.log.epoch ?? VersionSealer.firstEpoch,
             number: (witnessed.own?.statement.number ?? 0) + 1, previous: witnessed.own?.hash ?? ZoneStatement.none,
             position: position, digest: view.digest, logHead: witnessed.log.head,
             extent: .init(madeAt: ZoneTransport.milliseconds(Date()), frontier: view.frontier, liveFrontier: view.liveFrontier))
