@@ -50,7 +50,7 @@ package struct ZoneWitness: Sendable {
     /// - Throws: ``SyncClientError`` `untrustedAccountState` with the finding when a served
     ///   statement is older than, or forks from, one this device verified; or the I/O error.
     package func witness(_ zone: ZoneID) async throws -> Witnessed {
-        let log = try await verifiedLog()
+        let log = try recordedLog()
         let served = try await connection.send(.GET, "/v1/zones/\(zone.rawValue)/statements", body: nil, as: StatementListResponse.self)
         var recorded = try database.recordedStatements(zone)
         var witnessed = Witnessed(log: log, statements: [])
@@ -119,32 +119,16 @@ package struct ZoneWitness: Sendable {
         try await connection.send(.PUT, "/v1/zones/\(zone.rawValue)/statement", body: StatementRequest(statement: Base64Bytes(wire)))
     }
 
-    /// The device log as verified before, extended by the entries the server serves after it.
-    private func verifiedLog() async throws -> DeviceLog {
-        let known = try database.verifiedDeviceLog()
+    /// The device log as this device verified it. `sync` and the daemon read the server's log on
+    /// from it once before every round (`AccountAdministration.refreshEpochs`, decision 0179), so
+    /// the witness reads no log of its own: one log read per round, whatever the zones.
+    private func recordedLog() throws(SyncClientError) -> DeviceLog {
         var log = DeviceLog(account: account)
         do {
-            for entry in known { try log.append(entry, logKeys: logKeys) }
+            for entry in try database.verifiedDeviceLog() { try log.append(entry, logKeys: logKeys) }
         } catch {
             throw SyncClientError(.localStorage, "the recorded device log does not verify", underlying: error)
         }
-        var hasMore = true
-        while hasMore {
-            let page = try await connection.send(.GET, "/v1/device-log?from=\(log.entries.count)", body: nil, as: DeviceLogResponse.self)
-            let start = log.entries.count
-            guard page.entries.count <= DeviceLogBounds.maximumPage, !(page.hasMore && page.entries.isEmpty),
-                page.entries.enumerated().allSatisfy({ $0.element.index == start + $0.offset })
-            else { throw SyncClientError(.untrustedAccountState, "the server served a malformed page of the device log") }
-            for entry in page.entries {
-                do {
-                    try log.append(entry.entry.bytes, logKeys: logKeys)
-                } catch {
-                    throw SyncClientError(.untrustedAccountState, "entry \(entry.index) of the server's device log does not verify", underlying: error)
-                }
-            }
-            hasMore = page.hasMore
-        }
-        if log.entries.count > known.count { try database.saveVerifiedDeviceLog(log.entries) }
         return log
     }
 }
