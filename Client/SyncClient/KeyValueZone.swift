@@ -65,10 +65,12 @@ package struct KeyValueZone: ZoneLocalStore {
         aheadKeys.removeAll()
         if state.cursor == 0 {
             // Without sync state: the values the server has, as an earlier sync left them.
-            for key in try store.syncedKeys() where state.records[itemID(key)] == nil {
-                keyByItem[itemID(key)] = key
+            for key in try store.syncedKeys() {
+                let item = itemID(key)
+                guard state.records[item] == nil else { continue }
+                keyByItem[item] = key
                 aheadKeys.insert(key)
-                ahead.insert(itemID(key))
+                ahead.insert(item)
             }
         }
         for (key, vector) in try store.takenVectors(notChangedAfter: position) {
@@ -104,11 +106,10 @@ package struct KeyValueZone: ZoneLocalStore {
                 continue
             }
         }
-        // Nothing to write (losers and pushed versions, of which a store keeps no record): no transaction.
-        try store.markPushed(pushed, basedOnJournal: apply.position)
-        guard !versions.isEmpty else { return .applied(problems: [:]) }
+        // Nothing to write (only losers, of which a store keeps no record): no transaction.
+        guard !versions.isEmpty || !pushed.isEmpty else { return .applied(problems: [:]) }
         let reason: KeyValueChange.Reason = apply.isInitialSync ? .initialSyncChange : .serverChange
-        let changed = try store.applyResolved(versions, reason: reason, basedOnJournal: apply.position)
+        let changed = try store.applyResolved(versions, pushed: pushed, reason: reason, basedOnJournal: apply.position)
         guard changed.isEmpty else { return .changedLocally(count: changed.count) }
         keyByItem.merge(learned) { _, new in new }
         return .applied(problems: [:])

@@ -37,9 +37,8 @@ package struct KeychainZone: ZoneLocalStore {
         // Never pulled: an item that holds exactly a version an earlier sync applied is not a
         // change, and neither are its journal entries (all older than that apply): it is marked
         // as held ahead of the state (``itemsAhead(of:position:)``), so the resync replaces,
-        // removes or reports it (decision 0175).
-        // Only while the item is still unchanged: the user may have written it since the driver
-        // listed it, and that write is a change like any other.
+        // removes or reports it (decision 0175) — only while its tag is still unchanged: a write
+        // since the driver listed it is a change like any other (0186).
         let neverPulled = machine.state.cursor == 0
         let applied = neverPulled && !aheadKeys.isEmpty
             ? Set(aheadKeys.values).intersection(try keychain.unchangedRemoteVersionTags().keys) : []

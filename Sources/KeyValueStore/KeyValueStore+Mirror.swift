@@ -54,14 +54,21 @@ extension KeyValueStore {
     /// change first and decides again (decision 0170). Subscribers get an event with `reason`
     /// for each key whose value changes, and a ``KeyValueChange/Reason/quotaViolationChange``
     /// when the store is then over a limit.
+    ///
+    /// `pushed` names the versions the server took from this device (by key): each is marked as
+    /// one the server has, in the same transaction, unless its key was written after `sequence`
+    /// (decision 0186).
     /// - Returns: The keys changed locally after `sequence`, empty when everything was applied.
     @discardableResult
     public func applyResolved(
-        _ versions: [KeyVersion], reason: KeyValueChange.Reason, basedOnJournal sequence: Int64
+        _ versions: [KeyVersion], pushed: [String: VersionVector] = [:], reason: KeyValueChange.Reason, basedOnJournal sequence: Int64
     ) throws(KeyValueStoreError) -> Set<String> {
         try database.write { db in
             let changed = try Set(versions.map(\.key).filter { try hasLocalChange(db, key: $0, after: sequence) })
             guard changed.isEmpty else { return changed }
+            for (key, vector) in pushed where try !hasLocalChange(db, key: key, after: sequence) {
+                try markSynced(db, key: key, vector: vector)
+            }
             for version in versions {
                 let stored = try storedVersions(db, key: version.key)
                 guard stored != [version.version] else {
@@ -98,17 +105,6 @@ extension KeyValueStore {
                 vectors[row[0], default: VersionVector()].join(vector)
             }
             return vectors
-        }
-    }
-
-    /// Marks the versions the server took from this device (their vectors), unless the key was
-    /// written locally after journal sequence `sequence`: the store holds what the server has.
-    public func markPushed(_ vectors: [String: VersionVector], basedOnJournal sequence: Int64) throws(KeyValueStoreError) {
-        guard !vectors.isEmpty else { return }
-        try database.write { db in
-            for (key, vector) in vectors where try !hasLocalChange(db, key: key, after: sequence) {
-                try markSynced(db, key: key, vector: vector)
-            }
         }
     }
 

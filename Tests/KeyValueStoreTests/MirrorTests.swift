@@ -100,13 +100,13 @@ import Testing
         // Taken but not yet pushed: not marked.
         #expect(try store.syncedKeys() == ["p"])
         // Pushed with another vector than the store holds: not marked; with its vector: marked.
-        try store.markPushed(["m": VersionVector([device: 8])], basedOnJournal: taken)
+        try store.applyResolved([], pushed: ["m": VersionVector([device: 8])], reason: .serverChange, basedOnJournal: taken)
         #expect(try store.syncedKeys() == ["p"])
-        try store.markPushed(["m": engineVector], basedOnJournal: taken)
+        try store.applyResolved([], pushed: ["m": engineVector], reason: .serverChange, basedOnJournal: taken)
         #expect(try store.syncedKeys() == ["m", "p"])
         // A local write drops the mark, and a push answered after it does not set it again.
         try store.set("changed", forKey: "p")
-        try store.markPushed(["p": VersionVector([device: 3])], basedOnJournal: taken)
+        try store.applyResolved([], pushed: ["p": VersionVector([device: 3])], reason: .serverChange, basedOnJournal: taken)
         #expect(try store.syncedKeys() == ["m"])
         // A removed key holds no value to bring back.
         try store.removeValue(forKey: "m")
