@@ -44,11 +44,11 @@ extension ClientStateDatabase {
     }
 
     /// Records `wire`, a statement of `device` about `zone` that continues the recorded one.
-    package func recordStatement(_ wire: [UInt8], number: UInt64, zone: ZoneID, device: DeviceID) throws(SyncClientError) {
+    package func recordStatement(_ wire: [UInt8], number: UInt64, hash: [UInt8], zone: ZoneID, device: DeviceID) throws(SyncClientError) {
         try write { db in
             try db.execute(
                 sql: "INSERT OR REPLACE INTO zone_statement (zone, device, number, hash, wire) VALUES (?, ?, ?, ?, ?)",
-                arguments: [zone.rawValue, device.rawValue, Int64(bitPattern: number), Data(ZoneStatement.hash(ofSigned: wire)), Data(wire)])
+                arguments: [zone.rawValue, device.rawValue, Int64(bitPattern: number), Data(hash), Data(wire)])
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainCrypto
+import Synchronization
 import SyncCore
 import SyncProtocol
 
@@ -14,7 +15,9 @@ package struct ZoneWitness: Sendable {
     private let signingKey: DeviceSigningKey
     /// The account's keys, shared with the session: an epoch learnt during a round counts.
     private let keys: AccountKeys
-    private var logKeys: [UInt32: DeviceLogKey] { keys.accountKeys.mapValues { DeviceLogKey(accountKey: $0) } }
+    /// The recorded log as verified so far, shared by the copies of this witness: each round
+    /// verifies only the entries recorded since (one log read per round, by `refreshEpochs`).
+    private let verified = VerifiedLog()
     /// The hasher of the zone-state digest (the account key's epoch).
     package let hasher: ZoneStateDigest.Hasher
 
@@ -30,8 +33,7 @@ package struct ZoneWitness: Sendable {
         return ZoneWitness(
             connection: session.connection, database: session.database, account: session.enrolment.account,
             device: session.enrolment.device, signingKey: identity.signingKey,
-            keys: session.keys,
-            hasher: ZoneStateDigest.Hasher(accountKey: firstKey))
+            keys: session.keys, hasher: ZoneStateDigest.Hasher(accountKey: firstKey))
     }
 
     /// What a round starts from: the verified log, the current members' latest statements, and
@@ -52,49 +54,58 @@ package struct ZoneWitness: Sendable {
     package func witness(_ zone: ZoneID) async throws -> Witnessed {
         let log = try recordedLog()
         let served = try await connection.send(.GET, "/v1/zones/\(zone.rawValue)/statements", body: nil, as: StatementListResponse.self)
-        var recorded = try database.recordedStatements(zone)
+        let recorded = try database.recordedStatements(zone)
         var witnessed = Witnessed(log: log, statements: [])
-        if let mine = recorded[device], let key = log.members[device]?.signingKey,
-            let statement = try? ZoneStatement(verifying: mine.wire, publicKey: key)
-        {
-            witnessed.own = (statement, mine.verified.hash)
+        // This device's last statement: the recorded one, or a later one the server holds (the
+        // state file was restored from a copy), so a number is never used twice.
+        if let key = log.members[device]?.signingKey {
+            let candidates = [recorded[device]?.wire, served.statements.first { $0.device == device }?.statement.bytes]
+            for wire in candidates.compactMap({ $0 }) {
+                guard let statement = try? ZoneStatement(verifying: wire, publicKey: key),
+                    statement.account == account, statement.zone == zone.rawValue, statement.device == device,
+                    statement.number > witnessed.own?.statement.number ?? 0
+                else { continue }
+                witnessed.own = (statement, ZoneStatement.hash(ofSigned: wire))
+            }
         }
-        let members = log.currentMembers
-        for message in served.statements {
-            // Only current members' statements count; a revoked device's is no one's word now.
-            guard let member = members[message.device] else { continue }
-            let wire = message.statement.bytes
+        // The latest statement of every current member but this device: the one served, if it
+        // continues the one verified before; else that one. Left out or replayed, a statement
+        // verified before stands in (the server cannot take back what a device stated).
+        var servedBy: [DeviceID: [UInt8]] = [:]
+        for message in served.statements { servedBy[message.device] = message.statement.bytes }
+        for (other, member) in log.currentMembers.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where other != device {
+            guard let wire = servedBy[other] else {
+                if let kept = recorded[other].flatMap({ try? ZoneStatement(verifying: $0.wire, publicKey: member.signingKey) }) {
+                    witnessed.statements.append(kept)
+                }
+                continue
+            }
             let statement: ZoneStatement
             do {
                 statement = try ZoneStatement(verifying: wire, publicKey: member.signingKey)
             } catch {
-                throw SyncClientError(.untrustedAccountState, "zone \(zone): the server served a statement of device \(message.device.rawValue.prefix(12)) that does not verify")
+                throw SyncClientError(.untrustedAccountState, "zone \(zone): the server served a statement of device \(other.rawValue.prefix(12)) that does not verify")
             }
-            guard statement.account == account, statement.zone == zone.rawValue, statement.device == message.device else {
-                throw SyncClientError(.untrustedAccountState, "zone \(zone): the server served a statement of device \(message.device.rawValue.prefix(12)) about something else")
+            guard statement.account == account, statement.zone == zone.rawValue, statement.device == other else {
+                throw SyncClientError(.untrustedAccountState, "zone \(zone): the server served a statement of device \(other.rawValue.prefix(12)) about something else")
             }
             let hash = ZoneStatement.hash(ofSigned: wire)
-            switch ZoneStatementCheck.continuation(of: recorded[statement.device]?.verified, by: statement, hash: hash) {
+            switch ZoneStatementCheck.continuation(of: recorded[other]?.verified, by: statement, hash: hash) {
             case nil:
-                break
+                if recorded[other]?.verified.hash != hash {
+                    try database.recordStatement(wire, number: statement.number, hash: hash, zone: zone, device: other)
+                }
+                witnessed.statements.append(statement)
             case .rolledBack:
                 // Never accepted: the newer one verified before stands in for it. A server restored
                 // from a backup (0153, 0154) serves older statements as it serves an older feed;
                 // one that replays a statement to hide later writes is still checked against them.
-                guard statement.device != device, let newer = recorded[statement.device],
-                    let kept = try? ZoneStatement(verifying: newer.wire, publicKey: member.signingKey)
-                else { continue }
-                witnessed.statements.append(kept)
-                continue
+                if let kept = recorded[other].flatMap({ try? ZoneStatement(verifying: $0.wire, publicKey: member.signingKey) }) {
+                    witnessed.statements.append(kept)
+                }
             case let finding?:
                 throw SyncClientError(.untrustedAccountState, "zone \(zone): \(finding.explanation)")
             }
-            guard statement.device != device else { continue }
-            if recorded[statement.device]?.verified.hash != hash {
-                try database.recordStatement(wire, number: statement.number, zone: zone, device: statement.device)
-                recorded[statement.device] = .init(verified: .init(number: statement.number, hash: hash), wire: wire)
-            }
-            witnessed.statements.append(statement)
         }
         return witnessed
     }
@@ -115,7 +126,7 @@ package struct ZoneWitness: Sendable {
         }
         // The server keeps statements of at most 4 KiB (0121): an account past ~35 devices publishes none.
         guard wire.count <= 4 * 1024 else { return }
-        try database.recordStatement(wire, number: statement.number, zone: zone, device: device)
+        try database.recordStatement(wire, number: statement.number, hash: ZoneStatement.hash(ofSigned: wire), zone: zone, device: device)
         try await connection.send(.PUT, "/v1/zones/\(zone.rawValue)/statement", body: StatementRequest(statement: Base64Bytes(wire)))
     }
 
@@ -123,12 +134,23 @@ package struct ZoneWitness: Sendable {
     /// from it once before every round (`AccountAdministration.refreshEpochs`, decision 0179), so
     /// the witness reads no log of its own: one log read per round, whatever the zones.
     private func recordedLog() throws(SyncClientError) -> DeviceLog {
-        var log = DeviceLog(account: account)
-        do {
-            for entry in try database.verifiedDeviceLog() { try log.append(entry, logKeys: logKeys) }
-        } catch {
-            throw SyncClientError(.localStorage, "the recorded device log does not verify", underlying: error)
+        let entries = try database.verifiedDeviceLog()
+        let logKeys = keys.accountKeys.mapValues { DeviceLogKey(accountKey: $0) }
+        return try verified.log.withLock { (cached) throws(SyncClientError) -> DeviceLog in
+            // The recorded log only grows; anything else (another enrolment) starts again.
+            var log = cached.flatMap { entries.starts(with: $0.entries) ? $0 : nil } ?? DeviceLog(account: account)
+            do {
+                for entry in entries.dropFirst(log.entries.count) { try log.append(entry, logKeys: logKeys) }
+            } catch {
+                throw SyncClientError(.localStorage, "the recorded device log does not verify", underlying: error)
+            }
+            cached = log
+            return log
         }
-        return log
+    }
+
+    /// The log verified so far, kept between rounds.
+    private final class VerifiedLog: Sendable {
+        let log = Mutex<DeviceLog?>(nil)
     }
 }

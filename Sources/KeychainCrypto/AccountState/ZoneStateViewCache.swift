@@ -39,20 +39,23 @@ public struct ZoneStateViewCache: Sendable {
         var frontier = VersionVector()
         var live = VersionVector()
         var digest = ZoneStateDigest()
+        // Only the items of this view are kept: an item gone from the state leaves the cache.
+        var kept: [ItemID: Entry] = [:]
         for (item, versions) in items {
             let terms: [ZoneStateDigest.Term]
             if let entry = entries[item], entry.versions == versions {
                 terms = entry.terms
             } else {
                 terms = versions.filter { !$0.isDeleted }.map { hasher.term(zone: zone, item: item, vector: $0.vector, isDeleted: false) }
-                entries[item] = Entry(versions: versions, terms: terms)
             }
+            kept[item] = Entry(versions: versions, terms: terms)
             for version in versions {
                 frontier.join(version.vector)
                 if !version.isDeleted { live.join(version.vector) }
             }
             for term in terms { digest.insert(term) }
         }
+        entries = kept
         return ZoneStateView(frontier: frontier, liveFrontier: live, digest: digest)
     }
 }

@@ -57,13 +57,6 @@ public enum ZoneStatementFinding: Sendable, Equatable {
     /// verified (two statements with one number, or a broken chain).
     case forked(DeviceID)
 
-    /// The device the finding is about.
-    public var device: DeviceID {
-        switch self {
-        case .withheld(let device), .diverged(let device), .rolledBack(let device), .forked(let device): device
-        }
-    }
-
     /// One line for the user.
     public var explanation: String {
         switch self {
