@@ -74,6 +74,9 @@ package struct DeviceLogExchange: Sendable {
         }
         let served = Array(verified.dropLast()) + tail
         learnEarlierEpochs(served)
+        // Derived once, and again only when an entry yields a new epoch's key.
+        var logKeys = self.logKeys
+        var epochEntries: [UInt32: EpochKeyPayload] = [:]
         for (index, entry) in served.enumerated() {
             do {
                 try log.append(entry, logKeys: logKeys)
@@ -81,7 +84,7 @@ package struct DeviceLogExchange: Sendable {
                 throw SyncClientError(
                     .untrustedAccountState, "entry \(index) of the server's device log does not verify", underlying: error)
             }
-            try learnEpoch(from: entry)
+            if try learnEpoch(from: entry, epochEntries: &epochEntries) { logKeys = self.logKeys }
         }
         return log
     }
@@ -90,13 +93,7 @@ package struct DeviceLogExchange: Sendable {
     /// device that was given only the newest key: a password or approval enrolment). The entries
     /// are not verified yet; what they yield is authenticated by the key that opens it.
     private func learnEarlierEpochs(_ served: [[UInt8]]) {
-        var chain: [UInt32: EpochKeyPayload] = [:]
-        for wire in served {
-            guard let entry = DeviceLogEntry(unverifiedWire: wire), entry.kind == .epoch,
-                let payload = EpochKeyPayload(encoded: entry.payload)
-            else { continue }
-            chain[entry.epoch] = payload
-        }
+        let chain = Self.epochEntries(in: served)
         known.keys.withLock { keys in
             for epoch in chain.keys.sorted(by: >) {
                 guard let key = keys[epoch], keys[epoch - 1] == nil,
@@ -107,31 +104,48 @@ package struct DeviceLogExchange: Sendable {
         }
     }
 
+    /// The payloads of the `epoch` entries of verified `entries`, by epoch.
+    private static func epochEntries(in entries: [[UInt8]]) -> [UInt32: EpochKeyPayload] {
+        var found: [UInt32: EpochKeyPayload] = [:]
+        for wire in entries {
+            guard let entry = DeviceLogEntry(unverifiedWire: wire), entry.kind == .epoch,
+                let payload = EpochKeyPayload(encoded: entry.payload)
+            else { continue }
+            found[entry.epoch] = payload
+        }
+        return found
+    }
+
     /// After `wire` verified: the new epoch's key, when the entry seals it to this device.
-    private func learnEpoch(from wire: [UInt8]) throws(SyncClientError) {
-        guard let recipient, let entry = DeviceLogEntry(unverifiedWire: wire), entry.kind == .epoch || entry.kind == .epochKeys,
-            known.keys.withLock({ $0[entry.epoch] == nil })
-        else { return }
+    /// `epochEntries` collects the `epoch` entries seen so far: a key found in an `epochKeys`
+    /// entry is checked against its epoch entry's chain as one found in the epoch entry is.
+    /// - Returns: Whether a key was learnt.
+    private func learnEpoch(from wire: [UInt8], epochEntries: inout [UInt32: EpochKeyPayload]) throws(SyncClientError) -> Bool {
+        guard let entry = DeviceLogEntry(unverifiedWire: wire), entry.kind == .epoch || entry.kind == .epochKeys else { return false }
         guard let payload = EpochKeyPayload(encoded: entry.payload) else {
             throw SyncClientError(.untrustedAccountState, "an epoch entry of the device log is malformed")
         }
+        if entry.kind == .epoch { epochEntries[entry.epoch] = payload }
+        guard let recipient, known.keys.withLock({ $0[entry.epoch] == nil }) else { return false }
         let key: AccountKey?
         do {
             key = try payload.key(for: recipient.name, with: recipient.agreementKey, account: account, epoch: entry.epoch)
         } catch {
             throw SyncClientError(.untrustedAccountState, "the key of epoch \(entry.epoch) sealed to this device does not open", underlying: error)
         }
-        guard let key else { return }
-        // The new key must seal the previous one this device holds: a signer cannot hand two
-        // groups of devices two keys of one epoch without the chain showing it.
-        if entry.kind == .epoch, let previous = known.keys.withLock({ $0[entry.epoch - 1] }) {
-            guard let sealed = try? payload.previousKey(openedWith: key, account: account, epoch: entry.epoch),
+        guard let key else { return false }
+        // The new key must seal the previous one this device holds, in the epoch's own entry: a
+        // signer cannot hand two groups of devices two keys of one epoch without the chain showing it.
+        if let previous = known.keys.withLock({ $0[entry.epoch - 1] }) {
+            guard let chain = epochEntries[entry.epoch],
+                let sealed = try? chain.previousKey(openedWith: key, account: account, epoch: entry.epoch),
                 sealed.isSameKey(as: previous)
             else {
                 throw SyncClientError(.untrustedAccountState, "the epoch \(entry.epoch) entry does not seal the previous epoch's key")
             }
         }
         known.keys.withLock { $0[entry.epoch] = key }
+        return true
     }
 
     /// Appends the entry `make` builds for the log as the server now serves it (verified against
@@ -153,7 +167,8 @@ package struct DeviceLogExchange: Sendable {
             } catch {
                 throw SyncClientError(.localStorage, "this device built a device-log entry it cannot verify", underlying: error)
             }
-            try learnEpoch(from: entry)
+            var epochEntries = Self.epochEntries(in: log.entries)
+            _ = try learnEpoch(from: entry, epochEntries: &epochEntries)
             return log
         }
         throw SyncClientError(.busy, "other devices kept changing the device log; try again")

@@ -29,7 +29,7 @@ public struct AccountKey: Sendable {
 
     /// Whether `other` is the same key, compared in constant time.
     public func isSameKey(as other: AccountKey) -> Bool {
-        zip(key.bytes, other.key.bytes).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+        key == other.key
     }
 
     /// Wraps the key under the password's wrapping key; the account, the KDF parameters the
