@@ -28,7 +28,6 @@ public struct EpochKeyPayload: Sendable, Equatable {
     public var previous: [UInt8]
 
     private static let label = "synckeychain/v1/epoch-key"
-    private static let ciphersuite = HPKE.Ciphersuite.XWingMLKEM768X25519_SHA256_AES_GCM_256
 
     /// Creates a payload from its parts.
     public init(wraps: [Wrap], previous: [UInt8]) {
@@ -48,20 +47,9 @@ public struct EpochKeyPayload: Sendable, Equatable {
         guard epoch >= 2 else { throw .invalidInput("epoch 1 has no predecessor") }
         var wraps: [Wrap] = []
         for recipient in recipients {
-            guard let publicKey = try? XWingMLKEM768X25519.PublicKey(rawRepresentation: recipient.agreementKey) else {
-                throw .invalidInput("not an X-Wing public key")
-            }
-            do {
-                var sender = try HPKE.Sender(
-                    recipientKey: publicKey, ciphersuite: ciphersuite, info: info(account: account, recipient: recipient.device, epoch: epoch))
-                let ciphertext = try sender.seal(key.rawRepresentation)
-                var wire: [UInt8] = []
-                wire.appendLengthPrefixed(sender.encapsulatedKey)
-                wire.append(contentsOf: ciphertext)
-                wraps.append(Wrap(recipient: recipient.device, wrap: wire))
-            } catch {
-                throw .internalFailure(error)
-            }
+            let wire = try AgreementWrap.seal(
+                key.rawRepresentation, to: recipient.agreementKey, info: info(account: account, recipient: recipient.device, epoch: epoch))
+            wraps.append(Wrap(recipient: recipient.device, wrap: wire))
         }
         var previous: [UInt8] = []
         if let previousKey {
@@ -78,13 +66,8 @@ public struct EpochKeyPayload: Sendable, Equatable {
     /// - Throws: ``CryptoError`` ``CryptoError/Code/authenticationFailed`` when the wrap does not open.
     public func key(for device: String, with agreementKey: DeviceAgreementKey, account: String, epoch: UInt32) throws(CryptoError) -> AccountKey? {
         guard let wrap = wraps.first(where: { $0.recipient == device }) else { return nil }
-        var reader = ByteReader(wrap.wrap[...])
-        guard let encapsulated = reader.readLengthPrefixed() else { throw .authenticationFailed }
+        let plaintext = try AgreementWrap.open(wrap.wrap, with: agreementKey, info: Self.info(account: account, recipient: device, epoch: epoch))
         do {
-            var recipient = try HPKE.Recipient(
-                privateKey: agreementKey.key, ciphersuite: Self.ciphersuite, info: Self.info(account: account, recipient: device, epoch: epoch),
-                encapsulatedKey: Data(encapsulated))
-            let plaintext = Array(try recipient.open(reader.rest))
             return try AccountKey(rawRepresentation: plaintext)
         } catch {
             throw .authenticationFailed
