@@ -98,7 +98,7 @@ extension AccountAdministration {
     }
 
     /// The current password's secrets under the server's parameters, held to the pinned cost.
-    private func currentSecrets(password: String) async throws -> AccountSecrets {
+    func currentSecrets(password: String) async throws -> AccountSecrets {
         let pre = try await session.connection.send(
             .POST, "/v1/sign-in/parameters", body: PreSignInRequest(account: session.enrolment.account), as: PreSignInResponse.self)
         let parameters = try DeviceEnrolment.parameters(pre.kdf, salt: pre.salt)

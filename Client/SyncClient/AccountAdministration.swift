@@ -18,7 +18,9 @@ package struct AccountAdministration: Sendable {
     /// Keeps the epoch keys `exchange` learnt: in the keychain (`ThisDeviceOnly`), then in the
     /// session's keyring, so every sealer of the session seals under the newest from now on.
     func keep(_ exchange: DeviceLogExchange) throws(SyncClientError) {
-        let keys = exchange.epochKeys
+        // Only keys the session does not hold yet: a round that learns nothing writes nothing.
+        let keys = exchange.epochKeys.filter { session.keys.accountKey(epoch: $0.key) == nil }
+        guard !keys.isEmpty else { return }
         try DeviceSecrets(keychain: session.keychain).save(epochKeys: keys)
         for (epoch, key) in keys { session.keys.learn(key, epoch: epoch) }
     }
@@ -102,11 +104,7 @@ package struct AccountAdministration: Sendable {
     /// device wraps the key under the password again.
     package func setApprovalRequired(_ required: Bool, password: String) async throws {
         let account = session.enrolment.account
-        let pre = try await session.connection.send(
-            .POST, "/v1/sign-in/parameters", body: PreSignInRequest(account: account), as: PreSignInResponse.self)
-        let parameters = try DeviceEnrolment.parameters(pre.kdf, salt: pre.salt)
-        try (session.enrolment.pinnedKDF ?? PinnedKDF(parameters)).check(parameters)
-        let secrets = try AccountSecrets.derive(password: password, parameters: parameters)
+        let secrets = try await currentSecrets(password: password)
         let (epoch, key) = try await newestEpochKey()
         let wrapped = required ? nil : try key.wrapped(with: secrets, account: account, epoch: epoch)
         try await session.connection.send(

@@ -11,7 +11,7 @@ package final class ClientSession: Sendable {
     package let database: ClientStateDatabase
     package let enrolment: Enrolment
     /// The account key of every epoch this device holds; learns new ones as the device log shows
-    /// them (``refreshKeyEpochs()``), shared by every sealer made from it.
+    /// them (`AccountAdministration.refreshEpochs()`), shared by every sealer made from it.
     package let keys: AccountKeys
     package let connection: ServerConnection
     package let logger: Logger

@@ -38,12 +38,19 @@ package struct DeviceSecrets: Sendable {
     /// `account-key`, each later one as `account-key-epoch-N`, read up to the first missing.
     package func epochKeys() throws(SyncClientError) -> [UInt32: AccountKey] {
         var keys: [UInt32: AccountKey] = [1: try accountKey()]
+        for (epoch, bytes) in try storedLaterEpochs() { keys[epoch] = try key(bytes) }
+        return keys
+    }
+
+    /// The stored keys of epochs after the first, read up to the first missing.
+    private func storedLaterEpochs() throws(SyncClientError) -> [(epoch: UInt32, bytes: [UInt8])] {
+        var found: [(epoch: UInt32, bytes: [UInt8])] = []
         var epoch: UInt32 = 2
         while let bytes = try find(Self.epochKeyName(epoch)) {
-            keys[epoch] = try key(bytes)
+            found.append((epoch, bytes))
             epoch += 1
         }
-        return keys
+        return found
     }
 
     /// The keyring of every epoch's key this device holds (decision 0177).
@@ -108,12 +115,7 @@ package struct DeviceSecrets: Sendable {
 
     /// Removes every secret of this device's enrolment (leaving the account).
     package func removeAll() throws(SyncClientError) {
-        var epochNames: [String] = []
-        var epoch: UInt32 = 2
-        while try find(Self.epochKeyName(epoch)) != nil {
-            epochNames.append(Self.epochKeyName(epoch))
-            epoch += 1
-        }
+        let epochNames = try storedLaterEpochs().map { Self.epochKeyName($0.epoch) }
         for name in [Self.accountKeyName, Self.tokenName, Self.signingKeyName, Self.agreementKeyName] + epochNames {
             do {
                 try keychain.delete(query(name))
