@@ -18,17 +18,53 @@ package struct AccountSync: Sendable {
     package let keychain: ZoneDriver<KeychainZone>
     /// The key-value stores.
     package let keyValue: KeyValueSync
+    /// Reads the device log on and learns new key epochs (decision 0179).
+    private let refreshEpochs: @Sendable () async throws -> Void
 
     package init(session: ClientSession) throws(SyncClientError) {
         keychain = try session.keychainDriver()
         keyValue = try KeyValueSync(session: session)
+        refreshEpochs = { try await AccountAdministration(session: session).refreshEpochs() }
     }
 
-    /// Brings the keychain, then every key-value store, in step with the server.
+    /// The zones a pass covers.
+    package struct Zones: OptionSet, Sendable {
+        package let rawValue: Int
+        package init(rawValue: Int) { self.rawValue = rawValue }
+
+        package static let keychain = Self(rawValue: 1)
+        /// The directory of key-value stores and every store.
+        package static let keyValue = Self(rawValue: 2)
+        package static let all: Self = [.keychain, .keyValue]
+    }
+
+    /// Learns new key epochs, then brings the keychain, then every key-value store (of `zones`),
+    /// in step with the server. The epochs' refresh overlaps the keychain's read of statements
+    /// (decision 0190): what a pass seals is still sealed under the newest epoch.
     /// - Throws: The keychain's error, or the first store's once every store was tried.
-    package func syncUntilInStep(maximumRounds: Int = 100) async throws -> Report {
-        let keychainReport = try await keychain.syncUntilInStep(maximumRounds: maximumRounds)
-        let stores = try await keyValue.syncUntilInStep(maximumRounds: maximumRounds)
+    package func syncUntilInStep(maximumRounds: Int = 100, zones: Zones = .all) async throws -> Report {
+        var keychainReport = SyncRoundReport()
+        if zones.contains(.keychain) {
+            keychainReport = try await keychain.syncUntilInStep(maximumRounds: maximumRounds, prepare: refreshEpochs)
+        } else {
+            try await refreshEpochs()
+        }
+        let stores = zones.contains(.keyValue) ? try await keyValue.syncUntilInStep(maximumRounds: maximumRounds) : KeyValueSync.Report()
         return Report(keychain: keychainReport, keyValue: stores, setAside: await keychain.setAside.count)
+    }
+
+    /// The zones the daemon's reasons make due (decision 0190): a zone changed here, or a change
+    /// announced that its cursor has not passed; every zone when anything else woke it.
+    package func zonesDue(for noted: WakeReasons.Noted) async -> Zones {
+        if noted.everything { return .all }
+        var zones: Zones = []
+        let keychainCursor = await keychain.cursor
+        if noted.keychain || noted.announcesNews(for: keychain.zone, cursor: keychainCursor) { zones.insert(.keychain) }
+        if noted.keyValue { zones.insert(.keyValue) }
+        for (zone, _) in noted.announced where zone != keychain.zone && !zones.contains(.keyValue) {
+            let cursor = await keyValue.cursor(of: zone) ?? 0
+            if noted.announcesNews(for: zone, cursor: cursor) { zones.insert(.keyValue) }
+        }
+        return zones
     }
 }

@@ -142,6 +142,14 @@ package actor KeyValueSync {
         return ((try? database.latestJournalSequence()) ?? .max) > journalSeen
     }
 
+    /// How far `zone` (the directory or a store's zone) has pulled; nil for a zone of a store
+    /// this device has not synced yet.
+    package func cursor(of zone: ZoneID) async -> UInt64? {
+        if zone == directory.zone { return await directory.cursor }
+        guard let driver = drivers.values.first(where: { $0.zone == zone }) else { return nil }
+        return await driver.cursor
+    }
+
     private func driver(for name: String) throws -> ZoneDriver<KeyValueZone> {
         if let driver = drivers[name] { return driver }
         let store = try openDatabase().store(named: name)

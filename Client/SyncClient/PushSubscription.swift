@@ -1,11 +1,15 @@
+import Foundation
 import HTTPTypes
 import HummingbirdWSClient
 import Logging
 import NIOSSL
+import SyncCore
+import SyncProtocol
 
-/// Keeps the server's push channel (`GET /v1/push`, WebSocket) open and rings the doorbell on
-/// every message, and on every (re)connection, since changes may have happened while it was
-/// down. Reconnects with backoff and jitter.
+/// Keeps the server's push channel (`GET /v1/push`, WebSocket) open and notes why a pass is due:
+/// the zone and sequence of every change message, and every zone on every (re)connection (changes
+/// may have happened while it was down) or message it does not understand. Reconnects with
+/// backoff and jitter.
 package struct PushSubscription: Sendable {
     package let endpoint: ServerEndpoint
     package let tlsConfiguration: TLSConfiguration?
@@ -17,7 +21,7 @@ package struct PushSubscription: Sendable {
         self.token = token
     }
 
-    package func run(doorbell: Doorbell, logger: Logger) async {
+    package func run(reasons: WakeReasons, logger: Logger) async {
         var backoff = Backoff(base: .milliseconds(500), maximum: .seconds(30))
         let scheme = endpoint.isInsecure ? "ws" : "wss"
         let url = "\(scheme)://\(endpoint.host):\(endpoint.port)/v1/push"
@@ -34,8 +38,10 @@ package struct PushSubscription: Sendable {
                     url: url, configuration: configuration, tlsConfiguration: tlsConfiguration, logger: logger
                 ) { inbound, _, _ in
                     logger.debug("push channel open")
-                    doorbell.ring()
-                    for try await _ in inbound { doorbell.ring() }
+                    reasons.everything()
+                    for try await message in inbound.messages(maxSize: Self.maximumMessageBytes) {
+                        Self.note(message, in: reasons)
+                    }
                 }
                 logger.debug("push channel closed")
                 backoff.reset()
@@ -48,5 +54,18 @@ package struct PushSubscription: Sendable {
                 return
             }
         }
+    }
+
+    /// Push messages are a few dozen bytes; a longer one is refused by the WebSocket layer.
+    static let maximumMessageBytes = 4096
+
+    private static func note(_ message: WebSocketMessage, in reasons: WakeReasons) {
+        guard case .text(let text) = message,
+            let change = try? WireCoding.makeDecoder().decode(PushMessage.self, from: Data(text.utf8)), change.type == "changed"
+        else {
+            reasons.everything()
+            return
+        }
+        reasons.announced(ZoneID(change.zone), sequence: change.sequence)
     }
 }

@@ -28,7 +28,7 @@ package struct SyncDaemon: Service {
 
     package func run() async throws {
         let logger = session.logger
-        let wake = Doorbell()
+        let reasons = WakeReasons()
         let local = Doorbell()
         let watcher = JournalWatcher(keychainPath: keychainPath, mode: configuration.watchMode)
         let keychain = session.keychain
@@ -43,7 +43,7 @@ package struct SyncDaemon: Service {
                 }
                 group.addTask {
                     while await local.wait() {
-                        if await sync.keychain.hasNewLocalChanges() { wake.ring() }
+                        if await sync.keychain.hasNewLocalChanges() { reasons.keychainChanged() }
                     }
                 }
                 let keyValue = sync.keyValue
@@ -52,17 +52,17 @@ package struct SyncDaemon: Service {
                 group.addTask { try await keyValueWatcher.run(doorbell: keyValueWrites, logger: logger) }
                 group.addTask {
                     while await keyValueWrites.wait() {
-                        if await keyValue.hasNewLocalChanges() { wake.ring() }
+                        if await keyValue.hasNewLocalChanges() { reasons.keyValueChanged() }
                     }
                 }
-                group.addTask { await subscription.run(doorbell: wake, logger: logger) }
+                group.addTask { await subscription.run(reasons: reasons, logger: logger) }
                 group.addTask {
                     while !Task.isCancelled {
                         try await Task.sleep(for: configuration.checkInterval)
-                        wake.ring()
+                        reasons.everything()
                     }
                 }
-                group.addTask { try await syncLoop(wake: wake, logger: logger) }
+                group.addTask { try await syncLoop(reasons: reasons, logger: logger) }
             }
             }
         } catch is CancellationError {
@@ -71,14 +71,13 @@ package struct SyncDaemon: Service {
         logger.info("daemon stopped")
     }
 
-    private func syncLoop(wake: Doorbell, logger: Logger) async throws {
+    private func syncLoop(reasons: WakeReasons, logger: Logger) async throws {
         var backoff = Backoff()
-        wake.ring()
-        while await wake.wait() {
+        while let noted = await reasons.next() {
+            let zones = await sync.zonesDue(for: noted)
+            if zones.isEmpty { continue }
             do {
-                // New key epochs first: the keyring the sealers share learns them (decision 0176).
-                try await AccountAdministration(session: session).refreshEpochs()
-                let report = try await sync.syncUntilInStep(maximumRounds: 20)
+                let report = try await sync.syncUntilInStep(maximumRounds: 20, zones: zones)
                 backoff.reset()
                 if report.pushed + report.applied > 0 {
                     logger.info("synced", metadata: ["pushed": "\(report.pushed)", "applied": "\(report.applied)"])
@@ -93,7 +92,7 @@ package struct SyncDaemon: Service {
             } catch {
                 logger.warning("sync failed; retrying", metadata: ["error": "\(error)"])
                 try await Task.sleep(for: backoff.next())
-                wake.ring()
+                reasons.everything()
             }
         }
     }

@@ -23,6 +23,9 @@ extension ZoneDriver {
                 actions.append(contentsOf: try answered(machine.receive(response), resent: &resent))
                 noteRefusals(of: batch, response: response, report: &report)
             case .pull(let request):
+                // The statements are checked before the first pull: each describes a state the
+                // pull must cover (decision 0180).
+                try await takeStatements()
                 // A pull changes nothing on the server, so it goes out while the previous page is
                 // applied and committed; its answer is only taken after that commit.
                 async let fetched = server.pull(request)

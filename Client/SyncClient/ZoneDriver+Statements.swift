@@ -3,17 +3,36 @@ import KeychainCrypto
 import SyncCore
 
 extension ZoneDriver {
-    /// Reads the device log and the zone's statements at the start of a round (decision 0180);
-    /// nothing without a witness.
-    func witnessStatements() async throws {
+    /// Starts reading the zone's statements for the round (decision 0190). They are checked
+    /// before the round's first pull (``takeStatements()``), so the read overlaps what comes
+    /// before it: the refresh of the key epochs and the pushes. Nothing without a witness.
+    func startReadingStatements() {
         witnessed = nil
         guard let witness else { return }
+        let zone = zone
+        statementsInFlight = Task { try await witness.served(zone) }
+    }
+
+    /// Checks the statements read for this round against the recorded log, once, before the
+    /// round's first pull (decision 0180).
+    func takeStatements() async throws {
+        guard let reading = statementsInFlight, let witness else { return }
+        statementsInFlight = nil
         do {
-            witnessed = try await witness.witness(zone)
+            witnessed = try witness.witness(zone, served: try await reading.value)
         } catch let error as SyncClientError where error.code == .untrustedAccountState {
             try database.setAccountStateProblem(error.message, zone: zone)
             throw error
         }
+    }
+
+    /// Ends a read of statements the round did not take (it failed, or ended before a pull):
+    /// nothing of a round outlives it.
+    func abandonStatements() async {
+        guard let reading = statementsInFlight else { return }
+        statementsInFlight = nil
+        reading.cancel()
+        _ = try? await reading.value
     }
 
     /// This device's view of the zone: every version the server holds as far as its records say

@@ -2,6 +2,7 @@ import Foundation
 import KeychainCrypto
 import Logging
 import SyncCore
+import SyncProtocol
 
 /// The one driver of SyncCore's ``ZoneSyncMachine`` (decision 0170), for every zone of the
 /// client: the machine decides, the driver does the I/O. It takes local changes from its
@@ -48,7 +49,9 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
     var heldItems: Set<ItemID> = []
     /// Whether the round in progress is the zone's first.
     var isInitialSync = false
-    /// The log and statements read at the start of the round in progress.
+    /// The statements of the round in progress, read but not yet checked (decision 0190).
+    var statementsInFlight: Task<StatementListResponse, any Error>?
+    /// The log and statements checked before the first pull of the round in progress.
     var witnessed: ZoneWitness.Witnessed?
     /// The digest terms of the zone's items, kept between rounds (decision 0180).
     var viewCache: ZoneStateViewCache?
@@ -97,6 +100,9 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
     /// The machine's records (what the zone holds as far as this device knows).
     package var records: [ItemID: ZoneSyncState.Record] { machine.state.records }
 
+    /// How far the zone's feed is pulled and applied, as committed.
+    package var cursor: UInt64 { committed.cursor }
+
     /// Whether local changes are waiting to be pushed.
     package var hasPendingChanges: Bool { machine.hasPendingChanges }
 
@@ -114,26 +120,37 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
         (try? local.hasLocalChanges(after: progress.journalSequence, state: machine.state)) ?? true || hasReleasableArrivals()
     }
 
-    /// Runs rounds until the zone is in step with the server, at most `maximumRounds`.
+    /// Runs rounds until the zone is in step with the server, at most `maximumRounds`;
+    /// `prepare` runs in the first, before anything is taken or pushed (``round(prepare:)``).
     ///
     /// - Throws: ``SyncClientError`` `rejectedVersions` when some pulled versions were rejected,
     ///   `notInStep` when the rounds ran out, or the I/O error that stopped a round.
     @discardableResult
-    package func syncUntilInStep(maximumRounds: Int = 100) async throws -> SyncRoundReport {
+    package func syncUntilInStep(
+        maximumRounds: Int = 100, prepare: (@Sendable () async throws -> Void)? = nil
+    ) async throws -> SyncRoundReport {
         let subject = zone == .keychain ? "" : "zone \(zone): "
-        return try await .summingRounds(maximumRounds: maximumRounds, subject: subject) { try await round() }
+        var prepare = prepare
+        return try await .summingRounds(maximumRounds: maximumRounds, subject: subject) {
+            defer { prepare = nil }
+            return try await round(prepare: prepare)
+        }
     }
 
     /// One round: take the local changes, push, pull until the feed is drained, push
     /// resolutions. After a failure the machine restarts from the committed state.
-    package func round() async throws -> SyncRoundReport {
+    ///
+    /// - Parameter prepare: runs first, while the zone's statements are read (the key epochs'
+    ///   refresh: what the round seals is sealed under the newest, decision 0179).
+    package func round(prepare: (@Sendable () async throws -> Void)? = nil) async throws -> SyncRoundReport {
         // A round that ended waiting for an answer (it failed, or ran out of resends) is not
         // resumed: the next starts from the committed state, as after a restart.
         if !machine.isIdle { restoreCommitted() }
+        startReadingStatements()
         do {
+            try await prepare?()
             isInitialSync = committed.cursor == 0
             try takeLocalChanges(timeBound: try await server.modificationTimeBound())
-            try await witnessStatements()
             var report = SyncRoundReport()
             let released = try releaseHeld(report: &report)
             // Never pushed and never pulled: the local items are reconciled before they are pushed.
@@ -143,13 +160,16 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
             if report.inStep, try local.hasLocalChanges(after: progress.journalSequence, state: machine.state) {
                 report.inStep = false
             }
+            await abandonStatements()
             return report
         } catch is LocalChangeRace {
+            await abandonStatements()
             // A local write beat the page to the local store: start again from the committed
             // state; the next round takes the write before it pulls the page again.
             restoreCommitted()
             return SyncRoundReport()
         } catch {
+            await abandonStatements()
             restoreCommitted()
             throw SyncClientError.mapped(error)
         }

@@ -47,13 +47,20 @@ package struct ZoneWitness: Sendable {
         package var own: (statement: ZoneStatement, hash: [UInt8])?
     }
 
-    /// Reads the log and the statements of `zone` and checks them.
+    /// The statements of `zone` as the server serves them, not yet checked: a round reads them
+    /// before its first pull (decision 0190), so every statement describes a state the pull must
+    /// cover.
+    package func served(_ zone: ZoneID) async throws -> StatementListResponse {
+        try await connection.send(.GET, "/v1/zones/\(zone.rawValue)/statements", body: nil, as: StatementListResponse.self)
+    }
+
+    /// Checks the statements `served` for `zone` against the recorded log and the statements
+    /// verified before.
     ///
     /// - Throws: ``SyncClientError`` `untrustedAccountState` with the finding when a served
-    ///   statement is older than, or forks from, one this device verified; or the I/O error.
-    package func witness(_ zone: ZoneID) async throws -> Witnessed {
+    ///   statement is older than, or forks from, one this device verified.
+    package func witness(_ zone: ZoneID, served: StatementListResponse) throws -> Witnessed {
         let log = try recordedLog()
-        let served = try await connection.send(.GET, "/v1/zones/\(zone.rawValue)/statements", body: nil, as: StatementListResponse.self)
         let recorded = try database.recordedStatements(zone)
         var witnessed = Witnessed(log: log, statements: [])
         // This device's last statement: the recorded one, or a later one the server holds (the

@@ -110,8 +110,6 @@ struct SyncCommand: AsyncParsableCommand {
             let lock = try StateLock.acquire(keychainPath: keychain.path)
             defer { lock.release() }
             let (report, waiting) = try await ClientSession.with(keychainPath: keychain.path, logger: logger) { session in
-                // New key epochs first: what this round writes is sealed under the newest (decision 0176).
-                try await AccountAdministration(session: session).refreshEpochs()
                 let sync = try AccountSync(session: session)
                 if isatty(STDERR_FILENO) == 1 {
                     await sync.keychain.setProgressHandler { count in

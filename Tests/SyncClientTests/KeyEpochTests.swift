@@ -156,11 +156,11 @@ struct KeyEpochTests {
             try await c.sync()
             #expect(try await a.syncClient(["revoke", try await Self.deviceID(of: b)]).status == 0)
             // c pushes before it reads the log (a server that withheld the epoch entry, or a push
-            // racing the revocation): the shipped driver, without the epoch refresh, seals under
-            // the only key c holds.
+            // racing the revocation): the shipped driver, without the epoch refresh a pass runs
+            // first, seals under the only key c holds.
             try await c.add(service: "late-write", account: "u", password: "c-late")
             let report = try await ClientSession.with(keychainPath: c.keychainPath, logger: Logger(label: "test")) { session in
-                try await AccountSync(session: session).syncUntilInStep()
+                try await session.keychainDriver().syncUntilInStep()
             }
             #expect(report.pushed == 1)
             let aKeys = try Self.epochKeys(of: a)
