@@ -52,10 +52,11 @@ extension Keychain {
     /// - Parameter passcode: The passcode; required when one is set, ignored otherwise.
     /// - Throws: ``KeychainStatus/authFailed`` for a wrong or missing passcode.
     public func unlock(passcode: String?) throws(KeychainError) {
+        let derived = try passcode.flatMap { passcode throws(KeychainError) in try derivePasscodeKey(passcode) }
         try write { db, state in
             if state.passcodeSet {
                 guard let passcode else { throw KeychainError(.authFailed, "a passcode is required") }
-                let (wrappingKey, opened) = try passcodeClassKeys(db, passcode: passcode)
+                let (wrappingKey, opened) = try passcodeClassKeys(db, passcode: passcode, derived: derived)
                 var keys = opened
                 // A keychain whose passcode was set before decision 0136 has its "after first
                 // unlock" key still wrapped by the device key alone: the passcode wraps it now.
@@ -81,11 +82,15 @@ extension Keychain {
     public func setPasscode(_ passcode: String, current: String?) throws(KeychainError) {
         guard !passcode.isEmpty else { throw KeychainError(.param, "the passcode must not be empty") }
         let parameters = configuration.passcodeParameters
+        // Both derivations run before the write transaction (decision 0191).
+        let derivedCurrent = try current.flatMap { current throws(KeychainError) in try derivePasscodeKey(current) }
+        let salt = Array(SymmetricKey(size: .bits128).withUnsafeBytes { Data($0) })
+        let wrappingKey = try PasscodeKey.derive(passcode: passcode, salt: salt, parameters: parameters, deviceKey: deviceKey)
         try write { db, state in
             var keys: [ProtectionClass: SymmetricKey] = [:]
             if state.passcodeSet {
                 guard let current else { throw KeychainError(.authFailed, "the current passcode is required") }
-                keys = try passcodeClassKeys(db, passcode: current).keys
+                keys = try passcodeClassKeys(db, passcode: current, derived: derivedCurrent).keys
             } else {
                 guard !state.locked else { throw KeychainError(.interactionNotAllowed) }
             }
@@ -93,8 +98,6 @@ extension Keychain {
             for protectionClass in ProtectionClass.allCases where protectionClass.isProtectedByPasscode && keys[protectionClass] == nil {
                 keys[protectionClass] = try state.key(for: protectionClass)
             }
-            let salt = Array(SymmetricKey(size: .bits128).withUnsafeBytes { Data($0) })
-            let wrappingKey = try PasscodeKey.derive(passcode: passcode, salt: salt, parameters: parameters, deviceKey: deviceKey)
             for (protectionClass, key) in keys {
                 try wrap(db, key, of: protectionClass, with: wrappingKey)
             }
@@ -110,16 +113,39 @@ extension Keychain {
         configuration.logger.info("keychain passcode set")
     }
 
-    /// Derives the passcode key (scrypt, once) and opens the passcode classes' keys with it.
-    private func passcodeClassKeys(
-        _ db: Database, passcode: String
-    ) throws -> (wrappingKey: SymmetricKey, keys: [ProtectionClass: SymmetricKey]) {
+    /// The passcode key derived outside any transaction (decision 0191): scrypt takes a tenth of
+    /// a second or more, and no other writer (the sync daemon's applies, the Secret Service) waits
+    /// for it. Nil when no passcode is set. The salt and parameters it was derived with come along,
+    /// so the write that uses it can tell that the passcode did not change meanwhile.
+    private func derivePasscodeKey(_ passcode: String) throws(KeychainError) -> PasscodeKey.Derived? {
+        guard let stored = try readWithoutState({ db in try Self.storedPasscodeParameters(db) }) else { return nil }
+        return PasscodeKey.Derived(
+            salt: stored.salt, parameters: stored.parameters,
+            key: try PasscodeKey.derive(passcode: passcode, salt: stored.salt, parameters: stored.parameters, deviceKey: deviceKey))
+    }
+
+    /// The passcode's salt and scrypt parameters as stored; nil while no passcode is set.
+    private static func storedPasscodeParameters(_ db: Database) throws -> (salt: [UInt8], parameters: PasscodeKey.Parameters)? {
         guard let row = try Row.fetchOne(
             db, sql: "SELECT passcode_salt, passcode_rounds, passcode_block_size, passcode_parallelism FROM keychain_state WHERE id = 1")
         else { throw KeychainError(.notAvailable, "the keychain file is corrupt") }
-        let parameters = PasscodeKey.Parameters(rounds: row[1], blockSize: row[2], parallelism: row[3])
-        let wrappingKey = try PasscodeKey.derive(
-            passcode: passcode, salt: Array(row[0] as Data), parameters: parameters, deviceKey: deviceKey)
+        guard let salt = row[0] as Data? else { return nil }
+        return (Array(salt), PasscodeKey.Parameters(rounds: row[1], blockSize: row[2], parallelism: row[3]))
+    }
+
+    /// Opens the passcode classes' keys with the passcode key: `derived` when it was derived with
+    /// the stored salt and parameters, else derived again here (the passcode changed between).
+    private func passcodeClassKeys(
+        _ db: Database, passcode: String, derived: PasscodeKey.Derived?
+    ) throws -> (wrappingKey: SymmetricKey, keys: [ProtectionClass: SymmetricKey]) {
+        guard let stored = try Self.storedPasscodeParameters(db) else {
+            throw KeychainError(.notAvailable, "the keychain file is corrupt")
+        }
+        let wrappingKey = if let derived, derived.salt == stored.salt, derived.parameters == stored.parameters {
+            derived.key
+        } else {
+            try PasscodeKey.derive(passcode: passcode, salt: stored.salt, parameters: stored.parameters, deviceKey: deviceKey)
+        }
         var keys: [ProtectionClass: SymmetricKey] = [:]
         for row in try Row.fetchAll(db, sql: "SELECT protection_class, passcode_wrapped FROM class_key WHERE passcode_wrapped IS NOT NULL") {
             guard let protectionClass = ProtectionClass(rawValue: row[0]) else { continue }

@@ -18,6 +18,13 @@ struct PasscodeKey {
         static let `default` = Parameters(rounds: 1 << 15, blockSize: 8, parallelism: 1)
     }
 
+    /// A passcode key and the salt and parameters it was derived with.
+    struct Derived {
+        var salt: [UInt8]
+        var parameters: Parameters
+        var key: SymmetricKey
+    }
+
     static func derive(passcode: String, salt: [UInt8], parameters: Parameters, deviceKey: SymmetricKey)
         throws(KeychainError) -> SymmetricKey
     {
