@@ -17,8 +17,16 @@ struct ApprovalRequester: Sendable {
 
     private static let pollInterval: Duration = .milliseconds(500)
 
+    /// What an approval gives the new device.
+    struct Approved: Sendable {
+        var epochKeys: [UInt32: AccountKey]
+        var log: DeviceLog
+        /// The approver's verified zone statements that verify here too (decision 0192).
+        var statements: [ApprovalPayload.AcceptedStatement]
+    }
+
     /// Waits for the approval; `show` gets the code and the request ID as soon as they exist.
-    func run(show: @Sendable (ApprovalCode, String) -> Void) async throws -> ([UInt32: AccountKey], DeviceLog) {
+    func run(show: @Sendable (ApprovalCode, String) -> Void) async throws -> Approved {
         var nonce = [UInt8](repeating: 0, count: 32)
         var generator = SystemRandomNumberGenerator()
         for index in nonce.indices { nonce[index] = generator.next() }
@@ -48,7 +56,7 @@ struct ApprovalRequester: Sendable {
         else {
             throw SyncClientError(.untrustedAccountState, "the server's device log does not hold the approval this device was given")
         }
-        return (exchange.epochKeys, log)
+        return Approved(epochKeys: exchange.epochKeys, log: log, statements: payload.acceptedStatements(log: log, account: account))
     }
 
     private func answer(to id: String) async throws -> [UInt8] {

@@ -43,6 +43,20 @@ extension ClientStateDatabase {
         }
     }
 
+    /// Every recorded statement, the keychain zone's first: what an approving device hands over
+    /// (decision 0192).
+    package func allRecordedStatements() throws(SyncClientError) -> [(zone: ZoneID, device: DeviceID, wire: [UInt8])] {
+        try read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT zone, device, wire FROM zone_statement ORDER BY zone != ?, zone, device", arguments: [ZoneID.keychain.rawValue]
+            ).compactMap { row in
+                guard let device = DeviceID(row[1] as String) else { return nil }
+                let wire: Data = row[2]
+                return (ZoneID(row[0] as String), device, Array(wire))
+            }
+        }
+    }
+
     /// Records `wire`, a statement of `device` about `zone` that continues the recorded one.
     package func recordStatement(_ wire: [UInt8], number: UInt64, hash: [UInt8], zone: ZoneID, device: DeviceID) throws(SyncClientError) {
         try write { db in

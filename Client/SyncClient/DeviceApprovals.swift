@@ -66,7 +66,7 @@ package struct DeviceApprovals: Sendable {
         }
         let payload = ApprovalPayload(
             epoch: epoch, accountKey: Base64Bytes(accountKey.rawRepresentation), logLength: log.entries.count,
-            logHead: Base64Bytes(log.head))
+            logHead: Base64Bytes(log.head), statements: try ApprovalPayload.handing(from: session.database))
         do {
             try await session.connection.send(
                 .PUT, "/v1/approval-requests/\(id)/response",

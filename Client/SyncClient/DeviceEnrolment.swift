@@ -111,13 +111,15 @@ package struct DeviceEnrolment: Sendable {
         let epochKeys: [UInt32: AccountKey]
         let log: DeviceLog
         var pinnedKDF: PinnedKDF?
+        var handedStatements: [ApprovalPayload.AcceptedStatement] = []
         if let approval {
-            (epochKeys, log) = try await connection.authorized(with: signIn.token).closing { authorized in
+            let approved = try await connection.authorized(with: signIn.token).closing { authorized in
                 try await ApprovalRequester(
                     connection: authorized, account: account, device: signIn.device, name: deviceName, identity: identity,
                     timeout: approval.timeout
                 ).run(show: approval.show)
             }
+            (epochKeys, log, handedStatements) = (approved.epochKeys, approved.log, approved.statements)
             // When the password's wrap opens too, to the same key, its parameters are verified.
             if let epoch = log.epoch, let accountKey = epochKeys[epoch],
                 let passwordKey = try? Self.openPasswordWrap(signIn.keys, secrets: secrets, account: account, epoch: epoch),
@@ -155,6 +157,10 @@ package struct DeviceEnrolment: Sendable {
         let state = try ClientStateDatabase(keychainPath: keychainPath, create: true)
         try state.saveEnrolment(enrolment)
         try state.saveVerifiedDeviceLog(log.entries)
+        // The approver's verified statements: the first sync is held to them (decision 0192).
+        for handed in handedStatements {
+            try state.recordStatement(handed.wire, number: handed.number, hash: handed.hash, zone: handed.zone, device: handed.device)
+        }
         // Another account's key-value values go now, not at the first sync (decision 0071).
         KeyValueSync.bindAfterEnrolment(keychainPath: keychainPath, accountKey: firstKey, device: signIn.device, state: state, logger: logger)
         logger.info("device enrolled", metadata: ["account": "\(account)", "device": "\(signIn.device)"])

@@ -49,6 +49,14 @@ public struct ApprovalRequestList: Hashable, Sendable, Codable {
     public init(requests: [ApprovalRequestMessage]) { self.requests = requests }
 }
 
+/// The bounds of approval answers, shared by the server that stores them and the devices that
+/// make them.
+public enum ApprovalLimits {
+    /// The largest sealed answer: the account key, the log's head and the approver's verified
+    /// zone statements (decision 0192).
+    public static let maximumResponseBytes = 64 * 1024
+}
+
 /// `PUT /v1/approval-requests/{id}/response`: an approving device's answer, sealed to the asking
 /// device.
 public struct ApprovalResponseRequest: Hashable, Sendable, Codable {

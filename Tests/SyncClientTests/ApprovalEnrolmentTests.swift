@@ -59,13 +59,14 @@ struct ApprovalEnrolmentTests {
 
     /// Enrols `device` by approval from `approver`, comparing the code as a user would.
     static func enrollByApproval(
-        _ device: TestDevice, approver: TestDevice, _ server: TestServer, account: String, password: String
+        _ device: TestDevice, approver: TestDevice, _ server: TestServer, account: String, password: String, through proxy: RewritingProxy? = nil
     ) async throws {
+        // A proxy is plain HTTP in front of a plain-HTTP server.
+        let serverArguments = proxy.map { ["--server", $0.url, "--insecure-http"] } ?? ["--server", server.url, "--pin", server.pin ?? ""]
         let waiting = try ChildProcess(
             Products.syncClient,
-            [
-                "enroll", "--keychain", device.keychainPath, "--server", server.url, "--account", account, "--device-name", device.name,
-                "--pin", server.pin ?? "", "--request-approval", "--approval-timeout", "120",
+            ["enroll", "--keychain", device.keychainPath] + serverArguments + [
+                "--account", account, "--device-name", device.name, "--request-approval", "--approval-timeout", "120",
             ],
             environment: ["SYNC_PASSWORD": password])
         defer { waiting.stop() }

@@ -10,13 +10,15 @@ import ProcessTesting
 /// - `replay`: the next incremental pull is answered with the recorded page, once; then `pass`;
 /// - `hide`, `hideLast`: every non-empty page is served with its first (last) item taken out, the
 ///   rest (cursor, `hasMore`) as the server answered: the device is told it is in step without it;
+/// - `hideLastAndStatements`: as `hideLast`, and the keychain zone's statements are served as
+///   none: a server that hides a write and every statement that holds it;
 /// - `hideKeyValue`: as `hide`, for the feeds of key-value stores (zones `kv.…`) instead;
 /// - `shiftAndHide`: as `hide`, and every sequence number and cursor served is 1,000 higher than
 ///   the server's: the device's feed positions are not the other devices' (for a device's first
 ///   pull, whose request names position 0, so no request needs shifting back).
 final class RewritingProxy: Sendable {
     enum Mode: String, Sendable {
-        case pass, wipe, replay, hide, hideLast, hideKeyValue, shiftAndHide
+        case pass, wipe, replay, hide, hideLast, hideLastAndStatements, hideKeyValue, shiftAndHide
     }
 
     let url: String
@@ -121,6 +123,8 @@ final class RewritingProxy: Sendable {
                     self.forward()
                     return self.answer(200, [("Content-Type", "application/json")], recorded)
                 status, headers, data = self.forward()
+                if current == "hideLastAndStatements" and self.command == "GET" and url.path == "/v1/zones/keychain/statements" and status == 200:
+                    data = json.dumps({"statements": []}).encode()
                 store_feed = self.command == "GET" and url.path.startswith("/v1/zones/kv.") and url.path.endswith("/changes")
                 if store_feed and current == "hideKeyValue" and status == 200:
                     page = json.loads(data)
@@ -142,7 +146,7 @@ final class RewritingProxy: Sendable {
                             item["sequence"] += 1000
                         page["cursor"] += 1000
                         data = json.dumps(page).encode()
-                    elif current == "hideLast" and page["items"]:
+                    elif current in ("hideLast", "hideLastAndStatements") and page["items"]:
                         page["items"] = page["items"][:-1]
                         data = json.dumps(page).encode()
                     elif recorded is None and page["items"]:

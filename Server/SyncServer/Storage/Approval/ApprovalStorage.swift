@@ -1,5 +1,6 @@
 import Foundation
 import SyncCore
+import SyncProtocol
 
 /// Where a server keeps approval requests (decisions 0130, 0133): a new device's request, opaque
 /// to the server (public keys and a nonce), and the approving device's answer, sealed to the new
@@ -47,8 +48,8 @@ package enum ApprovalRules {
     package static let maximumPending = 16
     /// The largest request (two public keys, a nonce, a name).
     package static let maximumRequestBytes = 8 * 1024
-    /// The largest response (the account keys sealed to the new device, and a log head).
-    package static let maximumResponseBytes = 16 * 1024
+    /// The largest response (the account key sealed to the new device, a log head, statements).
+    package static let maximumResponseBytes = ApprovalLimits.maximumResponseBytes
 
     /// Requests created at or before this are expired at `now`.
     package static func expiry(at now: Date) -> Date { now.addingTimeInterval(-lifetime) }
