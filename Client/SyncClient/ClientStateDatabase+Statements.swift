@@ -69,6 +69,8 @@ extension ClientStateDatabase {
     /// The item name under which a zone's account-state problem is recorded: not an item ID (those
     /// are hex), so it names no item.
     package static let accountStateProblem = ItemID("account-state")
+    /// How `status` names that problem.
+    static let accountStateProblemName = "the account's state"
 
     /// Records (a reason) or clears (nil) the account-state problem of `zone` (decision 0180).
     package func setAccountStateProblem(_ reason: String?, zone: ZoneID) throws(SyncClientError) {

@@ -148,7 +148,10 @@ package final class ClientStateDatabase: Sendable {
     package func problems(zone: ZoneID) throws(SyncClientError) -> [Problem] {
         try read { db in
             try Row.fetchAll(db, sql: "SELECT item, reason, at FROM problem WHERE zone = ? ORDER BY at", arguments: [zone.rawValue]).map {
-                Problem(item: $0[0], reason: $0[1], at: Date(timeIntervalSince1970: $0[2]))
+                var problem = Problem(item: $0[0], reason: $0[1], at: Date(timeIntervalSince1970: $0[2]))
+                // Not an item: named here, for every zone alike (decision 0180).
+                if problem.item == Self.accountStateProblem.rawValue { problem.name = Self.accountStateProblemName }
+                return problem
             }
         }
     }

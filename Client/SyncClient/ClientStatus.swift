@@ -37,10 +37,7 @@ package struct ClientStatus: Sendable, Codable, Equatable {
         }
         var problems = try database.problems(zone: .keychain)
         let names = ProblemNames.names(of: Set(problems.map(\.item)), keychain: keychain)
-        for index in problems.indices { problems[index].name = names[problems[index].item] }
-        for index in problems.indices where problems[index].item == ClientStateDatabase.accountStateProblem.rawValue {
-            problems[index].name = "the account's state"
-        }
+        for index in problems.indices { problems[index].name = names[problems[index].item] ?? problems[index].name }
         return ClientStatus(
             account: enrolment.account, server: enrolment.server, pin: enrolment.pin, device: enrolment.device.rawValue,
             deviceName: enrolment.deviceName, lastSync: summary.lastSync, pendingChanges: summary.pending + untaken,
@@ -75,6 +72,7 @@ extension ClientStatus {
         lines.append("key-value stores: \(keyValueStores.count)")
         if !keyValueDirectoryProblems.isEmpty {
             lines.append("  store directory: \(keyValueDirectoryProblems.count) problem(s)")
+            lines += KeyValueStoreStatus.accountStateLines(of: keyValueDirectoryProblems)
         }
         for store in keyValueStores {
             lines.append(store.text)

@@ -55,6 +55,15 @@ package struct KeyValueStoreStatus: Sendable, Codable, Equatable {
     /// One line for people.
     package var text: String {
         let synced = lastSync.map { "last sync \(ISO8601DateFormatter().string(from: $0))" } ?? "never synced"
-        return "  \(name): \(pendingChanges) pending, \(synced)\(inStep ? ", in step" : ""), \(problems.count) problem(s)"
+        let summary = "  \(name): \(pendingChanges) pending, \(synced)\(inStep ? ", in step" : ""), \(problems.count) problem(s)"
+        return ([summary] + Self.accountStateLines(of: problems)).joined(separator: "\n")
+    }
+
+    /// The account-state problem of a store's zone, with its reason (a store's item problems are
+    /// counted only: `kv` commands show the keys).
+    static func accountStateLines(of problems: [ClientStateDatabase.Problem]) -> [String] {
+        problems.filter { $0.item == ClientStateDatabase.accountStateProblem.rawValue }.map {
+            "    \(ClientStateDatabase.accountStateProblemName): \(TerminalText.sanitized($0.reason))"
+        }
     }
 }

@@ -88,6 +88,12 @@ struct ZoneStatementTests {
             #expect(hidden.stderr.contains("hidden items or a forked history"), "\(hidden.stderr)")
             #expect(try await b.value(forKey: "theme", store: "app") == nil)
             #expect(try await b.value(forKey: "size", store: "app") == nil)
+            // `status` names the store's problem with its reason, as it does the keychain's.
+            let status = try await b.syncClient(["status"])
+            #expect(status.stdout.contains("    the account's state: zone kv."), "\(status.stdout)")
+            #expect(status.stdout.contains("hidden items or a forked history"), "\(status.stdout)")
+            let json = try await b.syncClient(["status", "--json"])
+            #expect(json.stdout.contains("\"name\" : \"the account's state\""), "\(json.stdout)")
 
             try proxy.set(.pass)
             try await b.sync()
