@@ -2,6 +2,7 @@ import Foundation
 import KeychainCrypto
 import KeychainStore
 import Logging
+import Synchronization
 import SyncCore
 
 /// An enrolled device ready to talk to its server: the keychain, the state file, the enrolment,
@@ -15,6 +16,8 @@ package final class ClientSession: Sendable {
     package let keys: AccountKeys
     package let connection: ServerConnection
     package let logger: Logger
+    /// The witness once made (``witness()``); the outer nil: not made yet.
+    private let madeWitness = Mutex<ZoneWitness??>(nil)
 
     /// Opens the session of the keychain at `keychainPath`, checking the server's key against the
     /// recorded pin.
@@ -47,13 +50,24 @@ package final class ClientSession: Sendable {
         self.logger = logger
     }
 
+    /// The witness every zone driver of the session shares (decision 0180): the identity key read
+    /// once, the recorded log verified once; nil for a device enrolled before identity keys.
+    package func witness() throws(SyncClientError) -> ZoneWitness? {
+        try madeWitness.withLock { (made) throws(SyncClientError) -> ZoneWitness? in
+            if let made { return made }
+            let witness = try ZoneWitness.of(self)
+            made = .some(witness)
+            return witness
+        }
+    }
+
     /// The driver of the keychain zone.
     package func keychainDriver() throws(SyncClientError) -> ZoneDriver<KeychainZone> {
         let sealer = VersionSealer(keys: keys, account: enrolment.account, zone: .keychain)
         return try ZoneDriver(
             local: KeychainZone(keychain: keychain, sealer: sealer, device: enrolment.device), database: database,
             server: ZoneTransport(connection: connection, zone: .keychain), sealer: sealer, device: enrolment.device,
-            witness: try ZoneWitness.of(self), logger: logger)
+            witness: try witness(), logger: logger)
     }
 
     package func close() async {

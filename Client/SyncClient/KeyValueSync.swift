@@ -91,7 +91,7 @@ package actor KeyValueSync {
             local: StoreDirectory(database: database, keys: keys), database: session.database,
             server: ZoneTransport(connection: session.connection, zone: StoreDirectory.zone),
             sealer: VersionSealer(keys: keys, account: session.enrolment.account, zone: StoreDirectory.zone),
-            device: session.enrolment.device, witness: try ZoneWitness.of(session), logger: session.logger)
+            device: session.enrolment.device, witness: try session.witness(), logger: session.logger)
     }
 
     /// The database, opened (and created) now if need be.
@@ -158,7 +158,7 @@ package actor KeyValueSync {
             local: KeyValueZone(store: store, keys: keys), database: session.database,
             server: ZoneTransport(connection: session.connection, zone: zone),
             sealer: VersionSealer(keys: keys, account: session.enrolment.account, zone: zone),
-            device: session.enrolment.device, witness: try ZoneWitness.of(session), logger: session.logger)
+            device: session.enrolment.device, witness: try session.witness(), logger: session.logger)
         drivers[name] = driver
         return driver
     }
