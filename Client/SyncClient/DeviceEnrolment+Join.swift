@@ -27,15 +27,17 @@ extension DeviceEnrolment {
             exchange = DeviceLogExchange(connection: authorized, account: account, keys: [epoch: accountKey])
         }
         var log: DeviceLog
+        var announcedAnother = false
         do {
             log = try await exchange.append(extending: []) { log in
                 // Checked before this device's entry goes in: a refused enrolment leaves no member.
                 guard (log.epoch ?? VersionSealer.firstEpoch) == epoch else {
+                    announcedAnother = true
                     throw SyncClientError(.untrustedAccountState, "the server's device log is not in the epoch it announced")
                 }
                 return try log.joining(signIn.device, identity: identity, epochKeys: exchange.epochKeys)
             }
-        } catch let error as SyncClientError where recoveryKey != nil && exchange.epochKeys[epoch] == nil {
+        } catch let error as SyncClientError where recoveryKey != nil && exchange.epochKeys[epoch] == nil && !announcedAnother {
             throw SyncClientError(
                 .signInFailed,
                 "the recovery key opens only the account key of epoch 1, and the account is in epoch \(epoch): it was made "
