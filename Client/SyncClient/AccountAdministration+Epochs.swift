@@ -30,13 +30,16 @@ extension AccountAdministration {
     }
 
     /// Starts a new epoch when a device was revoked after the newest one began (or finishes taking
-    /// the newest key when another device started it), and makes the server's password wrap that
-    /// of the newest epoch (`secrets` are the current password's; the server drops the wrap when the
-    /// account requires approval, decision 0134).
+    /// the newest key when another device started it), then makes the server's password wrap that
+    /// of the newest epoch (`secrets` are the current password's, already checked by
+    /// ``checkedSecrets(password:)``; the server drops the wrap when the account requires
+    /// approval, decision 0134).
     ///
-    /// The password's wrap is replaced first, so a wrong password changes nothing. When another
-    /// device's epoch entry lands first, this device takes that key (it is sealed to it) and
-    /// wraps that one for the password instead: one key per epoch.
+    /// The epoch entry is appended first and the password's wrap moved after (decision 0181), so
+    /// the wrap only ever holds a key the log announces, whichever step fails: cut off between the
+    /// two, the wrap is one epoch behind, and `revoke` run again moves it. When another device's
+    /// epoch entry lands first, this device takes that key (it is sealed to it) and wraps that
+    /// one: one key per epoch.
     func startEpochIfNeeded(secrets: AccountSecrets) async throws -> EpochChange {
         let identity = try identity()
         let me = session.enrolment.device
@@ -52,16 +55,22 @@ extension AccountAdministration {
         for _ in 0..<Self.epochAttempts where log.needsNewEpoch {
             let newKey = AccountKey.generate()
             let newEpoch = (log.epoch ?? VersionSealer.firstEpoch) + 1
-            try await replacePasswordWrap(secrets, key: newKey, epoch: newEpoch)
             var recipients: [(device: String, agreementKey: [UInt8])] = []
-            log = try await exchange.append(extending: log.entries) { log in
-                guard log.needsNewEpoch, log.epoch == newEpoch - 1, let current = exchange.epochKeys[newEpoch - 1] else { return nil }
-                let members = log.currentMembers.sorted { $0.key < $1.key }
-                recipients = members.filter { !$0.value.agreementKey.isEmpty }.map { (device: $0.key.rawValue, agreementKey: $0.value.agreementKey) }
-                unreachable = members.filter { $0.value.agreementKey.isEmpty }.map(\.key)
-                if let recoveryKey = log.recoveryKey { recipients.append((device: DeviceLog.recoveryRecipient, agreementKey: recoveryKey)) }
-                return try log.startingEpoch(
-                    with: newKey, current: current, recipients: Array(recipients.prefix(DeviceLog.wrapsPerEntry)), by: me, identity: identity)
+            do {
+                log = try await exchange.append(extending: log.entries) { log in
+                    guard log.needsNewEpoch, log.epoch == newEpoch - 1, let current = exchange.epochKeys[newEpoch - 1] else { return nil }
+                    let members = log.currentMembers.sorted { $0.key < $1.key }
+                    recipients = members.filter { !$0.value.agreementKey.isEmpty }.map { (device: $0.key.rawValue, agreementKey: $0.value.agreementKey) }
+                    unreachable = members.filter { $0.value.agreementKey.isEmpty }.map(\.key)
+                    if let recoveryKey = log.recoveryKey { recipients.append((device: DeviceLog.recoveryRecipient, agreementKey: recoveryKey)) }
+                    return try log.startingEpoch(
+                        with: newKey, current: current, recipients: Array(recipients.prefix(DeviceLog.wrapsPerEntry)), by: me, identity: identity)
+                }
+            } catch let error as SyncClientError {
+                // Nothing announces the new key, and the password's wrap was not touched: the
+                // account is as the revocation left it, and revoke run again starts the epoch.
+                let reason = error.code == .busy ? "other devices kept changing the device log" : error.message
+                throw SyncClientError(error.code, "\(reason); the revocation is in the device log, its new epoch is not: run revoke again", underlying: error)
             }
             won = log.epoch == newEpoch && exchange.epochKeys[newEpoch].map { $0.isSameKey(as: newKey) } == true
             guard won else { continue }
@@ -77,13 +86,20 @@ extension AccountAdministration {
         try keep(exchange)
         try session.database.saveVerifiedDeviceLog(log.entries)
         let epoch = log.epoch ?? VersionSealer.firstEpoch
-        guard !log.needsNewEpoch else { throw SyncClientError(.busy, "other devices kept changing the device log; run revoke again") }
-        if !won {
-            // Another device's key won (or the epoch was there already): the password wraps it.
-            guard let key = exchange.epochKeys[epoch] else {
-                throw SyncClientError(.untrustedAccountState, "epoch \(epoch) of the device log is not sealed to this device")
-            }
+        guard !log.needsNewEpoch else {
+            throw SyncClientError(.busy, "other devices kept changing the device log; the revocation is in it, its new epoch is not: run revoke again")
+        }
+        // Only now that the log announces the key (this device's or the winner's) does the
+        // password wrap it (decision 0181).
+        guard let key = exchange.epochKeys[epoch] else {
+            throw SyncClientError(.untrustedAccountState, "epoch \(epoch) of the device log is not sealed to this device")
+        }
+        do {
             try await replacePasswordWrap(secrets, key: key, epoch: epoch)
+        } catch let error as SyncClientError {
+            throw SyncClientError(
+                error.code, "epoch \(epoch) is in the device log, but the password's wrap was not moved to it (\(error.message)): run revoke again",
+                underlying: error)
         }
         return EpochChange(epoch: epoch, madeHere: won, unreachable: won ? unreachable : [], sealedToRecovery: log.recoveryKey != nil)
     }
@@ -93,8 +109,17 @@ extension AccountAdministration {
     /// Reads the log for new epochs sealed to this device and keeps their keys: what `sync` and
     /// the daemon run before a round, so a write after the round that shows a new epoch is sealed
     /// under it. One read of the log, verified from this device's head.
+    ///
+    /// A log this device refuses (rolled back, forked, an entry that does not verify, an epoch
+    /// whose key does not chain to the one held) is recorded as the account-state problem, so
+    /// `status` shows it; the next round that passes clears it (decision 0180).
     package func refreshEpochs() async throws {
-        _ = try await verifiedLog()
+        do {
+            _ = try await verifiedLog()
+        } catch let error as SyncClientError where error.code == .untrustedAccountState {
+            try session.database.setAccountStateProblem(error.message, zone: .keychain)
+            throw error
+        }
     }
 
     /// The current password's secrets under the server's parameters, held to the pinned cost.

@@ -27,19 +27,22 @@ extension DeviceEnrolment {
             exchange = DeviceLogExchange(connection: authorized, account: account, keys: [epoch: accountKey])
         }
         var log: DeviceLog
+        var announcedAnother = false
         do {
             log = try await exchange.append(extending: []) { log in
-                try log.joining(signIn.device, identity: identity, epochKeys: exchange.epochKeys)
+                // Checked before this device's entry goes in: a refused enrolment leaves no member.
+                guard (log.epoch ?? VersionSealer.firstEpoch) == epoch else {
+                    announcedAnother = true
+                    throw SyncClientError(.untrustedAccountState, "the server's device log is not in the epoch it announced")
+                }
+                return try log.joining(signIn.device, identity: identity, epochKeys: exchange.epochKeys)
             }
-        } catch let error as SyncClientError where recoveryKey != nil && exchange.epochKeys[epoch] == nil {
+        } catch let error as SyncClientError where recoveryKey != nil && exchange.epochKeys[epoch] == nil && !announcedAnother {
             throw SyncClientError(
                 .signInFailed,
                 "the recovery key opens only the account key of epoch 1, and the account is in epoch \(epoch): it was made "
                     + "before recovery keys had a public half (decision 0178); enrol with the password or by approval",
                 underlying: error)
-        }
-        guard log.epoch == epoch else {
-            throw SyncClientError(.untrustedAccountState, "the server's device log is not in the epoch it announced")
         }
         if let recoveryPublicKey {
             log = try await exchange.append(extending: log.entries) { log in

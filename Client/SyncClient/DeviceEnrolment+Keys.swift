@@ -7,7 +7,8 @@ import SyncProtocol
 extension DeviceEnrolment {
     /// The account key of `epoch` from the password's wrap, which binds the KDF parameters it was
     /// made under and the epoch. A wrap of an older epoch (the password was set by `recover`
-    /// after a revocation, decision 0178) is refused with what to do: its key no longer seals.
+    /// after a revocation, decision 0178, or a `revoke` stopped before it moved the wrap, 0181)
+    /// is refused with what to do: its key no longer seals.
     static func openPasswordWrap(
         _ keys: AccountKeyBundle, secrets: AccountSecrets, account: String, epoch: UInt32 = VersionSealer.firstEpoch
     ) throws -> AccountKey {
@@ -15,16 +16,23 @@ extension DeviceEnrolment {
             guard try parameters(keys.kdf, salt: keys.salt) == secrets.parameters else {
                 throw SyncClientError(.signInFailed, "the server's key material does not match its sign-in parameters")
             }
-            if epoch > VersionSealer.firstEpoch,
-                (try? AccountKey.unwrap(keys.wrappedAccountKey.bytes, with: secrets, account: account, epoch: VersionSealer.firstEpoch)) != nil
-            {
+            do {
+                return try AccountKey.unwrap(keys.wrappedAccountKey.bytes, with: secrets, account: account, epoch: epoch)
+            } catch {
+                // The wrap of an older epoch: its key no longer seals, and only a current device
+                // (or the recovery key) can move the wrap forward.
+                guard epoch > VersionSealer.firstEpoch,
+                    let older = (VersionSealer.firstEpoch..<epoch).last(where: {
+                        (try? AccountKey.unwrap(keys.wrappedAccountKey.bytes, with: secrets, account: account, epoch: $0)) != nil
+                    })
+                else { throw error }
                 throw SyncClientError(
                     .signInFailed,
-                    "the password opens only the account key of epoch 1, but the account is in epoch \(epoch) (the password was set "
-                        + "by `recover` after a revocation): enrol with --recovery-key, or with --request-approval, or run "
-                        + "`sync-client change-password` on a current device")
+                    "the password opens only the account key of epoch \(older), but the account is in epoch \(epoch) (the password was "
+                        + "set by `recover` after a revocation, or a revocation stopped before it moved the password's wrap): enrol with "
+                        + "--recovery-key, or with --request-approval, or run `sync-client change-password` or `sync-client revoke` again "
+                        + "on a current device")
             }
-            return try AccountKey.unwrap(keys.wrappedAccountKey.bytes, with: secrets, account: account, epoch: epoch)
         } catch let error as SyncClientError {
             throw error
         } catch {

@@ -115,6 +115,10 @@ struct KeyEpochTests {
         }
     }
 
+    /// Two `revoke` processes started together. Whether they interleave is up to the scheduler, and
+    /// every expectation here also holds when they run one after the other (epochs 2 and 3), so
+    /// this test cannot tell whether the lost-race path ran: `RevokeInterruptionTests`
+    /// (`twoRevocationsRacingForOneEpochEndWithTheWinnersKey`) puts the race in a fixed order.
     @Test func twoDevicesRevokingAtOnceEndWithOneKeyPerEpoch() async throws {
         try await withAccount(devices: 4) { server, devices in
             let (a, b, c, d) = (devices[0], devices[1], devices[2], devices[3])

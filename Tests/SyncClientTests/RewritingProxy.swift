@@ -16,6 +16,12 @@ import ProcessTesting
 /// - `shiftAndHide`: as `hide`, and every sequence number and cursor served is 1,000 higher than
 ///   the server's: the device's feed positions are not the other devices' (for a device's first
 ///   pull, whose request names position 0, so no request needs shifting back).
+///
+/// Beside the mode, for account-state tests (each a file beside the mode file, read per request):
+/// a request failed once (``fail(_:_:occurrence:)``), requests held until the test releases them
+/// (``hold(_:_:)``: a race put in a chosen order), a short device log served once
+/// (``serveShortDeviceLogOnce(entries:)``), and a statement served in place of a device's own
+/// (``serve(statement:of:zone:)``).
 final class RewritingProxy: Sendable {
     enum Mode: String, Sendable {
         case pass, wipe, replay, hide, hideLast, hideLastAndStatements, hideKeyValue, shiftAndHide
@@ -44,6 +50,59 @@ final class RewritingProxy: Sendable {
 
     func stop() { process.stop() }
 
+    /// Answers the `occurrence`-th request `method path` (path without its query) from now on with
+    /// a 500 and forwards nothing: a command cut off between two of its steps.
+    func fail(_ method: String, _ path: String, occurrence: Int) throws {
+        try write("\(method) \(path) \(occurrence) \(UUID().uuidString)", to: "fail")
+    }
+
+    /// Holds every request `method path` until ``release(_:)`` releases it (at most 60 s): the
+    /// held ones are numbered from 1 in the order they arrive.
+    func hold(_ method: String, _ path: String) throws {
+        try write("\(method) \(path)", to: "hold")
+    }
+
+    /// Holds no more requests (those held stay held until released).
+    func stopHolding() throws {
+        try? FileManager.default.removeItem(at: file("hold"))
+    }
+
+    /// Waits until the `number`-th held request arrived.
+    func waitUntilHeld(_ number: Int) async throws {
+        try await eventually(timeout: .seconds(60), "request \(number) held at the proxy") {
+            (try? String(contentsOf: file("held"), encoding: .utf8)).flatMap { Int($0) } ?? 0 >= number
+        }
+    }
+
+    /// Releases the held requests up to the `number`-th.
+    func release(_ number: Int) throws {
+        try write(String(number), to: "released")
+    }
+
+    /// Answers the next read of the device log from its start with its first `entries` entries only
+    /// (an older log, or one the server announces differently from what it serves next); then
+    /// forwards again.
+    func serveShortDeviceLogOnce(entries: Int) throws {
+        try write(String(entries), to: "shortlog")
+    }
+
+    /// Serves `statement` as `device`'s latest statement about `zone` (in place of the server's,
+    /// or beside the others when the server has none of the device) until ``stopServingStatement()``.
+    func serve(statement: [UInt8], of device: String, zone: String) throws {
+        let message = ["zone": zone, "device": device, "statement": Data(statement).base64EncodedString()]
+        try write(String(decoding: try JSONEncoder().encode(message), as: UTF8.self), to: "statement")
+    }
+
+    func stopServingStatement() throws {
+        try? FileManager.default.removeItem(at: file("statement"))
+    }
+
+    private func file(_ name: String) -> URL { URL(fileURLWithPath: modeFile.path + "." + name) }
+
+    private func write(_ text: String, to name: String) throws {
+        try text.write(to: file(name), atomically: true, encoding: .utf8)
+    }
+
     /// The bytes (request and response bodies) the proxy has carried so far, by method and kind
     /// of path (`GET statements`, `PUT statement`, `GET device-log`, `GET changes`, …).
     func carried() throws -> [String: Int] {
@@ -53,7 +112,7 @@ final class RewritingProxy: Sendable {
     }
 
     private static let source = #"""
-        import http.client, http.server, json, os, sys, threading, urllib.parse
+        import http.client, http.server, json, os, sys, threading, time, urllib.parse
 
         UPSTREAM = int(sys.argv[1])
         MODE_FILE = sys.argv[2]
@@ -69,6 +128,22 @@ final class RewritingProxy: Sendable {
         def set_mode(value):
             with open(MODE_FILE, "w") as f:
                 f.write(value)
+
+        def side(name):
+            try:
+                with open(MODE_FILE + "." + name) as f:
+                    return f.read().strip()
+            except FileNotFoundError:
+                return None
+
+        def write_side(name, value):
+            with open(MODE_FILE + "." + name + ".tmp", "w") as f:
+                f.write(value)
+            os.replace(MODE_FILE + "." + name + ".tmp", MODE_FILE + "." + name)
+
+        side_lock = threading.Lock()
+        failing = {"rule": None, "count": 0}
+        holding = {"count": 0}
 
         class Proxy(http.server.BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
@@ -107,10 +182,49 @@ final class RewritingProxy: Sendable {
                 self.end_headers()
                 self.wfile.write(data)
 
+            def injected_failure(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                if length:
+                    self.rfile.read(length)
+                body = json.dumps({"error": {"code": "injected_failure", "message": "the proxy failed this request"}}).encode()
+                return self.answer(500, [("Content-Type", "application/json")], body)
+
             def handle_any(self):
                 global recorded
                 url = urllib.parse.urlsplit(self.path)
                 query = urllib.parse.parse_qs(url.query)
+                request = self.command + " " + url.path
+                rule = side("fail")
+                if rule is not None:
+                    method, path, occurrence, _ = rule.split(" ")
+                    if request == method + " " + path:
+                        with side_lock:
+                            if failing["rule"] != rule:
+                                failing["rule"] = rule
+                                failing["count"] = 0
+                            failing["count"] += 1
+                            hit = failing["count"] == int(occurrence)
+                        if hit:
+                            return self.injected_failure()
+                if side("hold") == request:
+                    with side_lock:
+                        holding["count"] += 1
+                        number = holding["count"]
+                        write_side("held", str(number))
+                    deadline = time.monotonic() + 60
+                    while time.monotonic() < deadline and int(side("released") or 0) < number:
+                        time.sleep(0.01)
+                if request == "GET /v1/device-log" and query.get("from", ["0"])[0] == "0":
+                    with side_lock:
+                        short = side("shortlog")
+                        if short is not None:
+                            os.remove(MODE_FILE + ".shortlog")
+                    if short is not None:
+                        status, headers, data = self.forward()
+                        page = json.loads(data)
+                        page["entries"] = [entry for entry in page["entries"] if entry["index"] < int(short)]
+                        page["hasMore"] = False
+                        return self.answer(status, headers, json.dumps(page).encode())
                 feed = self.command == "GET" and url.path == "/v1/zones/keychain/changes"
                 resync = query.get("resync", ["false"])[0] == "true"
                 current = mode()
@@ -125,6 +239,14 @@ final class RewritingProxy: Sendable {
                 status, headers, data = self.forward()
                 if current == "hideLastAndStatements" and self.command == "GET" and url.path == "/v1/zones/keychain/statements" and status == 200:
                     data = json.dumps({"statements": []}).encode()
+                statement = side("statement")
+                if statement is not None and self.command == "GET" and status == 200:
+                    served = json.loads(statement)
+                    if url.path == "/v1/zones/" + served["zone"] + "/statements":
+                        page = json.loads(data)
+                        others = [message for message in page["statements"] if message["device"] != served["device"]]
+                        page["statements"] = others + [{"device": served["device"], "statement": served["statement"]}]
+                        data = json.dumps(page).encode()
                 store_feed = self.command == "GET" and url.path.startswith("/v1/zones/kv.") and url.path.endswith("/changes")
                 if store_feed and current == "hideKeyValue" and status == 200:
                     page = json.loads(data)

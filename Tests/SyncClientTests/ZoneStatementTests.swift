@@ -166,23 +166,8 @@ struct ZoneStatementTests {
 
     /// A plain-HTTP server; devices A and C enrolled directly, B through the proxy; none synced.
     private func withDevices(_ body: (TestDevice, TestDevice, TestDevice, RewritingProxy) async throws -> Void) async throws {
-        try await withTemporaryDirectory { directory in
-            let server = try await TestServer(dataDirectory: directory.appendingPathComponent("server"), insecure: true)
-            defer { server.stop() }
-            let proxy = try await RewritingProxy(upstreamPort: server.port, in: directory)
-            defer { proxy.stop() }
-            let devices = ["a", "b", "c"].map { TestDevice(name: $0, in: directory) }
-            let account = "statements-\(UUID().uuidString.prefix(8))"
-            for (index, device) in devices.enumerated() {
-                var arguments = [
-                    "enroll", "--server", index == 1 ? proxy.url : server.url, "--insecure-http", "--account", account,
-                    "--device-name", device.name, "--kdf-log-n", "15",
-                ]
-                if index == 0 { arguments.append("--create") }
-                let enrolled = try await device.syncClient(arguments)
-                guard enrolled.status == 0 else { throw TestFailure("enroll \(device.name) failed: \(enrolled.stderr)") }
-            }
-            try await body(devices[0], devices[1], devices[2], proxy)
+        try await withProxiedAccount(["a", "b", "c"], proxied: ["b"]) { account in
+            try await body(account.devices[0], account.devices[1], account.devices[2], account.proxy)
         }
     }
 }

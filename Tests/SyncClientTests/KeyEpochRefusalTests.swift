@@ -1,0 +1,87 @@
+import Foundation
+import KeychainCrypto
+import Logging
+import ProcessTesting
+import SyncClient
+import SyncCore
+import Testing
+
+/// What a device refuses of the key epochs it is served (decisions 0176, 0179), real server and
+/// real `sync-client` processes: an epoch entry whose chain does not seal the key the device holds,
+/// and a device log that is not in the epoch the server announced to an enrolling device.
+@Suite(.serialized)
+struct KeyEpochRefusalTests {
+    /// A current member (a signer that gives two groups of devices two keys of one epoch) signs an
+    /// `epoch` entry whose key is sealed to C but chains to a key that is not epoch 1's: C refuses
+    /// the entry, keeps epoch 1 only, does not extend its verified log, and says why.
+    @Test func anEpochEntryWhoseChainDoesNotSealTheHeldKeyIsRefused() async throws {
+        try await withAccount(devices: 3) { _, devices in
+            let (a, c) = (devices[0], devices[2])
+            try await c.sync()
+            let cID = try #require(DeviceID(try await KeyEpochTests.deviceID(of: c)))
+            let recordedBefore = try ClientStateDatabase(keychainPath: c.keychainPath, create: false).verifiedDeviceLog().count
+
+            try await ClientSession.with(keychainPath: a.keychainPath, logger: Logger(label: "test")) { session in
+                let administration = AccountAdministration(session: session)
+                let identity = try administration.identity()
+                let log = try await administration.verifiedLog()
+                let agreementKey = try #require(log.members[cID]?.agreementKey)
+                // Not a recipient itself, a learns no key from its own entry.
+                _ = try await administration.logExchange(identity).append(extending: log.entries) { log in
+                    try log.startingEpoch(
+                        with: AccountKey.generate(), current: AccountKey.generate(), recipients: [(device: cID.rawValue, agreementKey: agreementKey)],
+                        by: session.enrolment.device, identity: identity)
+                }
+            }
+
+            let refused = try await c.syncClient(["sync"])
+            #expect(refused.status != 0)
+            #expect(refused.stderr.contains("the epoch 2 entry does not seal the previous epoch's key"), "\(refused.stderr)")
+            #expect(refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
+            #expect(try KeyEpochTests.epochKeys(of: c).keys.sorted() == [1])
+            #expect(try ClientStateDatabase(keychainPath: c.keychainPath, create: false).verifiedDeviceLog().count == recordedBefore)
+            let status = try await c.syncClient(["status"])
+            #expect(status.stdout.contains("the account's state: the epoch 2 entry does not seal"), "\(status.stdout)")
+        }
+    }
+
+    /// An enrolment with the recovery key reads which epoch the log names before it can verify
+    /// anything; a server that announces epoch 1 and then serves a log of epoch 2 is refused —
+    /// before the device's entry is appended, so a refused enrolment leaves no member in the log.
+    /// Served honestly, the same enrolment then succeeds.
+    @Test func anEnrolmentIsRefusedWhenTheLogIsNotInTheEpochTheServerAnnounced() async throws {
+        try await withProxiedAccount(["a", "b"], proxied: []) { account in
+            let (a, b) = (account.devices[0], account.devices[1])
+            try await a.add(service: "before", account: "u", password: "before-secret")
+            try await a.sync()
+            let revoked = try await a.syncClient(["revoke", try await KeyEpochTests.deviceID(of: b)])
+            #expect(revoked.status == 0, "\(revoked.stderr)")
+            let before = try await Self.verifiedLog(of: a)
+            let epochEntry = try #require(before.entries.firstIndex { DeviceLogEntry(unverifiedWire: $0)?.kind == .epoch })
+
+            // The announcing read gets the log up to the epoch entry (epoch 1); the next read, all of it.
+            let fresh = account.newDevice("fresh")
+            let arguments = account.enrolment(of: fresh, throughProxy: true) + ["--recovery-key", account.recoveryKey]
+            try account.proxy.serveShortDeviceLogOnce(entries: epochEntry)
+            let refused = try await fresh.syncClient(arguments)
+            #expect(refused.status != 0)
+            #expect(refused.stderr.contains("the server's device log is not in the epoch it announced"), "\(refused.stderr)")
+            let after = try await Self.verifiedLog(of: a)
+            #expect(after.entries.count == before.entries.count, "the refused device's entry was appended")
+            #expect(after.members.count == before.members.count)
+
+            let enrolled = try await fresh.syncClient(arguments)
+            #expect(enrolled.status == 0, "\(enrolled.stderr)")
+            try await fresh.sync()
+            #expect(try await fresh.password(service: "before", account: "u") == "before-secret")
+            #expect(try KeyEpochTests.epochKeys(of: fresh).keys.sorted() == [1, 2])
+        }
+    }
+
+    /// `device`'s device log, read from the server and verified.
+    static func verifiedLog(of device: TestDevice) async throws -> DeviceLog {
+        try await ClientSession.with(keychainPath: device.keychainPath, logger: Logger(label: "test")) { session in
+            try await AccountAdministration(session: session).verifiedLog()
+        }
+    }
+}
