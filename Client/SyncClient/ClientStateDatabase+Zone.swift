@@ -21,6 +21,9 @@ extension ClientStateDatabase {
         package var journalSequence: Int64 = 0
         /// When the zone was last in step with the server.
         package var lastSync: Date?
+
+        /// Nothing taken, never in step.
+        package init() {}
     }
 
     private struct StoredBatch: Codable {
