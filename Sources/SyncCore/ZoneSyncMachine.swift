@@ -196,6 +196,8 @@ public struct ZoneSyncMachine: Sendable {
         guard case .pulling(let request, var mentioned) = phase, request.requestID == response.requestID else {
             return []
         }
+        let refusedBefore = refusedAnOldPage
+        refusedAnOldPage = false
         switch response {
         case .cursorExpired:
             givingBack = false
@@ -207,12 +209,11 @@ public struct ZoneSyncMachine: Sendable {
             return pull(after: 0, mentioned: [])
         case .changes(_, let items, let nextCursor, let hasMore, let collectedAt):
             let isOld = predatesWhatTheServerSaid(items, nextCursor: nextCursor, hasMore: hasMore)
-            if isOld, !refusedAnOldPage {
+            if isOld, !refusedBefore {
                 // Taken as a late answer: neither its items nor its cursor; the driver resends.
                 refusedAnOldPage = true
                 return []
             }
-            refusedAnOldPage = false
             // Asked again, the server answers as old: that is its state now (a restore without
             // the sequence jump of 0153, or a server that holds back, which it can always do).
             if isOld { state.latestSequence = min(state.latestSequence, nextCursor) }
