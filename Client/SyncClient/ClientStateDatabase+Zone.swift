@@ -3,12 +3,27 @@ import GRDB
 import SyncCore
 
 extension ClientStateDatabase {
+    /// The sequence numbers the server reported (decision 0188): per zone the account's latest,
+    /// per item the highest it was given or listed at. 0 in a state file from before: nothing
+    /// known, nothing refused until the server reports them again.
+    static func registerSequenceMigration(in migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v4-sequences") { db in
+            try db.execute(sql: """
+                ALTER TABLE zone_state ADD COLUMN latest_sequence INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE item_record ADD COLUMN sequence INTEGER NOT NULL DEFAULT 0;
+                """)
+        }
+    }
+
     /// What is durably kept per zone besides the machine's state.
     package struct ZoneProgress: Sendable, Equatable {
         /// The last keychain journal entry turned into local changes.
         package var journalSequence: Int64 = 0
         /// When the zone was last in step with the server.
         package var lastSync: Date?
+
+        /// Nothing taken, never in step.
+        package init() {}
     }
 
     private struct StoredBatch: Codable {
@@ -30,7 +45,10 @@ extension ClientStateDatabase {
             var state = ZoneSyncState(device: device, zone: zone)
             var progress = ZoneProgress()
             if let row = try Row.fetchOne(
-                db, sql: "SELECT cursor, write_counter, next_batch_id, epoch, unanswered_batch, journal_sequence, last_sync FROM zone_state WHERE zone = ?",
+                db, sql: """
+                    SELECT cursor, write_counter, next_batch_id, epoch, unanswered_batch, journal_sequence, last_sync, latest_sequence
+                    FROM zone_state WHERE zone = ?
+                    """,
                 arguments: [zone.rawValue])
             {
                 state.cursor = UInt64(row[0] as Int64)
@@ -47,9 +65,10 @@ extension ClientStateDatabase {
                 }
                 progress.journalSequence = row[5]
                 progress.lastSync = (row[6] as Double?).map(Date.init(timeIntervalSince1970:))
+                state.latestSequence = UInt64(clamping: row[7] as Int64)
             }
             let rows = try Row.fetchCursor(
-                db, sql: "SELECT item, vector, deleted, sealed, pending, baseline, seen, refusal FROM item_record WHERE zone = ?",
+                db, sql: "SELECT item, vector, deleted, sealed, pending, baseline, seen, refusal, sequence FROM item_record WHERE zone = ?",
                 arguments: [zone.rawValue])
             while let row = try rows.next() {
                 let item = ItemID(row[0])
@@ -58,7 +77,7 @@ extension ClientStateDatabase {
                 state.records[item] = ZoneSyncState.Record(
                     version: version, isPending: row[4],
                     baseline: try StoredVectors.vectors(row[5]), seen: try StoredVectors.vector(row[6]),
-                    refusal: (row[7] as String?).flatMap(ItemRefusal.init(rawValue:)))
+                    refusal: (row[7] as String?).flatMap(ItemRefusal.init(rawValue:)), sequence: UInt64(clamping: row[8] as Int64))
             }
             return (state, progress)
         }
@@ -88,16 +107,17 @@ extension ClientStateDatabase {
             }
             try db.execute(
                 sql: """
-                    INSERT OR REPLACE INTO zone_state (zone, cursor, write_counter, next_batch_id, epoch, unanswered_batch, journal_sequence, last_sync)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT OR REPLACE INTO zone_state
+                        (zone, cursor, write_counter, next_batch_id, epoch, unanswered_batch, journal_sequence, last_sync, latest_sequence)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     state.zone.rawValue, Int64(state.cursor), Int64(state.writeCounter), Int64(state.nextBatchID), Int64(state.epoch),
-                    batch, progress.journalSequence, progress.lastSync?.timeIntervalSince1970,
+                    batch, progress.journalSequence, progress.lastSync?.timeIntervalSince1970, Int64(clamping: state.latestSequence),
                 ])
             let upsert = try db.cachedStatement(sql: """
-                INSERT OR REPLACE INTO item_record (zone, item, vector, deleted, sealed, pending, baseline, seen, refusal)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT OR REPLACE INTO item_record (zone, item, vector, deleted, sealed, pending, baseline, seen, refusal, sequence)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
             let delete = try db.cachedStatement(sql: "DELETE FROM item_record WHERE zone = ? AND item = ?")
             let candidates: [ItemID] = changed.map(Array.init)
@@ -114,6 +134,7 @@ extension ClientStateDatabase {
                     state.zone.rawValue, item.rawValue, StoredVectors.encode(record.version.vector), record.version.isDeleted,
                     Data(try sealer.seal(record.version, item: item, forLocalState: true)), record.isPending,
                     StoredVectors.encode(record.baseline), StoredVectors.encode(record.seen), record.refusal?.rawValue,
+                    Int64(clamping: record.sequence),
                 ])
             }
             try recordHeld(db, zone: state.zone, held)

@@ -91,6 +91,7 @@ package final class ClientStateDatabase: Sendable {
         registerDeviceLogMigration(in: &migrator)
         registerHeldArrivalMigration(in: &migrator)
         registerStatementMigration(in: &migrator)
+        registerSequenceMigration(in: &migrator)
         return migrator
     }
 

@@ -26,8 +26,8 @@ package struct ZoneTransport: Sendable {
         })
         do {
             let answer = try await connection.send(.POST, base + "/items", body: upload, as: UploadResponse.self)
-            let results = answer.results.map { PushResponse.ItemResult(item: ItemID($0.id), outcome: $0.outcome) }
-            return PushResponse(batchID: batch.batchID, status: .committed, results: results)
+            let results = answer.results.map { PushResponse.ItemResult(item: ItemID($0.id), outcome: $0.outcome, sequence: $0.sequence) }
+            return PushResponse(batchID: batch.batchID, status: .committed, results: results, latestSequence: answer.latestSequence)
         } catch {
             guard let failure = ServerFailure.failure(of: error),
                 let response = Self.refusal(code: failure.code, items: failure.items, batchID: batch.batchID)

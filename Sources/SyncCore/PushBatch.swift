@@ -71,11 +71,15 @@ public struct PushResponse: Hashable, Sendable, Codable {
         public var item: ItemID
         /// What the merge did (or would have done, in a refused batch).
         public var outcome: ServerMerge.Outcome
+        /// The sequence number the server gave the write; nil when it stored nothing (stale) or
+        /// did not say.
+        public var sequence: UInt64?
 
         /// Creates an item result.
-        public init(item: ItemID, outcome: ServerMerge.Outcome) {
+        public init(item: ItemID, outcome: ServerMerge.Outcome, sequence: UInt64? = nil) {
             self.item = item
             self.outcome = outcome
+            self.sequence = sequence
         }
     }
 
@@ -88,6 +92,10 @@ public struct PushResponse: Hashable, Sendable, Codable {
     /// When the batch was refused because of some of its items: why, and which. Without them the
     /// rest of the batch can be pushed again under a new number.
     public var refused: Refused?
+    /// The account's latest sequence number after a committed batch; nil when the server did not
+    /// say (a refusal). An honest server never answers a later request from an older state, so
+    /// a page whose feed ends below it is an old answer (decision 0188).
+    public var latestSequence: UInt64?
 
     /// The items a refused batch names, and why.
     public struct Refused: Hashable, Sendable, Codable {
@@ -104,10 +112,11 @@ public struct PushResponse: Hashable, Sendable, Codable {
     }
 
     /// Creates a response.
-    public init(batchID: UInt64, status: Status, results: [ItemResult], refused: Refused? = nil) {
+    public init(batchID: UInt64, status: Status, results: [ItemResult], refused: Refused? = nil, latestSequence: UInt64? = nil) {
         self.batchID = batchID
         self.status = status
         self.results = results
         self.refused = refused
+        self.latestSequence = latestSequence
     }
 }

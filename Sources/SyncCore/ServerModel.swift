@@ -140,8 +140,10 @@ public struct ServerModel: Sendable, Equatable {
         default: nil
         }
         return PushResponse(
-            batchID: batch.batchID, status: status, results: answer.results.map { .init(item: $0.key, outcome: $0.outcome) },
-            refused: reason.flatMap { answer.refused.isEmpty ? nil : PushResponse.Refused(reason: $0, items: answer.refused) })
+            batchID: batch.batchID, status: status,
+            results: answer.results.map { .init(item: $0.key, outcome: $0.outcome, sequence: $0.sequence) },
+            refused: reason.flatMap { answer.refused.isEmpty ? nil : PushResponse.Refused(reason: $0, items: answer.refused) },
+            latestSequence: status == .committed ? answer.latestSequence : nil)
     }
 
     /// Decides a batch with ``BatchMerge/decide(_:in:limits:merge:)`` over this account's state and

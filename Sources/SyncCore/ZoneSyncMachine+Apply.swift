@@ -5,7 +5,7 @@ extension ZoneSyncMachine {
     /// it is now. Only between rounds; ignored while one runs.
     public mutating func receiveHeld(_ items: [ChangedItem<ItemVersion>]) -> [SyncAction] {
         guard phase == .idle else { return [] }
-        return items.flatMap { apply($0.versions, to: $0.item, resyncing: false) }
+        return items.flatMap { apply($0.versions, to: $0.item, at: $0.sequence, resyncing: false) }
     }
 
     /// Applies one item's current server state: validates it, resolves siblings (with the local
@@ -15,7 +15,15 @@ extension ZoneSyncMachine {
     /// server's versions descends from any more, is stale: the server forgot that value's fate
     /// (its deletion was purged), so the copy is dropped instead of competing (the horizon rule,
     /// for an item the server knows again through an unrelated write).
-    mutating func apply(_ versions: [ItemVersion], to item: ItemID, resyncing: Bool, deletionsCollectedAt: Int64? = nil) -> [SyncAction] {
+    ///
+    /// `sequence` is where the server listed the item; it becomes the record's, or raises it
+    /// (it replaces it when `replacingSequence`: the server's sequences went back, decision 0188).
+    mutating func apply(
+        _ versions: [ItemVersion], to item: ItemID, at sequence: UInt64, resyncing: Bool, deletionsCollectedAt: Int64? = nil,
+        replacingSequence: Bool = false
+    ) -> [SyncAction] {
+        // Even a rejected item holds the server's sequence now, so it does not refuse the next page.
+        if replacingSequence, state.records[item] != nil { state.records[item]?.sequence = sequence }
         let record = state.records[item]
         if let rejection = validate(versions, against: record) { return [.reject(item, rejection)] }
         let incoming = ConflictResolution.maximal(versions)
@@ -72,7 +80,9 @@ extension ZoneSyncMachine {
         seen.join(version.vector)
         // A version set aside stays aside while it is still the local version.
         let refusal = isPending && record?.version == version ? record?.refusal : nil
-        state.records[item] = .init(version: version, isPending: isPending, baseline: incoming.map(\.vector), seen: seen, refusal: refusal)
+        let listedAt = replacingSequence ? sequence : max(record?.sequence ?? 0, sequence)
+        state.records[item] = .init(
+            version: version, isPending: isPending, baseline: incoming.map(\.vector), seen: seen, refusal: refusal, sequence: listedAt)
         return actions
     }
 

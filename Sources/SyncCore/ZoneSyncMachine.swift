@@ -54,6 +54,10 @@ public struct ZoneSyncMachine: Sendable {
     /// (a lost state file, a re-enrolment): its copies may be of items deleted meanwhile (decision
     /// 0175). Not durable: the driver sets it again at every start.
     public var returnsWithoutState = false
+    /// Set when the machine refused a page as older than what the server already told it
+    /// (decision 0188) and nothing was taken since: the answer to the resent pull is taken even if
+    /// it is as old, since the server insists on that state.
+    var refusedAnOldPage = false
 
     /// A machine for a device that never synced `zone`.
     public init(device: DeviceID, zone: ZoneID, configuration: Configuration = Configuration()) {
@@ -122,7 +126,8 @@ public struct ZoneSyncMachine: Sendable {
             vector: vector, isDeleted: change.content == nil, modifiedAt: change.modifiedAt,
             device: state.device, content: change.content ?? [], overwritten: seen
         )
-        state.records[change.item] = .init(version: version, isPending: true, baseline: record?.baseline ?? [], seen: vector)
+        state.records[change.item] = .init(
+            version: version, isPending: true, baseline: record?.baseline ?? [], seen: vector, sequence: record?.sequence ?? 0)
         return []
     }
 
@@ -178,8 +183,9 @@ public struct ZoneSyncMachine: Sendable {
         }
         if response.status == .committed {
             for (pushed, result) in zip(batch.items, response.results) where result.item == pushed.item {
-                acknowledge(pushed)
+                acknowledge(pushed, at: result.sequence)
             }
+            if let latest = response.latestSequence { state.latestSequence = max(state.latestSequence, latest) }
         }
         return pull(after: state.cursor, mentioned: nil)
     }
@@ -190,19 +196,35 @@ public struct ZoneSyncMachine: Sendable {
         guard case .pulling(let request, var mentioned) = phase, request.requestID == response.requestID else {
             return []
         }
+        let refusedBefore = refusedAnOldPage
+        refusedAnOldPage = false
         switch response {
         case .cursorExpired:
             givingBack = false
             return pull(after: 0, mentioned: [])
         case .feedRestored:
+            // The server went back to a backup: what it reported before no longer bounds its feed.
             givingBack = true
+            state.latestSequence = 0
             return pull(after: 0, mentioned: [])
         case .changes(_, let items, let nextCursor, let hasMore, let collectedAt):
+            let isOld = predatesWhatTheServerSaid(items, nextCursor: nextCursor, hasMore: hasMore)
+            if isOld, !refusedBefore {
+                // Taken as a late answer: neither its items nor its cursor; the driver resends.
+                refusedAnOldPage = true
+                return []
+            }
+            // Asked again, the server answers as old: that is its state now (a restore without
+            // the sequence jump of 0153, or a server that holds back, which it can always do).
+            if isOld { state.latestSequence = min(state.latestSequence, nextCursor) }
             var actions: [SyncAction] = []
             for changed in items {
                 mentioned?.insert(changed.item)
-                actions += apply(changed.versions, to: changed.item, resyncing: mentioned != nil, deletionsCollectedAt: collectedAt)
+                actions += apply(
+                    changed.versions, to: changed.item, at: changed.sequence, resyncing: mentioned != nil,
+                    deletionsCollectedAt: collectedAt, replacingSequence: isOld || givingBack)
             }
+            if !hasMore { state.latestSequence = max(state.latestSequence, nextCursor) }
             if hasMore {
                 // A resync's position is not a feed cursor: a crash restarts the resync.
                 if mentioned == nil { state.cursor = nextCursor }
@@ -257,10 +279,22 @@ public struct ZoneSyncMachine: Sendable {
         return [.pull(request)]
     }
 
-    private mutating func acknowledge(_ pushed: PushedItem<ItemVersion>) {
+    private mutating func acknowledge(_ pushed: PushedItem<ItemVersion>, at sequence: UInt64?) {
         guard var record = state.records[pushed.item] else { return }
         record.baseline = [pushed.version.vector]
         if record.version == pushed.version { record.isPending = false }
+        if let sequence { record.sequence = max(record.sequence, sequence) }
         state.records[pushed.item] = record
+    }
+
+    /// Whether a page comes from an older state of the server than one it already reported to
+    /// this device (decision 0188): sequence numbers only grow on a server, so the page lists an
+    /// item below the sequence the server gave or listed it at before, or, the last of a pull,
+    /// ends the feed below the account's latest sequence that an earlier answer reported. During
+    /// the resync that follows a restore (0154) the items' sequences went back for good.
+    private func predatesWhatTheServerSaid(_ items: [ChangedItem<ItemVersion>], nextCursor: UInt64, hasMore: Bool) -> Bool {
+        if !hasMore, nextCursor < state.latestSequence { return true }
+        if givingBack { return false }
+        return items.contains { (state.records[$0.item]?.sequence ?? 0) > $0.sequence }
     }
 }

@@ -15,14 +15,22 @@ public struct ZoneSyncState: Hashable, Sendable {
         /// Why the pending version was set aside instead of pushed (the server refused it, or the
         /// device knows it would); nil for every other record. Cleared when the item changes.
         public var refusal: ItemRefusal?
+        /// The highest sequence number at which the server said it holds the item: the one it gave
+        /// a write of this device, or listed the item at; 0 when none is known. An honest server
+        /// never lists the item lower again (decision 0188).
+        public var sequence: UInt64
 
         /// Creates a record.
-        public init(version: ItemVersion, isPending: Bool, baseline: [VersionVector], seen: VersionVector, refusal: ItemRefusal? = nil) {
+        public init(
+            version: ItemVersion, isPending: Bool, baseline: [VersionVector], seen: VersionVector, refusal: ItemRefusal? = nil,
+            sequence: UInt64 = 0
+        ) {
             self.version = version
             self.isPending = isPending
             self.baseline = baseline
             self.seen = seen
             self.refusal = refusal
+            self.sequence = sequence
         }
 
         /// Whether the version is waiting to be pushed: pending and not set aside.
@@ -43,6 +51,10 @@ public struct ZoneSyncState: Hashable, Sendable {
     public var unansweredBatch: PushBatch<ItemVersion>?
     /// How many times the machine was restored; makes request IDs unique across restarts.
     public var epoch: UInt64 = 0
+    /// The highest latest sequence number of the account the server reported to this device (a
+    /// committed push's answer, a pull's last page); 0 when none. An honest server's feed never
+    /// ends below it again (decision 0188).
+    public var latestSequence: UInt64 = 0
     /// Per synchronizable item the device knows.
     public var records: [ItemID: Record] = [:]
 

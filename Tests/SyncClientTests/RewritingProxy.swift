@@ -8,6 +8,7 @@ import ProcessTesting
 /// - `wipe`: an incremental pull is answered `410 cursor_expired`, and the full resync that
 ///   follows gets the server's answer with every item taken out;
 /// - `replay`: the next incremental pull is answered with the recorded page, once; then `pass`;
+/// - `replayAlways`: every incremental pull is answered with the recorded page;
 /// - `hide`, `hideLast`: every non-empty page is served with its first (last) item taken out, the
 ///   rest (cursor, `hasMore`) as the server answered: the device is told it is in step without it;
 /// - `hideLastAndStatements`: as `hideLast`, and the keychain zone's statements are served as
@@ -24,7 +25,7 @@ import ProcessTesting
 /// (``serve(statement:of:zone:)``).
 final class RewritingProxy: Sendable {
     enum Mode: String, Sendable {
-        case pass, wipe, replay, hide, hideLast, hideLastAndStatements, hideKeyValue, shiftAndHide
+        case pass, wipe, replay, replayAlways, hide, hideLast, hideLastAndStatements, hideKeyValue, shiftAndHide
     }
 
     let url: String
@@ -232,8 +233,9 @@ final class RewritingProxy: Sendable {
                     self.forward()
                     body = json.dumps({"error": {"code": "cursor_expired", "message": "the cursor can no longer be served"}}).encode()
                     return self.answer(410, [("Content-Type", "application/json")], body)
-                if feed and current == "replay" and not resync and recorded is not None:
-                    set_mode("pass")
+                if feed and current in ("replay", "replayAlways") and not resync and recorded is not None:
+                    if current == "replay":
+                        set_mode("pass")
                     self.forward()
                     return self.answer(200, [("Content-Type", "application/json")], recorded)
                 status, headers, data = self.forward()

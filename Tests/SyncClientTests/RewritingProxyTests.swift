@@ -2,8 +2,9 @@ import Foundation
 import Testing
 
 /// A server that lies to one device, played by a rewriting proxy in front of the real server
-/// (issue 12): a forced empty resync deletes nothing and is reported; a replayed older version is
-/// refused and reported. Neither changes the device's items.
+/// (issue 12): a forced empty resync deletes nothing and is reported; a replayed older page is
+/// refused as an old answer and the pull resent (decision 0188), and one replayed again and again
+/// is taken, its older version refused and reported. None changes the device's items.
 @Suite(.serialized)
 struct RewritingProxyTests {
     @Test func aForcedEmptyResyncDeletesNothingAndIsReported() async throws {
@@ -31,7 +32,7 @@ struct RewritingProxyTests {
         }
     }
 
-    @Test func aReplayedOlderVersionIsRefusedAndReported() async throws {
+    @Test func aReplayedOlderPageIsRefusedAndAnOlderVersionIsReported() async throws {
         try await withProxiedDevice { a, b, proxy in
             try await a.add(service: "x", account: "max", password: "old")
             try await a.sync()
@@ -41,13 +42,23 @@ struct RewritingProxyTests {
             try await b.sync()
             #expect(try await b.password(service: "x", account: "max") == "new")
 
+            // Once: the page lists x below the sequence B knows it at; the pull is resent.
             try proxy.set(.replay)
+            let once = try await b.syncClient(["sync"])
+            #expect(once.status == 0, "\(once.stderr)")
+            #expect(once.stderr.contains("resending"), "\(once.stderr)")
+            #expect(try await b.password(service: "x", account: "max") == "new")
+
+            // Again and again: the server insists, so the page is taken, and its older version
+            // of x is refused (its vector goes backwards) and reported.
+            try proxy.set(.replayAlways)
             let replayed = try await b.syncClient(["sync"])
             #expect(replayed.status != 0)
             #expect(replayed.stderr.contains("rejected"), "\(replayed.stderr)")
             #expect(try await b.password(service: "x", account: "max") == "new")
 
             // The honest server again: in step, the newer value kept.
+            try proxy.set(.pass)
             let honest = try await b.syncClient(["sync"])
             #expect(honest.status == 0, "\(honest.stderr)")
             #expect(try await b.password(service: "x", account: "max") == "new")

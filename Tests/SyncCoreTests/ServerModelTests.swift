@@ -65,10 +65,12 @@ struct ServerModelTests {
         var server = ServerModel()
         let first = server.push(batch(a, 1, [(x, sealed([a: 1]))]), now: 0)
         _ = server.push(batch(a, 2, [(x, sealed([a: 2]))]), now: 0)
-        #expect(first == Fixtures.committed(1, [(x, .applied)]))
+        // Each answer says the sequence the write got and the account's latest (decision 0188).
+        #expect(first == PushResponse(batchID: 1, status: .committed, results: [.init(item: x, outcome: .applied, sequence: 1)], latestSequence: 1))
         #expect(server.push(batch(a, 1, [(x, sealed([a: 1]))]), now: 0) == PushResponse(batchID: 1, status: .superseded, results: []))
         let sequence = server.sequence
-        #expect(server.push(batch(a, 2, [(x, sealed([a: 2]))]), now: 0) == Fixtures.committed(2, [(x, .applied)]))
+        let remembered = PushResponse(batchID: 2, status: .committed, results: [.init(item: x, outcome: .applied, sequence: 2)], latestSequence: 2)
+        #expect(server.push(batch(a, 2, [(x, sealed([a: 2]))]), now: 0) == remembered)
         #expect(server.sequence == sequence)
     }
 

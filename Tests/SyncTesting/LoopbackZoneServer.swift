@@ -175,7 +175,8 @@ package struct LoopbackZoneServer: ZoneServer {
             let receipt = try await storage.upload(upload, limits: limits, now: serverNow())
             let response = PushResponse(
                 batchID: batch.batchID, status: .committed,
-                results: receipt.results.map { PushResponse.ItemResult(item: ItemID($0.id), outcome: $0.outcome) })
+                results: receipt.results.map { PushResponse.ItemResult(item: ItemID($0.id), outcome: $0.outcome, sequence: $0.sequence) },
+                latestSequence: receipt.latestSequence)
             observe(batch, response)
             return response
         } catch let error as SyncServerError {
