@@ -79,16 +79,17 @@ extension ZoneDriver {
         }
     }
 
-    /// The actions an answer led to; for an answer the machine ignored (it answers another
-    /// request: the machine still waits for its own), the request resent instead, as after a
-    /// lost answer, a few times in a round (decision 0185).
+    /// The actions an answer led to; for an answer the machine did not take (it answers another
+    /// request, or comes from an older server state than one the device has seen, decision 0188:
+    /// the machine still waits for its answer), the request resent instead, as after a lost
+    /// answer, a few times in a round (decision 0185).
     private func answered(_ next: [SyncAction], resent: inout Int) throws(SyncClientError) -> [SyncAction] {
         guard next.isEmpty, !machine.isIdle else { return next }
         resent += 1
         guard resent <= Self.maximumResends else {
-            throw SyncClientError(.serverError, "the server kept answering requests other than the one sent")
+            throw SyncClientError(.serverError, "the server kept answering other requests than the one sent, or from an older state")
         }
-        logger.warning("an answer to another request was ignored; resending", metadata: ["zone": "\(zone)"])
+        logger.warning("an answer was not taken (another request's, or older than what the server said before); resending", metadata: ["zone": "\(zone)"])
         return machine.retry()
     }
 
