@@ -101,7 +101,7 @@ extension ApprovalPayload {
         (statements ?? []).compactMap { handed in
             guard let member = log.currentMembers[handed.device],
                 let statement = try? ZoneStatement(verifying: handed.statement.bytes, publicKey: member.signingKey),
-                statement.account == account, statement.zone == handed.zone, statement.device == handed.device
+                statement.isAbout(account: account, zone: handed.zone, by: handed.device)
             else { return nil }
             return AcceptedStatement(
                 zone: ZoneID(handed.zone), device: handed.device, wire: handed.statement.bytes, number: statement.number,

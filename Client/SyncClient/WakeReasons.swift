@@ -51,9 +51,6 @@ package final class WakeReasons: Sendable {
 }
 
 extension WakeReasons.Noted {
-    /// Whether any reason at all was noted.
-    package var isEmpty: Bool { self == Self() }
-
     /// Whether a zone is due whose cursor is `cursor`: a change of it announced at a sequence the
     /// device has not pulled up to. The device's own pushes announce sequences its pull has
     /// already passed by the time the pass would run.

@@ -147,32 +147,43 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
         // resumed: the next starts from the committed state, as after a restart.
         if !machine.isIdle { restoreCommitted() }
         startReadingStatements()
+        let outcome: Result<SyncRoundReport, any Error>
         do {
-            try await prepare?()
-            isInitialSync = committed.cursor == 0
-            try takeLocalChanges(timeBound: try await server.modificationTimeBound())
-            var report = SyncRoundReport()
-            let released = try releaseHeld(report: &report)
-            // Never pushed and never pulled: the local items are reconciled before they are pushed.
-            let fresh = machine.state.cursor == 0 && machine.state.nextBatchID == 1
-            if machine.state.cursor == 0 { machine.returnsWithoutState = try local.hasSyncedBefore() }
-            try await perform(released + machine.startSync(reconcilingFirst: fresh), report: &report)
-            if report.inStep, try local.hasLocalChanges(after: progress.journalSequence, state: machine.state) {
-                report.inStep = false
-            }
-            await abandonStatements()
+            outcome = .success(try await takeChangesAndSync(prepare: prepare))
+        } catch {
+            outcome = .failure(error)
+        }
+        // Nothing of a round outlives it: a read of statements it did not take ends here.
+        await abandonStatements()
+        switch outcome {
+        case .success(let report):
             return report
-        } catch is LocalChangeRace {
-            await abandonStatements()
+        case .failure(is LocalChangeRace):
             // A local write beat the page to the local store: start again from the committed
             // state; the next round takes the write before it pulls the page again.
             restoreCommitted()
             return SyncRoundReport()
-        } catch {
-            await abandonStatements()
+        case .failure(let error):
             restoreCommitted()
             throw SyncClientError.mapped(error)
         }
+    }
+
+    /// The body of ``round(prepare:)``: prepare, take the local changes, push and pull.
+    private func takeChangesAndSync(prepare: (@Sendable () async throws -> Void)?) async throws -> SyncRoundReport {
+        try await prepare?()
+        isInitialSync = committed.cursor == 0
+        try takeLocalChanges(timeBound: try await server.modificationTimeBound())
+        var report = SyncRoundReport()
+        let released = try releaseHeld(report: &report)
+        // Never pushed and never pulled: the local items are reconciled before they are pushed.
+        let fresh = machine.state.cursor == 0 && machine.state.nextBatchID == 1
+        if machine.state.cursor == 0 { machine.returnsWithoutState = try local.hasSyncedBefore() }
+        try await perform(released + machine.startSync(reconcilingFirst: fresh), report: &report)
+        if report.inStep, try local.hasLocalChanges(after: progress.journalSequence, state: machine.state) {
+            report.inStep = false
+        }
+        return report
     }
 
     /// Starts again from the committed state, as a restart after a crash would.

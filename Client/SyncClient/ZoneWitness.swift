@@ -69,7 +69,7 @@ package struct ZoneWitness: Sendable {
             let candidates = [recorded[device]?.wire, served.statements.first { $0.device == device }?.statement.bytes]
             for wire in candidates.compactMap({ $0 }) {
                 guard let statement = try? ZoneStatement(verifying: wire, publicKey: key),
-                    statement.account == account, statement.zone == zone.rawValue, statement.device == device,
+                    statement.isAbout(account: account, zone: zone.rawValue, by: device),
                     statement.number > witnessed.own?.statement.number ?? 0
                 else { continue }
                 witnessed.own = (statement, ZoneStatement.hash(ofSigned: wire))
@@ -93,7 +93,7 @@ package struct ZoneWitness: Sendable {
             } catch {
                 throw SyncClientError(.untrustedAccountState, "zone \(zone): the server served a statement of device \(other.rawValue.prefix(12)) that does not verify")
             }
-            guard statement.account == account, statement.zone == zone.rawValue, statement.device == other else {
+            guard statement.isAbout(account: account, zone: zone.rawValue, by: other) else {
                 throw SyncClientError(.untrustedAccountState, "zone \(zone): the server served a statement of device \(other.rawValue.prefix(12)) about something else")
             }
             let hash = ZoneStatement.hash(ofSigned: wire)

@@ -100,6 +100,12 @@ public struct ZoneStatement: Sendable, Equatable {
         return bytes + (try key.signature(for: bytes))
     }
 
+    /// Whether the statement is `device`'s about `zone` of `account`: a verified signature says
+    /// who signed, this what the signer spoke of.
+    public func isAbout(account: String, zone: String, by device: DeviceID) -> Bool {
+        self.account == account && self.zone == zone && self.device == device
+    }
+
     /// Reads a statement's wire form and checks its signature against `publicKey`.
     ///
     /// - Throws: ``CryptoError`` ``CryptoError/Code/authenticationFailed`` for a malformed statement
