@@ -8,9 +8,9 @@ extension ZoneDriver {
     /// before it: the refresh of the key epochs and the pushes. Nothing without a witness.
     func startReadingStatements() {
         witnessed = nil
-        guard let witness else { return }
-        let zone = zone
-        statementsInFlight = Task { try await witness.served(zone) }
+        guard witness != nil else { return }
+        let server = server
+        statementsInFlight = Task { try await server.statements() }
     }
 
     /// Checks the statements read for this round against the recorded log, once, before the
@@ -59,7 +59,7 @@ extension ZoneDriver {
     func checkStatements(report: SyncRoundReport) throws -> ZoneStateView? {
         guard let witness, let witnessed, heldItems.isEmpty, report.rejected.isEmpty, report.unlisted == 0 else { return nil }
         let view = stateView(hasher: witness.hasher)
-        let now = ZoneTransport.milliseconds(Date())
+        let now = ZoneTransport.milliseconds(witness.now())
         // Only statements of the epoch this device verified the log at: a device that has not
         // read a later epoch yet may also lack its writes.
         let epoch = witnessed.log.epoch ?? VersionSealer.firstEpoch
@@ -78,10 +78,10 @@ extension ZoneDriver {
         guard let witness, let witnessed, let view else { return }
         try database.setAccountStateProblem(nil, zone: zone)
         if let own = witnessed.own?.statement, view.isStated(by: own), let madeAt = own.extent?.madeAt,
-            ZoneTransport.milliseconds(Date()) - madeAt < 24 * 3600 * 1000
+            ZoneTransport.milliseconds(witness.now()) - madeAt < 24 * 3600 * 1000
         {
             return
         }
-        try await witness.publish(view, position: machine.state.cursor, zone: zone, after: witnessed)
+        try await witness.publish(view, position: machine.state.cursor, to: server, after: witnessed)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import SyncCore
+import SyncProtocol
 
 /// The server's side of one zone as ``ZoneDriver`` talks to it: the HTTP endpoints
 /// (``ZoneTransport``), or, in the simulation and in-process tests, a loopback over a server
@@ -20,6 +21,13 @@ package protocol ZoneServer: Sendable {
 
     /// This device's clock and the server's, read now (decision 0108).
     func modificationTimeBound() async throws -> ModificationTimeBound
+
+    /// The latest signed statement of every device about the zone, as the server keeps them
+    /// (decision 0180); unchecked.
+    func statements() async throws -> StatementListResponse
+
+    /// Replaces this device's statement about the zone with `statement` (signed wire bytes).
+    func publishStatement(_ statement: [UInt8]) async throws
 }
 
 extension ZoneTransport: ZoneServer {

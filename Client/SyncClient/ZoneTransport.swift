@@ -93,4 +93,12 @@ package struct ZoneTransport: Sendable {
     package func acknowledge(_ cursor: UInt64) async throws {
         try await connection.send(.POST, base + "/acknowledge", body: AcknowledgeRequest(cursor: cursor))
     }
+
+    package func statements() async throws -> StatementListResponse {
+        try await connection.send(.GET, base + "/statements", body: nil, as: StatementListResponse.self)
+    }
+
+    package func publishStatement(_ statement: [UInt8]) async throws {
+        try await connection.send(.PUT, base + "/statement", body: StatementRequest(statement: Base64Bytes(statement)))
+    }
 }

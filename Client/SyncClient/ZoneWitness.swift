@@ -8,7 +8,6 @@ import SyncProtocol
 /// head this device verified, reads and verifies the other devices' latest statements about the
 /// zone, and publishes this device's own. The driver (``ZoneDriver``) decides when.
 package struct ZoneWitness: Sendable {
-    private let connection: ServerConnection
     private let database: ClientStateDatabase
     private let account: String
     private let device: DeviceID
@@ -20,20 +19,36 @@ package struct ZoneWitness: Sendable {
     private let verified = VerifiedLog()
     /// The hasher of the zone-state digest (the account key's epoch).
     package let hasher: ZoneStateDigest.Hasher
+    /// This device's clock: when a statement is made, and how old the ones it checks are.
+    package let now: @Sendable () -> Date
+
+    /// A witness for `device`, signing with `signingKey`; `keys` are the account's (shared with
+    /// the session, so an epoch learnt later counts).
+    package init(
+        database: ClientStateDatabase, account: String, device: DeviceID, signingKey: DeviceSigningKey, keys: AccountKeys,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) throws(SyncClientError) {
+        // The digest stays under the first epoch's key, as item IDs do (0120's amendment): every
+        // current device computes the same terms whichever epochs it has learned (decision 0180).
+        guard let firstKey = keys.accountKey(epoch: VersionSealer.firstEpoch) else {
+            throw SyncClientError(.localStorage, "the first epoch's account key is missing")
+        }
+        self.database = database
+        self.account = account
+        self.device = device
+        self.signingKey = signingKey
+        self.keys = keys
+        self.now = now
+        hasher = ZoneStateDigest.Hasher(accountKey: firstKey)
+    }
 
     /// The witness of a session's zones; nil for a device enrolled before identity keys existed
     /// (it neither publishes nor checks statements).
     package static func of(_ session: ClientSession) throws(SyncClientError) -> ZoneWitness? {
         guard let identity = try DeviceSecrets(keychain: session.keychain).identity() else { return nil }
-        // The digest stays under the first epoch's key, as item IDs do (0120's amendment): every
-        // current device computes the same terms whichever epochs it has learned (decision 0180).
-        guard let firstKey = session.keys.accountKey(epoch: VersionSealer.firstEpoch) else {
-            throw SyncClientError(.localStorage, "the first epoch's account key is missing")
-        }
-        return ZoneWitness(
-            connection: session.connection, database: session.database, account: session.enrolment.account,
-            device: session.enrolment.device, signingKey: identity.signingKey,
-            keys: session.keys, hasher: ZoneStateDigest.Hasher(accountKey: firstKey))
+        return try ZoneWitness(
+            database: session.database, account: session.enrolment.account, device: session.enrolment.device,
+            signingKey: identity.signingKey, keys: session.keys)
     }
 
     /// What a round starts from: the verified log, the current members' latest statements, and
@@ -45,13 +60,6 @@ package struct ZoneWitness: Sendable {
         package var statements: [ZoneStatement]
         /// This device's last statement about the zone, and its hash.
         package var own: (statement: ZoneStatement, hash: [UInt8])?
-    }
-
-    /// The statements of `zone` as the server serves them, not yet checked: a round reads them
-    /// before its first pull (decision 0190), so every statement describes a state the pull must
-    /// cover.
-    package func served(_ zone: ZoneID) async throws -> StatementListResponse {
-        try await connection.send(.GET, "/v1/zones/\(zone.rawValue)/statements", body: nil, as: StatementListResponse.self)
     }
 
     /// Checks the statements `served` for `zone` against the recorded log and the statements
@@ -117,14 +125,15 @@ package struct ZoneWitness: Sendable {
         return witnessed
     }
 
-    /// Signs and publishes this device's next statement about `zone`, `view` at `position`,
-    /// recording it first (so a lost answer skips a number rather than reusing one).
-    package func publish(_ view: ZoneStateView, position: UInt64, zone: ZoneID, after witnessed: Witnessed) async throws {
+    /// Signs and publishes to `server` this device's next statement about its zone, `view` at
+    /// `position`, recording it first (so a lost answer skips a number rather than reusing one).
+    package func publish(_ view: ZoneStateView, position: UInt64, to server: any ZoneServer, after witnessed: Witnessed) async throws {
+        let zone = server.zone
         let statement = ZoneStatement(
             account: account, zone: zone.rawValue, device: device, epoch: witnessed.log.epoch ?? VersionSealer.firstEpoch,
             number: (witnessed.own?.statement.number ?? 0) + 1, previous: witnessed.own?.hash ?? ZoneStatement.none,
             position: position, digest: view.digest, logHead: witnessed.log.head,
-            extent: .init(madeAt: ZoneTransport.milliseconds(Date()), frontier: view.frontier, liveFrontier: view.liveFrontier))
+            extent: .init(madeAt: ZoneTransport.milliseconds(now()), frontier: view.frontier, liveFrontier: view.liveFrontier))
         let wire: [UInt8]
         do {
             wire = try statement.signed(with: signingKey)
@@ -134,7 +143,7 @@ package struct ZoneWitness: Sendable {
         // The server keeps statements of at most 4 KiB (0121): an account past ~35 devices publishes none.
         guard wire.count <= 4 * 1024 else { return }
         try database.recordStatement(wire, number: statement.number, hash: ZoneStatement.hash(ofSigned: wire), zone: zone, device: device)
-        try await connection.send(.PUT, "/v1/zones/\(zone.rawValue)/statement", body: StatementRequest(statement: Base64Bytes(wire)))
+        try await server.publishStatement(wire)
     }
 
     /// The device log as this device verified it. `sync` and the daemon read the server's log on

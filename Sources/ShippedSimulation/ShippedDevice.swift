@@ -18,6 +18,8 @@ final class ShippedDevice: Sendable {
     /// What lives in the device's process: its ID, the state database and the drivers.
     struct Process {
         var device: DeviceID
+        /// The keys it signs its statements with (a new pair for each ID it enrols under).
+        var identity: DeviceIdentity
         var database: ClientStateDatabase?
         var driver: ZoneDriver<KeychainZone>?
         var keyValueDriver: ZoneDriver<KeyValueZone>?
@@ -34,34 +36,53 @@ final class ShippedDevice: Sendable {
     let settings: KeyValueStore
     let keyValueSealer: VersionSealer
     private let keys: AccountKeys
+    private let log: ShippedAccountLog
     /// The device's clock minus the run's, in milliseconds.
     let skew = Locked<Int64>(0)
+    /// The device's clock.
+    let now: @Sendable () -> Date
     private let process: Mutex<Process>
 
-    init(index: Int, directory: String, keys: AccountKeys, sealer: VersionSealer, clock: SimulatedClock) throws {
+    init(index: Int, directory: String, keys: AccountKeys, sealer: VersionSealer, log: ShippedAccountLog, clock: SimulatedClock) throws {
         self.index = index
         self.sealer = sealer
         self.keys = keys
+        self.log = log
         keychainPath = directory + "/device-\(index)/keychain.db"
         var configuration = Keychain.Configuration()
         configuration.runtimeDirectory = directory + "/runtime-\(index)"
         let skew = self.skew
-        configuration.now = { clock.date(skew: skew.value) }
+        now = { clock.date(skew: skew.value) }
+        configuration.now = now
         keychain = try Keychain.open(at: keychainPath, configuration: configuration)
         keyValues = try KeyValueDatabase.open(besideKeychainAt: keychainPath, configuration: .init(now: { clock.date(skew: skew.value) }))
         settings = try keyValues.store(named: Self.keyValueStoreName)
-        keyValueSealer = VersionSealer(keys: keys, account: "simulated", zone: settings.zone)
-        process = Mutex(Process(device: DeviceID("device-\(index)-0")!))
+        keyValueSealer = VersionSealer(keys: keys, account: ShippedSimulation.accountName, zone: settings.zone)
+        let device = DeviceID("device-\(index)-0")!
+        process = Mutex(Process(device: device, identity: try log.join(device).identity))
     }
 
     var device: DeviceID { process.withLock { $0.device } }
 
-    /// The process's state database, opened when there is none.
+    /// The process's state database, opened when there is none, with the device log recorded.
     private func database() throws -> ClientStateDatabase {
         if let database = process.withLock({ $0.database }) { return database }
         let database = try ClientStateDatabase(keychainPath: keychainPath, create: true)
+        try database.saveVerifiedDeviceLog(log.entries)
         process.withLock { $0.database = database }
         return database
+    }
+
+    /// Records the log's new entries, as `sync` does before its rounds once it read them.
+    func recordLog() throws {
+        try process.withLock { $0.database }?.saveVerifiedDeviceLog(log.entries)
+    }
+
+    /// The witness of the device's zones: its statements signed with its identity, on its clock.
+    private func witness() throws -> ZoneWitness {
+        let (device, identity) = process.withLock { ($0.device, $0.identity) }
+        return try ZoneWitness(
+            database: database(), account: ShippedSimulation.accountName, device: device, signingKey: identity.signingKey, keys: keys, now: now)
     }
 
     private static let configuration = ZoneSyncMachine.Configuration(pageSize: 7, maximumBatchSize: 5, maximumPushesPerRound: 4)
@@ -73,7 +94,7 @@ final class ShippedDevice: Sendable {
         let device = self.device
         let driver = try ZoneDriver(
             local: KeychainZone(keychain: keychain, sealer: sealer, device: device), database: database(), server: server(device),
-            sealer: sealer, device: device, configuration: Self.configuration, logger: Self.logger)
+            sealer: sealer, device: device, configuration: Self.configuration, witness: witness(), logger: Self.logger)
         process.withLock { $0.driver = driver }
         return driver
     }
@@ -85,7 +106,7 @@ final class ShippedDevice: Sendable {
         try keyValues.bind(toDevice: device)
         let driver = try ZoneDriver(
             local: KeyValueZone(store: settings, keys: keys), database: database(), server: server(device),
-            sealer: keyValueSealer, device: device, configuration: Self.configuration, logger: Self.logger)
+            sealer: keyValueSealer, device: device, configuration: Self.configuration, witness: witness(), logger: Self.logger)
         process.withLock { $0.keyValueDriver = driver }
         return driver
     }
@@ -99,7 +120,7 @@ final class ShippedDevice: Sendable {
     }
 
     /// Loses everything in memory: the next ``driver(server:)`` starts from the files.
-    func crash() { process.withLock { $0 = Process(device: $0.device) } }
+    func crash() { process.withLock { $0 = Process(device: $0.device, identity: $0.identity) } }
 
     /// Loses the sync state file as well and enrols again under a new device ID (the keychain
     /// keeps its items): the lost-state case of decision 0106.
@@ -109,7 +130,8 @@ final class ShippedDevice: Sendable {
             try FileManager.default.removeItem(atPath: path + suffix)
         }
         let device = DeviceID("device-\(index)-\(generation)")!
-        process.withLock { $0 = Process(device: device) }
+        let identity = try log.join(device).identity
+        process.withLock { $0 = Process(device: device, identity: identity) }
         return device
     }
 

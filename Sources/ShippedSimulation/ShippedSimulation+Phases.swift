@@ -169,6 +169,7 @@ extension ShippedSimulation {
         generations[index] += 1
         let device = try devices[index].loseStateAndEnrolAgain(generation: generations[index])
         try await register(device)
+        for other in devices { try other.recordLog() }
         ledger.stateLost(device: index)
         ledger.statistics.reEnrolments += 1
     }

@@ -57,6 +57,8 @@ package struct ShippedSimulation {
     /// The service of the items that never leave their device.
     static let localService = "local"
     static let syncedService = "synced"
+    /// The account's name, in every sealed blob and statement.
+    static let accountName = "simulated"
 
     let configuration: Configuration
     var random: SplitMix64
@@ -109,12 +111,14 @@ package struct ShippedSimulation {
         // From the seed: item IDs are keyed by it and order what a batch pushes, so a random key
         // made the same seed run differently.
         var keyBytes = SplitMix64(seed: configuration.seed ^ 0xACC0_4E7)
-        keys = AccountKeys(accountKey: try AccountKey(rawRepresentation: (0..<4).flatMap { _ in withUnsafeBytes(of: keyBytes.next().littleEndian, Array.init) }))
-        sealer = VersionSealer(keys: keys, account: "simulated", zone: .keychain)
+        let accountKey = try AccountKey(rawRepresentation: (0..<4).flatMap { _ in withUnsafeBytes(of: keyBytes.next().littleEndian, Array.init) })
+        keys = AccountKeys(accountKey: accountKey)
+        sealer = VersionSealer(keys: keys, account: Self.accountName, zone: .keychain)
+        let log = ShippedAccountLog(account: Self.accountName, accountKey: accountKey)
         online = Array(repeating: true, count: configuration.devices)
         generations = Array(repeating: 0, count: configuration.devices)
         for index in 0..<configuration.devices {
-            let device = try ShippedDevice(index: index, directory: directory, keys: keys, sealer: sealer, clock: clock)
+            let device = try ShippedDevice(index: index, directory: directory, keys: keys, sealer: sealer, log: log, clock: clock)
             devices.append(device)
             try await register(device.device)
         }

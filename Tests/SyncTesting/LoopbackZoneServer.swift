@@ -25,6 +25,8 @@ package struct LoopbackZoneServer: ZoneServer {
     /// A request of the driver.
     package enum Call: Sendable {
         case push, pull, acknowledge
+        /// Publishing this device's statement (decision 0180).
+        case publishStatement
     }
 
     /// What the network does with one call.
@@ -43,22 +45,29 @@ package struct LoopbackZoneServer: ZoneServer {
         case lateAnswer
     }
 
-    /// What a deliberately broken server does (only the simulation's broken-rule checks set it):
-    /// changes a batch before the storage sees it, answers one as stored without storing it, or
-    /// changes a page of the feed before the device sees it.
+    /// What a malicious or broken server does (the simulation's malicious faults and broken-rule
+    /// checks set it): changes a batch before the storage sees it, answers one as stored without
+    /// storing it, answers a pull with another answer (a page changed, an expired cursor), or
+    /// changes the statements it serves.
     package struct Tampering: Sendable {
         package var upload: @Sendable (PushBatch<SealedVersion>) -> PushBatch<SealedVersion>
         package var acknowledgeWithoutStoring: @Sendable (PushBatch<SealedVersion>) -> Bool
         package var page: @Sendable ([SyncCore.ChangedItem<SealedVersion>]) -> [SyncCore.ChangedItem<SealedVersion>]
+        package var answer: @Sendable (PullRequest, PullResponse<SealedVersion>) -> PullResponse<SealedVersion>
+        package var statements: @Sendable ([StatementMessage]) -> [StatementMessage]
 
         package init(
             upload: @escaping @Sendable (PushBatch<SealedVersion>) -> PushBatch<SealedVersion> = { $0 },
             acknowledgeWithoutStoring: @escaping @Sendable (PushBatch<SealedVersion>) -> Bool = { _ in false },
-            page: @escaping @Sendable ([SyncCore.ChangedItem<SealedVersion>]) -> [SyncCore.ChangedItem<SealedVersion>] = { $0 }
+            page: @escaping @Sendable ([SyncCore.ChangedItem<SealedVersion>]) -> [SyncCore.ChangedItem<SealedVersion>] = { $0 },
+            answer: @escaping @Sendable (PullRequest, PullResponse<SealedVersion>) -> PullResponse<SealedVersion> = { $1 },
+            statements: @escaping @Sendable ([StatementMessage]) -> [StatementMessage] = { $0 }
         ) {
             self.upload = upload
             self.acknowledgeWithoutStoring = acknowledgeWithoutStoring
             self.page = page
+            self.answer = answer
+            self.statements = statements
         }
     }
 
@@ -207,21 +216,23 @@ package struct LoopbackZoneServer: ZoneServer {
         let feed = try await storage.changes(ChangeQuery(
             account: account, zone: zone.rawValue, after: request.cursor, limit: min(request.limit, pageItems), maximumBytes: pageBytes,
             fullResync: request.isFullResync, device: device, now: serverNow()))
+        let answer: PullResponse<SealedVersion>
         switch feed {
         case .cursorExpired:
-            return .cursorExpired(requestID: request.requestID)
+            answer = .cursorExpired(requestID: request.requestID)
         case .restored:
-            return .feedRestored(requestID: request.requestID)
+            answer = .feedRestored(requestID: request.requestID)
         case .page(let page):
             let items = page.items.map { item in
                 SyncCore.ChangedItem(
                     item: ItemID(item.id), sequence: item.sequence,
                     versions: item.versions.map { SealedVersion(vector: $0.vector, isDeleted: $0.deleted, payload: $0.blob) })
             }
-            return .changes(
+            answer = .changes(
                 requestID: request.requestID, items: tampering?.page(items) ?? items, nextCursor: page.cursor, hasMore: page.hasMore,
                 deletionsCollectedAt: page.deletionsCollectedAtMilliseconds)
         }
+        return tampering?.answer(request, answer) ?? answer
     }
 
     package func acknowledge(_ cursor: UInt64) async throws {
@@ -239,6 +250,22 @@ package struct LoopbackZoneServer: ZoneServer {
         await deliverLateRequests()
         try fault(.acknowledge, .answer)
         if delivery == .lateAnswer { throw Lost() }
+    }
+
+    /// The zone's statements. No fault or delivery hook runs: the driver reads them concurrently
+    /// with its pushes (decision 0190), and a hook drawing from a shared random source would make
+    /// the order of draws, and so a seeded run, depend on scheduling. A malicious server changes
+    /// them through ``Tampering/statements``.
+    package func statements() async throws -> StatementListResponse {
+        let stored = try await storage.statements(zone: zone.rawValue, of: account)
+        let statements = stored.map { StatementMessage(device: $0.device, statement: Base64Bytes($0.statement)) }
+        return StatementListResponse(statements: tampering?.statements(statements) ?? statements)
+    }
+
+    package func publishStatement(_ statement: [UInt8]) async throws {
+        try fault(.publishStatement, .request)
+        try await storage.publishStatement(statement, zone: zone.rawValue, device: device, of: account, now: serverNow())
+        try fault(.publishStatement, .answer)
     }
 
     package func modificationTimeBound() async throws -> ModificationTimeBound {
