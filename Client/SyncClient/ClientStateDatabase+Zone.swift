@@ -15,6 +15,14 @@ extension ClientStateDatabase {
         }
     }
 
+    /// Which of a record's baseline versions are deletions (decision 0193); NULL in records
+    /// written before, read as none.
+    static func registerDeletedBaselineMigration(in migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v5-deleted-baseline") { db in
+            try db.execute(sql: "ALTER TABLE item_record ADD COLUMN deleted_baseline BLOB")
+        }
+    }
+
     /// What is durably kept per zone besides the machine's state.
     package struct ZoneProgress: Sendable, Equatable {
         /// The last keychain journal entry turned into local changes.
@@ -68,7 +76,7 @@ extension ClientStateDatabase {
                 state.latestSequence = UInt64(clamping: row[7] as Int64)
             }
             let rows = try Row.fetchCursor(
-                db, sql: "SELECT item, vector, deleted, sealed, pending, baseline, seen, refusal, sequence FROM item_record WHERE zone = ?",
+                db, sql: "SELECT item, vector, deleted, sealed, pending, baseline, seen, refusal, sequence, deleted_baseline FROM item_record WHERE zone = ?",
                 arguments: [zone.rawValue])
             while let row = try rows.next() {
                 let item = ItemID(row[0])
@@ -77,7 +85,8 @@ extension ClientStateDatabase {
                 state.records[item] = ZoneSyncState.Record(
                     version: version, isPending: row[4],
                     baseline: try StoredVectors.vectors(row[5]), seen: try StoredVectors.vector(row[6]),
-                    refusal: (row[7] as String?).flatMap(ItemRefusal.init(rawValue:)), sequence: UInt64(clamping: row[8] as Int64))
+                    refusal: (row[7] as String?).flatMap(ItemRefusal.init(rawValue:)), sequence: UInt64(clamping: row[8] as Int64),
+                    deletedBaseline: (row[9] as DatabaseValue).isNull ? [] : try StoredVectors.vectors(row[9]))
             }
             return (state, progress)
         }
@@ -116,8 +125,8 @@ extension ClientStateDatabase {
                     batch, progress.journalSequence, progress.lastSync?.timeIntervalSince1970, Int64(clamping: state.latestSequence),
                 ])
             let upsert = try db.cachedStatement(sql: """
-                INSERT OR REPLACE INTO item_record (zone, item, vector, deleted, sealed, pending, baseline, seen, refusal, sequence)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT OR REPLACE INTO item_record (zone, item, vector, deleted, sealed, pending, baseline, seen, refusal, sequence, deleted_baseline)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
             let delete = try db.cachedStatement(sql: "DELETE FROM item_record WHERE zone = ? AND item = ?")
             let candidates: [ItemID] = changed.map(Array.init)
@@ -134,7 +143,7 @@ extension ClientStateDatabase {
                     state.zone.rawValue, item.rawValue, StoredVectors.encode(record.version.vector), record.version.isDeleted,
                     Data(try sealer.seal(record.version, item: item, forLocalState: true)), record.isPending,
                     StoredVectors.encode(record.baseline), StoredVectors.encode(record.seen), record.refusal?.rawValue,
-                    Int64(clamping: record.sequence),
+                    Int64(clamping: record.sequence), StoredVectors.encode(record.deletedBaseline),
                 ])
             }
             try recordHeld(db, zone: state.zone, held)

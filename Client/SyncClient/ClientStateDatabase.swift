@@ -92,6 +92,7 @@ package final class ClientStateDatabase: Sendable {
         registerHeldArrivalMigration(in: &migrator)
         registerStatementMigration(in: &migrator)
         registerSequenceMigration(in: &migrator)
+        registerDeletedBaselineMigration(in: &migrator)
         return migrator
     }
 

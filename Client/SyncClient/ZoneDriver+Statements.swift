@@ -42,7 +42,9 @@ extension ZoneDriver {
         var cache = viewCache ?? ZoneStateViewCache(zone: zone.rawValue, hasher: hasher)
         let items = machine.state.records.lazy.map { item, record in
             (item: item, versions: record.baseline.map { vector in
-                ZoneStateVersion(vector: vector, isDeleted: vector == record.version.vector && record.version.isDeleted)
+                ZoneStateVersion(
+                    vector: vector,
+                    isDeleted: record.deletedBaseline.contains(vector) || (vector == record.version.vector && record.version.isDeleted))
             })
         }
         let view = cache.view(of: items)
@@ -65,6 +67,7 @@ extension ZoneDriver {
         let epoch = witnessed.log.epoch ?? VersionSealer.firstEpoch
         let comparable = witnessed.statements.lazy.filter { $0.epoch == epoch }
         if let finding = comparable.compactMap({ ZoneStatementCheck.compare(view, with: $0, now: now) }).first {
+            if ProcessInfo.processInfo.environment["DEBUG_STATEMENTS"] != nil { print("DEBUG finding by \(machine.state.device) zone \(zone): \(finding)\n  mine: \(debugTerms())\n  theirs frontier \(comparable.map { "\($0.device): \($0.extent!.frontier) live \($0.extent!.liveFrontier)" })\n  my frontier \(view.frontier) live \(view.liveFrontier)") }
             let reason = "zone \(zone): \(finding.explanation); the rest of this pull was not applied"
             try database.setAccountStateProblem(reason, zone: zone)
             throw SyncClientError(.untrustedAccountState, reason)
@@ -82,6 +85,15 @@ extension ZoneDriver {
         {
             return
         }
+        if ProcessInfo.processInfo.environment["DEBUG_STATEMENTS"] != nil { print("DEBUG publish by \(machine.state.device) zone \(zone) #\((witnessed.own?.statement.number ?? 0) + 1): \(debugTerms())") }
         try await witness.publish(view, position: machine.state.cursor, to: server, after: witnessed)
+    }
+}
+
+extension ZoneDriver {
+    func debugTerms() -> String {
+        machine.state.records.sorted { $0.key < $1.key }.map { item, record in
+            "\(item.rawValue.prefix(6)):[" + record.baseline.map { v in "\(v)\(record.deletedBaseline.contains(v) || (v == record.version.vector && record.version.isDeleted) ? "D" : "")" }.joined(separator: ",") + "]held=\(record.version.vector)\(record.version.isDeleted ? "D" : "")\(record.isPending ? "P" : "")"
+        }.joined(separator: " ")
     }
 }

@@ -82,7 +82,8 @@ extension ZoneSyncMachine {
         let refusal = isPending && record?.version == version ? record?.refusal : nil
         let listedAt = replacingSequence ? sequence : max(record?.sequence ?? 0, sequence)
         state.records[item] = .init(
-            version: version, isPending: isPending, baseline: incoming.map(\.vector), seen: seen, refusal: refusal, sequence: listedAt)
+            version: version, isPending: isPending, baseline: incoming.map(\.vector), seen: seen, refusal: refusal, sequence: listedAt,
+            deletedBaseline: incoming.filter(\.isDeleted).map(\.vector))
         return actions
     }
 
@@ -112,6 +113,7 @@ extension ZoneSyncMachine {
             }
             if record.isPending, !serverHadValue {
                 state.records[item]?.baseline = []
+                state.records[item]?.deletedBaseline = []
                 continue
             }
             if givingBack, !record.baseline.isEmpty, !localValueUnknown.contains(item) {

@@ -127,7 +127,8 @@ public struct ZoneSyncMachine: Sendable {
             device: state.device, content: change.content ?? [], overwritten: seen
         )
         state.records[change.item] = .init(
-            version: version, isPending: true, baseline: record?.baseline ?? [], seen: vector, sequence: record?.sequence ?? 0)
+            version: version, isPending: true, baseline: record?.baseline ?? [], seen: vector, sequence: record?.sequence ?? 0,
+            deletedBaseline: record?.deletedBaseline ?? [])
         return []
     }
 
@@ -282,6 +283,7 @@ public struct ZoneSyncMachine: Sendable {
     private mutating func acknowledge(_ pushed: PushedItem<ItemVersion>, at sequence: UInt64?) {
         guard var record = state.records[pushed.item] else { return }
         record.baseline = [pushed.version.vector]
+        record.deletedBaseline = pushed.version.isDeleted ? [pushed.version.vector] : []
         if record.version == pushed.version { record.isPending = false }
         if let sequence { record.sequence = max(record.sequence, sequence) }
         state.records[pushed.item] = record

@@ -10,6 +10,10 @@ public struct ZoneSyncState: Hashable, Sendable {
         /// The vectors of the item's versions the server last acknowledged or sent; empty when
         /// the server has never acknowledged a version of it.
         public var baseline: [VersionVector]
+        /// Those of ``baseline`` that are deletions, as the server sent or acknowledged them: what
+        /// every device in step knows alike of the server's versions (the digest of decision 0180
+        /// is computed from them, decision 0193).
+        public var deletedBaseline: [VersionVector]
         /// The join of every version of the item this device has seen.
         public var seen: VersionVector
         /// Why the pending version was set aside instead of pushed (the server refused it, or the
@@ -23,11 +27,12 @@ public struct ZoneSyncState: Hashable, Sendable {
         /// Creates a record.
         public init(
             version: ItemVersion, isPending: Bool, baseline: [VersionVector], seen: VersionVector, refusal: ItemRefusal? = nil,
-            sequence: UInt64 = 0
+            sequence: UInt64 = 0, deletedBaseline: [VersionVector] = []
         ) {
             self.version = version
             self.isPending = isPending
             self.baseline = baseline
+            self.deletedBaseline = deletedBaseline
             self.seen = seen
             self.refusal = refusal
             self.sequence = sequence
