@@ -67,8 +67,10 @@ extension ZoneDriver {
                 try applyEffects()
                 progress.lastSync = Date()
                 try commit()
-                try await server.acknowledge(machine.state.cursor)
+                // Stated before acknowledged: the server may collect a tombstone only once every
+                // active device's latest statement shows the deletion (decision 0193).
                 try await publishStatement(view)
+                try await server.acknowledge(machine.state.cursor)
                 report.inStep = true
             }
         }

@@ -66,7 +66,7 @@ extension ZoneDriver {
         // read a later epoch yet may also lack its writes.
         let epoch = witnessed.log.epoch ?? VersionSealer.firstEpoch
         let comparable = witnessed.statements.lazy.filter { $0.epoch == epoch }
-        if let finding = comparable.compactMap({ ZoneStatementCheck.compare(view, with: $0, now: now) }).first {
+        if let finding = comparable.compactMap({ ZoneStatementCheck.compare(view, with: $0, now: now, freshness: witness.freshness) }).first {
             if ProcessInfo.processInfo.environment["DEBUG_STATEMENTS"] != nil { print("DEBUG finding by \(machine.state.device) zone \(zone): \(finding)\n  mine: \(debugTerms())\n  theirs frontier \(comparable.map { "\($0.device): \($0.extent!.frontier) live \($0.extent!.liveFrontier)" })\n  my frontier \(view.frontier) live \(view.liveFrontier)") }
             let reason = "zone \(zone): \(finding.explanation); the rest of this pull was not applied"
             try database.setAccountStateProblem(reason, zone: zone)

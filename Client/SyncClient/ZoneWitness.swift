@@ -21,12 +21,15 @@ package struct ZoneWitness: Sendable {
     package let hasher: ZoneStateDigest.Hasher
     /// This device's clock: when a statement is made, and how old the ones it checks are.
     package let now: @Sendable () -> Date
+    /// How long another device's statement counts for the "withheld" check, milliseconds: the
+    /// server's device inactivity limit (``ZoneStatementCheck/freshness``, its default).
+    package let freshness: Int64
 
     /// A witness for `device`, signing with `signingKey`; `keys` are the account's (shared with
     /// the session, so an epoch learnt later counts).
     package init(
         database: ClientStateDatabase, account: String, device: DeviceID, signingKey: DeviceSigningKey, keys: AccountKeys,
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = { Date() }, freshness: Int64 = ZoneStatementCheck.freshness
     ) throws(SyncClientError) {
         // The digest stays under the first epoch's key, as item IDs do (0120's amendment): every
         // current device computes the same terms whichever epochs it has learned (decision 0180).
@@ -39,6 +42,7 @@ package struct ZoneWitness: Sendable {
         self.signingKey = signingKey
         self.keys = keys
         self.now = now
+        self.freshness = freshness
         hasher = ZoneStateDigest.Hasher(accountKey: firstKey)
     }
 

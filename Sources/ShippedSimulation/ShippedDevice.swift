@@ -43,8 +43,15 @@ final class ShippedDevice: Sendable {
     let now: @Sendable () -> Date
     private let process: Mutex<Process>
 
-    init(index: Int, directory: String, keys: AccountKeys, sealer: VersionSealer, log: ShippedAccountLog, clock: SimulatedClock) throws {
+    /// The server's device inactivity limit, ms: how long another device's statement counts.
+    private let inactivityLimit: Int64
+
+    init(
+        index: Int, directory: String, keys: AccountKeys, sealer: VersionSealer, log: ShippedAccountLog, inactivityLimit: Int64,
+        clock: SimulatedClock
+    ) throws {
         self.index = index
+        self.inactivityLimit = inactivityLimit
         self.sealer = sealer
         self.keys = keys
         self.log = log
@@ -82,7 +89,8 @@ final class ShippedDevice: Sendable {
     private func witness() throws -> ZoneWitness {
         let (device, identity) = process.withLock { ($0.device, $0.identity) }
         return try ZoneWitness(
-            database: database(), account: ShippedSimulation.accountName, device: device, signingKey: identity.signingKey, keys: keys, now: now)
+            database: database(), account: ShippedSimulation.accountName, device: device, signingKey: identity.signingKey, keys: keys, now: now,
+            freshness: inactivityLimit)
     }
 
     private static let configuration = ZoneSyncMachine.Configuration(pageSize: 7, maximumBatchSize: 5, maximumPushesPerRound: 4)

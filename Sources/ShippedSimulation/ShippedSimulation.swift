@@ -118,7 +118,7 @@ package struct ShippedSimulation {
         online = Array(repeating: true, count: configuration.devices)
         generations = Array(repeating: 0, count: configuration.devices)
         for index in 0..<configuration.devices {
-            let device = try ShippedDevice(index: index, directory: directory, keys: keys, sealer: sealer, log: log, clock: clock)
+            let device = try ShippedDevice(index: index, directory: directory, keys: keys, sealer: sealer, log: log, inactivityLimit: configuration.inactivityLimit, clock: clock)
             devices.append(device)
             try await register(device.device)
         }

@@ -74,9 +74,12 @@ public enum ZoneStatementFinding: Sendable, Equatable {
 
 /// The rules by which a device checks other devices' statements (decision 0180); pure.
 public enum ZoneStatementCheck {
-    /// How long (milliseconds) a statement counts for the "withheld" check: the server collects
-    /// a deletion's tombstone 30 days after it, and an older statement may name a write whose only
-    /// trace was such a tombstone.
+    /// How long (milliseconds) a statement counts for the "withheld" check by default: the
+    /// server's default device inactivity limit (30 days). A device that stated it holds a write
+    /// stops holding the write's tombstone back once it has been silent that long, so an older
+    /// statement may name a write whose only trace was a tombstone since collected. A device that
+    /// keeps syncing publishes its statement before it acknowledges (decision 0193), so its latest
+    /// statement never names a write whose tombstone it let the server collect.
     public static let freshness: Int64 = 30 * 24 * 3600 * 1000
 
     /// The one number and hash of a device's statement this device verified last.
@@ -111,11 +114,15 @@ public enum ZoneStatementCheck {
     /// current member's statement verified before that pull began, at `now` (milliseconds).
     ///
     /// - Every write live in `theirs` must be in `mine` (a later state holds the write or a
-    ///   version descending from it), unless `theirs` is older than ``freshness``.
+    ///   version descending from it), unless `theirs` is older than `freshness` (the server's
+    ///   device inactivity limit), or made at a time ahead of `now` (a clock ahead of this
+    ///   device's: how old it is cannot be told, decision 0193).
     /// - When both hold exactly the same writes, the live versions must be the same.
-    public static func compare(_ mine: ZoneStateView, with theirs: ZoneStatement, now: Int64) -> ZoneStatementFinding? {
+    public static func compare(
+        _ mine: ZoneStateView, with theirs: ZoneStatement, now: Int64, freshness: Int64 = freshness
+    ) -> ZoneStatementFinding? {
         guard let extent = theirs.extent else { return nil }
-        if now - extent.madeAt <= freshness, !mine.frontier.descends(from: extent.liveFrontier) {
+        if (0...freshness).contains(now - extent.madeAt), !mine.frontier.descends(from: extent.liveFrontier) {
             return .withheld(theirs.device)
         }
         if mine.frontier == extent.frontier, !mine.digest.matches(theirs.digest) {
