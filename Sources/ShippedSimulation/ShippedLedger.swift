@@ -149,6 +149,9 @@ package struct ShippedStatistics: Sendable {
     package var setAside = 0
     /// Syncs after healing that rejected versions of an answer held back (tried once more).
     package var rejectedLateAnswers = 0
+    /// Syncs after healing that found the served state older than another device's statement
+    /// (an answer held back; tried once more), and findings of the faulty phase's rounds.
+    package var accountStateFindings = 0
     /// Writes and removals of keys of the devices' key-value store (zone `kv.settings`).
     package var keyValueWrites = 0
     package var keyValueRemovals = 0
@@ -188,6 +191,7 @@ package struct ShippedStatistics: Sendable {
         largeWrites += other.largeWrites
         setAside += other.setAside
         rejectedLateAnswers += other.rejectedLateAnswers
+        accountStateFindings += other.accountStateFindings
         keyValueWrites += other.keyValueWrites
         keyValueRemovals += other.keyValueRemovals
     }

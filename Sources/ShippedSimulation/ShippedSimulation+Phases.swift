@@ -1,4 +1,5 @@
 import Foundation
+import SyncServer
 import KeychainModel
 import KeychainStore
 import SyncClient
@@ -209,9 +210,17 @@ extension ShippedSimulation {
                             break
                         } catch let error as SyncClientError where error.code == .rejectedVersions && attempt == 1 {
                             ledger.statistics.rejectedLateAnswers += 1
+                        } catch let error as SyncClientError where error.code == .untrustedAccountState && attempt == 1 {
+                            // A late answer of the faulty phase showed the device an older state
+                            // than another device stated: reported, nothing applied; the next
+                            // round, with a fresh answer, must clear it.
+                            ledger.statistics.accountStateFindings += 1
                         } catch {
                             let underlying = (error as? SyncClientError)?.underlying.map { " (\($0))" } ?? ""
                             ledger.incidents.append("device \(index) failed to sync\(zone) after the faults healed: \(error)\(underlying)")
+                            if ProcessInfo.processInfo.environment["DEBUG_STATEMENTS"] != nil, case .page(let page) = try await storage.changes(ChangeQuery(account: account, zone: "keychain", after: 0, limit: 1000, maximumBytes: 1 << 30, fullResync: true, device: devices[index].device, now: clock.date())) {
+                                for item in page.items { print("SERVER \(item.id.prefix(6)) seq \(item.sequence): \(item.versions.map { "\($0.vector)\($0.deleted ? "D" : "")" })") }
+                            }
                             return false
                         }
                     }

@@ -124,6 +124,10 @@ extension ZoneSyncMachine {
             if record.version.isDeleted, !localValueUnknown.contains(item) { continue }
             localValueUnknown.remove(item)
             state.records[item]?.isPending = false
+            // The server holds nothing of it now: the state's view of the server (the baselines,
+            // which statements describe, decision 0193) says so too.
+            state.records[item]?.baseline = []
+            state.records[item]?.deletedBaseline = []
             actions.append(.unlisted(item))
         }
         // Taken by the local store before a crash, unknown to the state, and no longer listed.
