@@ -55,6 +55,7 @@ extension ZoneDriver {
             case .keepInHistory(let item, let version):
                 effects.append(.keepInHistory(item, version))
             case .unlisted(let item):
+                if ProcessInfo.processInfo.environment["DEBUG_STATEMENTS"] != nil { print("DEBUG unlisted by \(machine.state.device) zone \(zone): \(item.rawValue.prefix(6)) record \(machine.state.records[item].map { "\($0.version.vector) pending \($0.isPending)" } ?? "none") cursor \(machine.state.cursor)") }
                 logger.warning("a full resync did not list an item; kept", metadata: ["zone": "\(zone)", "item": "\(item)"])
                 problems.append((item, SyncRoundReport.unlistedProblem))
                 report.unlisted += 1

@@ -69,6 +69,9 @@ extension ZoneDriver {
         if let finding = comparable.compactMap({ ZoneStatementCheck.compare(view, with: $0, now: now, freshness: witness.freshness) }).first {
             if ProcessInfo.processInfo.environment["DEBUG_STATEMENTS"] != nil { print("DEBUG finding by \(machine.state.device) zone \(zone): \(finding)\n  mine: \(debugTerms())\n  theirs frontier \(comparable.map { "\($0.device): \($0.extent!.frontier) live \($0.extent!.liveFrontier)" })\n  my frontier \(view.frontier) live \(view.liveFrontier)") }
             let reason = "zone \(zone): \(finding.explanation); the rest of this pull was not applied"
+            // What this device was shown may be short of the feed itself (an answer that did not
+            // list everything): the next round reads it all again.
+            resyncsNextRound = true
             try database.setAccountStateProblem(reason, zone: zone)
             throw SyncClientError(.untrustedAccountState, reason)
         }

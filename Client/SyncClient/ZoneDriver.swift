@@ -53,6 +53,9 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
     var statementsInFlight: Task<StatementListResponse, any Error>?
     /// The log and statements checked before the first pull of the round in progress.
     var witnessed: ZoneWitness.Witnessed?
+    /// Whether the next round reads the whole feed again: a round found the state it was served
+    /// short of another device's statement (decision 0193).
+    var resyncsNextRound = false
     /// The digest terms of the zone's items, kept between rounds (decision 0180).
     var viewCache: ZoneStateViewCache?
     var onProgress: (@Sendable (Int) -> Void)?
@@ -179,7 +182,9 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
         // Never pushed and never pulled: the local items are reconciled before they are pushed.
         let fresh = machine.state.cursor == 0 && machine.state.nextBatchID == 1
         if machine.state.cursor == 0 { machine.returnsWithoutState = try local.hasSyncedBefore() }
-        try await perform(released + machine.startSync(reconcilingFirst: fresh), report: &report)
+        let resyncing = resyncsNextRound
+        resyncsNextRound = false
+        try await perform(released + machine.startSync(reconcilingFirst: fresh, resyncing: resyncing), report: &report)
         if report.inStep, try local.hasLocalChanges(after: progress.journalSequence, state: machine.state) {
             report.inStep = false
         }

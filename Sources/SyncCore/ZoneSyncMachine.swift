@@ -138,12 +138,15 @@ public struct ZoneSyncMachine: Sendable {
     ///   a lost state file) whose local items were taken as they are: a full resync reconciles
     ///   them against the account's state before any of them is pushed (decision 0106). Only
     ///   while the zone was never pulled.
-    public mutating func startSync(reconcilingFirst: Bool = false) -> [SyncAction] {
+    /// - Parameter resyncing: Start with a full resync: the device found the state it was served
+    ///   short of what another device stated (decision 0193), and reads the whole feed again.
+    public mutating func startSync(reconcilingFirst: Bool = false, resyncing: Bool = false) -> [SyncAction] {
         guard phase == .idle else { return [] }
         pushesThisRound = 0
         if reconcilingFirst, isRecovering, state.unansweredBatch == nil, hasPendingChanges {
             return pull(after: 0, mentioned: [])
         }
+        if resyncing, state.unansweredBatch == nil { return pull(after: 0, mentioned: []) }
         return pushOrPull()
     }
 
