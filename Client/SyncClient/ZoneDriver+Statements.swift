@@ -54,7 +54,12 @@ extension ZoneDriver {
 
     /// Compares the state a pull ended in step with against the statements read before it, before
     /// anything of the last page is applied. A finding is recorded as the zone's account-state
-    /// problem and thrown, so the round applies and commits nothing more; none clears the problem.
+    /// problem and thrown, so the round applies and commits nothing more, and the next round reads
+    /// the whole feed again. If that full resync still falls short of a statement, what it served
+    /// is taken (the merge deletes nothing a server leaves out and takes no older version) and
+    /// stated, the problem stays, and the round throws once it committed (decision 0193): the
+    /// statement may be that of a device which was itself served less, and which can only tell
+    /// once this device states what it holds.
     ///
     /// Skipped while pulled items wait for the unlock or were rejected (the view lacks them), and
     /// after a resync that did not list items this device has (reported already, decision 0106).
@@ -68,9 +73,13 @@ extension ZoneDriver {
         let comparable = witnessed.statements.lazy.filter { $0.epoch == epoch }
         if let finding = comparable.compactMap({ ZoneStatementCheck.compare(view, with: $0, now: now, freshness: witness.freshness) }).first {
             if ProcessInfo.processInfo.environment["DEBUG_STATEMENTS"] != nil { print("DEBUG finding by \(machine.state.device) zone \(zone): \(finding)\n  mine: \(debugTerms())\n  theirs frontier \(comparable.map { "\($0.device): \($0.extent!.frontier) live \($0.extent!.liveFrontier)" })\n  my frontier \(view.frontier) live \(view.liveFrontier)") }
+            if readsWholeFeed {
+                let reason = "zone \(zone): \(finding.explanation), also after reading the whole feed again"
+                try database.setAccountStateProblem(reason, zone: zone)
+                standingFinding = reason
+                return view
+            }
             let reason = "zone \(zone): \(finding.explanation); the rest of this pull was not applied"
-            // What this device was shown may be short of the feed itself (an answer that did not
-            // list everything): the next round reads it all again.
             resyncsNextRound = true
             try database.setAccountStateProblem(reason, zone: zone)
             throw SyncClientError(.untrustedAccountState, reason)
@@ -82,7 +91,7 @@ extension ZoneDriver {
     /// since its last statement, or that one is a day old), and clears the account-state problem.
     func publishStatement(_ view: ZoneStateView?) async throws {
         guard let witness, let witnessed, let view else { return }
-        try database.setAccountStateProblem(nil, zone: zone)
+        if standingFinding == nil { try database.setAccountStateProblem(nil, zone: zone) }
         if let own = witnessed.own?.statement, view.isStated(by: own), let madeAt = own.extent?.madeAt,
             ZoneTransport.milliseconds(witness.now()) - madeAt < 24 * 3600 * 1000
         {

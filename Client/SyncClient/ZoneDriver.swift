@@ -56,6 +56,10 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
     /// Whether the next round reads the whole feed again: a round found the state it was served
     /// short of another device's statement (decision 0193).
     var resyncsNextRound = false
+    /// Whether the round in progress reads the whole feed again after such a finding.
+    var readsWholeFeed = false
+    /// A finding the round's full resync did not clear: thrown once the round committed.
+    var standingFinding: String?
     /// The digest terms of the zone's items, kept between rounds (decision 0180).
     var viewCache: ZoneStateViewCache?
     var onProgress: (@Sendable (Int) -> Void)?
@@ -182,9 +186,12 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
         // Never pushed and never pulled: the local items are reconciled before they are pushed.
         let fresh = machine.state.cursor == 0 && machine.state.nextBatchID == 1
         if machine.state.cursor == 0 { machine.returnsWithoutState = try local.hasSyncedBefore() }
-        let resyncing = resyncsNextRound
+        let starting = machine.startSync(reconcilingFirst: fresh, resyncing: resyncsNextRound)
+        readsWholeFeed = resyncsNextRound && starting.contains { if case .pull(let request) = $0 { request.isFullResync } else { false } }
         resyncsNextRound = false
-        try await perform(released + machine.startSync(reconcilingFirst: fresh, resyncing: resyncing), report: &report)
+        standingFinding = nil
+        try await perform(released + starting, report: &report)
+        if let standingFinding { throw SyncClientError(.untrustedAccountState, standingFinding) }
         if report.inStep, try local.hasLocalChanges(after: progress.journalSequence, state: machine.state) {
             report.inStep = false
         }

@@ -23,6 +23,8 @@ struct ShippedLedger {
         var received: Set<[UInt8]> = []
         var unreadable = 0
         var lostMessages = 0
+        /// Answers a malicious server changed (``ShippedMalice``).
+        var maliciousAnswers = 0
         var conflictsKept = 0
         /// The items each device ID pushed a deletion of that the server took.
         var acknowledgedDeletions: Set<String> = []
@@ -152,6 +154,8 @@ package struct ShippedStatistics: Sendable {
     /// Syncs after healing that found the served state older than another device's statement
     /// (an answer held back; tried once more), and findings of the faulty phase's rounds.
     package var accountStateFindings = 0
+    /// Answers the malicious server changed in the faulty phase.
+    package var maliciousAnswers = 0
     /// Writes and removals of keys of the devices' key-value store (zone `kv.settings`).
     package var keyValueWrites = 0
     package var keyValueRemovals = 0
@@ -163,6 +167,7 @@ package struct ShippedStatistics: Sendable {
         deliveredTwice = observed.deliveredTwice
         lateRequests = observed.lateRequests
         lateAnswers = observed.lateAnswers
+        maliciousAnswers = observed.maliciousAnswers
         refusedTooLarge = observed.refused[.tooLarge] ?? 0
         refusedQuota = observed.refused[.quotaExceeded] ?? 0
     }
@@ -192,6 +197,7 @@ package struct ShippedStatistics: Sendable {
         setAside += other.setAside
         rejectedLateAnswers += other.rejectedLateAnswers
         accountStateFindings += other.accountStateFindings
+        maliciousAnswers += other.maliciousAnswers
         keyValueWrites += other.keyValueWrites
         keyValueRemovals += other.keyValueRemovals
     }

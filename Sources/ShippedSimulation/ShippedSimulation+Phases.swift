@@ -135,6 +135,7 @@ extension ShippedSimulation {
                 _ = try await round()
             } catch {
                 ledger.statistics.failedRounds += 1
+                if (error as? SyncClientError)?.code == .untrustedAccountState { ledger.statistics.accountStateFindings += 1 }
             }
         }
         try await check(index)
@@ -197,8 +198,10 @@ extension ShippedSimulation {
     mutating func heal() async throws -> Bool {
         online = online.map { _ in true }
         faulty.value = false
+        var findings: [Int: String] = [:]
         for _ in 0..<8 {
             var changed = 0
+            findings = [:]
             for index in devices.indices {
                 let driver = try devices[index].driver(server: server(for: index))
                 let keyValueDriver = try devices[index].keyValueDriver(server: server(for: index, keyValues: true))
@@ -210,17 +213,19 @@ extension ShippedSimulation {
                             break
                         } catch let error as SyncClientError where error.code == .rejectedVersions && attempt == 1 {
                             ledger.statistics.rejectedLateAnswers += 1
-                        } catch let error as SyncClientError where error.code == .untrustedAccountState && attempt == 1 {
-                            // A late answer of the faulty phase showed the device an older state
-                            // than another device stated: reported, nothing applied; the next
-                            // round, with a fresh answer, must clear it.
+                        } catch let error as SyncClientError where error.code == .untrustedAccountState {
+                            // What the device was served fell short of another device's statement:
+                            // a late answer of the faulty phase, or the statement of a device that
+                            // was itself served less and has not read the feed again yet. Reported,
+                            // nothing applied, the next round reads the whole feed again; the pass
+                            // goes on, and the devices must settle in a later one.
                             ledger.statistics.accountStateFindings += 1
+                            findings[index] = "device \(index) failed to sync\(zone) after the faults healed: \(error)"
+                            changed += 1
+                            break
                         } catch {
                             let underlying = (error as? SyncClientError)?.underlying.map { " (\($0))" } ?? ""
                             ledger.incidents.append("device \(index) failed to sync\(zone) after the faults healed: \(error)\(underlying)")
-                            if ProcessInfo.processInfo.environment["DEBUG_STATEMENTS"] != nil, case .page(let page) = try await storage.changes(ChangeQuery(account: account, zone: "keychain", after: 0, limit: 1000, maximumBytes: 1 << 30, fullResync: true, device: devices[index].device, now: clock.date())) {
-                                for item in page.items { print("SERVER \(item.id.prefix(6)) seq \(item.sequence): \(item.versions.map { "\($0.vector)\($0.deleted ? "D" : "")" })") }
-                            }
                             return false
                         }
                     }
@@ -229,6 +234,7 @@ extension ShippedSimulation {
             }
             if changed == 0 { return true }
         }
+        ledger.incidents += findings.sorted { $0.key < $1.key }.map(\.value)
         return false
     }
 }

@@ -5,6 +5,7 @@ import KeychainStore
 import Synchronization
 import SyncClient
 import SyncCore
+import SyncProtocol
 import SyncServer
 import SyncSimulation
 import SyncTesting
@@ -43,7 +44,11 @@ package struct ShippedSimulation {
         /// the shipped transport stamps every answer with the current call's ID (decision 0172).
         package var lateAnswersKeepTheirIDs = false
         /// The rule the run breaks on purpose (nil: none), to show the checker catches it.
-        package var breakRule: ShippedBreak?
+        package var breakRule: ShippedBreak? {
+            didSet { if breakRule != nil { malice = nil } }
+        }
+        /// What the server does maliciously while the faults last (nil: nothing; one seed in three).
+        package var malice: ShippedMalice?
 
         package init(seed: UInt64, directory: String) {
             self.seed = seed
@@ -51,6 +56,7 @@ package struct ShippedSimulation {
             sendsBatchIDs = seed % 2 == 1
             maximumBytes = seed % 3 == 0 ? 2_500 : BatchMerge.Limits.defaultMaximumBytes
             maximumBlobBytes = seed % 2 == 0 ? 1_536 : VersionSealer.serverBlobLimit
+            malice = ShippedMalice.of(seed: seed)
         }
     }
 
@@ -76,6 +82,12 @@ package struct ShippedSimulation {
     let observed = Locked(ShippedLedger.Observed())
     /// The last live version of each item the pages served (for the broken variant that undoes deletions).
     let lastLive = Locked<[ItemID: SealedVersion]>([:])
+    /// The versions of each item the pages served, in order (for the malicious replays).
+    let servedVersions = Locked<[ItemID: [[SealedVersion]]]>([:])
+    /// The first statement of each device the server served (for the malicious replays), and
+    /// the random source of the statements' tampering.
+    let earlierStatements = Locked<[DeviceID: StatementMessage]>([:])
+    let statementFaults: Locked<SplitMix64>
     var ledger = ShippedLedger()
     let directory: String
 
@@ -100,6 +112,7 @@ package struct ShippedSimulation {
         self.configuration = configuration
         random = SplitMix64(seed: configuration.seed)
         faults = Locked(SplitMix64(seed: configuration.seed ^ 0x5EED_FA17))
+        statementFaults = Locked(SplitMix64(seed: configuration.seed ^ 0x57A7_E3E7))
         directory = configuration.directory + "/shipped-\(configuration.seed)-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory + "/server", withIntermediateDirectories: true)
         storage = try SQLiteStorage(directory: URL(fileURLWithPath: directory + "/server"))
@@ -134,7 +147,7 @@ package struct ShippedSimulation {
     func server(for index: Int, keyValues: Bool = false) -> (DeviceID) -> LoopbackZoneServer {
         let skew = devices[index].skew
         let limits = UploadLimits(maximumItemsPerAccount: 100_000, maximumBytesPerAccount: configuration.maximumBytes)
-        let tampering = keyValues ? nil : tampering()
+        let tampering = configuration.breakRule != nil ? (keyValues ? nil : tampering()) : malicious()
         let neverHeals = configuration.breakRule == .neverHeal
         let sealer = keyValues ? devices[index].keyValueSealer : sealer
         return { [storage, account, clock, faults, faulty, observed, configuration] device in
