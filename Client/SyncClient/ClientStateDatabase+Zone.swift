@@ -15,7 +15,7 @@ extension ClientStateDatabase {
         }
     }
 
-    /// Which of a record's baseline versions are deletions (decision 0193); NULL in records
+    /// Which of a record's baseline versions are deletions (decision 0203); NULL in records
     /// written before, read as none.
     static func registerDeletedBaselineMigration(in migrator: inout DatabaseMigrator) {
         migrator.registerMigration("v5-deleted-baseline") { db in

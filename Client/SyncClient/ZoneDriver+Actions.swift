@@ -55,7 +55,6 @@ extension ZoneDriver {
             case .keepInHistory(let item, let version):
                 effects.append(.keepInHistory(item, version))
             case .unlisted(let item):
-                if ProcessInfo.processInfo.environment["DEBUG_STATEMENTS"] != nil { print("DEBUG unlisted by \(machine.state.device) zone \(zone): \(item.rawValue.prefix(6)) record \(machine.state.records[item].map { "\($0.version.vector) pending \($0.isPending)" } ?? "none") cursor \(machine.state.cursor)") }
                 logger.warning("a full resync did not list an item; kept", metadata: ["zone": "\(zone)", "item": "\(item)"])
                 problems.append((item, SyncRoundReport.unlistedProblem))
                 report.unlisted += 1
@@ -72,7 +71,7 @@ extension ZoneDriver {
                 progress.lastSync = Date()
                 try commit()
                 // Stated before acknowledged: the server may collect a tombstone only once every
-                // active device's latest statement shows the deletion (decision 0193).
+                // active device's latest statement shows the deletion (decision 0203).
                 try await publishStatement(view)
                 try await server.acknowledge(machine.state.cursor)
                 report.inStep = true

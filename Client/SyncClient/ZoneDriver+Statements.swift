@@ -57,7 +57,7 @@ extension ZoneDriver {
     /// problem and thrown, so the round applies and commits nothing more, and the next round reads
     /// the whole feed again. If that full resync still falls short of a statement, what it served
     /// is taken (the merge deletes nothing a server leaves out and takes no older version) and
-    /// stated, the problem stays, and the round throws once it committed (decision 0193): the
+    /// stated, the problem stays, and the round throws once it committed (decision 0203): the
     /// statement may be that of a device which was itself served less, and which can only tell
     /// once this device states what it holds.
     ///
@@ -72,7 +72,6 @@ extension ZoneDriver {
         let epoch = witnessed.log.epoch ?? VersionSealer.firstEpoch
         let comparable = witnessed.statements.lazy.filter { $0.epoch == epoch }
         if let finding = comparable.compactMap({ ZoneStatementCheck.compare(view, with: $0, now: now, freshness: witness.freshness) }).first {
-            if ProcessInfo.processInfo.environment["DEBUG_STATEMENTS"] != nil { print("DEBUG finding by \(machine.state.device) zone \(zone): \(finding)\n  mine: \(debugTerms())\n  theirs frontier \(comparable.map { "\($0.device): \($0.extent!.frontier) live \($0.extent!.liveFrontier)" })\n  my frontier \(view.frontier) live \(view.liveFrontier)") }
             if readsWholeFeed {
                 let reason = "zone \(zone): \(finding.explanation), also after reading the whole feed again"
                 try database.setAccountStateProblem(reason, zone: zone)
@@ -97,15 +96,6 @@ extension ZoneDriver {
         {
             return
         }
-        if ProcessInfo.processInfo.environment["DEBUG_STATEMENTS"] != nil { print("DEBUG publish by \(machine.state.device) zone \(zone) #\((witnessed.own?.statement.number ?? 0) + 1): \(debugTerms())") }
         try await witness.publish(view, position: machine.state.cursor, to: server, after: witnessed)
-    }
-}
-
-extension ZoneDriver {
-    func debugTerms() -> String {
-        machine.state.records.sorted { $0.key < $1.key }.map { item, record in
-            "\(item.rawValue.prefix(6)):[" + record.baseline.map { v in "\(v)\(record.deletedBaseline.contains(v) || (v == record.version.vector && record.version.isDeleted) ? "D" : "")" }.joined(separator: ",") + "]held=\(record.version.vector)\(record.version.isDeleted ? "D" : "")\(record.isPending ? "P" : "")"
-        }.joined(separator: " ")
     }
 }

@@ -54,7 +54,7 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
     /// The log and statements checked before the first pull of the round in progress.
     var witnessed: ZoneWitness.Witnessed?
     /// Whether the next round reads the whole feed again: a round found the state it was served
-    /// short of another device's statement (decision 0193).
+    /// short of another device's statement (decision 0203).
     var resyncsNextRound = false
     /// Whether the round in progress reads the whole feed again after such a finding.
     var readsWholeFeed = false

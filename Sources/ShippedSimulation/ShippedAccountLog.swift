@@ -3,7 +3,7 @@ import Synchronization
 import SyncClient
 import SyncCore
 
-/// The run's device log (decision 0193): every device, and every new ID a device enrols under
+/// The run's device log (decision 0203): every device, and every new ID a device enrols under
 /// after losing its state, joins it with identity keys of its own, as a password enrolment does
 /// (an entry bound to the account key). Devices record it as `sync` does after reading the log,
 /// so their witnesses check each other's statements.

@@ -1,4 +1,4 @@
-/// What a malicious server does in a run's faulty phase (issue 12, item 5; decision 0193), on
+/// What a malicious server does in a run's faulty phase (issue 12, item 5; decision 0203), on
 /// some of its answers, to every device; it turns honest when the faults heal. Unlike a
 /// ``ShippedBreak`` it must not violate any property: the devices must lose nothing, bring
 /// nothing back and agree once the server is honest again, and they report what they can tell.

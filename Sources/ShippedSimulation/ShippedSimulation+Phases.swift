@@ -1,5 +1,4 @@
 import Foundation
-import SyncServer
 import KeychainModel
 import KeychainStore
 import SyncClient

@@ -47,7 +47,8 @@ package struct ShippedSimulation {
         package var breakRule: ShippedBreak? {
             didSet { if breakRule != nil { malice = nil } }
         }
-        /// What the server does maliciously while the faults last (nil: nothing; one seed in three).
+        /// What the server does maliciously while the faults last (nil: nothing; `sync-simulate
+        /// --malice` sets ``ShippedMalice/of(seed:)``).
         package var malice: ShippedMalice?
 
         package init(seed: UInt64, directory: String) {
@@ -56,7 +57,6 @@ package struct ShippedSimulation {
             sendsBatchIDs = seed % 2 == 1
             maximumBytes = seed % 3 == 0 ? 2_500 : BatchMerge.Limits.defaultMaximumBytes
             maximumBlobBytes = seed % 2 == 0 ? 1_536 : VersionSealer.serverBlobLimit
-            malice = ShippedMalice.of(seed: seed)
         }
     }
 

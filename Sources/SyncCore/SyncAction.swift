@@ -28,7 +28,7 @@ public enum SyncAction: Hashable, Sendable {
         case unknownWriteOfThisDevice
         /// An incremental page's versions leave out a version the server acknowledged or sent
         /// before, and none of them replaces it: a server serves an item's versions only ever
-        /// replaced by later ones (a replay of an older state, decision 0193).
+        /// replaced by later ones (a replay of an older state, decision 0203).
         case droppedAVersion
     }
 }

@@ -125,7 +125,7 @@ extension ZoneSyncMachine {
             localValueUnknown.remove(item)
             state.records[item]?.isPending = false
             // The server holds nothing of it now: the state's view of the server (the baselines,
-            // which statements describe, decision 0193) says so too.
+            // which statements describe, decision 0203) says so too.
             state.records[item]?.baseline = []
             state.records[item]?.deletedBaseline = []
             actions.append(.unlisted(item))

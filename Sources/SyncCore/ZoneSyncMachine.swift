@@ -139,7 +139,7 @@ public struct ZoneSyncMachine: Sendable {
     ///   them against the account's state before any of them is pushed (decision 0106). Only
     ///   while the zone was never pulled.
     /// - Parameter resyncing: Start with a full resync: the device found the state it was served
-    ///   short of what another device stated (decision 0193), and reads the whole feed again.
+    ///   short of what another device stated (decision 0203), and reads the whole feed again.
     public mutating func startSync(reconcilingFirst: Bool = false, resyncing: Bool = false) -> [SyncAction] {
         guard phase == .idle else { return [] }
         pushesThisRound = 0

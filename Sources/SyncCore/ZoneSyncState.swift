@@ -12,7 +12,7 @@ public struct ZoneSyncState: Hashable, Sendable {
         public var baseline: [VersionVector]
         /// Those of ``baseline`` that are deletions, as the server sent or acknowledged them: what
         /// every device in step knows alike of the server's versions (the digest of decision 0180
-        /// is computed from them, decision 0193).
+        /// is computed from them, decision 0203).
         public var deletedBaseline: [VersionVector]
         /// The join of every version of the item this device has seen.
         public var seen: VersionVector

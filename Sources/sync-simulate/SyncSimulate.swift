@@ -47,6 +47,9 @@ struct SyncSimulate: AsyncParsableCommand {
     @Flag(help: "With --shipped: an answer held back reaches the device under the ID of the call it answered (not the current call's).")
     var lateAnswersKeepIds = false
 
+    @Flag(help: "With --shipped: in one seed in three, the server is malicious while the faults last (withhold, replay, forced-resync, hide-statements in turn).")
+    var malice = false
+
     func validate() throws {
         if let devices, !(2...5).contains(devices) { throw ValidationError("--devices must be 2...5") }
         if seeds < 1 || operations < 1 { throw ValidationError("--seeds and --operations must be positive") }
@@ -96,6 +99,7 @@ struct SyncSimulate: AsyncParsableCommand {
         for seed in firstSeed..<(firstSeed + UInt64(seeds)) {
             var configuration = ShippedSimulation.Configuration(seed: seed, directory: directory)
             configuration.operations = operations
+            configuration.malice = malice && breakRule == nil ? ShippedMalice.of(seed: seed) : nil
             configuration.breakRule = breakRule
             configuration.lateAnswersKeepTheirIDs = lateAnswersKeepIds
             if let devices { configuration.devices = devices }

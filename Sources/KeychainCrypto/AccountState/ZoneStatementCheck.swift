@@ -78,7 +78,7 @@ public enum ZoneStatementCheck {
     /// server's default device inactivity limit (30 days). A device that stated it holds a write
     /// stops holding the write's tombstone back once it has been silent that long, so an older
     /// statement may name a write whose only trace was a tombstone since collected. A device that
-    /// keeps syncing publishes its statement before it acknowledges (decision 0193), so its latest
+    /// keeps syncing publishes its statement before it acknowledges (decision 0203), so its latest
     /// statement never names a write whose tombstone it let the server collect.
     public static let freshness: Int64 = 30 * 24 * 3600 * 1000
 
@@ -116,7 +116,7 @@ public enum ZoneStatementCheck {
     /// - Every write live in `theirs` must be in `mine` (a later state holds the write or a
     ///   version descending from it), unless `theirs` is older than `freshness` (the server's
     ///   device inactivity limit), or made at a time ahead of `now` (a clock ahead of this
-    ///   device's: how old it is cannot be told, decision 0193).
+    ///   device's: how old it is cannot be told, decision 0203).
     /// - When both hold exactly the same writes, the live versions must be the same.
     public static func compare(
         _ mine: ZoneStateView, with theirs: ZoneStatement, now: Int64, freshness: Int64 = freshness
