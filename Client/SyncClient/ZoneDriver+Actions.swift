@@ -59,11 +59,8 @@ extension ZoneDriver {
                 problems.append((item, SyncRoundReport.unlistedProblem))
                 report.unlisted += 1
             case .reject(let item, let rejection):
-                let reason = switch rejection {
-                case .vectorWentBackwards: "its version vector goes backwards"
-                case .unknownWriteOfThisDevice: "it claims a write of this device that this device never made"
-                case .droppedAVersion: "it leaves out a version the server held before, and nothing replaces it"
-                }
+                let reason = rejection == .vectorWentBackwards
+                    ? "its version vector goes backwards" : "it claims a write of this device that this device never made"
                 reject(item, reason, report: &report)
             case .synced:
                 let view = try checkStatements(report: report)

@@ -26,9 +26,5 @@ public enum SyncAction: Hashable, Sendable {
         case vectorWentBackwards
         /// The version claims a write by this device that this device never made.
         case unknownWriteOfThisDevice
-        /// An incremental page's versions leave out a version the server acknowledged or sent
-        /// before, and none of them replaces it: a server serves an item's versions only ever
-        /// replaced by later ones (a replay of an older state, decision 0203).
-        case droppedAVersion
     }
 }

@@ -25,7 +25,7 @@ extension ZoneSyncMachine {
         // Even a rejected item holds the server's sequence now, so it does not refuse the next page.
         if replacingSequence, state.records[item] != nil { state.records[item]?.sequence = sequence }
         let record = state.records[item]
-        if let rejection = validate(versions, against: record, resyncing: resyncing) { return [.reject(item, rejection)] }
+        if let rejection = validate(versions, against: record) { return [.reject(item, rejection)] }
         let incoming = ConflictResolution.maximal(versions)
         guard !incoming.isEmpty else { return [] }
         var seen = VersionVector.join(incoming.map(\.vector))
@@ -175,22 +175,12 @@ extension ZoneSyncMachine {
         return mayPredateCollectedDeletion(record, collectedAt: deletionsCollectedAt) ? .predatesCollection : .ownWrite
     }
 
-    /// Why the versions a page lists for an item are refused, if they are. Outside a full resync
-    /// every version of the baseline must be among them or below one of them: a live device holds
-    /// tombstones back until it pulled them, so an honest incremental page never leaves out what
-    /// the device last had without what replaced it. (A full resync may: a deletion collected,
-    /// then the item written anew; and a restored server gives back what it lost.)
-    private func validate(_ versions: [ItemVersion], against record: ZoneSyncState.Record?, resyncing: Bool) -> SyncAction.Rejection? {
+    private func validate(_ versions: [ItemVersion], against record: ZoneSyncState.Record?) -> SyncAction.Rejection? {
         for version in versions {
             if version.vector[state.device] > state.writeCounter { return .unknownWriteOfThisDevice }
             if let record, record.baseline.contains(where: { $0.compare(to: version.vector) == .dominates }) {
                 return .vectorWentBackwards
             }
-        }
-        if let record, !resyncing, !givingBack,
-            !record.baseline.allSatisfy({ held in versions.contains { $0.vector.descends(from: held) } })
-        {
-            return .droppedAVersion
         }
         return nil
     }
