@@ -124,9 +124,10 @@ extension ZoneSyncMachine {
             state.records[item]?.isPending = false
             actions.append(.unlisted(item))
         }
-        // Taken by the local store before a crash, unknown to the state, and no longer listed.
+        // Taken by the local store before a crash, or by an earlier enrolment, unknown to the state,
+        // and no longer listed. It stays unknown: the store still holds it, so a version listed
+        // later (a deletion above all) is applied to it (decision 0194).
         for item in localValueUnknown.sorted() where !mentioned.contains(item) && state.records[item] == nil {
-            localValueUnknown.remove(item)
             actions.append(.unlisted(item))
         }
         return actions
