@@ -105,7 +105,7 @@ extension ZoneSyncMachine {
         var actions: [SyncAction] = []
         for (item, record) in state.records.sorted(by: { $0.key < $1.key }) where !mentioned.contains(item) {
             let serverHadValue = record.baseline.contains { $0.descends(from: record.version.origin) }
-            if record.isPending, !serverHadValue, mayPredateCollectedDeletion(record, collectedAt: deletionsCollectedAt) {
+            if record.isPending, !serverHadValue, mayPredateCollectedDeletion(record, collectedAt: deletionsCollectedAt, listed: false) {
                 state.records[item]?.isPending = false
                 actions.append(.unlisted(item))
                 continue
@@ -136,13 +136,18 @@ extension ZoneSyncMachine {
     /// Whether `record`, a copy taken without sync state by a device that synced before, was last
     /// modified before the server last collected tombstones (within the clock window of 0108):
     /// then its item may have been deleted and the deletion collected.
-    private func mayPredateCollectedDeletion(_ record: ZoneSyncState.Record, collectedAt: Int64?) -> Bool {
+    ///
+    /// - Parameter listed: Whether the server lists the item. A listed item's versions tell
+    ///   whether an edit of a version the local store had applied is a later write; an item the
+    ///   server no longer lists at all had that version once, so it was deleted since, and the
+    ///   edit may be what was deleted: pushed before the state was lost, its answer lost (0196).
+    private func mayPredateCollectedDeletion(_ record: ZoneSyncState.Record, collectedAt: Int64?, listed: Bool = true) -> Bool {
         guard returnsWithoutState, isRecovering, record.baseline.isEmpty, !record.version.isDeleted, let collectedAt else {
             return false
         }
-        // A change built over a version the local store knows it had applied is an edit of that
-        // version, not a copy of unknown age.
-        guard record.version.vector.sortedEntries.allSatisfy({ $0.device == state.device }) else { return false }
+        // A listed item's change built over a version the local store knows it had applied is an
+        // edit of that version, not a copy of unknown age.
+        guard !listed || record.version.vector.sortedEntries.allSatisfy({ $0.device == state.device }) else { return false }
         return record.version.modifiedAt <= collectedAt &+ ModificationTimeBound.window
     }
 
