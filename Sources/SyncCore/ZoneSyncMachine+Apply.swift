@@ -40,7 +40,18 @@ extension ZoneSyncMachine {
             if record.isPending, !serverHasLocal, !forgotten {
                 let copy = resyncing && isRecovering && record.baseline.isEmpty
                     ? recoveredCopy(record, against: incoming, deletionsCollectedAt: deletionsCollectedAt) : .ownWrite
-                if copy != .ownWrite {
+                if copy == .laterDeletion {
+                    // A deletion replayed without state, made after every value the server has:
+                    // the later write it is (0175), though its vector may not show it (decision
+                    // 0196). It supersedes them; they go to history.
+                    var deletion = record.version
+                    for version in incoming where !version.isDeleted {
+                        deletion.overwritten.join(version.origin)
+                        recovered.append(.keepInHistory(item, version))
+                    }
+                    candidates = ConflictResolution.maximal(incoming + [deletion])
+                    localIsCandidate = candidates.contains(deletion)
+                } else if copy != .ownWrite {
                     // A copy from before the state was lost: the server's value, older than its
                     // deletion, or from before a collection of deletions. The server's versions
                     // stand alone; a copy with another value goes to history.
@@ -162,10 +173,18 @@ extension ZoneSyncMachine {
         /// A copy, on a device that synced before, last written before the server last collected
         /// deletions: it may be a value deleted since, whose tombstone is gone (decision 0175).
         case predatesCollection
+        /// A deletion, on a device that synced before, made after every live version the server
+        /// has: its vector may be built over an older version than the device showed (decision 0196).
+        case laterDeletion
     }
 
     func recoveredCopy(_ record: ZoneSyncState.Record, against incoming: [ItemVersion], deletionsCollectedAt: Int64?) -> RecoveredCopy {
         let local = record.version
+        if local.isDeleted, returnsWithoutState, incoming.contains(where: { !$0.isDeleted }),
+            incoming.allSatisfy({ $0.isDeleted || $0.modifiedAt <= local.modifiedAt })
+        {
+            return .laterDeletion
+        }
         if incoming.contains(where: { !$0.isDeleted && $0.content == local.content }) { return .sameAsServer }
         if !local.isDeleted, incoming.allSatisfy(\.isDeleted), let deletedAt = incoming.map(\.modifiedAt).max(),
             local.modifiedAt <= deletedAt
