@@ -95,13 +95,16 @@ extension ShippedSimulation {
         let key = Self.keyValueKeys[random.below(Self.keyValueKeys.count)]
         let current = try settings.string(forKey: key).map { Array($0.utf8) }
         if let current { ledger.left(device: index, value: current) }
+        let traced = "kv/\(key)" == Self.tracedItem
         if current != nil, random.chance(percent: 35) {
+            if traced { trace("  device \(index) user removes \(String(decoding: current!, as: UTF8.self))") }
             _ = try settings.removeValue(forKey: key)
             ledger.statistics.keyValueRemovals += 1
             return
         }
         ledger.nextValue += 1
         let value = "K\(ledger.nextValue)"
+        if traced { trace("  device \(index) user sets \(value) over \(current.map { String(decoding: $0, as: UTF8.self) } ?? "nothing")") }
         try settings.set(value, forKey: key)
         ledger.keyValueWrites.insert(Array(value.utf8))
         ledger.statistics.keyValueWrites += 1
@@ -176,7 +179,10 @@ extension ShippedSimulation {
     /// The online check after a device's round.
     mutating func check(_ index: Int) async throws {
         let values = try devices[index].values(synchronizable: true)
-        if let item = Self.tracedItem {
+        if let item = Self.tracedItem, item.hasPrefix("kv/") {
+            let value = try devices[index].keyValueValues()[String(item.dropFirst(3))]
+            trace("  device \(index) (\(devices[index].device)) shows \(value.map { String(decoding: $0, as: UTF8.self) } ?? "nothing")")
+        } else if let item = Self.tracedItem {
             trace("  device \(index) (\(devices[index].device)) shows \(values[item].map { String(decoding: $0, as: UTF8.self) } ?? "nothing")")
             try await traceRecord(of: item, on: index)
         }
