@@ -262,7 +262,13 @@ let networkTargets: [Target] = [
             .product(name: "Logging", package: "swift-log"),
         ],
         swiftSettings: swiftSettings),
-    .testTarget(name: "ShippedSimulationTests", dependencies: ["ShippedSimulation"], swiftSettings: swiftSettings),
+    .testTarget(
+        name: "ShippedSimulationTests",
+        dependencies: [
+            "ShippedSimulation", "SyncTesting", "SyncClient", "SyncServer", "SyncCore", "KeychainStore", "KeychainModel", "KeychainCrypto",
+            .product(name: "Logging", package: "swift-log"),
+        ],
+        swiftSettings: swiftSettings),
     .testTarget(
         name: "SyncServerTests",
         dependencies: [

@@ -124,7 +124,16 @@ package struct KeychainZone: ZoneLocalStore {
             let held = unchanged.isEmpty ? [] : Set(try keychain.synchronizableItems().map(\.key))
             tags = unchanged.filter { held.contains($0.key) }
         } else {
-            tags = try keychain.remoteVersionTags(owner: owner)
+            var own = try keychain.remoteVersionTags(owner: owner)
+            // An item an earlier enrolment took, unchanged since and unknown to this state: a
+            // resync no longer listed it and it was kept (decision 0106). The store holds it
+            // still, so a version listed later is applied to it, a deletion above all (0194).
+            let earlier = try keychain.unchangedRemoteVersionTags().filter { key, _ in
+                own[key] == nil && state.records[itemID(of: key)] == nil
+            }
+            let held = earlier.isEmpty ? [] : Set(try keychain.synchronizableItems().map(\.key))
+            for (key, tag) in earlier where held.contains(key) { own[key] = tag }
+            tags = own
         }
         for (key, tag) in tags {
             let item = itemID(of: key)

@@ -152,9 +152,11 @@ extension ZoneDriver {
                 logger.warning("pushed version refused; set aside", metadata: ["zone": "\(zone)", "item": "\(pushed.item)", "reason": "\(refusal)"])
                 problems.append((pushed.item, refusal.explanation))
                 report.setAside += 1
-            } else if response.status == .committed {
+            } else if response.status == .committed, machine.state.records[pushed.item]?.refusal == nil {
                 // The server took the item: whatever was wrong with it (set aside, or unlisted by a
-                // resync and then changed here to settle it, decision 0106) is settled.
+                // resync and then changed here to settle it, decision 0106) is settled. Not when
+                // the local version is set aside meanwhile: a batch resent after its answer was
+                // lost holds an older version, and the one set aside stays a problem (0193).
                 retried.remove(pushed.item)
                 problems.append((pushed.item, nil))
             }

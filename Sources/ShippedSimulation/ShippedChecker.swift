@@ -21,6 +21,8 @@ struct ShippedChecker {
         // not held to agreement on that device): the rest must agree.
         var compared: [[String: [UInt8]]] = []
         var asides: [Set<String>] = []
+        // Per device, the items it set aside because the server refused them (or would).
+        var refused: [Set<String>] = []
         // Every value some device still shows, kept and reported ones included.
         var held: Set<[UInt8]> = []
         for device in simulation.devices {
@@ -37,7 +39,8 @@ struct ShippedChecker {
                     violation(.noInventedValue, "device \(device.index) holds a value never written")
                 }
             }
-            let aside = Set(try setAside(device)).union(kept)
+            refused.append(Set(try setAside(device)))
+            let aside = refused[device.index].union(kept)
             for name in aside { values[name] = nil }
             compared.append(values)
             asides.append(aside)
@@ -63,9 +66,18 @@ struct ShippedChecker {
             violation(.acknowledgedWrites, "an acknowledged write of \(ledger.updates[value]?.name ?? "?") (\(ShippedLedger.label(value))) was lost")
         }
         // A value a user deleted is not live, and a value that left a device never came back to
-        // it, unless the deletion was lost with the device's sync state (counted instead).
+        // it, unless the deletion was lost with the device's sync state (counted instead), or the
+        // same device wrote the item again before the server took the deletion and that write is
+        // set aside, refused: to sync, delete-then-write is the write, an edit other devices do
+        // not get while it is refused, as any refused edit (decision 0195).
         let dropped = droppedDeletions(observed)
         for deletion in ledger.deletions where !dropped.contains(deletion.replaced ?? []) {
+            if let deviceID = deletion.deviceID, let item = deletion.item, refused[deletion.device].contains(deletion.name),
+                simulation.devices[deletion.device].device == deviceID,
+                !observed.acknowledgedDeletions.contains("\(deviceID)/\(item)")
+            {
+                continue
+            }
             if let seen = deletion.replaced, live?[deletion.name] == seen {
                 violation(.nothingComesBack, "a value of \(deletion.name) a user deleted came back")
             }

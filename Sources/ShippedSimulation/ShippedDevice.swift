@@ -121,10 +121,14 @@ final class ShippedDevice: Sendable {
 
     /// Whether the keychain zone's sync state holds `item`: the running driver's, else the
     /// committed one; looking makes no driver (that would run a start-up before the run does).
-    func stateHolds(_ item: ItemID) async throws -> Bool {
-        if let driver = process.withLock({ $0.driver }) { return await driver.records[item] != nil }
-        guard ClientStateDatabase.exists(forKeychain: keychainPath) else { return false }
-        return try database().loadZone(.keychain, device: device, sealer: sealer).0.records[item] != nil
+    func stateHolds(_ item: ItemID) async throws -> Bool { try await record(of: item) != nil }
+
+    /// The keychain zone's record of `item` in the running driver, else in the committed one;
+    /// looking makes no driver (that would run a start-up before the run does).
+    func record(of item: ItemID) async throws -> ZoneSyncState.Record? {
+        if let driver = process.withLock({ $0.driver }) { return await driver.records[item] }
+        guard ClientStateDatabase.exists(forKeychain: keychainPath) else { return nil }
+        return try database().loadZone(.keychain, device: device, sealer: sealer).0.records[item]
     }
 
     /// Loses everything in memory: the next ``driver(server:)`` starts from the files.

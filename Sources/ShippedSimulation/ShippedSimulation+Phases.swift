@@ -95,13 +95,16 @@ extension ShippedSimulation {
         let key = Self.keyValueKeys[random.below(Self.keyValueKeys.count)]
         let current = try settings.string(forKey: key).map { Array($0.utf8) }
         if let current { ledger.left(device: index, value: current) }
+        let traced = "kv/\(key)" == Self.tracedItem
         if current != nil, random.chance(percent: 35) {
+            if traced { trace("  device \(index) user removes \(String(decoding: current!, as: UTF8.self))") }
             _ = try settings.removeValue(forKey: key)
             ledger.statistics.keyValueRemovals += 1
             return
         }
         ledger.nextValue += 1
         let value = "K\(ledger.nextValue)"
+        if traced { trace("  device \(index) user sets \(value) over \(current.map { String(decoding: $0, as: UTF8.self) } ?? "nothing")") }
         try settings.set(value, forKey: key)
         ledger.keyValueWrites.insert(Array(value.utf8))
         ledger.statistics.keyValueWrites += 1
@@ -178,12 +181,35 @@ extension ShippedSimulation {
     /// The online check after a device's round.
     mutating func check(_ index: Int) async throws {
         let values = try devices[index].values(synchronizable: true)
-        if let item = Self.tracedItem { trace("  device \(index) (\(devices[index].device)) shows \(values[item].map { String(decoding: $0, as: UTF8.self) } ?? "nothing")") }
+        if let item = Self.tracedItem, item.hasPrefix("kv/") {
+            let value = try devices[index].keyValueValues()[String(item.dropFirst(3))]
+            trace("  device \(index) (\(devices[index].device)) shows \(value.map { String(decoding: $0, as: UTF8.self) } ?? "nothing")")
+        } else if let item = Self.tracedItem {
+            trace("  device \(index) (\(devices[index].device)) shows \(values[item].map { String(decoding: $0, as: UTF8.self) } ?? "nothing")")
+            try await traceRecord(of: item, on: index)
+        }
+        let cameBack = ledger.cameBack.count
         ledger.check(device: index, shows: Set(values.values).union(try devices[index].keyValueValues().values))
+        for (_, value) in ledger.cameBack.dropFirst(cameBack) { trace("  device \(index): \(ShippedLedger.label(value)) came back") }
     }
 
     /// The item `SHIPPED_TRACE` names (e.g. synced/item-2): its events are printed.
     static let tracedItem = ProcessInfo.processInfo.environment["SHIPPED_TRACE"]
+
+    /// Prints the traced item's record in the device's sync state, if it has one.
+    func traceRecord(of name: String, on index: Int) async throws {
+        let account = String(name.dropFirst(Self.syncedService.count + 1))
+        let item = sealer.itemID(of: PrimaryKey(itemClass: .genericPassword, attributes: Self.syncedAttributes(account)))
+        guard let record = try await devices[index].record(of: item) else { return }
+        func label(_ version: ItemVersion) -> String {
+            let value = ItemContent.decode(version.content).flatMap(\.data).map(ShippedLedger.label) ?? "?"
+            return version.isDeleted ? "deleted" : value
+        }
+        trace("    record: \(label(record.version)) \(record.version.vector) origin \(record.version.origin) at \(record.version.modifiedAt)"
+            + "\(record.isPending ? " pending" : "")\(record.refusal.map { " aside (\($0))" } ?? "") baseline \(record.baseline) seen \(record.seen)")
+        let database = try ClientStateDatabase(keychainPath: devices[index].keychainPath, create: false)
+        for problem in try database.problems(zone: .keychain) where problem.item == item.rawValue { trace("    problem: \(problem.reason.prefix(40))") }
+    }
 
     func trace(_ line: @autoclosure () -> String) {
         if Self.tracedItem != nil { print(line()) }

@@ -40,7 +40,18 @@ extension ZoneSyncMachine {
             if record.isPending, !serverHasLocal, !forgotten {
                 let copy = resyncing && isRecovering && record.baseline.isEmpty
                     ? recoveredCopy(record, against: incoming, deletionsCollectedAt: deletionsCollectedAt) : .ownWrite
-                if copy != .ownWrite {
+                if copy == .laterDeletion {
+                    // A deletion replayed without state, made after every value the server has:
+                    // the later write it is (0175), though its vector may not show it (decision
+                    // 0196). It supersedes them; they go to history.
+                    var deletion = record.version
+                    for version in incoming where !version.isDeleted {
+                        deletion.overwritten.join(version.origin)
+                        recovered.append(.keepInHistory(item, version))
+                    }
+                    candidates = ConflictResolution.maximal(incoming + [deletion])
+                    localIsCandidate = candidates.contains(deletion)
+                } else if copy != .ownWrite {
                     // A copy from before the state was lost: the server's value, older than its
                     // deletion, or from before a collection of deletions. The server's versions
                     // stand alone; a copy with another value goes to history.
@@ -106,7 +117,7 @@ extension ZoneSyncMachine {
         var actions: [SyncAction] = []
         for (item, record) in state.records.sorted(by: { $0.key < $1.key }) where !mentioned.contains(item) {
             let serverHadValue = record.baseline.contains { $0.descends(from: record.version.origin) }
-            if record.isPending, !serverHadValue, mayPredateCollectedDeletion(record, collectedAt: deletionsCollectedAt) {
+            if record.isPending, !serverHadValue, mayPredateCollectedDeletion(record, collectedAt: deletionsCollectedAt, listed: false) {
                 state.records[item]?.isPending = false
                 actions.append(.unlisted(item))
                 continue
@@ -130,9 +141,10 @@ extension ZoneSyncMachine {
             state.records[item]?.deletedBaseline = []
             actions.append(.unlisted(item))
         }
-        // Taken by the local store before a crash, unknown to the state, and no longer listed.
+        // Taken by the local store before a crash, or by an earlier enrolment, unknown to the state,
+        // and no longer listed. It stays unknown: the store still holds it, so a version listed
+        // later (a deletion above all) is applied to it (decision 0194).
         for item in localValueUnknown.sorted() where !mentioned.contains(item) && state.records[item] == nil {
-            localValueUnknown.remove(item)
             actions.append(.unlisted(item))
         }
         return actions
@@ -141,13 +153,18 @@ extension ZoneSyncMachine {
     /// Whether `record`, a copy taken without sync state by a device that synced before, was last
     /// modified before the server last collected tombstones (within the clock window of 0108):
     /// then its item may have been deleted and the deletion collected.
-    private func mayPredateCollectedDeletion(_ record: ZoneSyncState.Record, collectedAt: Int64?) -> Bool {
+    ///
+    /// - Parameter listed: Whether the server lists the item. A listed item's versions tell
+    ///   whether an edit of a version the local store had applied is a later write; an item the
+    ///   server no longer lists at all had that version once, so it was deleted since, and the
+    ///   edit may be what was deleted: pushed before the state was lost, its answer lost (0196).
+    private func mayPredateCollectedDeletion(_ record: ZoneSyncState.Record, collectedAt: Int64?, listed: Bool = true) -> Bool {
         guard returnsWithoutState, isRecovering, record.baseline.isEmpty, !record.version.isDeleted, let collectedAt else {
             return false
         }
-        // A change built over a version the local store knows it had applied is an edit of that
-        // version, not a copy of unknown age.
-        guard record.version.vector.sortedEntries.allSatisfy({ $0.device == state.device }) else { return false }
+        // A listed item's change built over a version the local store knows it had applied is an
+        // edit of that version, not a copy of unknown age.
+        guard !listed || record.version.vector.sortedEntries.allSatisfy({ $0.device == state.device }) else { return false }
         return record.version.modifiedAt <= collectedAt &+ ModificationTimeBound.window
     }
 
@@ -162,10 +179,18 @@ extension ZoneSyncMachine {
         /// A copy, on a device that synced before, last written before the server last collected
         /// deletions: it may be a value deleted since, whose tombstone is gone (decision 0175).
         case predatesCollection
+        /// A deletion, on a device that synced before, made after every live version the server
+        /// has: its vector may be built over an older version than the device showed (decision 0196).
+        case laterDeletion
     }
 
     func recoveredCopy(_ record: ZoneSyncState.Record, against incoming: [ItemVersion], deletionsCollectedAt: Int64?) -> RecoveredCopy {
         let local = record.version
+        if local.isDeleted, returnsWithoutState, incoming.contains(where: { !$0.isDeleted }),
+            incoming.allSatisfy({ $0.isDeleted || $0.modifiedAt <= local.modifiedAt })
+        {
+            return .laterDeletion
+        }
         if incoming.contains(where: { !$0.isDeleted && $0.content == local.content }) { return .sameAsServer }
         if !local.isDeleted, incoming.allSatisfy(\.isDeleted), let deletedAt = incoming.map(\.modifiedAt).max(),
             local.modifiedAt <= deletedAt
