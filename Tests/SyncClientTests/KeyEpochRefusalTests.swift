@@ -50,15 +50,7 @@ struct KeyEpochRefusalTests {
     /// before the device's entry is appended, so a refused enrolment leaves no member in the log.
     /// Served honestly, the same enrolment then succeeds.
     @Test func anEnrolmentIsRefusedWhenTheLogIsNotInTheEpochTheServerAnnounced() async throws {
-        try await withProxiedAccount(["a", "b"], proxied: []) { account in
-            let (a, b) = (account.devices[0], account.devices[1])
-            try await a.add(service: "before", account: "u", password: "before-secret")
-            try await a.sync()
-            let revoked = try await a.syncClient(["revoke", try await KeyEpochTests.deviceID(of: b)])
-            #expect(revoked.status == 0, "\(revoked.stderr)")
-            let before = try await Self.verifiedLog(of: a)
-            let epochEntry = try #require(before.entries.firstIndex { DeviceLogEntry(unverifiedWire: $0)?.kind == .epoch })
-
+        try await Self.withRevokedAccount { account, a, before, epochEntry in
             // The announcing read gets the log up to the epoch entry (epoch 1); the next read, all of it.
             let fresh = account.newDevice("fresh")
             let arguments = account.enrolment(of: fresh, throughProxy: true) + ["--recovery-key", account.recoveryKey]
@@ -85,16 +77,7 @@ struct KeyEpochRefusalTests {
     /// member is added. A really wrong password is still refused as one; served honestly, the same
     /// enrolment succeeds.
     @Test func aPasswordEnrolmentToldALowerEpochThanTheWrapsIsRefusedAsTheServersInconsistency() async throws {
-        try await withProxiedAccount(["a", "b"], proxied: []) { account in
-            let (a, b) = (account.devices[0], account.devices[1])
-            try await a.add(service: "before", account: "u", password: "before-secret")
-            try await a.sync()
-            let revoked = try await a.syncClient(["revoke", try await KeyEpochTests.deviceID(of: b)])
-            #expect(revoked.status == 0, "\(revoked.stderr)")
-            let before = try await Self.verifiedLog(of: a)
-            #expect(before.epoch == 2)
-            let epochEntry = try #require(before.entries.firstIndex { DeviceLogEntry(unverifiedWire: $0)?.kind == .epoch })
-
+        try await Self.withRevokedAccount { account, a, before, epochEntry in
             let fresh = account.newDevice("fresh")
             let arguments = account.enrolment(of: fresh, throughProxy: true)
             try account.proxy.serveShortDeviceLogOnce(entries: epochEntry)
@@ -118,6 +101,22 @@ struct KeyEpochRefusalTests {
             try await fresh.sync()
             #expect(try await fresh.password(service: "before", account: "u") == "before-secret")
             #expect(try KeyEpochTests.epochKeys(of: fresh).keys.sorted() == [1, 2])
+        }
+    }
+
+    /// Runs `body` with an account whose first device, a, wrote an item ("before") and revoked b:
+    /// the account, a, a's device log afterwards (epoch 2) and the position of its epoch entry.
+    static func withRevokedAccount(_ body: (ProxiedAccount, TestDevice, DeviceLog, Int) async throws -> Void) async throws {
+        try await withProxiedAccount(["a", "b"], proxied: []) { account in
+            let (a, b) = (account.devices[0], account.devices[1])
+            try await a.add(service: "before", account: "u", password: "before-secret")
+            try await a.sync()
+            let revoked = try await a.syncClient(["revoke", try await KeyEpochTests.deviceID(of: b)])
+            #expect(revoked.status == 0, "\(revoked.stderr)")
+            let before = try await Self.verifiedLog(of: a)
+            #expect(before.epoch == 2)
+            let epochEntry = try #require(before.entries.firstIndex { DeviceLogEntry(unverifiedWire: $0)?.kind == .epoch })
+            try await body(account, a, before, epochEntry)
         }
     }
 
