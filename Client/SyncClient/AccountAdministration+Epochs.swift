@@ -148,14 +148,16 @@ extension AccountAdministration {
     ///
     /// A device that holds the current epoch's key then seals it to the devices the epoch was
     /// started for and no entry seals it to (an interrupted `revoke`, decision 0200). That repair
-    /// does not hold up the round: when its append fails it is logged and tried again next time.
+    /// does not hold up the round: when it fails it is logged and tried again next round.
     package func refreshEpochs() async throws {
         do {
             let log = try await verifiedLog()
             guard !log.missingEpochWraps.isEmpty, let identity = try DeviceSecrets(keychain: session.keychain).identity() else { return }
             do {
                 _ = try await completeEpochWraps(log, exchange: logExchange(identity), identity: identity)
-            } catch let error as SyncClientError where error.code != .untrustedAccountState {
+            } catch let error as SyncClientError {
+                // Whatever it is (a refused append, a member's key that cannot be sealed to, a log
+                // changed under it), the next round reads the log again and checks it as always.
                 session.logger.warning(
                     "the current key epoch is not sealed to every device yet; trying again next round", metadata: ["error": "\(error.message)"])
             }
