@@ -67,8 +67,9 @@ package struct AccountAdministration: Sendable {
 
     /// Revokes a device: signs its revocation into the device log, then the server stops
     /// accepting its token and never lets its ID sign in again; then starts a new key epoch
-    /// (``startEpochIfNeeded(secrets:)``, decision 0176). Run again for a device already revoked,
-    /// it starts the epoch a revocation still lacks (a wrong password, a device that left).
+    /// (``startEpochIfNeeded(secrets:log:exchange:)``, decision 0176). Run again for a device
+    /// already revoked, it starts the epoch a revocation still lacks (a wrong password, a device
+    /// that left), or seals the epoch's key to the devices its follow-on entries missed (0200).
     ///
     /// The device log is read once, by the password check; the revocation and the epoch's entries
     /// are appended to that log through one exchange (which keeps every epoch key a re-read
