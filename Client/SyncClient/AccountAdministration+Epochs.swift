@@ -18,6 +18,9 @@ extension AccountAdministration {
         /// Whether the new key is sealed to the recovery key too (the log records its public key:
         /// accounts created since decision 0178).
         package var sealedToRecovery: Bool
+        /// How many wraps of the epoch's key this run appended for recipients that an earlier
+        /// run's follow-on entries missed (decision 0200); 0 when nothing was missing.
+        package var repairedWraps: Int = 0
     }
 
     /// Checks the password (the server's check) before anything changes, by making the server's
@@ -91,6 +94,8 @@ extension AccountAdministration {
         guard let key = exchange.epochKeys[epoch] else {
             throw SyncClientError(.untrustedAccountState, "epoch \(epoch) of the device log is not sealed to this device")
         }
+        // Owed by an earlier run (this run's own follow-ons are not a repair).
+        let owedBefore = won ? 0 : log.missingEpochWraps.count
         do {
             log = try await completeEpochWraps(log, exchange: exchange, identity: identity)
         } catch let error as SyncClientError {
@@ -107,7 +112,9 @@ extension AccountAdministration {
                 error.code, "epoch \(epoch) is in the device log, but the password's wrap was not moved to it (\(error.message)): run revoke again",
                 underlying: error)
         }
-        return EpochChange(epoch: epoch, madeHere: won, unreachable: won ? unreachable : [], sealedToRecovery: log.recoveryKey != nil)
+        return EpochChange(
+            epoch: epoch, madeHere: won, unreachable: won ? unreachable : [], sealedToRecovery: log.recoveryKey != nil,
+            repairedWraps: owedBefore - log.missingEpochWraps.count)
     }
 
     /// Seals the current epoch's key, in `epochKeys` entries of at most ``DeviceLog/wrapsPerEntry``
