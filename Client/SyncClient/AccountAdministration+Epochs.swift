@@ -159,7 +159,19 @@ extension AccountAdministration {
     package func refreshEpochs() async throws {
         do {
             let log = try await verifiedLog()
-            guard !log.missingEpochWraps.isEmpty, let identity = try DeviceSecrets(keychain: session.keychain).identity() else { return }
+            let missing = log.missingEpochWraps
+            guard !missing.isEmpty, let identity = try DeviceSecrets(keychain: session.keychain).identity() else { return }
+            if let epoch = log.epoch, session.keys.accountKey(epoch: epoch) == nil,
+                missing.contains(where: { $0.device == session.enrolment.device.rawValue })
+            {
+                // Said, not refused: the device keeps sealing under the epoch it holds.
+                session.logger.warning(
+                    """
+                    key epoch \(epoch) is not sealed to this device yet: what it writes stays under the older key until a device \
+                    holding the new one syncs or `sync-client revoke` is run again
+                    """)
+                return
+            }
             do {
                 _ = try await completeEpochWraps(log, exchange: logExchange(identity), identity: identity)
             } catch let error as SyncClientError {
