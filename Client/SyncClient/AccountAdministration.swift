@@ -67,26 +67,36 @@ package struct AccountAdministration: Sendable {
 
     /// Revokes a device: signs its revocation into the device log, then the server stops
     /// accepting its token and never lets its ID sign in again; then starts a new key epoch
-    /// (``startEpochIfNeeded(secrets:)``, decision 0176). Run again for a device already revoked,
-    /// it starts the epoch a revocation still lacks (a wrong password, a device that left).
+    /// (``startEpochIfNeeded(secrets:log:exchange:)``, decision 0176). Run again for a device
+    /// already revoked, it starts the epoch a revocation still lacks (a wrong password, a device
+    /// that left), or seals the epoch's key to the devices its follow-on entries missed (0200).
+    ///
+    /// The device log is read once, by the password check; the revocation and the epoch's entries
+    /// are appended to that log through one exchange (which keeps every epoch key a re-read
+    /// shows), and it is read again only when another device appended first (decision 0202).
     package func revoke(_ device: DeviceID, password: String) async throws -> EpochChange {
         // The password is checked before anything changes: a wrong one revokes nothing.
-        let secrets = try await checkedSecrets(password: password)
-        try await signRevocation(of: device)
-        return try await startEpochIfNeeded(secrets: secrets)
+        let (secrets, log) = try await checkedSecrets(password: password)
+        let exchange = logExchange(try identity())
+        let revoked = try await signRevocation(of: device, in: log, exchange: exchange)
+        return try await startEpochIfNeeded(secrets: secrets, log: revoked, exchange: exchange)
     }
 
     /// This device revokes itself (`leave`, decision 0135). It cannot start the next epoch (a
     /// revoked signer is refused): a remaining device does, with `revoke` (decision 0176).
     package func revokeThisDevice() async throws {
-        try await signRevocation(of: session.enrolment.device)
+        let log = try await verifiedLog()
+        _ = try await signRevocation(of: session.enrolment.device, in: log, exchange: logExchange(try identity()))
     }
 
-    private func signRevocation(of device: DeviceID) async throws {
-        let verified = try await verifiedLog()
-        if verified.currentMembers[device] != nil {
+    /// Signs `device`'s revocation into `verified` (the log as this command read it, `exchange`
+    /// knowing its keys) unless it is revoked already, then has the server revoke its token;
+    /// returns the log with the revocation.
+    private func signRevocation(of device: DeviceID, in verified: DeviceLog, exchange: DeviceLogExchange) async throws -> DeviceLog {
+        var log = verified
+        if log.currentMembers[device] != nil {
             let identity = try identity()
-            let log = try await logExchange(identity).append(extending: verified.entries) { log in
+            log = try await exchange.append(to: log) { log in
                 guard log.currentMembers[device] != nil else { return nil }
                 return try log.revoking(device, by: session.enrolment.device, identity: identity)
             }
@@ -97,6 +107,7 @@ package struct AccountAdministration: Sendable {
         } catch where ServerFailure.code(of: error) == ErrorCode.notFound {
             throw SyncClientError(.invalidInput, "the account has no device \(device)")
         }
+        return log
     }
 
     /// Sets whether new devices need an enrolled device's approval (decision 0134), as the holder of
@@ -115,6 +126,11 @@ package struct AccountAdministration: Sendable {
     /// The newest epoch's key, after reading the device log for epochs this device has not seen.
     func newestEpochKey() async throws -> (epoch: UInt32, key: AccountKey) {
         _ = try await verifiedLog()
+        return try newestHeldKey()
+    }
+
+    /// The newest epoch's key this device holds, without reading the log.
+    func newestHeldKey() throws(SyncClientError) -> (epoch: UInt32, key: AccountKey) {
         let epoch = session.keys.currentEpoch
         guard let key = session.keys.accountKey(epoch: epoch) else { throw SyncClientError(.localStorage, "the newest account key is missing") }
         return (epoch, key)

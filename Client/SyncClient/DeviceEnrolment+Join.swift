@@ -13,8 +13,11 @@ extension DeviceEnrolment {
         _ authorized: ServerConnection, signIn: SignInResponse, secrets: AccountSecrets, identity: DeviceIdentity,
         recoveryPublicKey: [UInt8]?
     ) async throws -> ([UInt32: AccountKey], DeviceLog) {
-        // The wrap binds its epoch: a server that names another one only makes it fail to open.
-        let epoch = try await DeviceLogExchange(connection: authorized, account: account, keys: [:]).announcedEpoch()
+        // One read of the log (decision 0202): the epoch it names picks the wrap to open (the wrap
+        // binds its epoch: a server that names another one only makes it fail to open), and the
+        // same entries are then verified with the key it opened.
+        let served = try await DeviceLogExchange(connection: authorized, account: account, keys: [:]).served()
+        let epoch = DeviceLogExchange.announcedEpoch(of: served)
         let exchange: DeviceLogExchange
         if let recoveryKey {
             // The recovery wrap holds epoch 1's key; later epochs are sealed to the
@@ -29,7 +32,8 @@ extension DeviceEnrolment {
         var log: DeviceLog
         var announcedAnother = false
         do {
-            log = try await exchange.append(extending: []) { log in
+            // Appended to the log as read; read again only when another device appended first.
+            log = try await exchange.append(to: try exchange.verify(served: served)) { log in
                 // Checked before this device's entry goes in: a refused enrolment leaves no member.
                 guard (log.epoch ?? VersionSealer.firstEpoch) == epoch else {
                     announcedAnother = true
@@ -45,7 +49,7 @@ extension DeviceEnrolment {
                 underlying: error)
         }
         if let recoveryPublicKey {
-            log = try await exchange.append(extending: log.entries) { log in
+            log = try await exchange.append(to: log) { log in
                 guard log.recoveryKey == nil, log.entries.count == 1 else { return nil }
                 return try log.recordingRecoveryKey(recoveryPublicKey, by: signIn.device, identity: identity)
             }

@@ -9,6 +9,10 @@ extension DeviceEnrolment {
     /// made under and the epoch. A wrap of an older epoch (the password was set by `recover`
     /// after a revocation, decision 0178, or a `revoke` stopped before it moved the wrap, 0181)
     /// is refused with what to do: its key no longer seals.
+    ///
+    /// Called once the server accepted the password's auth key: a wrap that opens under no epoch up
+    /// to `epoch` is the server's inconsistency (a wrap and a log that do not go together, or an
+    /// epoch announced lower than the log's), not a wrong password (decision 0201).
     static func openPasswordWrap(
         _ keys: AccountKeyBundle, secrets: AccountSecrets, account: String, epoch: UInt32 = VersionSealer.firstEpoch
     ) throws -> AccountKey {
@@ -36,7 +40,10 @@ extension DeviceEnrolment {
         } catch let error as SyncClientError {
             throw error
         } catch {
-            throw SyncClientError(.signInFailed, "the account key does not open with this password", underlying: error)
+            throw SyncClientError(
+                .untrustedAccountState,
+                "the server accepted the password, but the account key it sent does not open under epoch \(epoch), the epoch its device "
+                    + "log names: the server's account state is inconsistent", underlying: error)
         }
     }
 

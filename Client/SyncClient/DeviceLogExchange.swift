@@ -64,7 +64,26 @@ package struct DeviceLogExchange: Sendable {
     /// again locally, so the returned log is verified from the first entry.
     package func fetch(extending verified: [[UInt8]]) async throws -> DeviceLog {
         let start = max(verified.count - 1, 0)
-        let tail = try await servedEntries(from: start)
+        return try verify(served: try await servedEntries(from: start), from: start, extending: verified)
+    }
+
+    /// The whole log as the server serves it now, unverified: what an enrolling device reads once,
+    /// to learn the epoch the server announces (``announcedEpoch(of:)``) before it holds a key, and
+    /// then verifies with ``verify(served:)`` (decision 0202).
+    package func served() async throws -> [[UInt8]] {
+        try await servedEntries()
+    }
+
+    /// `served`, the whole log as read by ``served()``, verified from its first entry.
+    ///
+    /// - Throws: ``SyncClientError`` `untrustedAccountState` when an entry does not verify.
+    package func verify(served: [[UInt8]]) throws(SyncClientError) -> DeviceLog {
+        try verify(served: served, from: 0, extending: [])
+    }
+
+    /// The entries served from position `start` (this device's verified head, or 0), checked to
+    /// extend `verified` and verified from the first entry.
+    private func verify(served tail: [[UInt8]], from start: Int, extending verified: [[UInt8]]) throws(SyncClientError) -> DeviceLog {
         var log = DeviceLog(account: account)
         guard verified.isEmpty || tail.first == verified.last else {
             throw SyncClientError(
@@ -154,8 +173,18 @@ package struct DeviceLogExchange: Sendable {
     package func append(
         extending verified: [[UInt8]], _ make: (DeviceLog) throws -> [UInt8]?
     ) async throws -> DeviceLog {
-        for _ in 0..<Self.appendAttempts {
-            var log = try await fetch(extending: verified)
+        try await append(to: try await fetch(extending: verified), make)
+    }
+
+    /// Appends the entry `make` builds for `log` — a log verified by a read of this command (or
+    /// one it extended by its own appends) — without reading the log again (decision 0202): the
+    /// server takes an entry only at the position that follows its last one, so an entry built for
+    /// an outdated `log` is refused (`log_conflict`), and then the log is read again, verified to
+    /// extend `log`, and the entry rebuilt. `make` returns nil when the log needs no entry any more.
+    package func append(to log: DeviceLog, _ make: (DeviceLog) throws -> [UInt8]?) async throws -> DeviceLog {
+        var log = log
+        for attempt in 0..<Self.appendAttempts {
+            if attempt > 0 { log = try await fetch(extending: log.entries) }
             guard let entry = try make(log) else { return log }
             do {
                 try await connection.send(.POST, "/v1/device-log", body: DeviceLogAppendRequest(index: log.entries.count, entry: Base64Bytes(entry)))
@@ -174,10 +203,10 @@ package struct DeviceLogExchange: Sendable {
         throw SyncClientError(.busy, "other devices kept changing the device log; try again")
     }
 
-    /// The newest epoch the served log names, unverified (1 for an empty log): which epoch's
-    /// password wrap a new device opens, before it can verify anything (the wrap binds the epoch).
-    package func announcedEpoch() async throws -> UInt32 {
-        try await servedEntries().compactMap { DeviceLogEntry(unverifiedWire: $0)?.epoch }.max() ?? VersionSealer.firstEpoch
+    /// The newest epoch `served` names, unverified (1 for an empty log): which epoch's password
+    /// wrap a new device opens, before it can verify anything (the wrap binds the epoch).
+    package static func announcedEpoch(of served: [[UInt8]]) -> UInt32 {
+        served.compactMap { DeviceLogEntry(unverifiedWire: $0)?.epoch }.max() ?? VersionSealer.firstEpoch
     }
 
     /// Every entry the server serves, page by page, held to the server's bounds.
@@ -231,6 +260,33 @@ extension DeviceLog {
     /// server's 64 KiB bound on an entry (decision 0176).
     package static let wrapsPerEntry = 48
 
+    /// The recipients the current epoch's key is owed to and that no entry seals it to (decision
+    /// 0200): the current members with an agreement key that joined before the epoch's `epoch`
+    /// entry (the devices it was started for; a device that joined after it was handed the key by
+    /// its enrolment), and the recovery key when the log records one, minus every recipient the
+    /// `epoch` entry and its `epochKeys` entries name. Empty in epoch 1 and once the wraps are
+    /// complete; in device-ID order, the recovery key last.
+    package var missingEpochWraps: [(device: String, agreementKey: [UInt8])] {
+        guard let lastEpochChange, let epoch else { return [] }
+        var joinedBefore: Set<DeviceID> = []
+        var sealed: Set<String> = []
+        for (index, wire) in entries.enumerated() {
+            guard let entry = DeviceLogEntry(unverifiedWire: wire) else { continue }
+            if index < lastEpochChange, entry.kind == .add { joinedBefore.insert(entry.subject) }
+            if index >= lastEpochChange, entry.kind == .epoch || entry.kind == .epochKeys, entry.epoch == epoch,
+                let payload = EpochKeyPayload(encoded: entry.payload)
+            {
+                sealed.formUnion(payload.wraps.map(\.recipient))
+            }
+        }
+        var missing = currentMembers
+            .filter { joinedBefore.contains($0.key) && !$0.value.agreementKey.isEmpty && !sealed.contains($0.key.rawValue) }
+            .sorted { $0.key < $1.key }
+            .map { (device: $0.key.rawValue, agreementKey: $0.value.agreementKey) }
+        if let recoveryKey, !sealed.contains(Self.recoveryRecipient) { missing.append((device: Self.recoveryRecipient, agreementKey: recoveryKey)) }
+        return missing
+    }
+
     /// The entry by which `signer` starts epoch `epoch + 1` with `key`: `key` sealed to `recipients`
     /// (at most ``wrapsPerEntry``) and the current epoch's key, `current`, sealed under it.
     package func startingEpoch(
@@ -241,7 +297,8 @@ extension DeviceLog {
         return try epochEntry(.epoch, key: key, epoch: next, previousKey: current, recipients: recipients, by: signer, identity: identity)
     }
 
-    /// An `epochKeys` entry: more of the current epoch's wraps, by the signer of its `epoch` entry.
+    /// An `epochKeys` entry: more of the current epoch's wraps, by a current member that holds its
+    /// key (decision 0200).
     package func moreEpochKeys(
         _ key: AccountKey, recipients: [(device: String, agreementKey: [UInt8])], by signer: DeviceID, identity: DeviceIdentity
     ) throws(SyncClientError) -> [UInt8] {

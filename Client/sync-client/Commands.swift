@@ -220,6 +220,10 @@ struct RevokeCommand: AsyncParsableCommand {
             }
             print("revoked \(id)")
             print("key epoch \(change.epoch)\(change.madeHere ? ": a new account key, sealed to the remaining devices" : "")")
+            if change.repairedWraps > 0 {
+                let recipients = "\(change.repairedWraps) recipient\(change.repairedWraps == 1 ? "" : "s")"
+                print("key epoch \(change.epoch): sealed to the \(recipients) its entries had missed")
+            }
             for device in change.unreachable {
                 FileHandle.standardError.write(Data("sync-client: warning: device \(device) has no key-agreement key in the device log: it cannot read what is written from now on; enrol it again\n".utf8))
             }

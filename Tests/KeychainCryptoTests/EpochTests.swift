@@ -122,7 +122,7 @@ struct EpochTests {
         #expect(wire.count - payload.encoded.count < 400)
     }
 
-    @Test func theLogAcceptsEpochKeysOnlyFromTheEpochsSignerInItsEpoch() throws {
+    @Test func theLogAcceptsEpochKeysOnlyFromACurrentMemberInItsEpoch() throws {
         let a = DeviceSigningKey.generate()
         let b = DeviceSigningKey.generate()
         let deviceC = DeviceID("deviceC")!
@@ -151,14 +151,19 @@ struct EpochTests {
         #expect(throws: CryptoError.self) {
             try log.append(try entry(.epoch, Fixtures.deviceB, epoch: 2, signer: Fixtures.deviceB).signed(with: b), logKeys: logKeys)
         }
-        // More keys from another device, or for another epoch: refused; from the signer: accepted.
+        // More keys from a revoked device, for another epoch, or naming another subject: refused.
         #expect(throws: CryptoError.self) {
-            try log.append(try entry(.epochKeys, Fixtures.deviceB, epoch: 2, signer: Fixtures.deviceB).signed(with: b), logKeys: logKeys)
+            try log.append(try entry(.epochKeys, deviceC, epoch: 2, signer: deviceC).signed(with: c), logKeys: logKeys)
         }
         #expect(throws: CryptoError.self) {
             try log.append(try entry(.epochKeys, Fixtures.deviceA, epoch: 1, signer: Fixtures.deviceA).signed(with: a), logKeys: logKeys)
         }
+        #expect(throws: CryptoError.self) {
+            try log.append(try entry(.epochKeys, Fixtures.deviceA, epoch: 2, signer: Fixtures.deviceB).signed(with: b), logKeys: logKeys)
+        }
+        // From the epoch's signer, and from another current member completing its wraps (0200): accepted.
         try log.append(try entry(.epochKeys, Fixtures.deviceA, epoch: 2, signer: Fixtures.deviceA).signed(with: a), logKeys: logKeys)
+        try log.append(try entry(.epochKeys, Fixtures.deviceB, epoch: 2, signer: Fixtures.deviceB).signed(with: b), logKeys: logKeys)
         // A changed byte of a signed entry fails.
         var wire = try entry(.revoke, Fixtures.deviceB, epoch: 2, signer: Fixtures.deviceA).signed(with: a)
         let good = wire

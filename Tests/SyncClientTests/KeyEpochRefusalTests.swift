@@ -50,15 +50,7 @@ struct KeyEpochRefusalTests {
     /// before the device's entry is appended, so a refused enrolment leaves no member in the log.
     /// Served honestly, the same enrolment then succeeds.
     @Test func anEnrolmentIsRefusedWhenTheLogIsNotInTheEpochTheServerAnnounced() async throws {
-        try await withProxiedAccount(["a", "b"], proxied: []) { account in
-            let (a, b) = (account.devices[0], account.devices[1])
-            try await a.add(service: "before", account: "u", password: "before-secret")
-            try await a.sync()
-            let revoked = try await a.syncClient(["revoke", try await KeyEpochTests.deviceID(of: b)])
-            #expect(revoked.status == 0, "\(revoked.stderr)")
-            let before = try await Self.verifiedLog(of: a)
-            let epochEntry = try #require(before.entries.firstIndex { DeviceLogEntry(unverifiedWire: $0)?.kind == .epoch })
-
+        try await Self.withRevokedAccount { account, a, before, epochEntry in
             // The announcing read gets the log up to the epoch entry (epoch 1); the next read, all of it.
             let fresh = account.newDevice("fresh")
             let arguments = account.enrolment(of: fresh, throughProxy: true) + ["--recovery-key", account.recoveryKey]
@@ -75,6 +67,56 @@ struct KeyEpochRefusalTests {
             try await fresh.sync()
             #expect(try await fresh.password(service: "before", account: "u") == "before-secret")
             #expect(try KeyEpochTests.epochKeys(of: fresh).keys.sorted() == [1, 2])
+        }
+    }
+
+    /// A password enrolment reads the log once and opens the password's wrap under the epoch it
+    /// names; a server that announces epoch 1 while its wrap is epoch 2's (the wrap moved with the
+    /// revocation) has accepted the password and served a state that does not go together: that is
+    /// the account-state problem, said in one line, not a wrong password (decision 0201), and no
+    /// member is added. A really wrong password is still refused as one; served honestly, the same
+    /// enrolment succeeds.
+    @Test func aPasswordEnrolmentToldALowerEpochThanTheWrapsIsRefusedAsTheServersInconsistency() async throws {
+        try await Self.withRevokedAccount { account, a, before, epochEntry in
+            let fresh = account.newDevice("fresh")
+            let arguments = account.enrolment(of: fresh, throughProxy: true)
+            try account.proxy.serveShortDeviceLogOnce(entries: epochEntry)
+            let refused = try await fresh.syncClient(arguments)
+            #expect(refused.status != 0)
+            #expect(refused.stderr.contains("the server accepted the password, but the account key it sent does not open under epoch 1"), "\(refused.stderr)")
+            #expect(refused.stderr.contains("the server's account state is inconsistent"), "\(refused.stderr)")
+            #expect(!refused.stderr.contains("wrong account name or password"), "\(refused.stderr)")
+            #expect(refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
+            let after = try await Self.verifiedLog(of: a)
+            #expect(after.entries.count == before.entries.count, "the refused device's entry was appended")
+            #expect(after.members.count == before.members.count)
+
+            let wrong = try await fresh.syncClient(arguments, password: "not the password")
+            #expect(wrong.status != 0)
+            #expect(wrong.stderr.contains("wrong account name or password"), "\(wrong.stderr)")
+            #expect(!wrong.stderr.contains("inconsistent"), "\(wrong.stderr)")
+
+            let enrolled = try await fresh.syncClient(arguments)
+            #expect(enrolled.status == 0, "\(enrolled.stderr)")
+            try await fresh.sync()
+            #expect(try await fresh.password(service: "before", account: "u") == "before-secret")
+            #expect(try KeyEpochTests.epochKeys(of: fresh).keys.sorted() == [1, 2])
+        }
+    }
+
+    /// Runs `body` with an account whose first device, a, wrote an item ("before") and revoked b:
+    /// the account, a, a's device log afterwards (epoch 2) and the position of its epoch entry.
+    static func withRevokedAccount(_ body: (ProxiedAccount, TestDevice, DeviceLog, Int) async throws -> Void) async throws {
+        try await withProxiedAccount(["a", "b"], proxied: []) { account in
+            let (a, b) = (account.devices[0], account.devices[1])
+            try await a.add(service: "before", account: "u", password: "before-secret")
+            try await a.sync()
+            let revoked = try await a.syncClient(["revoke", try await KeyEpochTests.deviceID(of: b)])
+            #expect(revoked.status == 0, "\(revoked.stderr)")
+            let before = try await Self.verifiedLog(of: a)
+            #expect(before.epoch == 2)
+            let epochEntry = try #require(before.entries.firstIndex { DeviceLogEntry(unverifiedWire: $0)?.kind == .epoch })
+            try await body(account, a, before, epochEntry)
         }
     }
 

@@ -112,6 +112,14 @@ final class RewritingProxy: Sendable {
         return try JSONDecoder().decode([String: Int].self, from: Data(contentsOf: file))
     }
 
+    /// How many requests the proxy has answered so far, by method and kind of path, as
+    /// ``carried()`` names them (`GET device-log`, `POST device-log`, …).
+    func requests() throws -> [String: Int] {
+        let file = URL(fileURLWithPath: modeFile.path + ".requests")
+        guard FileManager.default.fileExists(atPath: file.path) else { return [:] }
+        return try JSONDecoder().decode([String: Int].self, from: Data(contentsOf: file))
+    }
+
     private static let source = #"""
         import http.client, http.server, json, os, sys, threading, time, urllib.parse
 
@@ -119,6 +127,7 @@ final class RewritingProxy: Sendable {
         MODE_FILE = sys.argv[2]
         recorded = None
         carried = {}
+        answered = {}
         carried_lock = threading.Lock()
         HOP = {"connection", "keep-alive", "transfer-encoding", "date", "server", "content-length"}
 
@@ -170,9 +179,11 @@ final class RewritingProxy: Sendable {
                 key = self.command + " " + kind
                 with carried_lock:
                     carried[key] = carried.get(key, 0) + request_length + len(data)
-                    with open(MODE_FILE + ".stats.tmp", "w") as f:
-                        json.dump(carried, f)
-                    os.replace(MODE_FILE + ".stats.tmp", MODE_FILE + ".stats")
+                    answered[key] = answered.get(key, 0) + 1
+                    for name, value in (("stats", carried), ("requests", answered)):
+                        with open(MODE_FILE + "." + name + ".tmp", "w") as f:
+                            json.dump(value, f)
+                        os.replace(MODE_FILE + "." + name + ".tmp", MODE_FILE + "." + name)
 
             def answer(self, status, headers, data):
                 self.count(int(self.headers.get("Content-Length") or 0), data)

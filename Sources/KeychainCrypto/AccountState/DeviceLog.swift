@@ -9,7 +9,8 @@ import SyncCore
 ///   key of the current epoch (the first entry always is: it starts the log and its epoch);
 /// - a `revoke` is signed by a current member and names a current member;
 /// - an `epoch` entry is signed by a current member and moves the epoch up by exactly one; an
-///   `epochKeys` entry (more of its wraps) is signed by the same device, in the same epoch.
+///   `epochKeys` entry (more of its wraps) is signed by a current member, in the same epoch: the
+///   epoch's signer, or any device holding its key that completes an interrupted set (0200).
 /// A member revoked before an entry cannot sign it.
 public struct DeviceLog: Sendable {
     /// A device the log admits.
@@ -40,8 +41,6 @@ public struct DeviceLog: Sendable {
     /// The name epochs seal the recovery key's wrap under: outside the device-ID alphabet, so no
     /// device can be named so.
     public static let recoveryRecipient = "recovery:"
-    /// The signer of the newest `epoch` entry, the only device that may add its `epochKeys`.
-    private var epochSigner: DeviceID?
     /// The position of the newest `revoke` entry and of the newest `epoch` entry.
     public private(set) var lastRevocation: Int?
     public private(set) var lastEpochChange: Int?
@@ -81,7 +80,6 @@ public struct DeviceLog: Sendable {
             members[entry.subject]?.isRevoked = true
         case .epoch:
             epoch = entry.epoch
-            epochSigner = entry.signer
         case .epochKeys:
             break
         case .recoveryKey:
@@ -137,7 +135,10 @@ public struct DeviceLog: Sendable {
             else { return false }
             return signer.signingKey.isValidSignature(parsed.signature, for: parsed.signedBytes)
         case .epochKeys:
-            guard let epoch, entry.epoch == epoch, entry.subject == entry.signer, entry.signer == epochSigner,
+            // Any current member (decision 0200): a wrap it makes of a key that is not the epoch's
+            // does not chain to the previous key (DeviceLogExchange refuses it), and a current
+            // member can already do worse (revoke the recipient).
+            guard let epoch, lastEpochChange != nil, entry.epoch == epoch, entry.subject == entry.signer,
                 let signer = current[entry.signer]
             else { return false }
             return entry.signingKey.isEmpty && entry.agreementKey.isEmpty

@@ -20,8 +20,9 @@ public struct DeviceLogEntry: Sendable, Equatable {
         case revoke = 2
         /// The account key moves to `epoch` (the signer made the new key).
         case epoch = 3
-        /// More of `epoch`'s wraps, by the signer of its `epoch` entry, when they do not fit in one
-        /// entry of the server's 64 KiB bound (decision 0176).
+        /// More of `epoch`'s wraps, when they do not fit in one entry of the server's 64 KiB bound
+        /// (decision 0176): by the signer of its `epoch` entry, or by any current member holding
+        /// its key that completes them (decision 0200).
         case epochKeys = 4
         /// The recovery key's X-Wing public key (`agreementKey`), recorded by the account's first
         /// device right after its own entry: every later epoch is sealed to it (decision 0178).
