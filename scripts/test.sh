@@ -38,6 +38,21 @@ client_status=${PIPESTATUS[0]}
 set -e
 [ "$test_status" -ne 0 ] || test_status=$client_status
 
+# The shipped driver over real SQLite storage, with every fault, on 2,000 seeds (issue 11): two
+# processes of 1,000 seeds each, one per core. A violation prints its seed and how to reproduce it.
+echo "== simulation of the shipped driver (seeds 1-2000)"
+simulate="$(swift build --show-bin-path)/sync-simulate"
+"$simulate" --shipped --first-seed 1 --seeds 1000 --operations 120 > "$work/simulate-1.log" 2>&1 &
+first_half=$!
+"$simulate" --shipped --first-seed 1001 --seeds 1000 --operations 120 > "$work/simulate-2.log" 2>&1 &
+second_half=$!
+simulation_status=0
+wait "$first_half" || simulation_status=$?
+wait "$second_half" || simulation_status=$?
+grep -a -A 4 "failed:" "$work/simulate-1.log" "$work/simulate-2.log" || true
+tail -n 1 "$work/simulate-1.log" "$work/simulate-2.log"
+[ "$test_status" -ne 0 ] || test_status=$simulation_status
+
 other_status=0
 if [ -x scripts/schemathesis.sh ]; then
   echo "== schemathesis"
