@@ -126,6 +126,26 @@ final class ChildProcess: Sendable {
         return (try kilobytes("VmRSS") / 1024, try kilobytes("VmHWM") / 1024)
     }
 
+    /// CPU time (user + system) the process has used so far, from /proc, in seconds.
+    func cpuSeconds() throws -> Double {
+        let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+        // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+        guard let end = stat.lastIndex(of: ")") else { throw BenchmarkError("unreadable /proc/\(pid)/stat") }
+        let fields = stat[stat.index(after: end)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else {
+            throw BenchmarkError("unreadable /proc/\(pid)/stat")
+        }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// CPU time (user + system) of the children this process has waited for, in seconds.
+    static func waitedChildrenCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    }
+
     private func reap(blocking: Bool) -> Int32? {
         exitStatus.withLock { known in
             if let known { return known }

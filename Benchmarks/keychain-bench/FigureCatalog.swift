@@ -18,6 +18,7 @@ enum FigureCatalog {
         ServerFigures.postgresWrites,
         ServerFigures.changesSinceCursor,
         NewDeviceFigures.benchmark,
+        FirstPushFigures.benchmark,
         PropagationFigure.benchmark,
         ScaleOutFigures.twoProcesses,
         ScaleOutFigures.pushSubscribers,

@@ -2,7 +2,6 @@
 import Foundation
 import GRDB
 import Hummingbird
-import Logging
 import NIOCore
 
 /// The new-device figure's baseline: a plain HTTP download of the same number of bytes as the
@@ -14,25 +13,7 @@ enum PlainDownload {
         let payload = ByteBuffer(bytes: (0..<bytes).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) })
         let router = Router()
         router.get("/download") { _, _ in Response(status: .ok, body: .init(byteBuffer: payload)) }
-        let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
-        let application = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in
-                portSink.yield(channel.localAddress?.port ?? 0)
-                portSink.finish()
-            },
-            logger: Logger(label: "plain-download") { _ in SwiftLogNoOpLogHandler() })
-        return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask {
-                try await application.runService(gracefulShutdownSignals: [])
-                return nil
-            }
-            var iterator = ports.makeAsyncIterator()
-            guard let port = await iterator.next(), port > 0 else { throw BenchmarkError("the download server did not start") }
-            let result = try await body("http://127.0.0.1:\(port)")
-            group.cancelAll()
-            return result
-        }
+        return try await PlainHTTPServer.with(router, body)
     }
 
     /// Downloads `/download` over a fresh connection and inserts `rows` rows of `rowBytes` bytes

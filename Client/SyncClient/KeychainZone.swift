@@ -43,9 +43,12 @@ package struct KeychainZone: ZoneLocalStore {
         let applied = neverPulled && !aheadKeys.isEmpty
             ? Set(aheadKeys.values).intersection(try keychain.unchangedRemoteVersionTags().keys) : []
         if position == 0, neverPulled, machine.state.records.isEmpty {
-            for item in try keychain.synchronizableItems() where !applied.contains(item.key) {
+            let found = try keychain.synchronizableItems().filter { !applied.contains($0.key) }
+            let current = try keychain.items(withPrimaryKeys: found.map(\.key))
+            for item in found {
                 items.append(try localChange(
-                    of: item.key, at: item.attributes.modificationDate ?? Date(), into: &machine, timeBound: timeBound, anyEnrolment: true))
+                    of: item.key, current: current[item.key], at: item.attributes.modificationDate ?? Date(), into: &machine,
+                    timeBound: timeBound, anyEnrolment: true))
             }
             // Nothing the machine took (no item, or none that leaves the device): the journal only.
             if machine.state.records.isEmpty { items.removeAll() }
@@ -56,19 +59,22 @@ package struct KeychainZone: ZoneLocalStore {
         for entry in entries where entry.primaryKey.isSynchronizable && !applied.contains(entry.primaryKey) {
             if latest.updateValue(entry, forKey: entry.primaryKey) == nil { order.append(entry.primaryKey) }
         }
+        let current = try keychain.items(withPrimaryKeys: order)
         for key in order {
             guard let entry = latest[key] else { continue }
-            items.append(try localChange(of: key, at: entry.time, into: &machine, timeBound: timeBound, anyEnrolment: neverPulled))
+            items.append(try localChange(
+                of: key, current: current[key], at: entry.time, into: &machine, timeBound: timeBound, anyEnrolment: neverPulled))
         }
         guard !entries.isEmpty || !items.isEmpty else { return nil }
         return LocalChanges(position: entries.last?.sequence ?? position, items: items)
     }
 
+    /// The machine takes the change of `primaryKey`, whose item is `current` (read after the
+    /// journal entries that led here; nil: removed).
     private func localChange(
-        of primaryKey: PrimaryKey, at time: Date, into machine: inout ZoneSyncMachine, timeBound: ModificationTimeBound,
+        of primaryKey: PrimaryKey, current: Item?, at time: Date, into machine: inout ZoneSyncMachine, timeBound: ModificationTimeBound,
         anyEnrolment: Bool = false
     ) throws -> ItemID {
-        let current = try keychain.item(withPrimaryKey: primaryKey)
         let item = itemID(of: primaryKey)
         let basedOn = try appliedVersion(of: primaryKey, anyEnrolment: anyEnrolment)
         guard let current, current.isSynchronizable else {

@@ -35,6 +35,21 @@ extension Keychain {
         }
     }
 
+    /// The items with these primary keys, with their secrets, read in one transaction; a key
+    /// with no item is absent. What ``item(withPrimaryKey:)`` gives for each, without a read
+    /// transaction per item (each starts by expiring the connection's prepared statements).
+    /// - Throws: ``KeychainStatus/interactionNotAllowed`` when the class of one of them is locked.
+    public func items(withPrimaryKeys primaryKeys: [PrimaryKey]) throws(KeychainError) -> [PrimaryKey: Item] {
+        try read { db, state in
+            var items: [PrimaryKey: Item] = [:]
+            for primaryKey in primaryKeys {
+                guard let stored = try fetchStored(db, primaryKey: primaryKey) else { continue }
+                items[primaryKey] = try opened(stored, state: state)
+            }
+            return items
+        }
+    }
+
     // MARK: - Helpers
 
     func fetchStored(_ db: Database, primaryKey: PrimaryKey, secrets: Bool = true) throws -> StoredItem? {

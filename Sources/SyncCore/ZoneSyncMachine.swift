@@ -259,13 +259,14 @@ public struct ZoneSyncMachine: Sendable {
             pushesThisRound += 1
             return [.push(batch)]
         }
-        let pending = state.records.filter(\.value.awaitsPush).sorted { $0.key < $1.key }
+        // The IDs only: filtering the records themselves copied every pending record at every
+        // push, O(items) per batch (decision 0198).
+        let pending = state.records.lazy.filter(\.value.awaitsPush).map(\.key).sorted()
             .prefix(configuration.maximumBatchSize)
+            .compactMap { item in state.records[item].map { PushedItem(item: item, version: $0.version) } }
         guard !pending.isEmpty else { return pull(after: state.cursor, mentioned: nil) }
         let batch = PushBatch(
-            device: state.device, zone: state.zone, batchID: state.nextBatchID, cursor: state.cursor,
-            items: pending.map { PushedItem(item: $0.key, version: $0.value.version) }
-        )
+            device: state.device, zone: state.zone, batchID: state.nextBatchID, cursor: state.cursor, items: pending)
         state.nextBatchID += 1
         state.unansweredBatch = batch
         phase = .pushing(batchID: batch.batchID)
