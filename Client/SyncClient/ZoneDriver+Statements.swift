@@ -36,7 +36,8 @@ extension ZoneDriver {
     }
 
     /// This device's view of the zone: every version the server holds as far as its records say
-    /// (the baselines), the deleted flag known for the one the device holds. Terms are kept
+    /// (the baselines, with which of them are deletions; a record written before those were kept
+    /// knows it only of the version it holds). Terms are kept
     /// between rounds, so only the items that changed cost an HMAC.
     func stateView(hasher: ZoneStateDigest.Hasher) -> ZoneStateView {
         var cache = viewCache ?? ZoneStateViewCache(zone: zone.rawValue, hasher: hasher)

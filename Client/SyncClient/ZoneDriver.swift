@@ -188,7 +188,8 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
         if machine.state.cursor == 0 { machine.returnsWithoutState = try local.hasSyncedBefore() }
         let starting = machine.startSync(reconcilingFirst: fresh, resyncing: resyncsNextRound)
         readsWholeFeed = resyncsNextRound && starting.contains { if case .pull(let request) = $0 { request.isFullResync } else { false } }
-        resyncsNextRound = false
+        // Asked for and not started (a batch was still unanswered): the next round asks again.
+        resyncsNextRound = resyncsNextRound && !readsWholeFeed
         standingFinding = nil
         try await perform(released + starting, report: &report)
         if let standingFinding { throw SyncClientError(.untrustedAccountState, standingFinding) }

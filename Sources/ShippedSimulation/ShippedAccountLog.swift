@@ -18,15 +18,13 @@ final class ShippedAccountLog: Sendable {
         logKeys = [VersionSealer.firstEpoch: DeviceLogKey(accountKey: accountKey)]
     }
 
-    /// Adds `device` with new identity keys: the keys, and the log's entries after it joined.
-    func join(_ device: DeviceID) throws -> (identity: DeviceIdentity, entries: [[UInt8]]) {
+    /// Adds `device` with new identity keys, and returns them.
+    func join(_ device: DeviceID) throws -> DeviceIdentity {
         let identity = try DeviceIdentity.generate()
-        let entries = try log.withLock { log in
-            let entry = try log.joining(device, identity: identity, epochKeys: [VersionSealer.firstEpoch: accountKey])
-            try log.append(entry, logKeys: logKeys)
-            return log.entries
+        try log.withLock { log in
+            try log.append(try log.joining(device, identity: identity, epochKeys: [VersionSealer.firstEpoch: accountKey]), logKeys: logKeys)
         }
-        return (identity, entries)
+        return identity
     }
 
     /// The log's entries.

@@ -66,7 +66,7 @@ final class ShippedDevice: Sendable {
         settings = try keyValues.store(named: Self.keyValueStoreName)
         keyValueSealer = VersionSealer(keys: keys, account: ShippedSimulation.accountName, zone: settings.zone)
         let device = DeviceID("device-\(index)-0")!
-        process = Mutex(Process(device: device, identity: try log.join(device).identity))
+        process = Mutex(Process(device: device, identity: try log.join(device)))
     }
 
     var device: DeviceID { process.withLock { $0.device } }
@@ -142,7 +142,7 @@ final class ShippedDevice: Sendable {
             try FileManager.default.removeItem(atPath: path + suffix)
         }
         let device = DeviceID("device-\(index)-\(generation)")!
-        let identity = try log.join(device).identity
+        let identity = try log.join(device)
         process.withLock { $0 = Process(device: device, identity: identity) }
         return device
     }

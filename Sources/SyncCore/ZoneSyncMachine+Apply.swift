@@ -92,9 +92,9 @@ extension ZoneSyncMachine {
         // A version set aside stays aside while it is still the local version.
         let refusal = isPending && record?.version == version ? record?.refusal : nil
         let listedAt = replacingSequence ? sequence : max(record?.sequence ?? 0, sequence)
-        state.records[item] = .init(
-            version: version, isPending: isPending, baseline: incoming.map(\.vector), seen: seen, refusal: refusal, sequence: listedAt,
-            deletedBaseline: incoming.filter(\.isDeleted).map(\.vector))
+        var taken = ZoneSyncState.Record(version: version, isPending: isPending, baseline: [], seen: seen, refusal: refusal, sequence: listedAt)
+        taken.setBaseline(incoming)
+        state.records[item] = taken
         return actions
     }
 
@@ -123,8 +123,7 @@ extension ZoneSyncMachine {
                 continue
             }
             if record.isPending, !serverHadValue {
-                state.records[item]?.baseline = []
-                state.records[item]?.deletedBaseline = []
+                state.records[item]?.setBaseline([])
                 continue
             }
             if givingBack, !record.baseline.isEmpty, !localValueUnknown.contains(item) {
@@ -137,8 +136,7 @@ extension ZoneSyncMachine {
             state.records[item]?.isPending = false
             // The server holds nothing of it now: the state's view of the server (the baselines,
             // which statements describe, decision 0203) says so too.
-            state.records[item]?.baseline = []
-            state.records[item]?.deletedBaseline = []
+            state.records[item]?.setBaseline([])
             actions.append(.unlisted(item))
         }
         // Taken by the local store before a crash, or by an earlier enrolment, unknown to the state,

@@ -286,8 +286,7 @@ public struct ZoneSyncMachine: Sendable {
 
     private mutating func acknowledge(_ pushed: PushedItem<ItemVersion>, at sequence: UInt64?) {
         guard var record = state.records[pushed.item] else { return }
-        record.baseline = [pushed.version.vector]
-        record.deletedBaseline = pushed.version.isDeleted ? [pushed.version.vector] : []
+        record.setBaseline([pushed.version])
         if record.version == pushed.version { record.isPending = false }
         if let sequence { record.sequence = max(record.sequence, sequence) }
         state.records[pushed.item] = record

@@ -38,6 +38,13 @@ public struct ZoneSyncState: Hashable, Sendable {
             self.sequence = sequence
         }
 
+        /// Takes `versions`, the item's versions the server acknowledged or sent, as the baseline:
+        /// their vectors, and which of them are deletions (the two always set together).
+        public mutating func setBaseline(_ versions: [ItemVersion]) {
+            baseline = versions.map(\.vector)
+            deletedBaseline = versions.filter(\.isDeleted).map(\.vector)
+        }
+
         /// Whether the version is waiting to be pushed: pending and not set aside.
         public var awaitsPush: Bool { isPending && refusal == nil }
     }
