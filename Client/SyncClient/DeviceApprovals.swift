@@ -52,9 +52,8 @@ package struct DeviceApprovals: Sendable {
         }
         let identity = try administration.identity()
         let me = session.enrolment.device
-        let log = try await administration.logExchange(identity).append(
-            extending: verified.entries
-        ) { log in
+        // Appended to the log just verified, without reading it again (decision 0202).
+        let log = try await administration.logExchange(identity).append(to: verified) { log in
             guard log.members[request.device] == nil else { return nil }
             return try log.approving(
                 request.device, signingKey: request.signingKey.bytes, agreementKey: request.agreementKey.bytes, by: me, identity: identity)

@@ -50,4 +50,36 @@ struct DeviceLogReadTests {
             #expect(create["POST device-log"] == 2, "\(create)")
         }
     }
+
+    /// A `sync` with nothing to do, an approval (`approve` on the enrolled device and `enroll
+    /// --request-approval` on the new one, both behind the proxy) and the new device's first
+    /// `sync`: how many times each reads the device log.
+    @Test func syncAndApprovalEnrolmentReadTheDeviceLogOnce() async throws {
+        try await withProxiedAccount(["a", "b"], proxied: ["b"]) { account in
+            let b = account.devices[1]
+            try await b.sync()
+
+            let beforeSync = try account.proxy.requests()
+            try await b.sync()
+            let sync = try account.proxy.requests().subtracting(beforeSync)
+            print("sync: \(sync.sorted { $0.key < $1.key })")
+            #expect(sync["GET device-log"] == 1, "\(sync)")
+
+            let joining = account.newDevice("d")
+            let beforeApproval = try account.proxy.requests()
+            try await ApprovalEnrolmentTests.enrollByApproval(
+                joining, approver: b, account.server, account: account.account, password: TestDevice.password, through: account.proxy)
+            let approval = try account.proxy.requests().subtracting(beforeApproval)
+            print("approve + enroll --request-approval: \(approval.sorted { $0.key < $1.key })")
+            // One read by the approver, one by the device that joins.
+            #expect(approval["GET device-log"] == 2, "\(approval)")
+            #expect(approval["POST device-log"] == 1, "\(approval)")
+
+            let beforeFirstSync = try account.proxy.requests()
+            try await joining.sync()
+            let firstSync = try account.proxy.requests().subtracting(beforeFirstSync)
+            print("first sync after approval: \(firstSync.sorted { $0.key < $1.key })")
+            #expect(firstSync["GET device-log"] == 1, "\(firstSync)")
+        }
+    }
 }

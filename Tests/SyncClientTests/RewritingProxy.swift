@@ -175,7 +175,9 @@ final class RewritingProxy: Sendable {
 
             def count(self, request_length, data):
                 path = urllib.parse.urlsplit(self.path).path
-                kind = path.rstrip("/").split("/")[-1]
+                parts = path.rstrip("/").split("/")
+                # /v1/approval-requests/ID counts as "approval-request", not by its ID.
+                kind = "approval-request" if len(parts) == 4 and parts[2] == "approval-requests" else parts[-1]
                 key = self.command + " " + kind
                 with carried_lock:
                     carried[key] = carried.get(key, 0) + request_length + len(data)
