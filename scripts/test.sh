@@ -25,18 +25,15 @@ if [ -x scripts/postgres-cluster.sh ] && [ -z "${SYNCKEYCHAIN_TEST_POSTGRES_URL:
   export SYNCKEYCHAIN_TEST_POSTGRES_URL
 fi
 
-# The end-to-end client suite runs in a test process of its own: sharing one process with every
-# other suite, it has been seen to stall with no CPU use (cause not yet found; see the session
-# notes). Each run is bounded so that a stall fails the run instead of eating CI's time.
+# Every suite, the end-to-end client suite included, in one test process. (The client suite used
+# to run in a process of its own after a stall with no CPU use, most likely a pipe to a child that
+# other children inherited and held open; the pipes are close-on-exec since (ProcessTesting's
+# OutputPipe).) The run is bounded so that a stall fails it instead of eating CI's time.
 echo "== tests"
 set +e
-timeout --kill-after=30 900 stdbuf -oL -eL swift test --skip-build --skip SyncClientTests 2>&1 | tee "$work/test.log"
+timeout --kill-after=30 1500 stdbuf -oL -eL swift test --skip-build 2>&1 | tee "$work/test.log"
 test_status=${PIPESTATUS[0]}
-echo "== end-to-end client tests"
-timeout --kill-after=30 600 stdbuf -oL -eL swift test --skip-build --filter SyncClientTests 2>&1 | tee -a "$work/test.log"
-client_status=${PIPESTATUS[0]}
 set -e
-[ "$test_status" -ne 0 ] || test_status=$client_status
 
 # The shipped driver over real SQLite storage, with every fault, on 2,000 seeds (issue 11): two
 # processes of 1,000 seeds each, one per core. A violation prints its seed and how to reproduce it.
