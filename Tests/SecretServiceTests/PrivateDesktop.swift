@@ -111,7 +111,6 @@ enum Binaries {
 
     static var secretService: URL { directory.appendingPathComponent("keychain-secret-service") }
     static var keychain: URL { directory.appendingPathComponent("keychain") }
-    static var syncServer: URL { directory.appendingPathComponent("sync-server") }
     static var syncClient: URL { directory.appendingPathComponent("sync-client") }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTesting
 import Testing
 
 /// Two machines (two keychains, two session buses, two services) and one sync server: a secret
@@ -10,11 +11,9 @@ struct TwoMachineSyncTests {
 
     @Test func aSecretStoredOnOneMachineIsFoundOnTheOtherAndClearedOnBoth() async throws {
         try await PrivateDesktop.with { a in
-            let server = try a.start(
-                Binaries.syncServer.path,
-                ["--host", "127.0.0.1", "--port", "0", "--data-dir", a.directory.appendingPathComponent("server").path, "--insecure-http"])
-            try await server.waitForOutput(containing: "listening on ")
-            let url = try #require(server.stdout.split(separator: "\n").first { $0.contains("listening on ") }?.split(separator: " ").last)
+            let server = try await TestServer(dataDirectory: a.directory.appendingPathComponent("server"), insecure: true)
+            defer { server.stop() }
+            let url = server.url
             try await PrivateDesktop.with { b in
                 let account = "desktop-\(UUID().uuidString.prefix(8))"
                 for (machine, create) in [(a, true), (b, false)] {

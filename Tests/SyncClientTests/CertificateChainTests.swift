@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import ProcessTesting
 import Testing
 
 /// A server started with an operator's CA-issued chain (`--tls-cert chain.pem --tls-key leaf.key`),

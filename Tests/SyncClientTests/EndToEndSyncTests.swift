@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTesting
 import Testing
 
 /// Real processes: a `sync-server` on 127.0.0.1, devices with their own keychain files, the

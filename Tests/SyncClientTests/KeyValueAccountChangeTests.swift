@@ -1,5 +1,6 @@
 import Foundation
 import KeyValueStore
+import ProcessTesting
 import Testing
 
 /// A device that leaves its account and enrols in another (decision 0071): its key-value stores

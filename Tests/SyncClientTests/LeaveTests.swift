@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTesting
 import Testing
 
 /// `sync-client leave` (decision 0135): the device revokes itself, forgets the account and, unless

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTesting
 import Testing
 
 /// B1 (issue 11): a device that lost its sync state reconciles without bringing back deletions it

@@ -5,6 +5,6 @@ import ProcessTesting
 enum Products {
     static let directory = BuiltProducts.directory(containing: "sync-client")
     static var syncClient: URL { directory.appendingPathComponent("sync-client") }
-    static var syncServer: URL { directory.appendingPathComponent("sync-server") }
+    static var syncServer: URL { TestServer.binary }
     static var keychain: URL { directory.appendingPathComponent("keychain") }
 }

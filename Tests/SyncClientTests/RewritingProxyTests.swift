@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTesting
 import Testing
 
 /// A server that lies to one device, played by a rewriting proxy in front of the real server

@@ -1,8 +1,9 @@
 import Foundation
-import Synchronization
+import ProcessTesting
 import SyncCore
 import SyncProtocol
 import SyncServer
+import Synchronization
 import Testing
 
 /// Two real `sync-server` processes on one PostgreSQL database: they serve the same accounts, and a
@@ -12,9 +13,9 @@ struct PostgresServerProcessTests {
     @Test func pushCrossesFromOneServerProcessToAnother() async throws {
         try await PostgresTestCluster.withFreshDatabase { location in
             try await TemporaryDirectory.with { directory in
-                let first = try await DatabaseServerProcess(database: location, directory: directory.appendingPathComponent("one"))
+                let first = try await TestServer(dataDirectory: directory.appendingPathComponent("one"), database: "\(location)", insecure: true, relaxedRateLimits: false)
                 defer { first.stop() }
-                let second = try await DatabaseServerProcess(database: location, directory: directory.appendingPathComponent("two"))
+                let second = try await TestServer(dataDirectory: directory.appendingPathComponent("two"), database: "\(location)", insecure: true, relaxedRateLimits: false)
                 defer { second.stop() }
 
                 // The account is created and the device signed in through process 2 only.
@@ -52,8 +53,10 @@ struct PostgresServerProcessTests {
                 #expect(fakes[0] == fakes[1])
 
                 // SIGTERM: each shuts down gracefully, its connection pool last (decision 0066).
-                #expect(first.stop() == 0)
-                #expect(second.stop() == 0)
+                for server in [first, second] {
+                    server.signal(SIGTERM)
+                    #expect(await server.waitForExit(timeout: .seconds(10)) == 0)
+                }
             }
         }
     }
@@ -61,15 +64,15 @@ struct PostgresServerProcessTests {
     @Test func acknowledgedUploadSurvivesKill9() async throws {
         try await PostgresTestCluster.withFreshDatabase { location in
             try await TemporaryDirectory.with { directory in
-                let server = try await DatabaseServerProcess(database: location, directory: directory.appendingPathComponent("one"))
+                let server = try await TestServer(dataDirectory: directory.appendingPathComponent("one"), database: "\(location)", insecure: true, relaxedRateLimits: false)
                 defer { server.stop() }
                 let token = try await Self.enroll(port: server.port)
                 let upload = try await RawHTTPConnection.request(
                     port: server.port, pin: nil, method: "POST", path: "/v1/zones/keychain/items", token: token,
                     json: Self.json(UploadRequest(cursor: 0, items: [APIClient.item("durable", ["laptop": 1])])))
                 #expect(upload.status == 200, "\(upload.body)")
-                #expect(server.crash())
-                let restarted = try await DatabaseServerProcess(database: location, directory: directory.appendingPathComponent("two"))
+                try await server.kill9()
+                let restarted = try await TestServer(dataDirectory: directory.appendingPathComponent("two"), database: "\(location)", insecure: true, relaxedRateLimits: false)
                 defer { restarted.stop() }
                 let feed = try await RawHTTPConnection.request(
                     port: restarted.port, pin: nil, method: "GET", path: "/v1/zones/keychain/changes", token: token)

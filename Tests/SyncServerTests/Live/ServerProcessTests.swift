@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTesting
 import SyncCore
 import SyncProtocol
 import SyncServer
@@ -11,7 +12,7 @@ struct ServerProcessTests {
     static func json(_ value: some Encodable) throws -> [UInt8] { Array(try WireCoding.makeEncoder().encode(value)) }
 
     /// Creates an account, signs a device in and returns its token.
-    static func enroll(_ server: ServerProcess) async throws -> String {
+    static func enroll(_ server: TestServer) async throws -> String {
         let create = try await RawHTTPConnection.request(
             port: server.port, pin: server.pin, method: "POST", path: "/v1/accounts",
             json: json(CreateAccountRequest(account: "alice", authKey: APIClient.authKey(1), keys: APIClient.keys)))
@@ -26,7 +27,7 @@ struct ServerProcessTests {
     @Test func servesTLSWithThePrintedPinAndKeepsItsCertificate() async throws {
         try await TemporaryDirectory.with { parent in
             let directory = parent.appendingPathComponent("data")
-            let server = try await ServerProcess(dataDirectory: directory)
+            let server = try await TestServer(dataDirectory: directory, relaxedRateLimits: false)
             let pin = try #require(server.pin)
             #expect(pin.hasPrefix("sha256/") && pin.count == 7 + 44)
             let health = try await RawHTTPConnection.request(port: server.port, pin: pin, method: "GET", path: "/health")
@@ -38,24 +39,24 @@ struct ServerProcessTests {
                 #expect(try TemporaryDirectory.mode(of: directory.appendingPathComponent(name)) == 0o600, "\(name)")
             }
             #expect(try TemporaryDirectory.mode(of: directory) == 0o700)
-            server.kill(SIGTERM)
+            server.signal(SIGTERM)
             _ = await server.waitForExit()
-            let restarted = try await ServerProcess(dataDirectory: directory)
+            let restarted = try await TestServer(dataDirectory: directory, relaxedRateLimits: false)
             #expect(restarted.pin == pin)
         }
     }
 
     @Test func acknowledgedUploadSurvivesKill9() async throws {
         try await TemporaryDirectory.with { directory in
-            let server = try await ServerProcess(dataDirectory: directory)
+            let server = try await TestServer(dataDirectory: directory, relaxedRateLimits: false)
             let token = try await Self.enroll(server)
             let upload = try await RawHTTPConnection.request(
                 port: server.port, pin: server.pin, method: "POST", path: "/v1/zones/keychain/items", token: token,
                 json: Self.json(UploadRequest(cursor: 0, items: [APIClient.item("durable", ["laptop": 1])])))
             #expect(upload.status == 200)
-            server.kill(SIGKILL)
+            server.signal(SIGKILL)
             #expect(await server.waitForExit() != nil)
-            let restarted = try await ServerProcess(dataDirectory: directory)
+            let restarted = try await TestServer(dataDirectory: directory, relaxedRateLimits: false)
             let feed = try await RawHTTPConnection.request(
                 port: restarted.port, pin: restarted.pin, method: "GET", path: "/v1/zones/keychain/changes", token: token)
             #expect(feed.status == 200)
@@ -66,15 +67,15 @@ struct ServerProcessTests {
 
     @Test func sigtermShutsDownGracefully() async throws {
         try await TemporaryDirectory.with { directory in
-            let server = try await ServerProcess(dataDirectory: directory)
-            server.kill(SIGTERM)
+            let server = try await TestServer(dataDirectory: directory, relaxedRateLimits: false)
+            server.signal(SIGTERM)
             #expect(await server.waitForExit() == 0)
         }
     }
 
     @Test func largeUploadWithExpectContinueGetsContinueAtOnce() async throws {
         try await TemporaryDirectory.with { directory in
-            let server = try await ServerProcess(dataDirectory: directory)
+            let server = try await TestServer(dataDirectory: directory, relaxedRateLimits: false)
             let token = try await Self.enroll(server)
             let body = try Self.json(UploadRequest(cursor: 0, items: (0..<100).map { APIClient.item("big\($0)", ["laptop": 1], blobSize: 40_000) }))
             #expect(body.count > 4 << 20)
@@ -97,7 +98,7 @@ struct ServerProcessTests {
 
     @Test func insecureHTTPServesPlainHTTPOnlyWhenAsked() async throws {
         try await TemporaryDirectory.with { directory in
-            let server = try await ServerProcess(dataDirectory: directory, arguments: ["--insecure-http"])
+            let server = try await TestServer(dataDirectory: directory, relaxedRateLimits: false, options: ["--insecure-http"])
             #expect(server.pin == nil)
             let health = try await RawHTTPConnection.request(port: server.port, pin: nil, method: "GET", path: "/health")
             #expect(health.status == 200)

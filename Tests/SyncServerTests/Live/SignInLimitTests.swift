@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTesting
 import SyncCore
 import SyncProtocol
 import SyncServer
@@ -15,7 +16,7 @@ struct SignInLimitTests {
         let body: String
     }
 
-    static func post(_ server: ServerProcess, _ path: String, from source: String, _ value: some Encodable) async throws -> Answer {
+    static func post(_ server: TestServer, _ path: String, from source: String, _ value: some Encodable) async throws -> Answer {
         let json = Array(try WireCoding.makeEncoder().encode(value))
         let connection = try await RawHTTPConnection.connect(port: server.port, pin: server.pin, source: source)
         let head = "POST \(path) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
@@ -30,7 +31,7 @@ struct SignInLimitTests {
         return Answer(status: status, retryAfter: retryAfter, body: body)
     }
 
-    static func signIn(_ server: ServerProcess, from source: String, key: UInt8, device: String = "laptop") async throws -> Answer {
+    static func signIn(_ server: TestServer, from source: String, key: UInt8, device: String = "laptop") async throws -> Answer {
         try await post(server, "/v1/sign-in", from: source, SignInRequest(
             account: "alice", authKey: APIClient.authKey(key), device: DeviceID(device)!, deviceName: device))
     }
@@ -43,7 +44,7 @@ struct SignInLimitTests {
 
     @Test func aStrangerLocksOutOnlyThemselvesAndTheOwnerNeverWaitsMoreThanAWindow() async throws {
         try await TemporaryDirectory.with { directory in
-            let server = try await ServerProcess(dataDirectory: directory, arguments: [
+            let server = try await TestServer(dataDirectory: directory, relaxedRateLimits: false, options: [
                 "--sign-in-attempts-per-account", "3", "--sign-in-failures-per-account", "6",
             ])
             let owner = "127.0.0.1"
@@ -74,7 +75,7 @@ struct SignInLimitTests {
 
     @Test func accountCreationIsLimitedPerAddressPerHour() async throws {
         try await TemporaryDirectory.with { directory in
-            let server = try await ServerProcess(dataDirectory: directory, arguments: ["--account-creations-per-address", "2"])
+            let server = try await TestServer(dataDirectory: directory, relaxedRateLimits: false, options: ["--account-creations-per-address", "2"])
             for name in ["one", "two"] {
                 let created = try await Self.post(server, "/v1/accounts", from: "127.0.0.7", CreateAccountRequest(
                     account: name, authKey: APIClient.authKey(1), keys: APIClient.keys))

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTesting
 import SyncCore
 import SyncServer
 import Testing
@@ -14,7 +15,7 @@ struct TombstoneCollectionTests {
 
     /// Polls `/metrics` until `condition` holds for the collected count and the pass count (30 s at most).
     static func waitForCollection(
-        _ server: ServerProcess, sourceLocation: SourceLocation = #_sourceLocation, _ condition: (Double, Double) -> Bool
+        _ server: TestServer, sourceLocation: SourceLocation = #_sourceLocation, _ condition: (Double, Double) -> Bool
     ) async throws {
         let deadline = ContinuousClock.now + .seconds(30)
         var last = ""
@@ -47,7 +48,7 @@ struct TombstoneCollectionTests {
                 _ = try await Fixture.upload(["x": ["one": 1]], deleted: true, account: account, in: storage)
                 try await storage.acknowledge(device: Fixture.device("one"), of: account, zone: "keychain", through: 1, now: now)
             }
-            let server = try await ServerProcess(dataDirectory: directory, arguments: [
+            let server = try await TestServer(dataDirectory: directory, relaxedRateLimits: false, options: [
                 "--insecure-http", "--tombstone-collection-interval", "2s", "--device-inactivity-limit", "1h",
             ])
             try await Self.waitForCollection(server) { collected, passes in collected == 1 && passes >= 1 }
@@ -59,7 +60,7 @@ struct TombstoneCollectionTests {
             try await Self.waitForCollection(server) { collected, passes in collected == 2 && passes >= 2 }
             let feed = try await storage.changes(ChangeQuery(account: account, zone: "keychain", after: 0, limit: 10))
             #expect(feed == .cursorExpired(horizon: 2))
-            server.kill(SIGTERM)
+            server.signal(SIGTERM)
             #expect(await server.waitForExit() == 0)
         }
     }
