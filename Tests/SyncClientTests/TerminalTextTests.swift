@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ProcessTesting
 import SyncClient
 import Testing
 

@@ -94,14 +94,6 @@ struct TestDevice: Sendable {
     }
 }
 
-/// A temporary directory per test, removed afterwards.
-func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throws -> T {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-client-tests-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    return try await body(directory)
-}
-
 /// A server (started with `serverOptions`) and `count` enrolled devices of one new account; the
 /// server is stopped afterwards.
 func withAccount<T>(

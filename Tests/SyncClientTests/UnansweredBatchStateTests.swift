@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import KeychainCrypto
+import ProcessTesting
 import SyncClient
 import SyncCore
 import Testing

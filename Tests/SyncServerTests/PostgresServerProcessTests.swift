@@ -12,7 +12,7 @@ import Testing
 struct PostgresServerProcessTests {
     @Test func pushCrossesFromOneServerProcessToAnother() async throws {
         try await PostgresTestCluster.withFreshDatabase { location in
-            try await TemporaryDirectory.with { directory in
+            try await withTemporaryDirectory { directory in
                 let first = try await TestServer(dataDirectory: directory.appendingPathComponent("one"), database: "\(location)", insecure: true, relaxedRateLimits: false)
                 defer { first.stop() }
                 let second = try await TestServer(dataDirectory: directory.appendingPathComponent("two"), database: "\(location)", insecure: true, relaxedRateLimits: false)
@@ -63,7 +63,7 @@ struct PostgresServerProcessTests {
 
     @Test func acknowledgedUploadSurvivesKill9() async throws {
         try await PostgresTestCluster.withFreshDatabase { location in
-            try await TemporaryDirectory.with { directory in
+            try await withTemporaryDirectory { directory in
                 let server = try await TestServer(dataDirectory: directory.appendingPathComponent("one"), database: "\(location)", insecure: true, relaxedRateLimits: false)
                 defer { server.stop() }
                 let token = try await Self.enroll(port: server.port)

@@ -25,7 +25,7 @@ struct ServerProcessTests {
     }
 
     @Test func servesTLSWithThePrintedPinAndKeepsItsCertificate() async throws {
-        try await TemporaryDirectory.with { parent in
+        try await withTemporaryDirectory { parent in
             let directory = parent.appendingPathComponent("data")
             let server = try await TestServer(dataDirectory: directory, relaxedRateLimits: false)
             let pin = try #require(server.pin)
@@ -36,9 +36,9 @@ struct ServerProcessTests {
                 _ = try await RawHTTPConnection.request(port: server.port, pin: "sha256/" + String(repeating: "A", count: 43) + "=", method: "GET", path: "/health")
             }
             for name in [TLSIdentity.certificateFileName, TLSIdentity.keyFileName, SQLiteStorage.fileName] {
-                #expect(try TemporaryDirectory.mode(of: directory.appendingPathComponent(name)) == 0o600, "\(name)")
+                #expect(try permissions(of: directory.appendingPathComponent(name)) == 0o600, "\(name)")
             }
-            #expect(try TemporaryDirectory.mode(of: directory) == 0o700)
+            #expect(try permissions(of: directory) == 0o700)
             server.signal(SIGTERM)
             _ = await server.waitForExit()
             let restarted = try await TestServer(dataDirectory: directory, relaxedRateLimits: false)
@@ -47,7 +47,7 @@ struct ServerProcessTests {
     }
 
     @Test func acknowledgedUploadSurvivesKill9() async throws {
-        try await TemporaryDirectory.with { directory in
+        try await withTemporaryDirectory { directory in
             let server = try await TestServer(dataDirectory: directory, relaxedRateLimits: false)
             let token = try await Self.enroll(server)
             let upload = try await RawHTTPConnection.request(
@@ -66,7 +66,7 @@ struct ServerProcessTests {
     }
 
     @Test func sigtermShutsDownGracefully() async throws {
-        try await TemporaryDirectory.with { directory in
+        try await withTemporaryDirectory { directory in
             let server = try await TestServer(dataDirectory: directory, relaxedRateLimits: false)
             server.signal(SIGTERM)
             #expect(await server.waitForExit() == 0)
@@ -74,7 +74,7 @@ struct ServerProcessTests {
     }
 
     @Test func largeUploadWithExpectContinueGetsContinueAtOnce() async throws {
-        try await TemporaryDirectory.with { directory in
+        try await withTemporaryDirectory { directory in
             let server = try await TestServer(dataDirectory: directory, relaxedRateLimits: false)
             let token = try await Self.enroll(server)
             let body = try Self.json(UploadRequest(cursor: 0, items: (0..<100).map { APIClient.item("big\($0)", ["laptop": 1], blobSize: 40_000) }))
@@ -97,7 +97,7 @@ struct ServerProcessTests {
     }
 
     @Test func insecureHTTPServesPlainHTTPOnlyWhenAsked() async throws {
-        try await TemporaryDirectory.with { directory in
+        try await withTemporaryDirectory { directory in
             let server = try await TestServer(dataDirectory: directory, relaxedRateLimits: false, options: ["--insecure-http"])
             #expect(server.pin == nil)
             let health = try await RawHTTPConnection.request(port: server.port, pin: nil, method: "GET", path: "/health")

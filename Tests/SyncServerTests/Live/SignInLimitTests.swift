@@ -43,7 +43,7 @@ struct SignInLimitTests {
     }
 
     @Test func aStrangerLocksOutOnlyThemselvesAndTheOwnerNeverWaitsMoreThanAWindow() async throws {
-        try await TemporaryDirectory.with { directory in
+        try await withTemporaryDirectory { directory in
             let server = try await TestServer(dataDirectory: directory, relaxedRateLimits: false, options: [
                 "--sign-in-attempts-per-account", "3", "--sign-in-failures-per-account", "6",
             ])
@@ -74,7 +74,7 @@ struct SignInLimitTests {
     }
 
     @Test func accountCreationIsLimitedPerAddressPerHour() async throws {
-        try await TemporaryDirectory.with { directory in
+        try await withTemporaryDirectory { directory in
             let server = try await TestServer(dataDirectory: directory, relaxedRateLimits: false, options: ["--account-creations-per-address", "2"])
             for name in ["one", "two"] {
                 let created = try await Self.post(server, "/v1/accounts", from: "127.0.0.7", CreateAccountRequest(

@@ -32,7 +32,7 @@ struct TombstoneCollectionTests {
     }
 
     @Test func collectsAtStartAndThenEveryIntervalPastSilentDevices() async throws {
-        try await TemporaryDirectory.with { directory in
+        try await withTemporaryDirectory { directory in
             let now = Date()
             let account: AccountID
             do {

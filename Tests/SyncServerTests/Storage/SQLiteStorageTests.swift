@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import ProcessTesting
 import SyncServer
 import Testing
 
@@ -7,19 +8,19 @@ import Testing
 struct SQLiteStorageTests {
     @Test(arguments: StorageContract.cases)
     func contract(_ behaviour: StorageContractCase) async throws {
-        try await TemporaryDirectory.with { directory in
+        try await withTemporaryDirectory { directory in
             try await behaviour.run(try SQLiteStorage(directory: directory))
         }
     }
 
     @Test func createsThePrivateDirectoryAndFiles() async throws {
-        try await TemporaryDirectory.with { parent in
+        try await withTemporaryDirectory { parent in
             let directory = parent.appendingPathComponent("data")
             let storage = try SQLiteStorage(directory: directory)
             _ = try await Fixture.createAccount("alice", in: storage)
-            #expect(try TemporaryDirectory.mode(of: directory) == 0o700)
+            #expect(try permissions(of: directory) == 0o700)
             for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) {
-                #expect(try TemporaryDirectory.mode(of: directory.appendingPathComponent(name)) == 0o600, "\(name)")
+                #expect(try permissions(of: directory.appendingPathComponent(name)) == 0o600, "\(name)")
             }
         }
     }
@@ -27,14 +28,14 @@ struct SQLiteStorageTests {
     /// GRDB sets `synchronous = NORMAL` on WAL databases: an acknowledged upload could be lost on
     /// a power loss. The storage asks for FULL on its writer.
     @Test func commitsAreDurable() async throws {
-        let setting = try await TemporaryDirectory.with { directory in
+        let setting = try await withTemporaryDirectory { directory in
             try await SQLiteStorage(directory: directory).synchronousSetting()
         }
         #expect(setting == 2)
     }
 
     @Test func dataSurvivesReopening() async throws {
-        try await TemporaryDirectory.with { directory in
+        try await withTemporaryDirectory { directory in
             let account: AccountID
             do {
                 let storage = try SQLiteStorage(directory: directory)
@@ -47,7 +48,7 @@ struct SQLiteStorageTests {
     }
 
     @Test func aRestoreAnswersCursorsAheadOfTheBackupWithRestored() async throws {
-        try await TemporaryDirectory.with { directory in
+        try await withTemporaryDirectory { directory in
             let live = directory.appendingPathComponent("live")
             let account: AccountID
             do {
@@ -66,7 +67,7 @@ struct SQLiteStorageTests {
     }
 
     @Test func serverSecretAdoptsTheLegacySecretFileAndSurvivesReopening() async throws {
-        try await TemporaryDirectory.with { directory in
+        try await withTemporaryDirectory { directory in
             let legacy = Data((0..<32).map { UInt8($0) })
             try legacy.write(to: directory.appendingPathComponent("server-secret"))
             let adopted = try await SQLiteStorage(directory: directory).serverSecret()

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ProcessTesting
 import SyncServer
 import Testing
 
@@ -21,7 +22,7 @@ enum Backend: String, Sendable, CustomTestStringConvertible {
     ) async throws -> Result {
         switch self {
         case .sqlite:
-            return try await TemporaryDirectory.with { directory in
+            return try await withTemporaryDirectory { directory in
                 try await Self.running(try SQLiteStorage(directory: directory), runningServices, body)
             }
         case .memory:
