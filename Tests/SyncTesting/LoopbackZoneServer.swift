@@ -178,7 +178,7 @@ package struct LoopbackZoneServer: ZoneServer {
         let upload = UploadBatch(
             account: account, device: device, zone: zone.rawValue, batchID: sendsBatchIDs ? batch.batchID : nil, cursor: batch.cursor,
             items: batch.items.map {
-                .init(id: $0.item.rawValue, version: StoredVersion(vector: $0.version.vector, deleted: $0.version.isDeleted, blob: $0.version.payload))
+                .init(id: $0.item.rawValue, version: $0.version)
             })
         do {
             let receipt = try await storage.upload(upload, limits: limits, now: serverNow())
@@ -226,7 +226,7 @@ package struct LoopbackZoneServer: ZoneServer {
             let items = page.items.map { item in
                 SyncCore.ChangedItem(
                     item: ItemID(item.id), sequence: item.sequence,
-                    versions: item.versions.map { SealedVersion(vector: $0.vector, isDeleted: $0.deleted, payload: $0.blob) })
+                    versions: item.versions)
             }
             answer = .changes(
                 requestID: request.requestID, items: tampering?.page(items) ?? items, nextCursor: page.cursor, hasMore: page.hasMore,

@@ -99,7 +99,7 @@ extension PostgresStorage {
             restoredThrough = accountRestored
             cut = pageCut
             guard let id, let sequence, let vector, let deleted, let blob else { continue }
-            let version = StoredVersion(vector: try Self.vector(from: vector), deleted: deleted, blob: Array(buffer: blob))
+            let version = SealedVersion(vector: try Self.vector(from: vector), isDeleted: deleted, payload: Array(buffer: blob))
             if items.last?.id == id {
                 items[items.count - 1].versions.append(version)
             } else {

@@ -6,12 +6,12 @@ extension PostgresStorage {
     /// A version during a batch merge: stored already (with its row's sequence), or new in this
     /// batch (with its position in the batch, whose result gives the sequence it is written at).
     struct PendingVersion: StorableVersion {
-        var version: StoredVersion
+        var version: SealedVersion
         var sequence: Int64
         var isNew: Bool
 
         var vector: VersionVector { version.vector }
-        var byteCount: Int { version.blob.count }
+        var byteCount: Int { version.payload.count }
     }
 
     /// One transaction: lock the account's counter row (batches of one account serialize here),
@@ -106,8 +106,8 @@ extension PostgresStorage {
         for try await (id, sequence, vector, deleted, blob) in rows.decode(
             (String, Int64, ByteBuffer, Bool, ByteBuffer).self
         ) {
-            let version = StoredVersion(
-                vector: try Self.vector(from: vector), deleted: deleted, blob: Array(buffer: blob)
+            let version = SealedVersion(
+                vector: try Self.vector(from: vector), isDeleted: deleted, payload: Array(buffer: blob)
             )
             versions[id, default: []].append(PendingVersion(version: version, sequence: sequence, isNew: false))
         }
@@ -135,8 +135,8 @@ extension PostgresStorage {
                 newIDs.append(id)
                 newSequences.append(Int64(sequence))
                 vectors.append(ByteBuffer(bytes: version.version.vector.canonicalEncoding))
-                deletedFlags.append(version.version.deleted)
-                blobs.append(ByteBuffer(bytes: version.version.blob))
+                deletedFlags.append(version.version.isDeleted)
+                blobs.append(ByteBuffer(bytes: version.version.payload))
             }
         }
         let latestIDs = plan.order

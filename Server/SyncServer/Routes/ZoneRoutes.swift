@@ -43,7 +43,7 @@ struct ZoneRoutes {
             let items = page.items.map { item in
                 FeedItem(
                     id: item.id, sequence: item.sequence,
-                    versions: item.versions.map { WireVersion(vector: $0.vector, deleted: $0.deleted, blob: Base64Bytes($0.blob)) })
+                    versions: item.versions.map { WireVersion(vector: $0.vector, deleted: $0.isDeleted, blob: Base64Bytes($0.payload)) })
             }
             return JSONBody.response(ChangesResponse(
                 items: items, cursor: page.cursor, hasMore: page.hasMore, deletionsCollectedAt: page.deletionsCollectedAtMilliseconds))
@@ -74,7 +74,7 @@ struct ZoneRoutes {
         try validation.blobSizes(body.items)
         let batch = UploadBatch(
             account: device.account, device: device.id, zone: zone, batchID: body.batch, cursor: body.cursor,
-            items: body.items.map { .init(id: $0.id, version: StoredVersion(vector: $0.vector, deleted: $0.deleted, blob: $0.blob.bytes)) })
+            items: body.items.map { .init(id: $0.id, version: SealedVersion(vector: $0.vector, isDeleted: $0.deleted, payload: $0.blob.bytes)) })
         let receipt = try await storage.upload(
             batch,
             limits: UploadLimits(

@@ -1,4 +1,5 @@
 import Foundation
+import SyncCore
 
 /// The answer to a ``ChangeQuery``.
 package enum ChangeFeed: Sendable, Equatable {
@@ -59,9 +60,9 @@ package struct ItemState: Sendable, Equatable {
     package var id: String
     package var sequence: UInt64
     /// One or more versions: several are concurrent siblings; a single deleted one is a tombstone.
-    package var versions: [StoredVersion]
+    package var versions: [SealedVersion]
 
-    package init(id: String, sequence: UInt64, versions: [StoredVersion]) {
+    package init(id: String, sequence: UInt64, versions: [SealedVersion]) {
         self.id = id
         self.sequence = sequence
         self.versions = versions

@@ -3,7 +3,7 @@ import SyncCore
 
 extension UploadBatch {
     /// The batch as the one rule (`BatchMerge`) sees it, with versions wrapped by `wrap`.
-    func ruleBatch<Version>(_ wrap: (StoredVersion) -> Version) -> BatchMerge.Batch<String, Version> {
+    func ruleBatch<Version>(_ wrap: (SealedVersion) -> Version) -> BatchMerge.Batch<String, Version> {
         BatchMerge.Batch(batchID: batchID, cursor: cursor, items: items.map { .init(key: $0.id, version: wrap($0.version)) })
     }
 

@@ -6,9 +6,9 @@ package struct UploadBatch: Sendable, Equatable {
     package struct Item: Sendable, Equatable {
         /// The opaque item ID (validated by the HTTP layer).
         package var id: String
-        package var version: StoredVersion
+        package var version: SealedVersion
 
-        package init(id: String, version: StoredVersion) {
+        package init(id: String, version: SealedVersion) {
             self.id = id
             self.version = version
         }

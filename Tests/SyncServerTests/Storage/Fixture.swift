@@ -16,8 +16,8 @@ enum Fixture {
         VersionVector(Dictionary(uniqueKeysWithValues: counters.map { (device($0.key), $0.value) }))
     }
 
-    static func version(_ counters: [String: UInt64], deleted: Bool = false) -> StoredVersion {
-        StoredVersion(vector: vector(counters), deleted: deleted, blob: Array("blob-\(counters.sorted { $0.key < $1.key })".utf8))
+    static func version(_ counters: [String: UInt64], deleted: Bool = false) -> SealedVersion {
+        SealedVersion(vector: vector(counters), isDeleted: deleted, payload: Array("blob-\(counters.sorted { $0.key < $1.key })".utf8))
     }
 
     static func tokenHash(_ n: UInt8) -> [UInt8] { [UInt8](repeating: n, count: 32) }

@@ -97,7 +97,7 @@ extension StorageContract {
             let limits = UploadLimits(maximumItemsPerAccount: 100, maximumBytesPerAccount: 100)
             func upload(_ items: [(String, UInt64, Int)], deleted: Bool = false, cursor: UInt64 = 0) async throws -> UploadReceipt {
                 let batch = UploadBatch(account: account, device: Fixture.device("d"), zone: "keychain", cursor: cursor, items: items.map {
-                    .init(id: $0.0, version: StoredVersion(vector: Fixture.vector(["d": $0.1]), deleted: deleted, blob: Array(repeating: 7, count: $0.2)))
+                    .init(id: $0.0, version: SealedVersion(vector: Fixture.vector(["d": $0.1]), isDeleted: deleted, payload: Array(repeating: 7, count: $0.2)))
                 })
                 return try await storage.upload(batch, limits: limits, now: Fixture.epoch)
             }
@@ -119,7 +119,7 @@ extension StorageContract {
         StorageContractCase(name: "pageEndsWithTheItemThatReachesItsByteBudget") { storage in
             let account = try await Fixture.createAccount("alice", in: storage)
             let batch = UploadBatch(account: account, device: Fixture.device("d"), zone: "keychain", cursor: 0, items: ["a", "b", "c", "d"].map {
-                .init(id: $0, version: StoredVersion(vector: Fixture.vector(["d": 1]), deleted: false, blob: Array(repeating: 1, count: 40)))
+                .init(id: $0, version: SealedVersion(vector: Fixture.vector(["d": 1]), isDeleted: false, payload: Array(repeating: 1, count: 40)))
             })
             _ = try await storage.upload(batch, limits: Fixture.limits, now: Fixture.epoch)
             func page(after: UInt64, bytes: Int) async throws -> ChangePage? {

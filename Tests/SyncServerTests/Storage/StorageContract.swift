@@ -198,7 +198,7 @@ enum StorageContract {
         StorageContractCase(name: "blobsAndDeletedFlagsRoundTrip") { storage in
             let account = try await Fixture.createAccount("alice", in: storage)
             let blob = (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31) }
-            let version = StoredVersion(vector: Fixture.vector(["d": 1]), deleted: true, blob: blob)
+            let version = SealedVersion(vector: Fixture.vector(["d": 1]), isDeleted: true, payload: blob)
             let batch = UploadBatch(account: account, device: Fixture.device("d"), zone: "keychain", cursor: 0, items: [.init(id: "x", version: version)])
             _ = try await storage.upload(batch, limits: Fixture.limits, now: Fixture.epoch)
             #expect(try await Fixture.page(account: account, in: storage).items.first?.versions == [version])

@@ -7,7 +7,7 @@ extension MemoryStorage {
             model.configuration.maximumSiblings = limits.maximumSiblings
             model.configuration.maximumItems = limits.maximumItemsPerAccount
             model.configuration.maximumBytes = limits.maximumBytesPerAccount
-            let incoming = batch.ruleBatch { SealedVersion(vector: $0.vector, isDeleted: $0.deleted, payload: $0.blob) }
+            let incoming = batch.ruleBatch { $0 }
             let answer = model.apply(
                 BatchMerge.Batch(
                     batchID: incoming.batchID, cursor: incoming.cursor,
@@ -58,7 +58,7 @@ extension MemoryStorage {
             items: items.map { item in
                 ItemState(
                     id: item.item.rawValue, sequence: item.sequence,
-                    versions: item.versions.map { StoredVersion(vector: $0.vector, deleted: $0.isDeleted, blob: $0.payload) })
+                    versions: item.versions)
             },
             cursor: cursor, hasMore: hasMore, deletionsCollectedAt: collectedAt.map { Date(timeIntervalSince1970: Double($0) / 1000) })
     }

@@ -91,7 +91,7 @@ extension SQLiteStorage {
                 break
             }
             items.append(ItemState(
-                id: row["id"], sequence: UInt64(row["sequence"] as Int64), versions: try StoredVersion.decode(row["versions"] as Data)))
+                id: row["id"], sequence: UInt64(row["sequence"] as Int64), versions: try SealedVersion.decode(row["versions"] as Data)))
             bytes += row["bytes"] as Int
         }
         let latest = try latestSequence(account: account, in: db)

@@ -77,7 +77,7 @@ extension SQLiteStorage {
                 """)
             let rows = try Row.fetchAll(db, sql: "SELECT account, zone, id, versions FROM item")
             for row in rows {
-                let bytes = BatchMerge.bytes(try StoredVersion.decode(row["versions"] as Data))
+                let bytes = BatchMerge.bytes(try SealedVersion.decode(row["versions"] as Data))
                 try db.execute(
                     sql: "UPDATE item SET bytes = ? WHERE account = ? AND zone = ? AND id = ?",
                     arguments: [bytes, row["account"], row["zone"], row["id"]])

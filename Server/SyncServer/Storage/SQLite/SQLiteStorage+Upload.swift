@@ -24,10 +24,10 @@ extension SQLiteStorage {
             db, sql: "SELECT horizon FROM zone WHERE account = ? AND name = ?", arguments: [account, batch.zone]) ?? 0
         let device = try DeviceZoneState.fetch(account: account, device: batch.device, zone: batch.zone, in: db)
         let select = try db.cachedStatement(sql: "SELECT versions FROM item WHERE account = ? AND zone = ? AND id = ?")
-        var stored: [String: [StoredVersion]] = [:]
+        var stored: [String: [SealedVersion]] = [:]
         for id in batch.distinctIDs {
             if let versions = try Data.fetchOne(select, arguments: [account, batch.zone, id]) {
-                stored[id] = try StoredVersion.decode(versions)
+                stored[id] = try SealedVersion.decode(versions)
             }
         }
         let set = BatchMerge.WorkingSet(
@@ -45,8 +45,8 @@ extension SQLiteStorage {
             for id in plan.order {
                 let write = plan.writes[id]!
                 try upsert.execute(arguments: [
-                    account, batch.zone, id, Int64(write.sequence), write.siblings.allSatisfy(\.deleted),
-                    Data(StoredVersion.encode(write.siblings)), BatchMerge.bytes(write.siblings),
+                    account, batch.zone, id, Int64(write.sequence), write.siblings.allSatisfy(\.isDeleted),
+                    Data(SealedVersion.encode(write.siblings)), BatchMerge.bytes(write.siblings),
                 ])
             }
             try db.execute(

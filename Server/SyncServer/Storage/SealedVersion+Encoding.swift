@@ -4,23 +4,23 @@ import SyncCore
 ///
 /// Layout: format byte 1; entry count as 2 bytes big-endian; per version: deleted byte (0/1), the
 /// canonical vector's length (2 bytes) and bytes, the blob's length (4 bytes) and bytes.
-extension StoredVersion {
-    package static func encode(_ versions: [StoredVersion]) -> [UInt8] {
+extension SealedVersion {
+    package static func encode(_ versions: [SealedVersion]) -> [UInt8] {
         var bytes: [UInt8] = [1]
-        bytes.reserveCapacity(3 + versions.reduce(0) { $0 + 7 + $1.blob.count + 16 * $1.vector.counters.count })
+        bytes.reserveCapacity(3 + versions.reduce(0) { $0 + 7 + $1.payload.count + 16 * $1.vector.counters.count })
         append(UInt64(versions.count), width: 2, to: &bytes)
         for version in versions {
-            bytes.append(version.deleted ? 1 : 0)
+            bytes.append(version.isDeleted ? 1 : 0)
             let vector = version.vector.canonicalEncoding
             append(UInt64(vector.count), width: 2, to: &bytes)
             bytes += vector
-            append(UInt64(version.blob.count), width: 4, to: &bytes)
-            bytes += version.blob
+            append(UInt64(version.payload.count), width: 4, to: &bytes)
+            bytes += version.payload
         }
         return bytes
     }
 
-    package static func decode(_ bytes: some Collection<UInt8>) throws -> [StoredVersion] {
+    package static func decode(_ bytes: some Collection<UInt8>) throws -> [SealedVersion] {
         var reader = Array(bytes)[...]
         func read(_ width: Int) throws -> UInt64 {
             guard reader.count >= width else { throw SyncServerError(.storageFailure, "corrupt stored versions") }
@@ -34,12 +34,12 @@ extension StoredVersion {
         }
         guard try read(1) == 1 else { throw SyncServerError(.storageFailure, "unknown stored versions format") }
         let count = try read(2)
-        var versions: [StoredVersion] = []
+        var versions: [SealedVersion] = []
         for _ in 0..<count {
             let deleted = try read(1) == 1
             let vector = try VersionVector(canonicalEncoding: take(Int(try read(2))))
             let blob = Array(try take(Int(try read(4))))
-            versions.append(StoredVersion(vector: vector, deleted: deleted, blob: blob))
+            versions.append(SealedVersion(vector: vector, isDeleted: deleted, payload: blob))
         }
         guard reader.isEmpty else { throw SyncServerError(.storageFailure, "corrupt stored versions") }
         return versions
