@@ -85,11 +85,14 @@ let package = Package(
         ),
         .target(name: "SecurityCompat", dependencies: ["KeychainModel", "KeychainStore"], swiftSettings: swiftSettings),
 
+        // MARK: How every SQLite file but the keychain's is opened (0600, WAL, durable commits)
+        .target(name: "DurableSQLite", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], swiftSettings: swiftSettings),
+
         // MARK: Key-value store (iCloud key-value store semantics; each store is its own zone)
         .target(
             name: "KeyValueStore",
             dependencies: [
-                "SyncCore",
+                "SyncCore", "DurableSQLite",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -194,7 +197,7 @@ let networkTargets: [Target] = [
     .target(
         name: "SyncServer",
         dependencies: [
-            "SyncCore", "SyncProtocol", "KeychainCrypto",
+            "SyncCore", "SyncProtocol", "KeychainCrypto", "DurableSQLite",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdTLS", package: "hummingbird"),
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -220,7 +223,7 @@ let networkTargets: [Target] = [
     .target(
         name: "SyncClient",
         dependencies: [
-            "SyncCore", "SyncProtocol", "KeychainCrypto", "KeychainStore", "KeychainModel", "KeyValueStore",
+            "SyncCore", "SyncProtocol", "KeychainCrypto", "KeychainStore", "KeychainModel", "KeyValueStore", "DurableSQLite",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

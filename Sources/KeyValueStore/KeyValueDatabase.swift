@@ -1,3 +1,4 @@
+import DurableSQLite
 import Foundation
 import GRDB
 import SyncCore
@@ -63,25 +64,20 @@ public final class KeyValueDatabase: Sendable {
     public init(path: String, configuration: Configuration = Configuration()) throws(KeyValueStoreError) {
         self.path = path
         self.configuration = configuration
-        try Self.createPrivateFile(path)
+        do {
+            try DurableSQLite.createPrivateFile(atPath: path)
+        } catch {
+            throw KeyValueStoreError(.storage, "cannot create the key-value database", underlying: error)
+        }
         // Two processes opening a new file at once (the sync daemon and `keychain kv`) must not
         // migrate it together: GRDB creates its migrations table before the first migration's
         // transaction, so the other would see a table without the application ID, or apply v1
         // twice. The setup runs under an exclusive lock on `<path>.lock`.
         let setupLock = try Self.lockForSetup(path)
         defer { releaseSetupLock(setupLock) }
-        var databaseConfiguration = GRDB.Configuration()
-        databaseConfiguration.journalMode = .wal
-        databaseConfiguration.busyMode = .timeout(10)
-        databaseConfiguration.label = "key-value"
-        databaseConfiguration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA secure_delete = ON; PRAGMA temp_store = MEMORY")
-        }
         do {
-            queue = try DatabaseQueue(path: path, configuration: databaseConfiguration)
-            // A value the caller was told is set survives a power loss. (GRDB sets NORMAL on WAL
-            // databases after `prepareDatabase`, hence here.)
-            try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+            // A value the caller was told is set survives a power loss; a removed one is zeroed.
+            queue = try DurableSQLite.queue(path: path, label: "key-value", zeroFreedPages: true)
             try queue.read { db in
                 let applicationID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
                 let tables = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master") ?? 0
@@ -149,21 +145,6 @@ public final class KeyValueDatabase: Sendable {
 
     /// Creates the directory (0700) and the empty file (0600) unless they exist; makes an
     /// existing file 0600.
-    private static func createPrivateFile(_ path: String) throws(KeyValueStoreError) {
-        let directory = (path as NSString).deletingLastPathComponent
-        if !directory.isEmpty && !FileManager.default.fileExists(atPath: directory) {
-            do {
-                try FileManager.default.createDirectory(
-                    atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            } catch {
-                throw KeyValueStoreError(.storage, "cannot create the key-value database's directory", underlying: error)
-            }
-        }
-        let descriptor = openPrivateFile(path)
-        guard descriptor >= 0 else { throw KeyValueStoreError(.storage, "cannot create the key-value database (errno \(errno))") }
-        defer { close(descriptor) }
-        fchmod(descriptor, 0o600)
-    }
 }
 
 extension KeyValueDatabase {

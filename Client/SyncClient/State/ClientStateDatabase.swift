@@ -1,3 +1,4 @@
+import DurableSQLite
 import Foundation
 import GRDB
 import SyncCore
@@ -31,15 +32,9 @@ package final class ClientStateDatabase: Sendable {
             fchmod(descriptor, 0o600)
             close(descriptor)
         }
-        var configuration = Configuration()
-        configuration.journalMode = .wal
-        configuration.busyMode = .timeout(10)
-        configuration.label = "sync-state"
         do {
-            queue = try DatabaseQueue(path: path, configuration: configuration)
             // Durable commits, like the keychain's: the state never claims what the disk lost.
-            // (GRDB sets NORMAL on WAL databases after `prepareDatabase`, hence here.)
-            try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+            queue = try DurableSQLite.queue(path: path, label: "sync-state")
             try Self.migrator.migrate(queue)
         } catch {
             throw SyncClientError(.localStorage, "cannot open the sync state file", underlying: error)

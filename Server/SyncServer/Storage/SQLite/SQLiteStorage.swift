@@ -1,3 +1,4 @@
+import DurableSQLite
 import Foundation
 import GRDB
 import ServiceLifecycle
@@ -26,13 +27,8 @@ package final class SQLiteStorage: ServerStorage {
             if !FileManager.default.fileExists(atPath: path) {
                 try PrivateFile.write([], to: path)
             }
-            var configuration = Configuration()
-            configuration.busyMode = .timeout(10)
-            pool = try DatabasePool(path: path, configuration: configuration)
-            // FULL: a commit reaches the disk before the upload is acknowledged (decision 0043).
-            // Set on the writer after opening: GRDB sets NORMAL on WAL databases after
-            // `prepareDatabase`.
-            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+            // A commit reaches the disk before the upload is acknowledged (decision 0043).
+            pool = try DurableSQLite.pool(path: path, label: "sync-server")
             try Self.migrator.migrate(pool)
         } catch let error as SyncServerError {
             throw error
