@@ -34,6 +34,8 @@ struct ShippedLedger {
         var lateAnswers = 0
         /// Items the server refused, by reason (an item refused again counts again).
         var refused: [ItemRefusal: Int] = [:]
+        /// Batches of more than one version refused as too large, naming no item.
+        var batchesTooLarge = 0
 
         mutating func record(_ delivery: LoopbackZoneServer.Delivery, of call: LoopbackZoneServer.Call) {
             switch delivery {
@@ -49,6 +51,7 @@ struct ShippedLedger {
         mutating func record(_ batch: PushBatch<SealedVersion>, response: PushResponse, sealer: VersionSealer, keyValues: Bool) {
             guard response.status == .committed else {
                 if let refused = response.refused { self.refused[refused.reason, default: 0] += refused.items.count }
+                if response.status == .tooLarge { batchesTooLarge += 1 }
                 return
             }
             for (pushed, result) in zip(batch.items, response.results) {
@@ -147,6 +150,8 @@ package struct ShippedStatistics: Sendable {
     /// user writes with a large secret, and the items set aside on the devices at the end.
     package var refusedTooLarge = 0
     package var refusedQuota = 0
+    /// Batches refused as too large naming no item (the request limit, decision 0224).
+    package var batchesTooLarge = 0
     package var largeWrites = 0
     package var setAside = 0
     /// Syncs after healing that rejected versions of an answer held back (tried once more).
@@ -170,6 +175,7 @@ package struct ShippedStatistics: Sendable {
         maliciousAnswers = observed.maliciousAnswers
         refusedTooLarge = observed.refused[.tooLarge] ?? 0
         refusedQuota = observed.refused[.quotaExceeded] ?? 0
+        batchesTooLarge = observed.batchesTooLarge
     }
 
     package mutating func add(_ other: ShippedStatistics) {
@@ -193,6 +199,7 @@ package struct ShippedStatistics: Sendable {
         lateAnswers += other.lateAnswers
         refusedTooLarge += other.refusedTooLarge
         refusedQuota += other.refusedQuota
+        batchesTooLarge += other.batchesTooLarge
         largeWrites += other.largeWrites
         setAside += other.setAside
         rejectedLateAnswers += other.rejectedLateAnswers

@@ -37,6 +37,10 @@ package struct ShippedSimulation {
         /// The largest blob the server takes: in even seeds below what the client checks before
         /// pushing (64 KiB), so the server itself refuses some writes `too_large`.
         package var maximumBlobBytes: Int
+        /// The most payload bytes the server takes in one upload (its request-body limit): in one
+        /// seed in five small enough that batches of a few large writes are refused `too_large`
+        /// naming no item, and split by the client (decision 0224).
+        package var maximumRequestBytes: Int
         /// Percent of user writes with a large secret: over the server's blob limit where it is
         /// lowered, and one in four over the client's own 64 KiB.
         package var largeWritePercent = 4
@@ -57,6 +61,7 @@ package struct ShippedSimulation {
             sendsBatchIDs = seed % 2 == 1
             maximumBytes = seed % 3 == 0 ? 2_500 : BatchMerge.Limits.defaultMaximumBytes
             maximumBlobBytes = seed % 2 == 0 ? 1_536 : VersionSealer.serverBlobLimit
+            maximumRequestBytes = seed % 5 == 2 ? 1_000 : .max
         }
     }
 
@@ -153,7 +158,8 @@ package struct ShippedSimulation {
         return { [storage, account, clock, faults, faulty, observed, configuration] device in
             LoopbackZoneServer(
                 storage: storage, account: account, device: device, zone: sealer.zone, limits: limits,
-                maximumBlobBytes: configuration.maximumBlobBytes, sendsBatchIDs: configuration.sendsBatchIDs,
+                maximumBlobBytes: configuration.maximumBlobBytes, maximumRequestBytes: configuration.maximumRequestBytes,
+                sendsBatchIDs: configuration.sendsBatchIDs,
                 lateAnswersKeepTheirIDs: configuration.lateAnswersKeepTheirIDs, pageItems: 5, pageBytes: 64 << 10,
                 serverNow: { clock.date() }, deviceNow: { clock.date(skew: skew.value) },
                 fault: { call, stage in

@@ -63,6 +63,9 @@ public struct PushResponse: Hashable, Sendable, Codable {
         /// Nothing was stored: the batch's cursor is below the zone's horizon. The device must
         /// resync in full before pushing again.
         case cursorExpired
+        /// Nothing was stored: the request was larger than the server takes, and it named no
+        /// item (its body or item-count limit, decision 0224).
+        case tooLarge
     }
 
     /// One item's outcome.
@@ -110,6 +113,17 @@ public struct PushResponse: Hashable, Sendable, Codable {
             self.items = items
         }
     }
+
+    /// The items of `batch` this answer refuses, to be set aside: those it names, or the one
+    /// version of a batch of one refused as too large (decision 0224).
+    public func refusedItems<Version>(of batch: PushBatch<Version>) -> [ItemID] {
+        if let refused { return batch.items.map(\.item).filter(refused.items.contains) }
+        if status == .tooLarge, batch.items.count == 1 { return batch.items.map(\.item) }
+        return []
+    }
+
+    /// Why ``refusedItems(of:)`` are refused.
+    public var refusalReason: ItemRefusal? { refused?.reason ?? (status == .tooLarge ? .tooLarge : nil) }
 
     /// Creates a response.
     public init(batchID: UInt64, status: Status, results: [ItemResult], refused: Refused? = nil, latestSequence: UInt64? = nil) {

@@ -19,12 +19,17 @@ public struct ZoneSyncMachine: Sendable {
         public var maximumBatchSize: Int
         /// The most pushes in one round before it ends (a refused push is retried next round).
         public var maximumPushesPerRound: Int
+        /// The most content bytes (``ItemVersion/content``) per pushed batch, so that its request
+        /// stays under the server's body limit; a batch always takes its first version, however
+        /// large (decision 0224).
+        public var maximumBatchContentBytes: Int
 
-        /// The defaults: pages of 200, batches of 100, 4 pushes per round.
-        public init(pageSize: Int = 200, maximumBatchSize: Int = 100, maximumPushesPerRound: Int = 4) {
+        /// The defaults: pages of 200, batches of 100, 4 pushes per round, no byte bound.
+        public init(pageSize: Int = 200, maximumBatchSize: Int = 100, maximumPushesPerRound: Int = 4, maximumBatchContentBytes: Int = .max) {
             self.pageSize = pageSize
             self.maximumBatchSize = maximumBatchSize
             self.maximumPushesPerRound = maximumPushesPerRound
+            self.maximumBatchContentBytes = maximumBatchContentBytes
         }
     }
 
@@ -58,6 +63,10 @@ public struct ZoneSyncMachine: Sendable {
     /// (decision 0188) and nothing was taken since: the answer to the resent pull is taken even if
     /// it is as old, since the server insists on that state.
     var refusedAnOldPage = false
+    /// The most versions per batch since the server refused a batch as too large without naming
+    /// an item (its request limit is below this client's budget, decision 0224): halved at each
+    /// such refusal. Not durable: a restarted device finds the limit again.
+    var batchSizeLimit: Int?
 
     /// A machine for a device that never synced `zone`.
     public init(device: DeviceID, zone: ZoneID, configuration: Configuration = Configuration()) {
@@ -176,11 +185,18 @@ public struct ZoneSyncMachine: Sendable {
         else { return [] }
         state.unansweredBatch = nil
         if response.status == .cursorExpired { return pull(after: 0, mentioned: []) }
-        if response.status == .refused, let refused = response.refused {
-            // Set the named items aside (their versions as pushed) and push the rest at once.
+        if response.status == .tooLarge, batch.items.count > 1 {
+            // Nothing was stored: the batch is pushed again in batches of half its size.
+            batchSizeLimit = max(1, batch.items.count / 2)
+            if pushesThisRound < configuration.maximumPushesPerRound { return pushOrPull() }
+            return pull(after: state.cursor, mentioned: nil)
+        }
+        if let reason = response.refusalReason {
+            // Set the refused items aside (their versions as pushed) and push the rest at once.
+            let refused = Set(response.refusedItems(of: batch))
             var setAside = false
-            for pushed in batch.items where refused.items.contains(pushed.item) && state.records[pushed.item]?.version == pushed.version {
-                state.records[pushed.item]?.refusal = refused.reason
+            for pushed in batch.items where refused.contains(pushed.item) && state.records[pushed.item]?.version == pushed.version {
+                state.records[pushed.item]?.refusal = reason
                 setAside = true
             }
             if setAside, pushesThisRound < configuration.maximumPushesPerRound { return pushOrPull() }
@@ -259,11 +275,7 @@ public struct ZoneSyncMachine: Sendable {
             pushesThisRound += 1
             return [.push(batch)]
         }
-        // The IDs only: filtering the records themselves copied every pending record at every
-        // push, O(items) per batch (decision 0198).
-        let pending = state.records.lazy.filter(\.value.awaitsPush).map(\.key).sorted()
-            .prefix(configuration.maximumBatchSize)
-            .compactMap { item in state.records[item].map { PushedItem(item: item, version: $0.version) } }
+        let pending = nextBatchItems()
         guard !pending.isEmpty else { return pull(after: state.cursor, mentioned: nil) }
         let batch = PushBatch(
             device: state.device, zone: state.zone, batchID: state.nextBatchID, cursor: state.cursor, items: pending)
@@ -272,6 +284,24 @@ public struct ZoneSyncMachine: Sendable {
         phase = .pushing(batchID: batch.batchID)
         pushesThisRound += 1
         return [.push(batch)]
+    }
+
+    /// The pending versions of the next batch, in item order: at most the batch size (or the
+    /// halved one, ``batchSizeLimit``) and the content bytes, but at least one.
+    private func nextBatchItems() -> [PushedItem<ItemVersion>] {
+        // The IDs first: filtering the records themselves copied every pending record at every
+        // push, O(items) per batch (decision 0198).
+        let pending = state.records.lazy.filter(\.value.awaitsPush).map(\.key).sorted()
+        let count = min(configuration.maximumBatchSize, batchSizeLimit ?? .max)
+        var items: [PushedItem<ItemVersion>] = []
+        var bytes = 0
+        for item in pending {
+            guard items.count < count, let record = state.records[item] else { break }
+            bytes += record.version.content.count
+            if !items.isEmpty && bytes > configuration.maximumBatchContentBytes { break }
+            items.append(PushedItem(item: item, version: record.version))
+        }
+        return items
     }
 
     private mutating func pull(after cursor: UInt64, mentioned: Set<ItemID>?) -> [SyncAction] {

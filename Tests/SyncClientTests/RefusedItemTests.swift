@@ -54,6 +54,35 @@ struct RefusedItemTests {
         }
     }
 
+    /// Decision 0224: a batch whose request is over the server's body limit is refused naming no
+    /// item; it used to be resent unchanged every round and the zone never synced again. It is
+    /// split now, and an item too large alone for the limit is set aside like any refused item.
+    @Test func aBatchOverTheServersRequestLimitIsSplitAndTheZoneKeepsSyncing() async throws {
+        try await withAccount(devices: 2, serverOptions: ["--max-request-bytes", "65536"]) { _, devices in
+            let (a, b) = (devices[0], devices[1])
+            // Each item alone fits the limit; twelve of them in one request do not.
+            for index in 0..<12 {
+                try await a.add(service: "item\(index)", account: "max", password: String(repeating: "\(index % 10)", count: 9_000))
+            }
+            // Under the client's own 64 KiB blob limit, over the server's body limit alone.
+            try await a.add(service: "huge", account: "max", password: String(repeating: "h", count: 60_000))
+            let first = try await a.syncClient(["sync"])
+            #expect(first.status == 0, "\(first.stderr)")
+            #expect(first.stderr.contains("1 item(s) not synced"), "\(first.stderr)")
+            try await b.sync()
+            for index in 0..<12 {
+                #expect(try await b.password(service: "item\(index)", account: "max")?.count == 9_000, "item\(index)")
+            }
+            #expect(try await b.password(service: "huge", account: "max") == nil)
+            let status = try await a.syncClient(["status"])
+            #expect(status.stdout.contains("generic password (service \"huge\", account \"max\"): too large to sync"), "\(status.stdout)")
+            #expect(status.stdout.contains("pending changes: 0"), "\(status.stdout)")
+            // The next round pushes nothing again and exits cleanly.
+            let again = try await a.syncClient(["sync"])
+            #expect(again.status == 0, "\(again.stderr)")
+        }
+    }
+
     @Test func anItemOverTheAccountQuotaIsSetAsideAndUpdatesOfOtherItemsStillSync() async throws {
         try await withAccount(devices: 2, serverOptions: ["--max-items-per-account", "2"]) { _, devices in
             let (a, b) = (devices[0], devices[1])

@@ -94,6 +94,10 @@ package struct LoopbackZoneServer: ZoneServer {
     package let limits: UploadLimits
     /// The largest blob the route takes (`ServerConfiguration.Limits.maximumBlobBytes`).
     package let maximumBlobBytes: Int
+    /// The most payload bytes one upload may carry, standing for the route's request-body limit
+    /// (`ServerConfiguration.Limits.maximumRequestBytes`, which counts the JSON): over it, the
+    /// batch is refused `too_large` naming no item (decision 0224).
+    package let maximumRequestBytes: Int
     /// Whether uploads carry the batch's number (the wire's `batch` field, which the route passes
     /// to the storage's batch memory); ``ZoneTransport`` sends none.
     package let sendsBatchIDs: Bool
@@ -117,6 +121,7 @@ package struct LoopbackZoneServer: ZoneServer {
     package init(
         storage: any ServerStorage, account: AccountID, device: DeviceID, zone: ZoneID,
         limits: UploadLimits = UploadLimits(maximumItemsPerAccount: 100_000), maximumBlobBytes: Int = ServerConfiguration.Limits().maximumBlobBytes,
+        maximumRequestBytes: Int = .max,
         sendsBatchIDs: Bool = false, lateAnswersKeepTheirIDs: Bool = false, pageItems: Int = 1_000, pageBytes: Int = 4 << 20,
         serverNow: @escaping @Sendable () -> Date = { Date() }, deviceNow: @escaping @Sendable () -> Date = { Date() },
         fault: @escaping @Sendable (Call, Stage) throws -> Void = { _, _ in },
@@ -130,6 +135,7 @@ package struct LoopbackZoneServer: ZoneServer {
         self.zone = zone
         self.limits = limits
         self.maximumBlobBytes = maximumBlobBytes
+        self.maximumRequestBytes = maximumRequestBytes
         self.sendsBatchIDs = sendsBatchIDs
         self.lateAnswersKeepTheirIDs = lateAnswersKeepTheirIDs
         self.pageItems = pageItems
@@ -163,7 +169,14 @@ package struct LoopbackZoneServer: ZoneServer {
     /// What the route and the storage answer to `batch`.
     private func store(_ batch: PushBatch<SealedVersion>) async throws -> PushResponse {
         let batch = tampering?.upload(batch) ?? batch
-        // The route refuses a blob over its limit before the storage sees the batch.
+        // The route refuses a body over its limit before it reads an item, then a blob over its
+        // limit, before the storage sees the batch.
+        if batch.items.reduce(0, { $0 + $1.version.payload.count }) > maximumRequestBytes,
+            let refusal = ZoneTransport.refusal(code: ErrorCode.tooLarge, items: [], batchID: batch.batchID)
+        {
+            observe(batch, refusal)
+            return refusal
+        }
         let oversized = batch.items.filter { $0.version.payload.count > maximumBlobBytes }.map(\.item.rawValue)
         if !oversized.isEmpty, let refusal = ZoneTransport.refusal(code: ErrorCode.tooLarge, items: oversized, batchID: batch.batchID) {
             observe(batch, refusal)

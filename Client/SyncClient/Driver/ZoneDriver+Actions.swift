@@ -147,8 +147,9 @@ extension ZoneDriver {
     /// Records a problem for every item of `batch` the server's answer set aside, and clears the
     /// problem of every item it took.
     private func noteRefusals(of batch: PushBatch<ItemVersion>, response: PushResponse, report: inout SyncRoundReport) {
+        let refused = Set(response.refusedItems(of: batch))
         for pushed in batch.items {
-            if let refusal = machine.state.records[pushed.item]?.refusal, response.refused?.items.contains(pushed.item) == true {
+            if let refusal = machine.state.records[pushed.item]?.refusal, refused.contains(pushed.item) {
                 logger.warning("pushed version refused; set aside", metadata: ["zone": "\(zone)", "item": "\(pushed.item)", "reason": "\(refusal)"])
                 problems.append((pushed.item, refusal.explanation))
                 report.setAside += 1

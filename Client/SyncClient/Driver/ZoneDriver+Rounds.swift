@@ -3,7 +3,9 @@ import SyncCore
 extension ZoneSyncMachine.Configuration {
     /// What every zone of the client uses: pages of 500, push batches of 200, at most 8
     /// pushes per round.
-    static let client = Self(pageSize: 500, maximumBatchSize: 200, maximumPushesPerRound: 8)
+    /// Batches of at most 4 MiB of content: sealed and in base64 they stay under the server's
+    /// default 8 MiB request limit (decision 0224).
+    static let client = Self(pageSize: 500, maximumBatchSize: 200, maximumPushesPerRound: 8, maximumBatchContentBytes: 4 << 20)
 }
 
 /// What a round of a ``ZoneDriver`` did, or several rounds added up.

@@ -47,6 +47,7 @@ package struct ZoneTransport: Sendable {
         switch code {
         case ErrorCode.tooManySiblings: return PushResponse(batchID: batchID, status: .refused, results: [])
         case ErrorCode.cursorExpired: return PushResponse(batchID: batchID, status: .cursorExpired, results: [])
+        case ErrorCode.tooLarge: return PushResponse(batchID: batchID, status: .tooLarge, results: [])
         default: return nil
         }
     }
