@@ -213,3 +213,8 @@ extension BatchMerge {
         }
     }
 }
+
+extension BatchMerge.Incoming: Sendable where Key: Sendable, Version: Sendable {}
+extension BatchMerge.Incoming: Equatable where Key: Equatable, Version: Equatable {}
+extension BatchMerge.Batch: Sendable where Key: Sendable, Version: Sendable {}
+extension BatchMerge.Batch: Equatable where Key: Equatable, Version: Equatable {}

@@ -191,7 +191,7 @@ package struct LoopbackZoneServer: ZoneServer {
         let upload = UploadBatch(
             account: account, device: device, zone: zone.rawValue, batchID: sendsBatchIDs ? batch.batchID : nil, cursor: batch.cursor,
             items: batch.items.map {
-                .init(id: $0.item.rawValue, version: $0.version)
+                .init(key: $0.item.rawValue, version: $0.version)
             })
         do {
             let receipt = try await storage.upload(upload, limits: limits, now: serverNow())

@@ -31,7 +31,7 @@ extension PostgresStorage {
                     horizon: UInt64(counters.horizon), mustResync: device?.mustResync ?? false,
                     lastBatch: device?.lastBatch, stored: stored)
                 let incoming = BatchMerge.Batch(batchID: batch.batchID, cursor: batch.cursor, items: batch.items.enumerated().map {
-                    BatchMerge.Incoming(key: $1.id, version: PendingVersion(version: $1.version, sequence: Int64($0), isNew: true))
+                    BatchMerge.Incoming(key: $1.key, version: PendingVersion(version: $1.version, sequence: Int64($0), isNew: true))
                 })
                 let decision = BatchMerge.decide(incoming, in: set, limits: limits.rule)
                 if case .commit(let plan) = decision, !plan.writes.isEmpty {

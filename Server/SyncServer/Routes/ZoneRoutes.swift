@@ -74,7 +74,7 @@ struct ZoneRoutes {
         try validation.blobSizes(body.items)
         let batch = UploadBatch(
             account: device.account, device: device.id, zone: zone, batchID: body.batch, cursor: body.cursor,
-            items: body.items.map { .init(id: $0.id, version: SealedVersion(vector: $0.vector, isDeleted: $0.deleted, payload: $0.blob.bytes)) })
+            items: body.items.map { .init(key: $0.id, version: SealedVersion(vector: $0.vector, isDeleted: $0.deleted, payload: $0.blob.bytes)) })
         let receipt = try await storage.upload(
             batch,
             limits: UploadLimits(

@@ -2,15 +2,10 @@ import Foundation
 import SyncCore
 
 extension UploadBatch {
-    /// The batch as the one rule (`BatchMerge`) sees it, with versions wrapped by `wrap`.
-    func ruleBatch<Version>(_ wrap: (SealedVersion) -> Version) -> BatchMerge.Batch<String, Version> {
-        BatchMerge.Batch(batchID: batchID, cursor: cursor, items: items.map { .init(key: $0.id, version: wrap($0.version)) })
-    }
-
     /// The distinct item IDs of the batch, in the batch's order.
     var distinctIDs: [String] {
         var seen = Set<String>()
-        return items.map(\.id).filter { seen.insert($0).inserted }
+        return items.map(\.key).filter { seen.insert($0).inserted }
     }
 }
 

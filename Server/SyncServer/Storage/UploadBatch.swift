@@ -1,39 +1,28 @@
 import SyncCore
 
-/// Versions a device uploads to one zone in one atomic batch.
+/// Versions a device uploads to one zone in one atomic batch: the one rule's batch
+/// (`BatchMerge.Batch`), with the account, device and zone it is addressed to.
 package struct UploadBatch: Sendable, Equatable {
-    /// One incoming version of one item.
-    package struct Item: Sendable, Equatable {
-        /// The opaque item ID (validated by the HTTP layer).
-        package var id: String
-        package var version: SealedVersion
-
-        package init(id: String, version: SealedVersion) {
-            self.id = id
-            self.version = version
-        }
-    }
+    package typealias Item = BatchMerge.Incoming<String, SealedVersion>
 
     package var account: AccountID
     package var device: DeviceID
     package var zone: String
-    /// The device's number for the batch (per zone, increasing; SyncCore's `PushBatch.batchID`), or
-    /// nil when it sent none. A numbered batch equal to the device's last one gets the remembered
-    /// answer; an older one is `superseded` (decision 0100).
-    package var batchID: UInt64?
-    /// The feed position the device had applied when it made these versions (as SyncCore's
-    /// `PushBatch.cursor`). Below the zone's horizon the device may not have seen a collected
-    /// deletion, so the batch is refused with `cursorExpired`.
-    package var cursor: UInt64
-    package var items: [Item]
+    /// The batch as the rule takes it: the device's number for it (per zone, increasing), or nil
+    /// when it sent none (decision 0100); the feed position the device had applied when it made
+    /// the versions (below the zone's horizon the batch is refused with `cursorExpired`); the
+    /// versions, by item ID (validated by the HTTP layer), merged in order.
+    package var rule: BatchMerge.Batch<String, SealedVersion>
+
+    package var batchID: UInt64? { rule.batchID }
+    package var cursor: UInt64 { rule.cursor }
+    package var items: [Item] { rule.items }
 
     package init(account: AccountID, device: DeviceID, zone: String, batchID: UInt64? = nil, cursor: UInt64, items: [Item]) {
         self.account = account
         self.device = device
         self.zone = zone
-        self.batchID = batchID
-        self.cursor = cursor
-        self.items = items
+        self.rule = BatchMerge.Batch(batchID: batchID, cursor: cursor, items: items)
     }
 }
 

@@ -49,7 +49,7 @@ enum Fixture {
     ) async throws -> UploadReceipt {
         let batch = UploadBatch(
             account: account, device: device("d"), zone: zone, cursor: cursor,
-            items: items.sorted { $0.key < $1.key }.map { .init(id: $0.key, version: version($0.value, deleted: deleted)) })
+            items: items.sorted { $0.key < $1.key }.map { .init(key: $0.key, version: version($0.value, deleted: deleted)) })
         return try await storage.upload(batch, limits: limits, now: epoch)
     }
 

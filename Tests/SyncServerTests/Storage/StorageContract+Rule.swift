@@ -41,7 +41,7 @@ extension StorageContract {
                 #expect(feed == .cursorExpired(horizon: 2), "after \(after), full \(full)")
             }
             let batch = UploadBatch(account: account, device: two, zone: "keychain", batchID: 1, cursor: 2, items: [
-                .init(id: "x", version: Fixture.version(["one": 1, "two": 1])),
+                .init(key: "x", version: Fixture.version(["one": 1, "two": 1])),
             ])
             try await Fixture.expectCode(.cursorExpired) { _ = try await storage.upload(batch, limits: Fixture.limits, now: Fixture.later(200)) }
             let resync = try await storage.changes(ChangeQuery(
@@ -49,7 +49,7 @@ extension StorageContract {
             // Every page says when the zone's tombstones were last collected (decision 0175).
             #expect(resync == .page(ChangePage(items: [], cursor: 2, hasMore: false, deletionsCollectedAt: Fixture.later(150))))
             var fresh = batch
-            fresh.batchID = 2
+            fresh.rule.batchID = 2
             #expect(try await storage.upload(fresh, limits: Fixture.limits, now: Fixture.later(200)).results.map(\.outcome) == [.applied])
         },
         StorageContractCase(name: "pullRefusedWithCursorExpiredAcknowledgesNothing") { storage in
@@ -97,7 +97,7 @@ extension StorageContract {
             let limits = UploadLimits(maximumItemsPerAccount: 100, maximumBytesPerAccount: 100)
             func upload(_ items: [(String, UInt64, Int)], deleted: Bool = false, cursor: UInt64 = 0) async throws -> UploadReceipt {
                 let batch = UploadBatch(account: account, device: Fixture.device("d"), zone: "keychain", cursor: cursor, items: items.map {
-                    .init(id: $0.0, version: SealedVersion(vector: Fixture.vector(["d": $0.1]), isDeleted: deleted, payload: Array(repeating: 7, count: $0.2)))
+                    .init(key: $0.0, version: SealedVersion(vector: Fixture.vector(["d": $0.1]), isDeleted: deleted, payload: Array(repeating: 7, count: $0.2)))
                 })
                 return try await storage.upload(batch, limits: limits, now: Fixture.epoch)
             }
@@ -119,7 +119,7 @@ extension StorageContract {
         StorageContractCase(name: "pageEndsWithTheItemThatReachesItsByteBudget") { storage in
             let account = try await Fixture.createAccount("alice", in: storage)
             let batch = UploadBatch(account: account, device: Fixture.device("d"), zone: "keychain", cursor: 0, items: ["a", "b", "c", "d"].map {
-                .init(id: $0, version: SealedVersion(vector: Fixture.vector(["d": 1]), isDeleted: false, payload: Array(repeating: 1, count: 40)))
+                .init(key: $0, version: SealedVersion(vector: Fixture.vector(["d": 1]), isDeleted: false, payload: Array(repeating: 1, count: 40)))
             })
             _ = try await storage.upload(batch, limits: Fixture.limits, now: Fixture.epoch)
             func page(after: UInt64, bytes: Int) async throws -> ChangePage? {
@@ -144,7 +144,7 @@ extension Fixture {
     static func batch(_ number: UInt64, _ items: [String: [String: UInt64]], account: AccountID, cursor: UInt64 = 0) -> UploadBatch {
         UploadBatch(
             account: account, device: device("d"), zone: "keychain", batchID: number, cursor: cursor,
-            items: items.sorted { $0.key < $1.key }.map { .init(id: $0.key, version: version($0.value)) })
+            items: items.sorted { $0.key < $1.key }.map { .init(key: $0.key, version: version($0.value)) })
     }
 
     /// The storage error `body` throws (recording an issue when it throws none).

@@ -122,8 +122,8 @@ enum StorageContract {
             _ = try await Fixture.upload(["i1": ["a": 1]], account: account, in: storage)
             _ = try await Fixture.upload(["i1": ["b": 1]], account: account, limits: .init(maximumItemsPerAccount: 10, maximumSiblings: 2), in: storage)
             let batch = UploadBatch(account: account, device: Fixture.device("d"), zone: "keychain", cursor: 0, items: [
-                .init(id: "fresh", version: Fixture.version(["d": 1])),
-                .init(id: "i1", version: Fixture.version(["c": 1])),
+                .init(key: "fresh", version: Fixture.version(["d": 1])),
+                .init(key: "i1", version: Fixture.version(["c": 1])),
             ])
             try await Fixture.expectCode(.tooManySiblings) {
                 _ = try await storage.upload(batch, limits: .init(maximumItemsPerAccount: 10, maximumSiblings: 2), now: Fixture.epoch)
@@ -147,9 +147,9 @@ enum StorageContract {
         StorageContractCase(name: "sameItemTwiceInOneBatchMergesInOrder") { storage in
             let account = try await Fixture.createAccount("alice", in: storage)
             let batch = UploadBatch(account: account, device: Fixture.device("d"), zone: "keychain", cursor: 0, items: [
-                .init(id: "i1", version: Fixture.version(["d": 1])),
-                .init(id: "i1", version: Fixture.version(["d": 2])),
-                .init(id: "i1", version: Fixture.version(["d": 1])),
+                .init(key: "i1", version: Fixture.version(["d": 1])),
+                .init(key: "i1", version: Fixture.version(["d": 2])),
+                .init(key: "i1", version: Fixture.version(["d": 1])),
             ])
             let receipt = try await storage.upload(batch, limits: Fixture.limits, now: Fixture.epoch)
             #expect(receipt.results.map(\.outcome) == [.applied, .applied, .stale])
@@ -199,7 +199,7 @@ enum StorageContract {
             let account = try await Fixture.createAccount("alice", in: storage)
             let blob = (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31) }
             let version = SealedVersion(vector: Fixture.vector(["d": 1]), isDeleted: true, payload: blob)
-            let batch = UploadBatch(account: account, device: Fixture.device("d"), zone: "keychain", cursor: 0, items: [.init(id: "x", version: version)])
+            let batch = UploadBatch(account: account, device: Fixture.device("d"), zone: "keychain", cursor: 0, items: [.init(key: "x", version: version)])
             _ = try await storage.upload(batch, limits: Fixture.limits, now: Fixture.epoch)
             #expect(try await Fixture.page(account: account, in: storage).items.first?.versions == [version])
         },

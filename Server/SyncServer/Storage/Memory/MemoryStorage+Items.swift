@@ -7,7 +7,7 @@ extension MemoryStorage {
             model.configuration.maximumSiblings = limits.maximumSiblings
             model.configuration.maximumItems = limits.maximumItemsPerAccount
             model.configuration.maximumBytes = limits.maximumBytesPerAccount
-            let incoming = batch.ruleBatch { $0 }
+            let incoming = batch.rule
             let answer = model.apply(
                 BatchMerge.Batch(
                     batchID: incoming.batchID, cursor: incoming.cursor,

@@ -34,7 +34,7 @@ extension SQLiteStorage {
             latestSequence: UInt64(row["latestSequence"] as Int64),
             usage: BatchMerge.Usage(items: row["itemCount"], bytes: row["storedBytes"]),
             horizon: UInt64(horizon), mustResync: device?.mustResync ?? false, lastBatch: device?.lastBatch, stored: stored)
-        let decision = BatchMerge.decide(batch.ruleBatch { $0 }, in: set, limits: limits.rule)
+        let decision = BatchMerge.decide(batch.rule, in: set, limits: limits.rule)
         if case .commit(let plan) = decision {
             let upsert = try db.cachedStatement(sql: """
                 INSERT INTO item (account, zone, id, sequence, tombstone, versions, bytes) VALUES (?, ?, ?, ?, ?, ?, ?)
