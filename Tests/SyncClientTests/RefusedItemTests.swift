@@ -83,6 +83,20 @@ struct RefusedItemTests {
         }
     }
 
+    /// Decision 0224: a server whose batch limit is below the client's batch size refuses the
+    /// batch as too large naming no item; the client halves it until the server takes it.
+    @Test func aServerWithASmallerBatchLimitGetsSmallerBatches() async throws {
+        try await withAccount(devices: 2, serverOptions: ["--max-batch-items", "3"]) { _, devices in
+            let (a, b) = (devices[0], devices[1])
+            for index in 0..<10 { try await a.add(service: "s\(index)", account: "max", password: "p\(index)") }
+            let pushed = try await a.syncClient(["sync"])
+            #expect(pushed.status == 0, "\(pushed.stderr)")
+            #expect(pushed.stdout.contains("pushed 10"), "\(pushed.stdout)")
+            try await b.sync()
+            for index in 0..<10 { #expect(try await b.password(service: "s\(index)", account: "max") == "p\(index)") }
+        }
+    }
+
     @Test func anItemOverTheAccountQuotaIsSetAsideAndUpdatesOfOtherItemsStillSync() async throws {
         try await withAccount(devices: 2, serverOptions: ["--max-items-per-account", "2"]) { _, devices in
             let (a, b) = (devices[0], devices[1])

@@ -3,9 +3,10 @@ import SyncCore
 extension ZoneSyncMachine.Configuration {
     /// What every zone of the client uses: pages of 500, push batches of 200, at most 8
     /// pushes per round.
-    /// Batches of at most 4 MiB of content: sealed and in base64 they stay under the server's
-    /// default 8 MiB request limit (decision 0224).
-    static let client = Self(pageSize: 500, maximumBatchSize: 200, maximumPushesPerRound: 8, maximumBatchContentBytes: 4 << 20)
+    /// Batches of the server's default size (500 versions) and at most 4 MiB of content: sealed
+    /// and in base64 they stay under its default 8 MiB request limit. A server set lower refuses
+    /// a batch as too large and the machine halves it (decision 0224).
+    static let client = Self(pageSize: 500, maximumBatchSize: 500, maximumPushesPerRound: 8, maximumBatchContentBytes: 4 << 20)
 }
 
 /// What a round of a ``ZoneDriver`` did, or several rounds added up.
