@@ -80,7 +80,15 @@ public struct StatementMessage: Hashable, Sendable, Codable {
 public struct StatementListResponse: Hashable, Sendable, Codable {
     /// The statements.
     public var statements: [StatementMessage]
+    /// The server's device inactivity limit in milliseconds: how long it keeps a tombstone for a
+    /// device that does not sync (`sync-server --device-inactivity-limit`). A statement older than
+    /// that may name writes whose only trace was collected since, so a device does not hold the
+    /// server to it (decision 0231). Absent from older servers.
+    public var deviceInactivityLimit: Int64?
 
     /// Creates a response.
-    public init(statements: [StatementMessage]) { self.statements = statements }
+    public init(statements: [StatementMessage], deviceInactivityLimit: Int64? = nil) {
+        self.statements = statements
+        self.deviceInactivityLimit = deviceInactivityLimit
+    }
 }

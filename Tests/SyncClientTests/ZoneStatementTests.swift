@@ -1,4 +1,5 @@
 import Foundation
+import SyncClient
 import Testing
 
 /// Signed zone statements against a server that hides or forks (issue 12, decision 0180): real
@@ -169,6 +170,17 @@ struct ZoneStatementTests {
         try await withProxiedAccount(["a", "b", "c"], proxied: ["b"]) { account in
             try await body(account.devices[0], account.devices[1], account.devices[2], account.proxy)
         }
+    }
+    /// Decision 0231: a server's shorter inactivity limit shortens how long a statement binds it
+    /// (else a device reports as withheld a write whose tombstone the server rightly collected),
+    /// but never under a day, and a longer one changes nothing.
+    @Test func aServersShorterInactivityLimitShortensFreshnessButNotUnderADay() {
+        let day: Int64 = 24 * 3600 * 1000
+        #expect(ZoneWitness.freshness(30 * day, announced: nil) == 30 * day)
+        #expect(ZoneWitness.freshness(30 * day, announced: 7 * day) == 7 * day)
+        #expect(ZoneWitness.freshness(30 * day, announced: 90 * day) == 30 * day)
+        #expect(ZoneWitness.freshness(30 * day, announced: 20_000) == day)
+        #expect(ZoneWitness.freshness(30 * day, announced: 0) == day)
     }
 }
 

@@ -72,7 +72,7 @@ extension ZoneDriver {
         // read a later epoch yet may also lack its writes.
         let epoch = witnessed.log.epoch ?? VersionSealer.firstEpoch
         let comparable = witnessed.statements.lazy.filter { $0.epoch == epoch }
-        if let finding = comparable.compactMap({ ZoneStatementCheck.compare(view, with: $0, now: now, freshness: witness.freshness) }).first {
+        if let finding = comparable.compactMap({ ZoneStatementCheck.compare(view, with: $0, now: now, freshness: witnessed.freshness) }).first {
             if readsWholeFeed {
                 let reason = "zone \(zone): \(finding.explanation), also after reading the whole feed again"
                 try database.setAccountStateProblem(reason, zone: zone)

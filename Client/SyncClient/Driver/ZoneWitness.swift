@@ -64,6 +64,21 @@ package struct ZoneWitness: Sendable {
         package var statements: [ZoneStatement]
         /// This device's last statement about the zone, and its hash.
         package var own: (statement: ZoneStatement, hash: [UInt8])?
+        /// How old a statement may be and still bind the server (milliseconds): this device's
+        /// bound, or the server's inactivity limit when that is shorter, but never under
+        /// ``minimumFreshness`` (decision 0231).
+        package var freshness: Int64
+    }
+
+    /// The least a server's announced inactivity limit can shorten ``freshness`` to: a server that
+    /// announces less still answers to every statement of the last day.
+    package static let minimumFreshness: Int64 = 24 * 3600 * 1000
+
+    /// How old a statement may be and still bind the server: `bound`, or the inactivity limit the
+    /// server `announced` when that is shorter, but not under ``minimumFreshness``.
+    package static func freshness(_ bound: Int64, announced: Int64?) -> Int64 {
+        guard let announced else { return bound }
+        return min(bound, max(announced, minimumFreshness))
     }
 
     /// Checks the statements `served` for `zone` against the recorded log and the statements
@@ -74,7 +89,7 @@ package struct ZoneWitness: Sendable {
     package func witness(_ zone: ZoneID, served: StatementListResponse) throws -> Witnessed {
         let log = try recordedLog()
         let recorded = try database.recordedStatements(zone)
-        var witnessed = Witnessed(log: log, statements: [])
+        var witnessed = Witnessed(log: log, statements: [], freshness: Self.freshness(freshness, announced: served.deviceInactivityLimit))
         // This device's last statement: the recorded one, or a later one the server holds (the
         // state file was restored from a copy), so a number is never used twice.
         if let key = log.members[device]?.signingKey {

@@ -47,7 +47,9 @@ struct AccountStateRoutes {
         let statements = try await storage.statements(zone: zone, of: device.account).map {
             StatementMessage(device: $0.device, statement: Base64Bytes($0.statement))
         }
-        return JSONBody.response(StatementListResponse(statements: statements))
+        let limit = configuration.deviceInactivityLimit.components
+        let milliseconds = limit.seconds * 1000 + limit.attoseconds / 1_000_000_000_000_000
+        return JSONBody.response(StatementListResponse(statements: statements, deviceInactivityLimit: milliseconds))
     }
 
     private func publish(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
