@@ -60,7 +60,7 @@ struct AccountStateRouteTests {
                 StatementMessage(device: DeviceID("phone")!, statement: Base64Bytes([2])),
             ])
             // The server's inactivity limit (the default 30 days) comes with them (decision 0231).
-            #expect(listed.deviceInactivityLimit == 30 * 24 * 3600 * 1000)
+            #expect(listed.deviceInactivityLimit == Int64(30 * 24 * 3600) * 1000)
             #expect(try await client.send(.get, "/v1/zones/kv.notes/statements", token: phone).decode(StatementListResponse.self).statements.isEmpty)
             let oversized = try await client.send(
                 .put, "/v1/zones/keychain/statement", token: phone, json: StatementRequest(statement: Base64Bytes([UInt8](repeating: 0, count: 4097))))
