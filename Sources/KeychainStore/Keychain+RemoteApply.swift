@@ -133,7 +133,8 @@ extension Keychain {
     }
 
     /// Records the tags; a pushed version counts as changed locally when its key was journaled
-    /// after the apply's position (`journaled`; nil: no position, so unknown, so changed).
+    /// after the apply's position (`journaled`; nil: no position, so unknown, so changed), a
+    /// replaced one always.
     private func record(_ versions: RemoteVersionTags, journaled: Set<Data>?, _ db: Database) throws {
         let statement = try db.cachedStatement(sql: """
             INSERT INTO remote_version (primary_key, owner, version_tag, changed_locally) VALUES (?, ?, ?, ?)
@@ -146,6 +147,9 @@ extension Keychain {
         for (primaryKey, tag) in versions.pushed {
             let changedLocally = journaled.map { $0.contains(primaryKey.storageBytes) } ?? true
             try statement.execute(arguments: [primaryKey.storageBytes, versions.owner, Data(tag), changedLocally])
+        }
+        for (primaryKey, tag) in versions.replaced {
+            try statement.execute(arguments: [primaryKey.storageBytes, versions.owner, Data(tag), true])
         }
     }
 

@@ -15,11 +15,16 @@ public struct RemoteVersionTags: Sendable, Hashable {
     /// The versions the server took from this device: recorded as the item's value only when it
     /// was not written locally after the apply's journal position (decision 0175).
     public var pushed: [PrimaryKey: [UInt8]]
+    /// What items written locally since were written over (a version the server took from this
+    /// device, and all the device had seen of the item): recorded as changed locally, so a copy
+    /// taken again without sync state is based on it (decision 0234).
+    public var replaced: [PrimaryKey: [UInt8]]
 
     /// Creates the tags of one apply.
-    public init(owner: String, tags: [PrimaryKey: [UInt8]], pushed: [PrimaryKey: [UInt8]] = [:]) {
+    public init(owner: String, tags: [PrimaryKey: [UInt8]], pushed: [PrimaryKey: [UInt8]] = [:], replaced: [PrimaryKey: [UInt8]] = [:]) {
         self.owner = owner
         self.tags = tags
         self.pushed = pushed
+        self.replaced = replaced
     }
 }

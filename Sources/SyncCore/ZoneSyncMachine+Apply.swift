@@ -109,6 +109,11 @@ extension ZoneSyncMachine {
     /// version (or deletion) it had acknowledged or sent is given back instead: pushed again as it
     /// is, its vector unchanged, so it merges with what other devices give back by the usual rule.
     ///
+    /// A pending version pushed in a batch whose answer was lost, and whose resend the server
+    /// refused as too old, may have been stored, deleted and the deletion collected (decision
+    /// 0233): if the server collected deletions since it was written, it is kept and reported, not
+    /// pushed.
+    ///
     /// A device that returns without its sync state (decision 0175) cannot tell a copy of an item
     /// deleted meanwhile, whose tombstone the server collected, from a write it never pushed. A
     /// copy last modified before the server's latest collection (plus the clock window of 0108)
@@ -119,6 +124,16 @@ extension ZoneSyncMachine {
             let serverHadValue = record.baseline.contains { $0.descends(from: record.version.origin) }
             if record.isPending, !serverHadValue, mayPredateCollectedDeletion(record, collectedAt: deletionsCollectedAt, listed: false) {
                 state.records[item]?.isPending = false
+                actions.append(.unlisted(item))
+                continue
+            }
+            if record.isPending, !serverHadValue, record.mayBeOnServer, !record.version.isDeleted,
+                let collectedAt = deletionsCollectedAt, record.version.modifiedAt <= collectedAt &+ ModificationTimeBound.window
+            {
+                // Perhaps stored by a send whose answer was lost, deleted since, and the deletion
+                // collected: kept and reported like a value the server had (decision 0233).
+                state.records[item]?.isPending = false
+                state.records[item]?.mayBeOnServer = false
                 actions.append(.unlisted(item))
                 continue
             }

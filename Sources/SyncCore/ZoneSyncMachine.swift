@@ -67,6 +67,10 @@ public struct ZoneSyncMachine: Sendable {
     /// an item (its request limit is below this client's budget, decision 0224): halved at each
     /// such refusal. Not durable: a restarted device finds the limit again.
     var batchSizeLimit: Int?
+    /// The batch this machine made and has sent once only, if the outstanding one is such: its
+    /// answer tells whether the server stored it. A batch sent again (a retry, or one restored
+    /// from the durable state) may have been stored by an earlier send whose answer was lost.
+    var sentOnce: UInt64?
 
     /// A machine for a device that never synced `zone`.
     public init(device: DeviceID, zone: ZoneID, configuration: Configuration = Configuration()) {
@@ -171,6 +175,7 @@ public struct ZoneSyncMachine: Sendable {
             return []
         case .pushing:
             guard let batch = state.unansweredBatch else { return pull(after: state.cursor, mentioned: nil) }
+            sentOnce = nil
             return [.push(batch)]
         case .pulling(let request, let mentioned):
             return pull(after: request.cursor, mentioned: mentioned)
@@ -184,7 +189,12 @@ public struct ZoneSyncMachine: Sendable {
             let batch = state.unansweredBatch, batch.batchID == batchID
         else { return [] }
         state.unansweredBatch = nil
-        if response.status == .cursorExpired { return pull(after: 0, mentioned: []) }
+        if response.status == .cursorExpired {
+            // Nothing of this send was stored; an earlier send of the batch may have been, before
+            // the server forgot the batch (the device was away past its inactivity limit).
+            if sentOnce != batchID { markMayBeOnServer(batch) }
+            return pull(after: 0, mentioned: [])
+        }
         if response.status == .tooLarge, batch.items.count > 1 {
             // Nothing was stored: the batch is pushed again in batches of half its size.
             batchSizeLimit = max(1, batch.items.count / 2)
@@ -273,6 +283,7 @@ public struct ZoneSyncMachine: Sendable {
         if let batch = state.unansweredBatch {
             phase = .pushing(batchID: batch.batchID)
             pushesThisRound += 1
+            sentOnce = nil
             return [.push(batch)]
         }
         let pending = nextBatchItems()
@@ -281,6 +292,7 @@ public struct ZoneSyncMachine: Sendable {
             device: state.device, zone: state.zone, batchID: state.nextBatchID, cursor: state.cursor, items: pending)
         state.nextBatchID += 1
         state.unansweredBatch = batch
+        sentOnce = batch.batchID
         phase = .pushing(batchID: batch.batchID)
         pushesThisRound += 1
         return [.push(batch)]
@@ -317,9 +329,21 @@ public struct ZoneSyncMachine: Sendable {
     private mutating func acknowledge(_ pushed: PushedItem<ItemVersion>, at sequence: UInt64?) {
         guard var record = state.records[pushed.item] else { return }
         record.setBaseline([pushed.version])
-        if record.version == pushed.version { record.isPending = false }
+        if record.version == pushed.version {
+            record.isPending = false
+            record.mayBeOnServer = false
+        }
         if let sequence { record.sequence = max(record.sequence, sequence) }
         state.records[pushed.item] = record
+    }
+
+    /// Marks the versions of `batch` that are still the local ones as perhaps stored by the server
+    /// (decision 0233): a full resync that does not list them keeps and reports them instead of
+    /// pushing them again over a deletion the server may have collected.
+    private mutating func markMayBeOnServer(_ batch: PushBatch<ItemVersion>) {
+        for pushed in batch.items where state.records[pushed.item]?.version == pushed.version {
+            state.records[pushed.item]?.mayBeOnServer = true
+        }
     }
 
     /// Whether a page comes from an older state of the server than one it already reported to

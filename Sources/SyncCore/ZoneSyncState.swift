@@ -23,12 +23,17 @@ public struct ZoneSyncState: Hashable, Sendable {
         /// a write of this device, or listed the item at; 0 when none is known. An honest server
         /// never lists the item lower again (decision 0188).
         public var sequence: UInt64
+        /// Whether the server may hold the pending version though it never acknowledged it: it was
+        /// pushed in a batch whose answer was lost, and the batch's resend came after the server
+        /// had forgotten the batch (decision 0233). Cleared when the item changes.
+        public var mayBeOnServer: Bool
 
         /// Creates a record.
         public init(
             version: ItemVersion, isPending: Bool, baseline: [VersionVector], seen: VersionVector, refusal: ItemRefusal? = nil,
-            sequence: UInt64 = 0, deletedBaseline: [VersionVector] = []
+            sequence: UInt64 = 0, deletedBaseline: [VersionVector] = [], mayBeOnServer: Bool = false
         ) {
+            self.mayBeOnServer = mayBeOnServer
             self.version = version
             self.isPending = isPending
             self.baseline = baseline

@@ -20,19 +20,39 @@ struct ShippedDriverTests {
     @Test func aResentBatchKeepsTheProblemOfANewerVersionSetAside() async throws {
         let device = try await OneDevice()
         defer { device.remove() }
-        let query = Query(itemClass: .genericPassword, attributes: OneDevice.attributes, synchronizable: .yes)
-        var attributes = OneDevice.attributes
-        attributes.synchronizable = true
-        _ = try device.keychain.add(Item(itemClass: .genericPassword, attributes: attributes, data: Array("v1".utf8)))
+        try device.addItem(Array("v1".utf8))
         device.losePushAnswers.value.withLock { $0 = true }
         await #expect(throws: (any Error).self) { try await device.driver.round() }
         device.losePushAnswers.value.withLock { $0 = false }
-        try device.keychain.update(query, changes: ItemAttributes(), data: [UInt8](repeating: 35, count: VersionSealer.serverBlobLimit + 1))
+        try device.updateItem([UInt8](repeating: 35, count: VersionSealer.serverBlobLimit + 1))
         let report = try await device.driver.syncUntilInStep(maximumRounds: 4)
         #expect(report.pushed == 1)
         #expect(await device.driver.setAside.values.contains(.tooLarge))
         let problems = try device.database.problems(zone: .keychain)
         #expect(problems.count == 1 && problems.allSatisfy { $0.reason.hasPrefix("too large to sync") })
+    }
+
+    /// Seed 1924: the user replaced a value whose push's answer was lost, then the device lost its
+    /// sync state. The keychain must know what the new value was written over, or the copy taken
+    /// again is concurrent with the replaced value and can lose to it (decision 0234).
+    @Test func theKeychainKnowsWhatAPendingWriteWasWrittenOver() async throws {
+        let device = try await OneDevice()
+        defer { device.remove() }
+        try device.addItem(Array("v1".utf8))
+        _ = try await device.driver.syncUntilInStep(maximumRounds: 4)
+        device.losePushAnswers.value.withLock { $0 = true }
+        try device.updateItem(Array("v2".utf8))
+        await #expect(throws: (any Error).self) { try await device.driver.round() }
+        try device.updateItem(Array("v3".utf8))
+        await #expect(throws: (any Error).self) { try await device.driver.round() }
+
+        let key = try #require(try device.keychain.synchronizableItems().first?.key)
+        let tag = try #require(try device.keychain.remoteVersionTag(of: key))
+        let writtenOver = try VersionVector(canonicalEncoding: tag)
+        // v2 was the device's second write of the item: v3 was written over it.
+        #expect(writtenOver[DeviceID("device-0")!] == 2)
+        // Changed locally since: the tag does not claim the keychain holds that version.
+        #expect(try device.keychain.unchangedRemoteVersionTags()[key] == nil)
     }
 }
 
@@ -84,6 +104,19 @@ private final class OneDevice: Sendable {
         driver = try ZoneDriver(
             local: KeychainZone(keychain: keychain, sealer: sealer, device: device), database: database, server: server, sealer: sealer,
             device: device, logger: Logger(label: "driver", factory: { _ in SwiftLogNoOpLogHandler() }))
+    }
+
+    /// Adds the test's synchronizable item.
+    func addItem(_ data: [UInt8]) throws {
+        var attributes = Self.attributes
+        attributes.synchronizable = true
+        _ = try keychain.add(Item(itemClass: .genericPassword, attributes: attributes, data: data))
+    }
+
+    /// Gives the test's item a new value.
+    func updateItem(_ data: [UInt8]) throws {
+        let query = Query(itemClass: .genericPassword, attributes: Self.attributes, synchronizable: .yes)
+        try keychain.update(query, changes: ItemAttributes(), data: data)
     }
 
     func remove() { try? FileManager.default.removeItem(atPath: directory) }

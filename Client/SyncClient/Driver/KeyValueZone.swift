@@ -102,7 +102,8 @@ package struct KeyValueZone: ZoneLocalStore {
                 versions.append(try KeyVersion(key: key, version: tombstone))
             case .pushed(let item, let version):
                 if let key = keyByItem[item] { pushed[key] = version.vector }
-            case .keepInHistory:
+            case .keepInHistory, .writtenOver:
+                // A key-value store keeps each value's own vector: nothing to add.
                 continue
             }
         }

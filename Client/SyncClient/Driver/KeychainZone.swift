@@ -173,6 +173,7 @@ package struct KeychainZone: ZoneLocalStore {
         var changes: [RemoteChange] = []
         var tags: [PrimaryKey: [UInt8]] = [:]
         var pushed: [PrimaryKey: [UInt8]] = [:]
+        var replaced: [PrimaryKey: [UInt8]] = [:]
         var problems: [ItemID: String] = [:]
         for effect in apply.effects {
             switch effect {
@@ -187,6 +188,7 @@ package struct KeychainZone: ZoneLocalStore {
                 changes.append(.store(remote))
                 tags[remote.primaryKey] = apply.state.records[item]?.seen.canonicalEncoding
                 pushed[remote.primaryKey] = nil
+                replaced[remote.primaryKey] = nil
             case .remove(let item):
                 // The state was committed right before the request whose answer removed it.
                 let key = apply.committed.records[item].flatMap { ItemContent.decode($0.version.content)?.primaryKey } ?? aheadKeys[item]
@@ -194,6 +196,7 @@ package struct KeychainZone: ZoneLocalStore {
                 changes.append(.delete(key))
                 tags[key] = apply.state.records[item]?.seen.canonicalEncoding
                 pushed[key] = nil
+                replaced[key] = nil
             case .keepInHistory(let item, let version):
                 guard let loser = ItemContent.decode(version.content) else {
                     problems[item] = "a losing version's content cannot be read"
@@ -203,12 +206,21 @@ package struct KeychainZone: ZoneLocalStore {
             case .pushed(_, let version):
                 guard !version.isDeleted, let key = ItemContent.decode(version.content)?.primaryKey else { continue }
                 tags[key] = nil
+                replaced[key] = nil
                 pushed[key] = version.vector.canonicalEncoding
+            case .writtenOver(let item, let overwritten):
+                // Only while the write is still the local value (a deletion leaves nothing to recover).
+                guard let record = apply.state.records[item], record.isPending, !record.version.isDeleted,
+                    let key = ItemContent.decode(record.version.content)?.primaryKey
+                else { continue }
+                tags[key] = nil
+                pushed[key] = nil
+                replaced[key] = overwritten.canonicalEncoding
             }
         }
         decoded.removeAll(keepingCapacity: true)
         let outcome = try keychain.applyRemote(
-            changes, basedOnJournal: apply.position, versions: RemoteVersionTags(owner: owner, tags: tags, pushed: pushed))
+            changes, basedOnJournal: apply.position, versions: RemoteVersionTags(owner: owner, tags: tags, pushed: pushed, replaced: replaced))
         if case .changedLocally(let keys) = outcome { return .changedLocally(count: keys.count) }
         return .applied(problems: problems)
     }

@@ -10,9 +10,19 @@ extension ZoneDriver {
             for item in taken.items {
                 touched?.insert(item)
                 refuseUpFront(item, wasSetAside: asideBefore.contains(item))
+                recordWrittenOver(item)
             }
             try commit()
         }
+    }
+
+    /// Tells the local store what a new local version was written over, once the device has
+    /// synced the zone (decision 0234): applied with the next effects, before the version is pushed.
+    private func recordWrittenOver(_ item: ItemID) {
+        guard machine.state.cursor > 0, let record = machine.state.records[item], record.isPending, !record.version.isDeleted,
+            !record.version.overwritten.isEmpty
+        else { return }
+        effects.append(.writtenOver(item, record.version.overwritten))
     }
 
     /// Sets a new local version aside when it seals larger than the server takes: pushing it

@@ -93,6 +93,11 @@ package struct LocalApply: Sendable {
         /// The server took this version, pushed from here: the local value is that version
         /// unless it was written locally after the position (a store may record so, decision 0175).
         case pushed(ItemID, ItemVersion)
+        /// A local write the machine took, on a device that has synced the zone: its value was
+        /// written over `overwritten` (all the device had seen of the item). A store may record
+        /// it, so that a copy taken again without sync state still overwrites what the user
+        /// overwrote (decision 0234).
+        case writtenOver(ItemID, VersionVector)
     }
 
     package var effects: [Effect]

@@ -23,6 +23,13 @@ extension ClientStateDatabase {
         }
     }
 
+    static func registerMayBeOnServerMigration(in migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v6-may-be-on-server") { db in
+            // A pending version the server may hold unacknowledged (decision 0233).
+            try db.execute(sql: "ALTER TABLE item_record ADD COLUMN may_be_on_server INTEGER NOT NULL DEFAULT 0")
+        }
+    }
+
     /// What is durably kept per zone besides the machine's state.
     package struct ZoneProgress: Sendable, Equatable {
         /// The last keychain journal entry turned into local changes.
@@ -107,7 +114,7 @@ extension ClientStateDatabase {
                 state.latestSequence = UInt64(clamping: row[7] as Int64)
             }
             let rows = try Row.fetchCursor(
-                db, sql: "SELECT item, vector, deleted, sealed, pending, baseline, seen, refusal, sequence, deleted_baseline FROM item_record WHERE zone = ?",
+                db, sql: "SELECT item, vector, deleted, sealed, pending, baseline, seen, refusal, sequence, deleted_baseline, may_be_on_server FROM item_record WHERE zone = ?",
                 arguments: [zone.rawValue])
             while let row = try rows.next() {
                 let item = ItemID(row[0])
@@ -117,7 +124,7 @@ extension ClientStateDatabase {
                     version: version, isPending: row[4],
                     baseline: try StoredVectors.vectors(row[5]), seen: try StoredVectors.vector(row[6]),
                     refusal: (row[7] as String?).flatMap(ItemRefusal.init(rawValue:)), sequence: UInt64(clamping: row[8] as Int64),
-                    deletedBaseline: (row[9] as DatabaseValue).isNull ? [] : try StoredVectors.vectors(row[9]))
+                    deletedBaseline: (row[9] as DatabaseValue).isNull ? [] : try StoredVectors.vectors(row[9]), mayBeOnServer: row[10])
             }
             return (state, progress)
         }
@@ -156,8 +163,9 @@ extension ClientStateDatabase {
                     batch, progress.journalSequence, progress.lastSync?.timeIntervalSince1970, Int64(clamping: state.latestSequence),
                 ])
             let upsert = try db.cachedStatement(sql: """
-                INSERT OR REPLACE INTO item_record (zone, item, vector, deleted, sealed, pending, baseline, seen, refusal, sequence, deleted_baseline)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT OR REPLACE INTO item_record
+                    (zone, item, vector, deleted, sealed, pending, baseline, seen, refusal, sequence, deleted_baseline, may_be_on_server)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
             let delete = try db.cachedStatement(sql: "DELETE FROM item_record WHERE zone = ? AND item = ?")
             let candidates: [ItemID] = changed.map(Array.init)
@@ -174,7 +182,7 @@ extension ClientStateDatabase {
                     state.zone.rawValue, item.rawValue, StoredVectors.encode(record.version.vector), record.version.isDeleted,
                     Data(try sealer.seal(record.version, item: item, forLocalState: true)), record.isPending,
                     StoredVectors.encode(record.baseline), StoredVectors.encode(record.seen), record.refusal?.rawValue,
-                    Int64(clamping: record.sequence), StoredVectors.encode(record.deletedBaseline),
+                    Int64(clamping: record.sequence), StoredVectors.encode(record.deletedBaseline), record.mayBeOnServer,
                 ])
             }
             try recordHeld(db, zone: state.zone, held)

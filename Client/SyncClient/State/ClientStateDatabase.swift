@@ -88,6 +88,7 @@ package final class ClientStateDatabase: Sendable {
         registerStatementMigration(in: &migrator)
         registerSequenceMigration(in: &migrator)
         registerDeletedBaselineMigration(in: &migrator)
+        registerMayBeOnServerMigration(in: &migrator)
         return migrator
     }
 

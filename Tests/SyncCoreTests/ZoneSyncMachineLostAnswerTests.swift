@@ -1,0 +1,81 @@
+import SyncCore
+import Testing
+
+/// Transcripts of a batch whose answer was lost and whose resend came after the server forgot
+/// the batch (the device was away past the inactivity limit), found by the simulation of the
+/// shipped driver on seed 1230 (decision 0233).
+@Suite("Client sync machine: a batch answered too late")
+struct ZoneSyncMachineLostAnswerTests {
+    typealias F = Fixtures
+    let a = Fixtures.a, b = Fixtures.b
+    let x = ItemID("x")
+
+    /// A machine in step at cursor 4 that took a local write of `x` at `time` and pushed it once.
+    func pushedOnce(at time: Int64) throws -> (ZoneSyncMachine, ItemVersion) {
+        var machine = ZoneSyncMachine(device: a, zone: .keychain)
+        #expect(machine.startSync() == [F.pull(a, 1, after: 0)])
+        #expect(machine.receive(F.page(1, [], next: 4)) == [.synced])
+        _ = machine.localChange(F.change(x, 7, at: time))
+        let version = try #require(machine.state.records[x]?.version)
+        #expect(machine.startSync() == [F.push(a, batch: 1, cursor: 4, [(x, version)])])
+        return (machine, version)
+    }
+
+    func tooOld(_ batch: UInt64) -> PushResponse { PushResponse(batchID: batch, status: .cursorExpired, results: []) }
+
+    func lastPage(_ number: UInt64, next: UInt64, collectedAt: Int64?) -> PullResponse<ItemVersion> {
+        .changes(requestID: RequestID(epoch: 1, number: number), items: [], nextCursor: next, hasMore: false, deletionsCollectedAt: collectedAt)
+    }
+
+    /// The resend may follow a send the server stored; another device deleted the item since and
+    /// the deletion was collected: pushing the version again would bring the item back.
+    @Test func aResentVersionTheResyncNoLongerListsIsKeptAndReportedNotPushed() throws {
+        var (machine, version) = try pushedOnce(at: 1_000)
+        #expect(machine.retry() == [F.push(a, batch: 1, cursor: 4, [(x, version)])])
+        #expect(machine.receive(tooOld(1)) == [F.pull(a, 2, after: 0, full: true)])
+        #expect(machine.state.records[x]?.mayBeOnServer == true)
+        #expect(machine.receive(lastPage(2, next: 9, collectedAt: 5_000)) == [.unlisted(x), .synced])
+        let record = try #require(machine.state.records[x])
+        #expect(!record.isPending && !record.mayBeOnServer && record.version == version)
+    }
+
+    /// A batch restored from the durable state after a restart may have gone out before it.
+    @Test func aBatchRestoredAfterARestartCountsAsResent() throws {
+        let (before, version) = try pushedOnce(at: 1_000)
+        var machine = ZoneSyncMachine(restoring: before.state)
+        #expect(machine.startSync() == [F.push(a, batch: 1, cursor: 4, [(x, version)])])
+        #expect(machine.receive(tooOld(1)) == [F.pull(a, epoch: 2, 1, after: 0, full: true)])
+        #expect(machine.state.records[x]?.mayBeOnServer == true)
+    }
+
+    /// Sent once and refused as too old: nothing of it was stored, so it is pushed after the resync.
+    @Test func aBatchSentOnceAndRefusedAsTooOldIsPushedAfterTheResync() throws {
+        var (machine, version) = try pushedOnce(at: 1_000)
+        #expect(machine.receive(tooOld(1)) == [F.pull(a, 2, after: 0, full: true)])
+        #expect(machine.state.records[x]?.mayBeOnServer == false)
+        #expect(machine.receive(lastPage(2, next: 9, collectedAt: 5_000)) == [F.push(a, batch: 2, cursor: 9, [(x, version)])])
+    }
+
+    /// A server that never collected a deletion, or collected none since the version was written
+    /// (beyond the clock window), cannot have collected its deletion: the version is pushed.
+    @Test(arguments: [nil, 1_000 - ModificationTimeBound.window - 1] as [Int64?])
+    func aResentVersionIsPushedWhenNoCollectionCanHaveRemovedIt(collectedAt: Int64?) throws {
+        var (machine, version) = try pushedOnce(at: 1_000)
+        #expect(machine.retry() == [F.push(a, batch: 1, cursor: 4, [(x, version)])])
+        #expect(machine.receive(tooOld(1)) == [F.pull(a, 2, after: 0, full: true)])
+        #expect(machine.receive(lastPage(2, next: 9, collectedAt: collectedAt)) == [F.push(a, batch: 2, cursor: 9, [(x, version)])])
+    }
+
+    /// Listed by the resync (the server stored it, or holds another version): merged as usual.
+    @Test func aResentVersionTheResyncListsIsMergedAsUsual() throws {
+        var (machine, version) = try pushedOnce(at: 1_000)
+        #expect(machine.retry() == [F.push(a, batch: 1, cursor: 4, [(x, version)])])
+        #expect(machine.receive(tooOld(1)) == [F.pull(a, 2, after: 0, full: true)])
+        let page = PullResponse<ItemVersion>.changes(
+            requestID: RequestID(epoch: 1, number: 2), items: [ChangedItem(item: x, sequence: 6, versions: [version])], nextCursor: 9,
+            hasMore: false, deletionsCollectedAt: 5_000)
+        #expect(machine.receive(page) == [.synced])
+        let record = try #require(machine.state.records[x])
+        #expect(!record.isPending && !record.mayBeOnServer && record.baseline == [version.vector])
+    }
+}
