@@ -26,5 +26,9 @@ public enum SyncAction: Hashable, Sendable {
         case vectorWentBackwards
         /// The version claims a write by this device that this device never made.
         case unknownWriteOfThisDevice
+        /// The item's versions leave out one the server acknowledged or sent before, which no
+        /// version listed descends from: an honest server only replaces a version by one that
+        /// descends from it (a replay of an older state, or a hidden sibling; decision 0235).
+        case acknowledgedVersionLeftOut
     }
 }

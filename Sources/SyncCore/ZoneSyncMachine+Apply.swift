@@ -5,7 +5,7 @@ extension ZoneSyncMachine {
     /// it is now. Only between rounds; ignored while one runs.
     public mutating func receiveHeld(_ items: [ChangedItem<ItemVersion>]) -> [SyncAction] {
         guard phase == .idle else { return [] }
-        return items.flatMap { apply($0.versions, to: $0.item, at: $0.sequence, resyncing: false) }
+        return items.flatMap { apply($0.versions, to: $0.item, at: $0.sequence, resyncing: false, held: true) }
     }
 
     /// Applies one item's current server state: validates it, resolves siblings (with the local
@@ -19,13 +19,16 @@ extension ZoneSyncMachine {
     /// `sequence` is where the server listed the item; it becomes the record's, or raises it
     /// (it replaces it when `replacingSequence`: the server's sequences went back, decision 0188).
     mutating func apply(
-        _ versions: [ItemVersion], to item: ItemID, at sequence: UInt64, resyncing: Bool, deletionsCollectedAt: Int64? = nil,
-        replacingSequence: Bool = false
+        _ versions: [ItemVersion], to item: ItemID, at sequence: UInt64, resyncing: Bool, held: Bool = false,
+        deletionsCollectedAt: Int64? = nil, replacingSequence: Bool = false
     ) -> [SyncAction] {
         // Even a rejected item holds the server's sequence now, so it does not refuse the next page.
         if replacingSequence, state.records[item] != nil { state.records[item]?.sequence = sequence }
         let record = state.records[item]
-        if let rejection = validate(versions, against: record) { return [.reject(item, rejection)] }
+        let coveringBaseline = !resyncing && !held && !givingBack
+        if let rejection = validate(versions, of: item, against: record, coveringBaseline: coveringBaseline) {
+            return [.reject(item, rejection)]
+        }
         let incoming = ConflictResolution.maximal(versions)
         guard !incoming.isEmpty else { return [] }
         var seen = VersionVector.join(incoming.map(\.vector))
@@ -213,12 +216,36 @@ extension ZoneSyncMachine {
         return mayPredateCollectedDeletion(record, collectedAt: deletionsCollectedAt) ? .predatesCollection : .ownWrite
     }
 
-    private func validate(_ versions: [ItemVersion], against record: ZoneSyncState.Record?) -> SyncAction.Rejection? {
+    /// Why `versions`, the server's versions of an item, cannot be taken; nil when they can.
+    /// - Parameter coveringBaseline: Whether every live version of the record's baseline must be
+    ///   covered: some listed version descends from it (decision 0235). So in a pull from the
+    ///   cursor: an honest server replaces a version only by one that descends from it, and a
+    ///   version that replaced it is collected only after every active device read it (a deletion
+    ///   of the baseline's may be, and the item written anew). Not in a full resync (a
+    ///   deletion may have been collected and the item written anew), after a restore (the server
+    ///   lost versions), nor for an arrival held since before the baseline was set (0137).
+    private func validate(
+        _ versions: [ItemVersion], of item: ItemID, against record: ZoneSyncState.Record?, coveringBaseline: Bool
+    ) -> SyncAction.Rejection? {
+        // What the store took from the server, unknown to the state (decision 0236); not after a
+        // restore, whose server lost what it had sent.
+        let applied = givingBack ? [] : appliedBefore[item] ?? []
         for version in versions {
             if version.vector[state.device] > state.writeCounter { return .unknownWriteOfThisDevice }
             if let record, record.baseline.contains(where: { $0.compare(to: version.vector) == .dominates }) {
                 return .vectorWentBackwards
             }
+            if applied.contains(where: { $0.compare(to: version.vector) == .dominates }) { return .vectorWentBackwards }
+        }
+        // No versions: an arrival the driver holds (0137), taken later by `receiveHeld`.
+        // Live versions only: a deletion is collected once every device read it, and the item may
+        // then be written anew by a device that never saw it.
+        if coveringBaseline, !versions.isEmpty, let record,
+            record.baseline.contains(where: { acknowledged in
+                !record.deletedBaseline.contains(acknowledged) && !versions.contains { $0.vector.descends(from: acknowledged) }
+            })
+        {
+            return .acknowledgedVersionLeftOut
         }
         return nil
     }

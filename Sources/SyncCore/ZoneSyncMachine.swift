@@ -51,6 +51,10 @@ public struct ZoneSyncMachine: Sendable {
     /// state was not committed with (a crash between the two commits, decision 0107). Their next
     /// pulled version is applied to the store even when the state holds the same value.
     public internal(set) var localValueUnknown: Set<ItemID> = []
+    /// The versions the local store took from the server for items the state does not show them
+    /// for (``markLocalValueUnknown(_:applied:)``, decision 0236). Not durable: the driver marks
+    /// them again at every start.
+    var appliedBefore: [ItemID: [VersionVector]] = [:]
     /// Set while a full resync follows a server's restore (decision 0154): its reconciliation
     /// gives back what the server no longer lists. Lost on a crash: the restarted pull from the
     /// old cursor is answered the same way.
@@ -87,8 +91,14 @@ public struct ZoneSyncMachine: Sendable {
 
     /// Marks items whose local store is ahead of the state (see ``localValueUnknown``); the
     /// driver finds them when it starts from the committed state.
-    public mutating func markLocalValueUnknown(_ items: some Sequence<ItemID>) {
+    ///
+    /// - Parameter applied: Where the store knows it, the version it took from the server for
+    ///   such an item (its version tag; a key-value store's siblings): an honest server never lists an older one again, so a
+    ///   listing older than it is refused as a rollback (decision 0236), also by a device that
+    ///   returns without its sync state.
+    public mutating func markLocalValueUnknown(_ items: some Sequence<ItemID>, applied: [ItemID: [VersionVector]] = [:]) {
         localValueUnknown.formUnion(items)
+        appliedBefore.merge(applied) { _, new in new }
     }
 
     /// Whether no round is running.

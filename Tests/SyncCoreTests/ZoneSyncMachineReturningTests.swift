@@ -39,6 +39,23 @@ struct ZoneSyncMachineReturningTests {
         #expect(machine.receive(F.page(3, [(x, 7, [deletion])], next: 7)) == [.remove(x), .synced])
     }
 
+    /// Malicious seed 65 (decision 0236): a device back without its state is served, in the full
+    /// resync, a version older than the one its store took from the server before: refused as a
+    /// rollback; the version it took, or a later one, is taken.
+    @Test func aVersionOlderThanTheOneTheStoreTookIsRefused() {
+        let took = F.write(2, by: b, [b: 2], at: 2_000, overwritten: [b: 1])
+        let older = F.write(1, by: b, [b: 1], at: 1_000)
+        var machine = ZoneSyncMachine(device: a, zone: .keychain)
+        machine.returnsWithoutState = true
+        machine.markLocalValueUnknown([x], applied: [x: [took.vector]])
+        #expect(machine.startSync() == [F.pull(a, 1, after: 0)])
+        #expect(machine.receive(.cursorExpired(requestID: RequestID(epoch: 1, number: 1))) == [F.pull(a, 2, after: 0, full: true)])
+        #expect(machine.receive(lastPage(2, [(x, 3, [older])], next: 3)) == [.reject(x, .vectorWentBackwards), .synced])
+        #expect(machine.state.records[x] == nil)
+        #expect(machine.startSync(resyncing: true) == [F.pull(a, 3, after: 0, full: true)])
+        #expect(machine.receive(lastPage(3, [(x, 4, [took])], next: 4)) == [.store(x, took), .synced])
+    }
+
     /// Seed 1170: an edit of a version the store had applied, made before the last collection,
     /// of an item the server no longer lists, may be the value another device deleted (its push
     /// answered after the state was lost): kept and reported, not pushed (0196).

@@ -5,7 +5,7 @@ import Testing
 @Suite("Client sync machine transcripts")
 struct ZoneSyncMachineTranscriptTests {
     typealias F = Fixtures
-    let a = Fixtures.a, b = Fixtures.b
+    let a = Fixtures.a, b = Fixtures.b, c = Fixtures.c
     let x = ItemID("x"), y = ItemID("y"), z = ItemID("z"), w = ItemID("w"), q = ItemID("q")
 
     /// Device A after writing `x` (content 1 at t=1000) and a first round: synced at cursor 1.
@@ -194,6 +194,52 @@ struct ZoneSyncMachineTranscriptTests {
         let forged = F.write(9, by: b, [a: 7, b: 1], at: 3_000)
         #expect(machine.receive(F.page(3, [(x, 3, [forged])], next: 3)) == [.reject(x, .unknownWriteOfThisDevice), .synced])
         #expect(machine.state.records[x]?.version == v2)
+    }
+
+    /// Malicious seed 5 (decision 0235): a server that lists, in place of the version it
+    /// acknowledged, an older concurrent one (a replay of its state before the push) or only the
+    /// other sibling is refused; listed with a version that descends from it, the item is taken.
+    @Test func rejectsAListingThatLeavesOutTheAcknowledgedVersion() throws {
+        var machine = ZoneSyncMachine(device: a, zone: .keychain)
+        let older = F.write(3, by: c, [c: 2], at: 500)
+        _ = machine.localChange(F.change(x, 1, at: 1_000))
+        let mine = try #require(machine.state.records[x]?.version)
+        #expect(machine.startSync() == [F.push(a, batch: 1, cursor: 0, [(x, mine)])])
+        #expect(machine.receive(F.committed(1, [(x, .conflictKept)])) == [F.pull(a, 1, after: 0)])
+        #expect(machine.receive(F.page(1, [], next: 4)) == [.synced])
+        #expect(machine.startSync() == [F.pull(a, 2, after: 4)])
+        #expect(machine.receive(F.page(2, [(x, 5, [older])], next: 5)) == [.reject(x, .acknowledgedVersionLeftOut), .synced])
+        #expect(machine.state.records[x]?.version == mine)
+        // Both siblings: the conflict is resolved as usual.
+        #expect(machine.startSync() == [F.pull(a, 3, after: 5)])
+        let actions = machine.receive(F.page(3, [(x, 6, [older, mine])], next: 6))
+        #expect(!actions.contains { if case .reject = $0 { true } else { false } })
+        // A full resync is not held to it: a deletion may have been collected, the item written anew.
+        var resyncing = ZoneSyncMachine(device: a, zone: .keychain)
+        _ = resyncing.localChange(F.change(x, 1, at: 1_000))
+        _ = resyncing.startSync()
+        _ = resyncing.receive(F.committed(1, [(x, .applied)]))
+        _ = resyncing.receive(F.page(1, [], next: 4))
+        #expect(resyncing.startSync(resyncing: true) == [F.pull(a, 2, after: 0, full: true)])
+        let anew = F.write(4, by: c, [c: 9], at: 9_000)
+        #expect(resyncing.receive(F.page(2, [(x, 9, [anew])], next: 9)).contains(.store(x, anew)))
+    }
+
+    /// Seed 1029 (honest): a deletion this device pushed is collected once every device read it,
+    /// and a device that never saw it deletes (or writes) the item anew, with an unrelated vector:
+    /// a deletion in the baseline need not be covered.
+    @Test func aDeletionInTheBaselineNeedNotBeCovered() {
+        var (machine, _) = syncedWithX()
+        _ = machine.localChange(F.change(x, nil, at: 2_000))
+        let deletion = machine.state.records[x]!.version
+        #expect(machine.startSync() == [F.push(a, batch: 2, cursor: 1, [(x, deletion)])])
+        #expect(machine.receive(F.committed(2, [(x, .applied)])) == [F.pull(a, 2, after: 1)])
+        #expect(machine.receive(F.page(2, [], next: 2)) == [.synced])
+        let anew = F.write(nil, by: b, [b: 4], at: 3_000)
+        #expect(machine.startSync() == [F.pull(a, 3, after: 2)])
+        let actions = machine.receive(F.page(3, [(x, 9, [anew])], next: 9))
+        #expect(!actions.contains { if case .reject = $0 { true } else { false } })
+        #expect(machine.state.records[x]?.baseline == [anew.vector])
     }
 
     @Test func itemsThatNeverLeaveTheDeviceAreIgnored() {

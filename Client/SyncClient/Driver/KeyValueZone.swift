@@ -14,6 +14,8 @@ package struct KeyValueZone: ZoneLocalStore {
     private var keyByItem: [ItemID: String] = [:]
     /// The keys held ahead of a state that never pulled: values the server has (decision 0186).
     private var aheadKeys: Set<String> = []
+    /// The versions the store holds from the server for the items found ahead of the state.
+    package private(set) var appliedAhead: [ItemID: [VersionVector]] = [:]
 
     package init(store: KeyValueStore, keys: AccountKeys) throws(KeyValueStoreError) {
         self.store = store
@@ -63,6 +65,7 @@ package struct KeyValueZone: ZoneLocalStore {
     package mutating func itemsAhead(of state: ZoneSyncState, position: Int64) throws -> Set<ItemID> {
         var ahead: Set<ItemID> = []
         aheadKeys.removeAll()
+        appliedAhead.removeAll()
         if state.cursor == 0 {
             // Without sync state: the values the server has, as an earlier sync left them.
             for key in try store.syncedKeys() {
@@ -71,12 +74,16 @@ package struct KeyValueZone: ZoneLocalStore {
                 keyByItem[item] = key
                 aheadKeys.insert(key)
                 ahead.insert(item)
+                appliedAhead[item] = try store.siblingVersions(forKey: key).map(\.version.vector)
             }
         }
         for (key, vector) in try store.takenVectors(notChangedAfter: position) {
             let item = itemID(key)
             keyByItem[item] = key
-            if !(state.records[item]?.seen ?? VersionVector()).descends(from: vector) { ahead.insert(item) }
+            if !(state.records[item]?.seen ?? VersionVector()).descends(from: vector) {
+                ahead.insert(item)
+                appliedAhead[item, default: []].append(vector)
+            }
         }
         return ahead
     }

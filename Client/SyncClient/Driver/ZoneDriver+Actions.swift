@@ -2,6 +2,15 @@ import Foundation
 import SyncCore
 
 extension ZoneDriver {
+    /// The problem a rejected item shows in `status`.
+    static func reason(rejecting rejection: SyncAction.Rejection) -> String {
+        switch rejection {
+        case .vectorWentBackwards: "its version vector goes backwards"
+        case .unknownWriteOfThisDevice: "it claims a write of this device that this device never made"
+        case .acknowledgedVersionLeftOut: "the server left out a version of it that it had acknowledged (an older state replayed)"
+        }
+    }
+
     /// Performs the machine's actions, and those its answers lead to, until the round ends.
     func perform(_ initial: [SyncAction], report: inout SyncRoundReport) async throws {
         var actions = initial[...]
@@ -59,9 +68,7 @@ extension ZoneDriver {
                 problems.append((item, SyncRoundReport.unlistedProblem))
                 report.unlisted += 1
             case .reject(let item, let rejection):
-                let reason = rejection == .vectorWentBackwards
-                    ? "its version vector goes backwards" : "it claims a write of this device that this device never made"
-                reject(item, reason, report: &report)
+                reject(item, Self.reason(rejecting: rejection), report: &report)
             case .synced:
                 let view = try checkStatements(report: report)
                 try applyEffects()

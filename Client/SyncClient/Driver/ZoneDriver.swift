@@ -90,7 +90,7 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
         machine = ZoneSyncMachine(restoring: committed, configuration: configuration)
         retried = Set(machine.retrySetAside())
         touched = retried
-        machine.markLocalValueUnknown(ahead)
+        machine.markLocalValueUnknown(ahead, applied: local.appliedAhead)
     }
 
     /// Reports the number of items applied so far in a round (for a progress indicator).
@@ -211,7 +211,7 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
         touched = retried
         // Unreadable now: the items found at the start stand.
         if let found = try? local.itemsAhead(of: committed, position: progress.journalSequence) { ahead = found }
-        machine.markLocalValueUnknown(ahead)
+        machine.markLocalValueUnknown(ahead, applied: local.appliedAhead)
     }
 
     /// Thrown when the local store refused an apply because of a local change it must not overwrite.

@@ -33,6 +33,10 @@ package protocol ZoneLocalStore: Sendable {
     /// apply whose state commit did not follow (decision 0107).
     mutating func itemsAhead(of state: ZoneSyncState, position: Int64) throws -> Set<ItemID>
 
+    /// Of the items the last ``itemsAhead(of:position:)`` found, the versions the store knows it
+    /// took from a server: an honest server never lists an older one again (decision 0236).
+    var appliedAhead: [ItemID: [VersionVector]] { get }
+
     /// Whether a pulled live version's (opened) content is the item `item` names; the store may
     /// keep what it decoded for the apply that follows.
     mutating func accepts(_ content: [UInt8], for item: ItemID) -> Bool
@@ -117,4 +121,8 @@ package enum LocalApplyOutcome: Sendable, Equatable {
     case applied(problems: [ItemID: String])
     /// Nothing was applied: these items were written locally after the position.
     case changedLocally(count: Int)
+}
+
+extension ZoneLocalStore {
+    package var appliedAhead: [ItemID: [VersionVector]] { [:] }
 }
