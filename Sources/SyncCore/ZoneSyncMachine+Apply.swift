@@ -235,7 +235,10 @@ extension ZoneSyncMachine {
             if let record, record.baseline.contains(where: { $0.compare(to: version.vector) == .dominates }) {
                 return .vectorWentBackwards
             }
-            if applied.contains(where: { $0.compare(to: version.vector) == .dominates }) { return .vectorWentBackwards }
+        }
+        // Against the join of the listing: a store's tag may be the join of the versions it took.
+        if !versions.isEmpty, applied.contains(where: { $0.compare(to: .join(versions.map(\.vector))) == .dominates }) {
+            return .vectorWentBackwards
         }
         // No versions: an arrival the driver holds (0137), taken later by `receiveHeld`.
         // Live versions only: a deletion is collected once every device read it, and the item may

@@ -39,9 +39,9 @@ struct ZoneSyncMachineReturningTests {
         #expect(machine.receive(F.page(3, [(x, 7, [deletion])], next: 7)) == [.remove(x), .synced])
     }
 
-    /// Malicious seed 65 (decision 0236): a device back without its state is served, in the full
-    /// resync, a version older than the one its store took from the server before: refused as a
-    /// rollback; the version it took, or a later one, is taken.
+    /// Malicious seed 101 (decision 0236): a device back without its state is served, in the full
+    /// resync, a version older than one its (key-value) store took from the server before:
+    /// refused as a rollback; the version it took, or a later one, is taken.
     @Test func aVersionOlderThanTheOneTheStoreTookIsRefused() {
         let took = F.write(2, by: b, [b: 2], at: 2_000, overwritten: [b: 1])
         let older = F.write(1, by: b, [b: 1], at: 1_000)

@@ -14,8 +14,6 @@ package struct KeychainZone: ZoneLocalStore {
     private let owner: String
     /// The primary keys of the items the keychain holds ahead of the committed state.
     private var aheadKeys: [ItemID: PrimaryKey] = [:]
-    /// The versions their tags name, for those items.
-    package private(set) var appliedAhead: [ItemID: [VersionVector]] = [:]
     /// The items decoded while opening the last page, so applying them does not decode again.
     private var decoded: [ItemID: (content: [UInt8], item: Item)] = [:]
 
@@ -124,7 +122,6 @@ package struct KeychainZone: ZoneLocalStore {
     /// the server still has it, so the resync decides (decision 0175).
     package mutating func itemsAhead(of state: ZoneSyncState, position: Int64) throws -> Set<ItemID> {
         aheadKeys.removeAll()
-        appliedAhead.removeAll()
         let tags: [PrimaryKey: [UInt8]]
         if state.cursor == 0 {
             let unchanged = try keychain.unchangedRemoteVersionTags()
@@ -148,10 +145,8 @@ package struct KeychainZone: ZoneLocalStore {
             let item = itemID(of: key)
             // A state that has seen the tagged version (or more) holds what the keychain took.
             let seen = state.records[item]?.seen ?? VersionVector()
-            let applied = try? VersionVector(canonicalEncoding: tag)
-            if let applied, seen.descends(from: applied) { continue }
+            if let applied = try? VersionVector(canonicalEncoding: tag), seen.descends(from: applied) { continue }
             aheadKeys[item] = key
-            appliedAhead[item] = applied.map { [$0] }
         }
         return Set(aheadKeys.keys)
     }
