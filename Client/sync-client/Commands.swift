@@ -109,7 +109,7 @@ struct SyncCommand: AsyncParsableCommand {
         try await runReportingErrors {
             let lock = try StateLock.acquire(keychainPath: keychain.path)
             defer { lock.release() }
-            let (report, waiting) = try await ClientSession.with(keychainPath: keychain.path, logger: logger) { session in
+            let (report, waiting, unpushed) = try await ClientSession.with(keychainPath: keychain.path, logger: logger) { session in
                 let sync = try AccountSync(session: session)
                 if isatty(STDERR_FILENO) == 1 {
                     await sync.keychain.setProgressHandler { count in
@@ -117,11 +117,15 @@ struct SyncCommand: AsyncParsableCommand {
                     }
                 }
                 let report = try await sync.syncUntilInStep()
-                return (report, await sync.keychain.waitingForUnlock)
+                return (report, await sync.keychain.waitingForUnlock, await sync.keychain.pushesWaitingForUnlock)
             }
             if waiting > 0 {
                 // In step for everything else: these are applied at the first sync after the unlock (decision 0137).
                 FileHandle.standardError.write(Data("sync-client: \(waiting) item(s) from other devices wait for the keychain's unlock; see `sync-client status`\n".utf8))
+            }
+            if unpushed > 0 {
+                // Their copies cannot be sealed for the state while locked (decision 0237).
+                FileHandle.standardError.write(Data("sync-client: \(unpushed) local change(s) of \"when unlocked\" items wait for the keychain's unlock before they are pushed\n".utf8))
             }
             if report.setAside > 0 {
                 // In step for everything else: the set-aside items are per-item problems (decision 0105).

@@ -71,6 +71,10 @@ public struct ZoneSyncMachine: Sendable {
     /// an item (its request limit is below this client's budget, decision 0224): halved at each
     /// such refusal. Not durable: a restarted device finds the limit again.
     var batchSizeLimit: Int?
+    /// Pending versions the driver cannot hand over now (a "when unlocked" keychain item while the
+    /// keychain is locked, decision 0237): not pushed and not counted as pending until it clears
+    /// them. Not durable: the driver sets them again at every round.
+    public var waitingForUnlock: Set<ItemID> = []
     /// The batch this machine made and has sent once only, if the outstanding one is such: its
     /// answer tells whether the server stored it. A batch sent again (a retry, or one restored
     /// from the durable state) may have been stored by an earlier send whose answer was lost.
@@ -111,7 +115,11 @@ public struct ZoneSyncMachine: Sendable {
     }
 
     /// Whether some local change still has to be pushed (one set aside does not count).
-    public var hasPendingChanges: Bool { state.records.values.contains(where: \.awaitsPush) }
+    public var hasPendingChanges: Bool {
+        waitingForUnlock.isEmpty
+            ? state.records.values.contains(where: \.awaitsPush)
+            : state.records.contains { $0.value.awaitsPush && !waitingForUnlock.contains($0.key) }
+    }
 
     /// Sets a pending version aside, unpushed, because the server will not take it (the driver
     /// knows its sealed size is over the limit): a per-item problem until the item changes.
@@ -313,7 +321,7 @@ public struct ZoneSyncMachine: Sendable {
     private func nextBatchItems() -> [PushedItem<ItemVersion>] {
         // The IDs first: filtering the records themselves copied every pending record at every
         // push, O(items) per batch (decision 0198).
-        let pending = state.records.lazy.filter(\.value.awaitsPush).map(\.key).sorted()
+        let pending = state.records.lazy.filter { $0.value.awaitsPush && !waitingForUnlock.contains($0.key) }.map(\.key).sorted()
         let count = min(configuration.maximumBatchSize, batchSizeLimit ?? .max)
         var items: [PushedItem<ItemVersion>] = []
         var bytes = 0

@@ -25,6 +25,9 @@ package struct KeychainZone: ZoneLocalStore {
 
     package func itemID(of primaryKey: PrimaryKey) -> ItemID { sealer.itemID(of: primaryKey) }
 
+    /// The state file keeps its copies of "when unlocked" items under their class (decision 0237).
+    package var stateClassLayer: StateClassLayer? { StateClassLayer(keychain: keychain) }
+
     // MARK: - Local changes
 
     /// The journal's entries after `position`, a page of them. Without any sync state (a new
@@ -176,6 +179,7 @@ package struct KeychainZone: ZoneLocalStore {
         var replaced: [PrimaryKey: [UInt8]] = [:]
         var problems: [ItemID: String] = [:]
         for effect in apply.effects {
+            try Self.refuseSealedAway(effect, committed: apply.committed)
             switch effect {
             case .store(let item, let version):
                 let cached = decoded[item].flatMap { $0.content == version.content ? $0.item : nil }
@@ -223,5 +227,19 @@ package struct KeychainZone: ZoneLocalStore {
             changes, basedOnJournal: apply.position, versions: RemoteVersionTags(owner: owner, tags: tags, pushed: pushed, replaced: replaced))
         if case .changedLocally(let keys) = outcome { return .changedLocally(count: keys.count) }
         return .applied(problems: problems)
+    }
+
+    /// The driver holds every arrival of an item whose state copy is still sealed under its class
+    /// (decision 0237), so no effect needs such a content; one that does stops the apply rather
+    /// than skip the item.
+    private static func refuseSealedAway(_ effect: LocalApply.Effect, committed: ZoneSyncState) throws {
+        let content: [UInt8]?
+        switch effect {
+        case .store(_, let version), .keepInHistory(_, let version), .pushed(_, let version): content = version.content
+        case .remove(let item), .writtenOver(let item, _): content = committed.records[item]?.version.content
+        }
+        if let content, StateClassLayer.isSealedAway(content) {
+            throw SyncClientError(.keychainLocked, "the keychain is locked; a \"when unlocked\" item waits for the unlock")
+        }
     }
 }

@@ -13,6 +13,9 @@ package struct VersionSealer: Sendable {
     package static let firstEpoch: UInt32 = 1
     package let account: String
     package let zone: ZoneID
+    /// The keychain's class layer of the state file's copies (decision 0237); nil for a zone whose
+    /// items no lock takes away (the key-value stores).
+    package private(set) var classLayer: StateClassLayer?
 
     /// The largest blob the server takes by default (`sync-server --max-blob-bytes`, 64 KiB): a
     /// version that would seal larger is set aside instead of pushed (decision 0105).
@@ -28,6 +31,60 @@ package struct VersionSealer: Sendable {
         let envelope = ItemEnvelope(payload: Self.payload(of: version), modificationTime: version.modifiedAt, device: version.device)
         return try keys.seal(
             envelope, context: context(item: item, vector: version.vector, deleted: version.isDeleted, local: forLocalState, epoch: keys.currentEpoch))
+    }
+
+    /// The sealer with `classLayer` for the state file's copies.
+    package func with(classLayer: StateClassLayer?) -> VersionSealer {
+        var copy = self
+        copy.classLayer = classLayer
+        return copy
+    }
+
+    /// The keys the class layer needs for one load or commit, read at once; nil without a layer.
+    package func stateClassKeys() throws(SyncClientError) -> StateClassLayer.Keys? {
+        try classLayer?.keys()
+    }
+
+    /// `version` sealed for the client's own state file: under the account key, its content first
+    /// under its class's key where the class layer takes it (decision 0237).
+    /// - Throws: `keychainLocked` when that class is locked away now.
+    package func sealForState(_ version: ItemVersion, item: ItemID, classKeys: StateClassLayer.Keys?) throws(SyncClientError) -> [UInt8] {
+        var copy = version
+        if let classLayer, !version.isDeleted {
+            copy.content = try classLayer.seal(version.content, zone: zone, item: item, keys: classKeys ?? [:])
+        }
+        do {
+            return try seal(copy, item: item, forLocalState: true)
+        } catch {
+            throw SyncClientError.mapped(error)
+        }
+    }
+
+    /// Opens a version ``sealForState(_:item:classKeys:)`` sealed; its content stays sealed while
+    /// its class's key is not in `classKeys` (``isSealedAway(_:)``).
+    /// - Parameter layered: Set when the copy had a class layer, or needs none.
+    package func openFromState(
+        _ blob: [UInt8], item: ItemID, vector: VersionVector, deleted: Bool, classKeys: StateClassLayer.Keys?, layered: inout Bool
+    ) throws(SyncClientError) -> ItemVersion {
+        var version: ItemVersion
+        do {
+            version = try open(blob, item: item, vector: vector, deleted: deleted, forLocalState: true)
+        } catch {
+            throw SyncClientError.mapped(error)
+        }
+        guard let classLayer, !deleted else {
+            layered = true
+            return version
+        }
+        layered = StateClassLayer.isSealedAway(version.content) || StateClassLayer.lockedClass(of: version.content) == nil
+        version.content = try classLayer.open(version.content, zone: zone, item: item, keys: classKeys ?? [:])
+        return version
+    }
+
+    /// Whether `version`'s content is still sealed under a class locked away when it was loaded:
+    /// it cannot be pushed or handed to the keychain before the unlock.
+    package func isSealedAway(_ version: ItemVersion) -> Bool {
+        classLayer != nil && !version.isDeleted && StateClassLayer.isSealedAway(version.content)
     }
 
     /// The opaque ID of the keychain item with `primaryKey` in this zone.

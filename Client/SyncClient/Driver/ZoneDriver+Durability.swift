@@ -67,9 +67,14 @@ extension ZoneDriver {
     /// Commits the machine's state, the local position and the problems in one transaction;
     /// nothing is written when nothing changed (an idle round costs no fsync).
     func commit() throws(SyncClientError) {
-        guard progress != committedProgress || !problems.isEmpty || !heldChanges.isEmpty || machine.state != committed else { return }
+        let resealingNow = resealing.isEmpty || !canSealEveryClass() ? [] : resealing
+        guard progress != committedProgress || !problems.isEmpty || !heldChanges.isEmpty || machine.state != committed
+            || !resealingNow.isEmpty
+        else { return }
         try database.saveZone(
-            machine.state, previous: committed, changed: touched, progress: progress, sealer: sealer, problems: problems, held: heldChanges)
+            machine.state, previous: committed, changed: touched, resealing: resealingNow, progress: progress, sealer: sealer,
+            problems: problems, held: heldChanges)
+        resealing.subtract(resealingNow)
         touched = []
         heldChanges.removeAll()
         committed = machine.state

@@ -9,7 +9,11 @@ extension ZoneDriver {
     /// would be merged with (a loser goes to history), cannot be written now.
     func waitsForUnlock(_ item: ItemID, _ versions: [ItemVersion], _ wait: UnlockWait) -> Bool {
         var candidates = versions
-        if let record = machine.state.records[item], record.isPending { candidates.append(record.version) }
+        if let record = machine.state.records[item] {
+            // A copy loaded still sealed under its class cannot be merged or replaced (0237).
+            if sealer.isSealedAway(record.version) { return true }
+            if record.isPending { candidates.append(record.version) }
+        }
         return candidates.contains { !$0.isDeleted && wait($0.content, for: item) }
     }
 

@@ -60,6 +60,12 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
     var readsWholeFeed = false
     /// A finding the round's full resync did not clear: thrown once the round committed.
     var standingFinding: String?
+    /// Items whose copies lack the class layer they need (written before decision 0237): sealed
+    /// again by the first commit while the keychain is unlocked.
+    var resealing: Set<ItemID> = []
+    /// Whether some copy was loaded still sealed under a class locked away (decision 0237): the
+    /// first round after the unlock loads the state again.
+    var hasSealedAway = false
     /// The digest terms of the zone's items, kept between rounds (decision 0180).
     var viewCache: ZoneStateViewCache?
     var onProgress: (@Sendable (Int) -> Void)?
@@ -74,10 +80,14 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
         zone = server.zone
         self.database = database
         self.server = server
+        let sealer = sealer.with(classLayer: local.stateClassLayer)
         self.sealer = sealer
         self.logger = logger
         self.configuration = configuration
-        (committed, progress) = try database.loadZone(server.zone, device: device, sealer: sealer)
+        var unlayered: Set<ItemID> = []
+        let (loaded, loadedProgress) = try database.loadZone(server.zone, device: device, sealer: sealer, unlayered: &unlayered)
+        (committed, progress, resealing) = (loaded, loadedProgress, unlayered)
+        hasSealedAway = Self.holdsSealedAwayCopies(loaded, sealer: sealer)
         committedProgress = progress
         heldItems = try database.heldItems(server.zone)
         var local = local
@@ -115,6 +125,9 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
 
     /// How many pulled items wait for the unlock (decision 0137).
     package var waitingForUnlock: Int { heldItems.count }
+
+    /// How many local changes wait for the unlock before they are pushed (decision 0237).
+    package var pushesWaitingForUnlock: Int { machine.waitingForUnlock.count }
 
     /// The items whose local versions are set aside, unpushed, because the server will not take
     /// them (each is a problem in `status`).
@@ -179,10 +192,12 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
     /// The body of ``round(prepare:)``: prepare, take the local changes, push and pull.
     private func takeChangesAndSync(prepare: (@Sendable () async throws -> Void)?) async throws -> SyncRoundReport {
         try await prepare?()
+        try openSealedAwayCopies()
         isInitialSync = committed.cursor == 0
         try takeLocalChanges(timeBound: try await server.modificationTimeBound())
         var report = SyncRoundReport()
         let released = try releaseHeld(report: &report)
+        try holdBackLockedPushes()
         // Never pushed and never pulled: the local items are reconciled before they are pushed.
         let fresh = machine.state.cursor == 0 && machine.state.nextBatchID == 1
         if machine.state.cursor == 0 { machine.returnsWithoutState = try local.hasSyncedBefore() }
@@ -200,7 +215,7 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
     }
 
     /// Starts again from the committed state, as a restart after a crash would.
-    private func restoreCommitted() {
+    func restoreCommitted() {
         machine = ZoneSyncMachine(restoring: committed, configuration: configuration)
         progress = committedProgress
         problems.removeAll()

@@ -46,6 +46,10 @@ package protocol ZoneLocalStore: Sendable {
     /// or a round. The driver holds such an item, sealed, until the store can (decision 0137).
     func unlockWait() -> UnlockWait
 
+    /// The class layer of the state file's copies of this store's items (decision 0237); nil when
+    /// no lock takes an item away.
+    var stateClassLayer: StateClassLayer? { get }
+
     /// Applies the machine's effects in one transaction, unless an item they touch was written
     /// locally after `apply.position`: then nothing is applied.
     mutating func apply(_ apply: LocalApply) throws -> LocalApplyOutcome
@@ -54,6 +58,8 @@ package protocol ZoneLocalStore: Sendable {
 extension ZoneLocalStore {
     /// A store without protection classes (the key-value stores, the directory) can always write.
     package func unlockWait() -> UnlockWait { .never }
+
+    package var stateClassLayer: StateClassLayer? { nil }
 }
 
 /// Whether a pulled version's content must wait for the unlock, as a store answered it for one

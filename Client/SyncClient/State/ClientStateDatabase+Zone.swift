@@ -87,7 +87,21 @@ extension ClientStateDatabase {
 
     /// Loads a zone's state; a fresh state for a zone never synced.
     package func loadZone(_ zone: ZoneID, device: DeviceID, sealer: VersionSealer) throws(SyncClientError) -> (ZoneSyncState, ZoneProgress) {
-        try read { db in
+        var unlayered: Set<ItemID> = []
+        return try loadZone(zone, device: device, sealer: sealer, unlayered: &unlayered)
+    }
+
+    /// Loads a zone's state; a fresh state for a zone never synced. A copy whose class is locked
+    /// away keeps its content sealed (``VersionSealer/isSealedAway(_:)``, decision 0237).
+    /// - Parameter unlayered: Set to the items whose copies (record or unanswered batch entry)
+    ///   lack the class layer they need: written before 0237, sealed again by the next commit.
+    package func loadZone(
+        _ zone: ZoneID, device: DeviceID, sealer: VersionSealer, unlayered: inout Set<ItemID>
+    ) throws(SyncClientError) -> (ZoneSyncState, ZoneProgress) {
+        let classKeys = try sealer.stateClassKeys()
+        var found: Set<ItemID> = []
+        defer { unlayered = found }
+        return try read { db in
             var state = ZoneSyncState(device: device, zone: zone)
             var progress = ZoneProgress()
             if let row = try Row.fetchOne(
@@ -104,8 +118,11 @@ extension ClientStateDatabase {
                 if let data = row[4] as Data? {
                     let stored = try JSONDecoder().decode(StoredBatch.self, from: data)
                     let items = try stored.items.map { entry in
-                        PushedItem(item: entry.item, version: try sealer.open(
-                            entry.sealed, item: entry.item, vector: entry.vector, deleted: entry.deleted, forLocalState: true))
+                        var layered = true
+                        let version = try sealer.openFromState(
+                            entry.sealed, item: entry.item, vector: entry.vector, deleted: entry.deleted, classKeys: classKeys, layered: &layered)
+                        if !layered { found.insert(entry.item) }
+                        return PushedItem(item: entry.item, version: version)
                     }
                     state.unansweredBatch = PushBatch(device: device, zone: zone, batchID: stored.batchID, cursor: stored.cursor, items: items)
                 }
@@ -119,7 +136,10 @@ extension ClientStateDatabase {
             while let row = try rows.next() {
                 let item = ItemID(row[0])
                 let vector = try StoredVectors.vector(row[1])
-                let version = try sealer.open(Array(row[3] as Data), item: item, vector: vector, deleted: row[2], forLocalState: true)
+                var layered = true
+                let version = try sealer.openFromState(
+                    Array(row[3] as Data), item: item, vector: vector, deleted: row[2], classKeys: classKeys, layered: &layered)
+                if !layered { found.insert(item) }
                 state.records[item] = ZoneSyncState.Record(
                     version: version, isPending: row[4],
                     baseline: try StoredVectors.vectors(row[5]), seen: try StoredVectors.vector(row[6]),
@@ -131,44 +151,52 @@ extension ClientStateDatabase {
     }
 
     /// Commits a zone's state in one transaction, writing only the records that differ from
-    /// `previous` (the state last committed).
+    /// `previous` (the state last committed). A record whose version is unchanged is updated
+    /// without sealing its copy again, and the unanswered batch is written only when it changed:
+    /// so a commit while the keychain is locked never has to seal a "when unlocked" copy it did not
+    /// change (decision 0237), and an acknowledgement costs no sealing.
     /// - Parameters:
     ///   - changed: The only items whose records may differ from `previous`, so the others are not
     ///     compared; nil to compare every record.
+    ///   - resealing: Items whose copies are sealed again even if unchanged (they lack the class
+    ///     layer, ``loadZone(_:device:sealer:unlayered:)``); with any, the batch is written again.
     ///   - held: Arrivals to hold or release (decision 0137), in order.
     package func saveZone(
-        _ state: ZoneSyncState, previous: ZoneSyncState?, changed: Set<ItemID>? = nil, progress: ZoneProgress, sealer: VersionSealer,
-        problems: [(ItemID, String?)] = [], held: [HeldChange] = []
+        _ state: ZoneSyncState, previous: ZoneSyncState?, changed: Set<ItemID>? = nil, resealing: Set<ItemID> = [],
+        progress: ZoneProgress, sealer: VersionSealer, problems: [(ItemID, String?)] = [], held: [HeldChange] = []
     ) throws(SyncClientError) {
+        let classKeys = try sealer.stateClassKeys()
         try write { db in
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = .sortedKeys
-            var batch: Data?
-            if let unanswered = state.unansweredBatch {
-                let entries = try unanswered.items.map { pushed in
-                    StoredBatch.Entry(
-                        item: pushed.item, vector: pushed.version.vector, deleted: pushed.version.isDeleted,
-                        sealed: try sealer.seal(pushed.version, item: pushed.item, forLocalState: true))
-                }
-                batch = try encoder.encode(StoredBatch(batchID: unanswered.batchID, cursor: unanswered.cursor, items: entries))
-            }
             try db.execute(
                 sql: """
-                    INSERT OR REPLACE INTO zone_state
-                        (zone, cursor, write_counter, next_batch_id, epoch, unanswered_batch, journal_sequence, last_sync, latest_sequence)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO zone_state
+                        (zone, cursor, write_counter, next_batch_id, epoch, journal_sequence, last_sync, latest_sequence)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (zone) DO UPDATE SET
+                        cursor = excluded.cursor, write_counter = excluded.write_counter, next_batch_id = excluded.next_batch_id,
+                        epoch = excluded.epoch, journal_sequence = excluded.journal_sequence, last_sync = excluded.last_sync,
+                        latest_sequence = excluded.latest_sequence
                     """,
                 arguments: [
                     state.zone.rawValue, Int64(state.cursor), Int64(state.writeCounter), Int64(state.nextBatchID), Int64(state.epoch),
-                    batch, progress.journalSequence, progress.lastSync?.timeIntervalSince1970, Int64(clamping: state.latestSequence),
+                    progress.journalSequence, progress.lastSync?.timeIntervalSince1970, Int64(clamping: state.latestSequence),
                 ])
+            if previous == nil || state.unansweredBatch != previous?.unansweredBatch || !resealing.isEmpty {
+                try db.execute(
+                    sql: "UPDATE zone_state SET unanswered_batch = ? WHERE zone = ?",
+                    arguments: [try Self.encoded(state.unansweredBatch, sealer: sealer, classKeys: classKeys), state.zone.rawValue])
+            }
             let upsert = try db.cachedStatement(sql: """
                 INSERT OR REPLACE INTO item_record
                     (zone, item, vector, deleted, sealed, pending, baseline, seen, refusal, sequence, deleted_baseline, may_be_on_server)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
+            let update = try db.cachedStatement(sql: """
+                UPDATE item_record SET pending = ?, baseline = ?, seen = ?, refusal = ?, sequence = ?, deleted_baseline = ?, may_be_on_server = ?
+                WHERE zone = ? AND item = ?
+                """)
             let delete = try db.cachedStatement(sql: "DELETE FROM item_record WHERE zone = ? AND item = ?")
-            let candidates: [ItemID] = changed.map(Array.init)
+            let candidates: [ItemID] = changed.map { Array($0.union(resealing)) }
                 ?? Array(Set(state.records.keys).union(previous.map { Array($0.records.keys) } ?? []))
             assert(changed == nil || Self.differing(state, previous).isSubset(of: changed!), "a changed record was not reported")
             for item in candidates {
@@ -177,10 +205,19 @@ extension ClientStateDatabase {
                     if old != nil { try delete.execute(arguments: [state.zone.rawValue, item.rawValue]) }
                     continue
                 }
-                guard old != record else { continue }
+                let reseal = resealing.contains(item)
+                guard old != record || reseal else { continue }
+                if old?.version == record.version, !reseal {
+                    try update.execute(arguments: [
+                        record.isPending, StoredVectors.encode(record.baseline), StoredVectors.encode(record.seen), record.refusal?.rawValue,
+                        Int64(clamping: record.sequence), StoredVectors.encode(record.deletedBaseline), record.mayBeOnServer,
+                        state.zone.rawValue, item.rawValue,
+                    ])
+                    continue
+                }
                 try upsert.execute(arguments: [
                     state.zone.rawValue, item.rawValue, StoredVectors.encode(record.version.vector), record.version.isDeleted,
-                    Data(try sealer.seal(record.version, item: item, forLocalState: true)), record.isPending,
+                    Data(try sealer.sealForState(record.version, item: item, classKeys: classKeys)), record.isPending,
                     StoredVectors.encode(record.baseline), StoredVectors.encode(record.seen), record.refusal?.rawValue,
                     Int64(clamping: record.sequence), StoredVectors.encode(record.deletedBaseline), record.mayBeOnServer,
                 ])
@@ -201,6 +238,25 @@ extension ClientStateDatabase {
 }
 
 extension ClientStateDatabase {
+    /// The unanswered batch as the state keeps it: JSON, each version sealed for the state file.
+    private static func encoded(
+        _ batch: PushBatch<ItemVersion>?, sealer: VersionSealer, classKeys: StateClassLayer.Keys?
+    ) throws(SyncClientError) -> Data? {
+        guard let batch else { return nil }
+        let entries = try batch.items.map { (pushed) throws(SyncClientError) in
+            StoredBatch.Entry(
+                item: pushed.item, vector: pushed.version.vector, deleted: pushed.version.isDeleted,
+                sealed: try sealer.sealForState(pushed.version, item: pushed.item, classKeys: classKeys))
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        do {
+            return try encoder.encode(StoredBatch(batchID: batch.batchID, cursor: batch.cursor, items: entries))
+        } catch {
+            throw SyncClientError(.localStorage, "cannot encode the unanswered batch", underlying: error)
+        }
+    }
+
     /// The items whose records differ between two states (for checking callers in debug builds).
     static func differing(_ state: ZoneSyncState, _ previous: ZoneSyncState?) -> Set<ItemID> {
         let old = previous?.records ?? [:]
