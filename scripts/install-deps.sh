@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs the system packages SyncKeychain needs on a fresh Debian machine with the Swift
-# toolchain: SQLite headers (GRDB), PostgreSQL (the server's production backend and its tests) and
-# Python's venv (schemathesis runs from a virtual environment), sd-bus and the Secret Service test
-# clients, and the command-line password stores the benchmark compares against. Skips what is
-# already there.
+# toolchain: SQLite headers (GRDB), PostgreSQL (the server's production backend and its tests),
+# Python's venv (schemathesis runs from a virtual environment), faketime (real wrong clocks in the
+# clock-skew tests), sd-bus and the Secret Service test clients, and the command-line password
+# stores the benchmark compares against. Skips what is already there.
 set -euo pipefail
 
 missing=()
@@ -14,6 +14,7 @@ if [ "${SYNCKEYCHAIN_SKIP_POSTGRES:-}" = "" ]; then
   ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 fi
 command -v python3 >/dev/null 2>&1 || missing+=(python3 python3-venv)
+command -v faketime >/dev/null 2>&1 || missing+=(faketime)  # real wrong clocks in the clock-skew tests
 # The Secret Service provider (sd-bus) and its tests: a private bus and the real desktop clients.
 dpkg -s libsystemd-dev >/dev/null 2>&1 || missing+=(libsystemd-dev)
 command -v dbus-daemon >/dev/null 2>&1 || missing+=(dbus-daemon)

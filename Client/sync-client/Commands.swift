@@ -95,6 +95,14 @@ struct EnrollCommand: AsyncParsableCommand {
                 print("recovery key (write it down; it is shown only once): \(recovery)")
             }
             print("enrolled device \(outcome.enrolment.device) in account \(outcome.enrolment.account)")
+            switch outcome.earlier {
+            case .retired(let device)?:
+                print("retired this keychain's earlier enrolment, device \(device)")
+            case .notRetired(let device, let reason)?:
+                print("this keychain's earlier enrolment, device \(device), is still a member (\(reason)): revoke it with `sync-client revoke \(device)`")
+            case nil:
+                break
+            }
         }
     }
 }

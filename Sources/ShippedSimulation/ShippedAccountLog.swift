@@ -27,6 +27,14 @@ final class ShippedAccountLog: Sendable {
         return identity
     }
 
+    /// `device` signs its own revocation with `identity`, as a keychain enrolled again retires
+    /// the enrolment it had (decision 0241).
+    func retire(_ device: DeviceID, identity: DeviceIdentity) throws {
+        try log.withLock { log in
+            try log.append(try log.revoking(device, by: device, identity: identity), logKeys: logKeys)
+        }
+    }
+
     /// The log's entries.
     var entries: [[UInt8]] { log.withLock { $0.entries } }
 }

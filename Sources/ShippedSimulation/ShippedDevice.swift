@@ -41,6 +41,8 @@ final class ShippedDevice: Sendable {
     let skew = Locked<Int64>(0)
     /// The device's clock.
     let now: @Sendable () -> Date
+    /// The server's clock as the device tells it (the run's, exactly).
+    private let serverNow: @Sendable () -> Date
     private let process: Mutex<Process>
 
     /// The server's device inactivity limit, ms: how long another device's statement counts.
@@ -60,6 +62,7 @@ final class ShippedDevice: Sendable {
         configuration.runtimeDirectory = directory + "/runtime-\(index)"
         let skew = self.skew
         now = { clock.date(skew: skew.value) }
+        serverNow = { clock.date() }
         configuration.now = now
         keychain = try Keychain.open(at: keychainPath, configuration: configuration)
         keyValues = try KeyValueDatabase.open(besideKeychainAt: keychainPath, configuration: .init(now: { clock.date(skew: skew.value) }))
@@ -85,11 +88,12 @@ final class ShippedDevice: Sendable {
         try process.withLock { $0.database }?.saveVerifiedDeviceLog(log.entries)
     }
 
-    /// The witness of the device's zones: its statements signed with its identity, on its clock.
+    /// The witness of the device's zones: its statements signed with its identity, on the
+    /// server's clock (as `sync` makes it, decision 0239).
     private func witness() throws -> ZoneWitness {
         let (device, identity) = process.withLock { ($0.device, $0.identity) }
         return try ZoneWitness(
-            database: database(), account: ShippedSimulation.accountName, device: device, signingKey: identity.signingKey, keys: keys, now: now,
+            database: database(), account: ShippedSimulation.accountName, device: device, signingKey: identity.signingKey, keys: keys, now: serverNow,
             freshness: inactivityLimit)
     }
 
@@ -136,15 +140,19 @@ final class ShippedDevice: Sendable {
 
     /// Loses the sync state file as well and enrols again under a new device ID (the keychain
     /// keeps its items): the lost-state case of decision 0106.
-    func loseStateAndEnrolAgain(generation: Int) throws -> DeviceID {
+    /// The new ID joins the log, then the earlier one, whose identity keys the keychain kept,
+    /// signs its own revocation (`enroll`, decision 0241); returns both IDs.
+    func loseStateAndEnrolAgain(generation: Int) throws -> (device: DeviceID, retired: DeviceID) {
         let path = ClientStateDatabase.path(forKeychain: keychainPath)
         for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
             try FileManager.default.removeItem(atPath: path + suffix)
         }
+        let earlier = process.withLock { ($0.device, $0.identity) }
         let device = DeviceID("device-\(index)-\(generation)")!
         let identity = try log.join(device)
+        try log.retire(earlier.0, identity: earlier.1)
         process.withLock { $0 = Process(device: device, identity: identity) }
-        return device
+        return (device, earlier.0)
     }
 
     /// The store's values, as the run writes them (strings), by key.

@@ -81,8 +81,14 @@ struct ShippedLedger {
     /// Values of items that must never leave their device.
     var localOnly: [[UInt8]: Int] = [:]
     var nextValue: UInt64 = 0
-    /// Per device, the values it showed once and no longer shows: none may come back to it.
+    /// Per device, the values it showed once and no longer shows: none a user removed may come
+    /// back to it.
     var gone: [Int: Set<[UInt8]>] = [:]
+    /// The values users deleted or overwrote where they showed, with the devices whose users did
+    /// (decision 0240). A value that left devices only by losing conflicts was removed by nobody,
+    /// and may come back through a deletion of its winner that never saw it (DESIGN §5: an update
+    /// beats a concurrent delete).
+    var removedByUsers: [[UInt8]: Set<Int>] = [:]
     /// Per device, the values its user replaced or deleted since its last check.
     var leftSinceCheck: [Int: Set<[UInt8]>] = [:]
     /// Per device, what it showed at its last check.
@@ -102,20 +108,25 @@ struct ShippedLedger {
     mutating func left(device: Int, value: [UInt8]) {
         if !(gone[device]?.contains(value) ?? false) { leftSinceCheck[device, default: []].insert(value) }
         gone[device, default: []].insert(value)
+        removedByUsers[value, default: []].insert(device)
         shown[device]?.remove(value)
     }
 
     /// `device` lost its sync state: the user's writes since its last sync went with it (it cannot
     /// tell what it replaced or deleted), so what they replaced may come back.
     mutating func stateLost(device: Int) {
-        gone[device]?.subtract(leftSinceCheck[device] ?? [])
+        for value in leftSinceCheck[device] ?? [] {
+            gone[device]?.remove(value)
+            removedByUsers[value]?.remove(device)
+            if removedByUsers[value]?.isEmpty == true { removedByUsers[value] = nil }
+        }
         leftSinceCheck[device] = nil
     }
 
-    /// Checks a device's values now, online: a value that left a device never comes back to it
-    /// (a resurrection that a later write hides still counts).
+    /// Checks a device's values now, online: a value a user removed never comes back to a device
+    /// it left (a resurrection that a later write hides still counts).
     mutating func check(device: Int, shows values: Set<[UInt8]>) {
-        for value in values.intersection(gone[device] ?? []) { cameBack.append((device, value)) }
+        for value in values.intersection(gone[device] ?? []) where removedByUsers[value] != nil { cameBack.append((device, value)) }
         gone[device, default: []].formUnion((shown[device] ?? []).subtracting(values))
         shown[device] = values
         leftSinceCheck[device] = nil

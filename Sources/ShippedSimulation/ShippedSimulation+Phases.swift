@@ -168,11 +168,12 @@ extension ShippedSimulation {
     }
 
     /// The device's sync state file is lost and it enrols again under a new ID; the keychain keeps
-    /// its items (decision 0106).
+    /// its items (decision 0106) and its identity keys, so the earlier ID is retired (0241).
     mutating func enrolAgain(_ index: Int) async throws {
         generations[index] += 1
-        let device = try devices[index].loseStateAndEnrolAgain(generation: generations[index])
+        let (device, retired) = try devices[index].loseStateAndEnrolAgain(generation: generations[index])
         try await register(device)
+        _ = try await storage.revokeDevice(retired, of: account, now: clock.date())
         for other in devices { try other.recordLog() }
         ledger.stateLost(device: index)
         ledger.statistics.reEnrolments += 1

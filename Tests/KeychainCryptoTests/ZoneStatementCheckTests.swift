@@ -82,6 +82,12 @@ import Testing
         let old = statement(of: earlier, by: a, madeAt: now - ZoneStatementCheck.freshness - 1)
         #expect(ZoneStatementCheck.compare(collected, with: old, now: now) == nil)
         #expect(ZoneStatementCheck.compare(collected, with: statement(of: earlier, by: a), now: now) == .withheld(a))
+        // Stamped a little ahead of this device's reading of the server's clock, a statement counts
+        // as made now; far ahead, its age cannot be told and it counts for nothing (0239).
+        let slightlyAhead = statement(of: earlier, by: a, madeAt: now + ZoneStatementCheck.clockTolerance)
+        #expect(ZoneStatementCheck.compare(collected, with: slightlyAhead, now: now) == .withheld(a))
+        let farAhead = statement(of: earlier, by: a, madeAt: now + ZoneStatementCheck.clockTolerance + 1)
+        #expect(ZoneStatementCheck.compare(collected, with: farAhead, now: now) == nil)
         // A statement of the 0120 form, without an extent, is compared with nothing.
         var bare = statement(of: earlier, by: a)
         bare.extent = nil

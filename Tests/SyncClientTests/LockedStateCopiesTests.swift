@@ -21,6 +21,10 @@ struct LockedStateCopiesTests {
             try await Self.addAfterFirstUnlock(a, password: "after-first-unlock copy")
             try await LockedArrivalTests.lockWithPasscode(b, afterSyncingWith: a)
 
+            // Read before this process opens it with SQLite: closing another descriptor of the file
+            // would drop SQLite's locks of this process's connection.
+            let file = try Data(contentsOf: URL(fileURLWithPath: b.keychainPath + ".sync"))
+            #expect(file.range(of: Data("when-unlocked copy".utf8)) == nil)
             // Locked: the account key opens, as any process of the user would open it.
             let keychain = try Keychain.open(at: b.keychainPath)
             let database = try ClientStateDatabase(keychainPath: b.keychainPath, create: false)
@@ -37,8 +41,6 @@ struct LockedStateCopiesTests {
             let layered = sealer.with(classLayer: StateClassLayer(keychain: keychain))
             let (locked, _) = try database.loadZone(.keychain, device: enrolment.device, sealer: layered)
             #expect(locked.records.values.filter { layered.isSealedAway($0.version) }.count == 2)
-            let state1 = try Data(contentsOf: URL(fileURLWithPath: b.keychainPath + ".sync"))
-            #expect(state1.range(of: Data("when-unlocked copy".utf8)) == nil)
 
             // A sync-client started while locked syncs on: the "after first unlock" update is
             // applied; a new "when unlocked" item and an update of one whose copy it could not
@@ -55,8 +57,14 @@ struct LockedStateCopiesTests {
             ])
             #expect(wifi.stdout == "after-first-unlock, later\n", "\(wifi.stderr)")
             #expect(try await LockedArrivalTests.waiting(b) == 2)
+            // The held arrivals are sealed to a key pair of the "when unlocked" class (0238):
+            // while locked they open neither with the class layer nor with the account key.
+            #expect(try database.heldCount(.keychain) == 2)
+            #expect(try database.heldArrivals(.keychain, layer: StateClassLayer(keychain: keychain)).isEmpty)
+            #expect(try database.heldArrivals(.keychain, layer: nil).isEmpty)
 
             try await LockedArrivalTests.unlock(b)
+            #expect(try database.heldArrivals(.keychain, layer: StateClassLayer(keychain: keychain)).count == 2)
             try await b.sync()
             #expect(try await b.password(service: "mail", account: "max") == "when-unlocked, later")
             #expect(try await b.password(service: "bank", account: "max") == "new while locked")

@@ -75,6 +75,29 @@ struct ZoneStatementTests {
         }
     }
 
+    /// Decision 0239: a statement's age is told on the server's clock, so the statement of a device
+    /// whose own clock is a year ahead still binds the server for a device whose clock is right
+    /// (on their own clocks it was made a year in the future, and counted for nothing).
+    @Test func aWriteWithheldIsReportedWhenTheStatingDevicesClockIsAYearAhead() async throws {
+        try await withDevices { a, b, _, proxy in
+            let ahead = a.withClock(offset: "+365d")
+            try await ahead.add(service: "x", account: "max", password: "one")
+            try await ahead.sync()
+            try await ahead.add(service: "y", account: "max", password: "two")
+            try await ahead.sync()
+
+            try proxy.set(.hideLast)
+            let hidden = try await b.syncClient(["sync"])
+            #expect(hidden.status != 0)
+            #expect(hidden.stderr.contains("stated writes the server did not serve here"), "\(hidden.stderr)")
+            #expect(try await b.password(service: "y", account: "max") == nil)
+
+            try proxy.set(.pass)
+            try await b.sync()
+            #expect(try await b.password(service: "y", account: "max") == "two")
+        }
+    }
+
     @Test func aValueHiddenFromAKeyValueStoreIsReportedAndChangesNothing() async throws {
         try await withDevices { a, b, _, proxy in
             // Two syncs: theme before size in the store's feed.

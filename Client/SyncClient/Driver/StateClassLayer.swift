@@ -53,37 +53,62 @@ package struct StateClassLayer: Sendable {
     /// - Throws: `keychainLocked` when that class is locked away now.
     func seal(_ content: [UInt8], zone: ZoneID, item: ItemID, keys: Keys) throws(SyncClientError) -> [UInt8] {
         guard !Self.isSealedAway(content), let protectionClass = Self.lockedClass(of: content) else { return content }
-        guard let key = keys[protectionClass] else {
-            throw SyncClientError(.keychainLocked, "the keychain is locked: a \"when unlocked\" item's sync state cannot be written")
-        }
-        let sealed: Keychain.ClassSealed
-        do {
-            sealed = try key.seal(content, context: Self.context(zone: zone, item: item))
-        } catch {
-            throw SyncClientError.mapped(error)
-        }
-        var bytes: [UInt8] = [Self.tag, protectionClass.code]
-        bytes.reserveCapacity(4 + sealed.wrappedKey.count + sealed.sealedData.count)
-        withUnsafeBytes(of: UInt16(sealed.wrappedKey.count).bigEndian) { bytes += $0 }
-        bytes += sealed.wrappedKey
-        bytes += sealed.sealedData
-        return bytes
+        return try Self.seal(content, under: protectionClass, context: Self.context(zone: zone, item: item), keys: keys)
     }
 
     /// The content of a state copy, opened when its class's key is in `keys`, else still sealed.
     /// - Throws: `localStorage` when the copy is damaged or was sealed for another item.
     func open(_ content: [UInt8], zone: ZoneID, item: ItemID, keys: Keys) throws(SyncClientError) -> [UInt8] {
         guard Self.isSealedAway(content) else { return content }
-        guard content.count >= 4, let protectionClass = ProtectionClass(code: content[1]) else { throw Self.damaged }
-        guard let key = keys[protectionClass] else { return content }
-        let keyLength = Int(content[2]) << 8 | Int(content[3])
-        guard content.count >= 4 + keyLength else { throw Self.damaged }
-        let sealed = Keychain.ClassSealed(
-            wrappedKey: Data(content[4..<(4 + keyLength)]), sealedData: Data(content[(4 + keyLength)...]))
+        return try Self.open(content, context: Self.context(zone: zone, item: item), keys: keys) ?? content
+    }
+
+    /// The seed of the held arrivals' key pair (decision 0238) sealed under the "when unlocked"
+    /// class.
+    /// - Throws: `keychainLocked` while that class is locked away.
+    func sealHeldArrivalSeed(_ seed: [UInt8]) throws(SyncClientError) -> [UInt8] {
+        try Self.seal(seed, under: .whenUnlocked, context: Self.heldArrivalSeedContext, keys: keys())
+    }
+
+    /// The seed ``sealHeldArrivalSeed(_:)`` sealed; nil while the "when unlocked" class is locked.
+    func openHeldArrivalSeed(_ sealed: [UInt8]) throws(SyncClientError) -> [UInt8]? {
+        try Self.open(sealed, context: Self.heldArrivalSeedContext, keys: keys())
+    }
+
+    private static let heldArrivalSeedContext = Array("sync-state-held-arrival-key".utf8)
+
+    private static func seal(
+        _ bytes: [UInt8], under protectionClass: ProtectionClass, context: [UInt8], keys: Keys
+    ) throws(SyncClientError) -> [UInt8] {
+        guard let key = keys[protectionClass] else {
+            throw SyncClientError(.keychainLocked, "the keychain is locked: a \"when unlocked\" item's sync state cannot be written")
+        }
+        let sealed: Keychain.ClassSealed
         do {
-            return try key.open(sealed, context: Self.context(zone: zone, item: item))
+            sealed = try key.seal(bytes, context: context)
         } catch {
-            throw Self.damaged
+            throw SyncClientError.mapped(error)
+        }
+        var layered: [UInt8] = [tag, protectionClass.code]
+        layered.reserveCapacity(4 + sealed.wrappedKey.count + sealed.sealedData.count)
+        withUnsafeBytes(of: UInt16(sealed.wrappedKey.count).bigEndian) { layered += $0 }
+        layered += sealed.wrappedKey
+        layered += sealed.sealedData
+        return layered
+    }
+
+    /// Opens bytes ``seal(_:under:context:keys:)`` sealed; nil when their class's key is not in `keys`.
+    private static func open(_ layered: [UInt8], context: [UInt8], keys: Keys) throws(SyncClientError) -> [UInt8]? {
+        guard layered.count >= 4, layered[0] == tag, let protectionClass = ProtectionClass(code: layered[1]) else { throw damaged }
+        guard let key = keys[protectionClass] else { return nil }
+        let keyLength = Int(layered[2]) << 8 | Int(layered[3])
+        guard layered.count >= 4 + keyLength else { throw damaged }
+        let sealed = Keychain.ClassSealed(
+            wrappedKey: Data(layered[4..<(4 + keyLength)]), sealedData: Data(layered[(4 + keyLength)...]))
+        do {
+            return try key.open(sealed, context: context)
+        } catch {
+            throw damaged
         }
     }
 

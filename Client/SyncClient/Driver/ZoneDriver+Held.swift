@@ -33,7 +33,7 @@ extension ZoneDriver {
     /// Whether some held arrival no longer waits; one that no longer opens counts (the next round
     /// rejects it).
     func hasReleasableArrivals() -> Bool {
-        guard !heldItems.isEmpty, let arrivals = try? database.heldArrivals(zone) else { return false }
+        guard !heldItems.isEmpty, let arrivals = try? database.heldArrivals(zone, layer: sealer.classLayer) else { return false }
         let wait = local.unlockWait()
         return arrivals.contains { held in
             guard let versions = try? openVersions(of: held) else { return true }
@@ -48,7 +48,7 @@ extension ZoneDriver {
         guard !heldItems.isEmpty else { return [] }
         var released: [ChangedItem<ItemVersion>] = []
         let wait = local.unlockWait()
-        for held in try database.heldArrivals(zone) {
+        for held in try database.heldArrivals(zone, layer: sealer.classLayer) {
             let versions: [ItemVersion]
             do {
                 versions = try openVersions(of: held)

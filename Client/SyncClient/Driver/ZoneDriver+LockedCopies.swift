@@ -26,6 +26,17 @@ extension ZoneDriver {
         logger.info("sync state opened after the unlock", metadata: ["zone": "\(zone)"])
     }
 
+    /// Makes the key pair held arrivals are sealed to, once, while unlocked (decision 0238): an
+    /// arrival held before it exists stays sealed under the account key only.
+    func makeHeldArrivalKey() {
+        guard !hasHeldArrivalKey, let layer = sealer.classLayer else { return }
+        do {
+            hasHeldArrivalKey = try database.makeHeldArrivalKey(layer)
+        } catch {
+            logger.warning("no key pair for held arrivals", metadata: ["error": "\(error.message)"])
+        }
+    }
+
     /// Whether `state` was loaded with some copy still sealed under its class.
     static func holdsSealedAwayCopies(_ state: ZoneSyncState, sealer: VersionSealer) -> Bool {
         guard sealer.classLayer != nil else { return false }

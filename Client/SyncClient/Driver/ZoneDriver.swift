@@ -66,6 +66,8 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
     /// Whether some copy was loaded still sealed under a class locked away (decision 0237): the
     /// first round after the unlock loads the state again.
     var hasSealedAway = false
+    /// Whether the key pair held arrivals are sealed to exists (decision 0238).
+    var hasHeldArrivalKey = false
     /// The digest terms of the zone's items, kept between rounds (decision 0180).
     var viewCache: ZoneStateViewCache?
     var onProgress: (@Sendable (Int) -> Void)?
@@ -193,6 +195,7 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
     private func takeChangesAndSync(prepare: (@Sendable () async throws -> Void)?) async throws -> SyncRoundReport {
         try await prepare?()
         try openSealedAwayCopies()
+        makeHeldArrivalKey()
         isInitialSync = committed.cursor == 0
         try takeLocalChanges(timeBound: try await server.modificationTimeBound())
         var report = SyncRoundReport()

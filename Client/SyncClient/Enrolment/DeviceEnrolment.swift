@@ -54,6 +54,8 @@ package struct DeviceEnrolment: Sendable {
         package var recoveryKey: String?
         /// The server's pin, when it was trusted on first use (no `--pin` given).
         package var trustedPin: ServerPin?
+        /// The enrolment this keychain had in the account before it lost its sync state.
+        package var earlier: EarlierEnrolment?
     }
 
     package func run(keychainPath: String, logger: Logger) async throws -> Outcome {
@@ -109,7 +111,7 @@ package struct DeviceEnrolment: Sendable {
             as: SignInResponse.self)
         let identity = try DeviceIdentity.generate()
         let epochKeys: [UInt32: AccountKey]
-        let log: DeviceLog
+        var log: DeviceLog
         var pinnedKDF: PinnedKDF?
         var handedStatements: [ApprovalPayload.AcceptedStatement] = []
         if let approval {
@@ -147,6 +149,15 @@ package struct DeviceEnrolment: Sendable {
 
         let keychain = try Self.openKeychain(keychainPath)
         let deviceSecrets = DeviceSecrets(keychain: keychain)
+        // The identity keys of this keychain's earlier enrolment, read before they are replaced
+        // (none, or unreadable while a passcode locks them: then nothing is retired).
+        var earlier: EarlierEnrolment?
+        let earlierIdentity = try? deviceSecrets.identity()
+        if let earlierIdentity, let retired = Self.earlierMember(with: earlierIdentity, in: log, besides: signIn.device) {
+            (log, earlier) = try await connection.authorized(with: signIn.token).closing { authorized in
+                await retire(retired, identity: earlierIdentity, in: log, epochKeys: epochKeys, authorized: authorized)
+            }
+        }
         try deviceSecrets.save(epochKeys: epochKeys, token: signIn.token)
         try deviceSecrets.save(identity: identity)
         var enrolment = Enrolment(
@@ -164,6 +175,6 @@ package struct DeviceEnrolment: Sendable {
         // Another account's key-value values go now, not at the first sync (decision 0071).
         KeyValueSync.bindAfterEnrolment(keychainPath: keychainPath, accountKey: firstKey, device: signIn.device, state: state, logger: logger)
         logger.info("device enrolled", metadata: ["account": "\(account)", "device": "\(signIn.device)"])
-        return Outcome(enrolment: enrolment, recoveryKey: recoveryPrinted, trustedPin: pin == nil ? seenPin : nil)
+        return Outcome(enrolment: enrolment, recoveryKey: recoveryPrinted, trustedPin: pin == nil ? seenPin : nil, earlier: earlier)
     }
 }

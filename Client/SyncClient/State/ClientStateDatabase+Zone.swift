@@ -222,7 +222,7 @@ extension ClientStateDatabase {
                     Int64(clamping: record.sequence), StoredVectors.encode(record.deletedBaseline), record.mayBeOnServer,
                 ])
             }
-            try recordHeld(db, zone: state.zone, held)
+            try recordHeld(db, zone: state.zone, held, sealed: sealer.classLayer != nil)
             // The last word on each item counts: an item applied and then rejected in one round,
             // or cleared by several steps, is written once.
             let last = Dictionary(problems.enumerated().map { ($0.element.0, $0.offset) }) { _, later in later }

@@ -89,6 +89,7 @@ package final class ClientStateDatabase: Sendable {
         registerSequenceMigration(in: &migrator)
         registerDeletedBaselineMigration(in: &migrator)
         registerMayBeOnServerMigration(in: &migrator)
+        registerHeldArrivalKeyMigration(in: &migrator)
         return migrator
     }
 

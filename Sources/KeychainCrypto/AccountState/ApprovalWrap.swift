@@ -12,11 +12,7 @@ public enum ApprovalWrap {
     private static let label = "synckeychain/v1/approval"
 
     private static func info(account: String, device: String) -> Data {
-        var info: [UInt8] = []
-        info.appendLengthPrefixed(label.utf8)
-        info.appendLengthPrefixed(account.utf8)
-        info.appendLengthPrefixed(device.utf8)
-        return Data(info)
+        AgreementWrap.info(label, account, device)
     }
 
     /// Seals `payload` to the X-Wing public key `recipient` (1,216 bytes) of `device`.
@@ -39,6 +35,14 @@ public enum ApprovalWrap {
 /// (``EpochKeyPayload``). Wire form: `len(encapsulated key) ‖ encapsulated key ‖ ciphertext`.
 enum AgreementWrap {
     private static let ciphersuite = HPKE.Ciphersuite.XWingMLKEM768X25519_SHA256_AES_GCM_256
+
+    /// An `info` of `label` and `parts`, each length-prefixed, in order.
+    static func info(_ label: String, _ parts: String...) -> Data {
+        var info: [UInt8] = []
+        info.appendLengthPrefixed(label.utf8)
+        for part in parts { info.appendLengthPrefixed(part.utf8) }
+        return Data(info)
+    }
 
     /// - Throws: ``CryptoError`` ``CryptoError/Code/invalidInput`` for a malformed public key.
     static func seal(_ payload: [UInt8], to recipient: [UInt8], info: Data) throws(CryptoError) -> [UInt8] {

@@ -82,6 +82,11 @@ public enum ZoneStatementCheck {
     /// statement never names a write whose tombstone it let the server collect.
     public static let freshness: Int64 = 30 * 24 * 3600 * 1000
 
+    /// How far ahead of the checking device's `now` a statement may be stamped and still count as
+    /// made now (milliseconds): both read the server's clock from the `Date` of its answers, to
+    /// the second and late by an answer's latency (decision 0239).
+    public static let clockTolerance: Int64 = 60_000
+
     /// The one number and hash of a device's statement this device verified last.
     public struct Verified: Sendable, Equatable {
         /// The statement's number.
@@ -111,18 +116,19 @@ public enum ZoneStatementCheck {
     }
 
     /// Compares `mine`, this device's state after a pull that ended in step, with `theirs`, a
-    /// current member's statement verified before that pull began, at `now` (milliseconds).
+    /// current member's statement verified before that pull began, at `now` (milliseconds, the
+    /// server's clock as this device tells it, as `madeAt` is: decision 0239).
     ///
     /// - Every write live in `theirs` must be in `mine` (a later state holds the write or a
     ///   version descending from it), unless `theirs` is older than `freshness` (the server's
-    ///   device inactivity limit), or made at a time ahead of `now` (a clock ahead of this
-    ///   device's: how old it is cannot be told, decision 0203).
+    ///   device inactivity limit), or made more than ``clockTolerance`` ahead of `now` (stamped on
+    ///   a clock ahead of the one this device reads: how old it is cannot be told, decision 0203).
     /// - When both hold exactly the same writes, the live versions must be the same.
     public static func compare(
         _ mine: ZoneStateView, with theirs: ZoneStatement, now: Int64, freshness: Int64 = freshness
     ) -> ZoneStatementFinding? {
         guard let extent = theirs.extent else { return nil }
-        if (0...freshness).contains(now - extent.madeAt), !mine.frontier.descends(from: extent.liveFrontier) {
+        if (-clockTolerance...freshness).contains(now - extent.madeAt), !mine.frontier.descends(from: extent.liveFrontier) {
             return .withheld(theirs.device)
         }
         if mine.frontier == extent.frontier, !mine.digest.matches(theirs.digest) {
