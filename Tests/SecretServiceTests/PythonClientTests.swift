@@ -22,8 +22,15 @@ struct PythonClientTests {
         }
     }
 
-    /// The venv's python, with secretstorage, keyring and pytest installed (once).
+    /// The venv's python, with secretstorage, keyring and pytest installed (once). Suites that
+    /// run side by side share one set-up: two at once on a fresh machine raced to create the venv.
     static func virtualEnvironment() async throws -> String {
+        try await setUp.value
+    }
+
+    private static let setUp = Task { try await makeVirtualEnvironment() }
+
+    private static func makeVirtualEnvironment() async throws -> String {
         let base = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
         let venv = ProcessInfo.processInfo.environment["SECRET_SERVICE_VENV"] ?? "\(base)/synckeychain-python-clients-venv"
         let python = "\(venv)/bin/python"
