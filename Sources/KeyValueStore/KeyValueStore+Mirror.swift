@@ -57,11 +57,14 @@ extension KeyValueStore {
     ///
     /// `pushed` names the versions the server took from this device (by key): each is marked as
     /// one the server has, in the same transaction, unless its key was written after `sequence`
-    /// (decision 0186).
+    /// (decision 0186). The other versions are marked so too, except those of the keys in
+    /// `notOnServer`: versions the engine made (a conflict's resolution, which the server has once
+    /// `pushed` names it; decision 0242).
     /// - Returns: The keys changed locally after `sequence`, empty when everything was applied.
     @discardableResult
     public func applyResolved(
-        _ versions: [KeyVersion], pushed: [String: VersionVector] = [:], reason: KeyValueChange.Reason, basedOnJournal sequence: Int64
+        _ versions: [KeyVersion], notOnServer: Set<String> = [], pushed: [String: VersionVector] = [:],
+        reason: KeyValueChange.Reason, basedOnJournal sequence: Int64
     ) throws(KeyValueStoreError) -> Set<String> {
         try database.write { db in
             let changed = try Set(versions.map(\.key).filter { try hasLocalChange(db, key: $0, after: sequence) })
@@ -71,13 +74,14 @@ extension KeyValueStore {
             }
             for version in versions {
                 let stored = try storedVersions(db, key: version.key)
+                let isServers = !notOnServer.contains(version.key)
                 guard stored != [version.version] else {
-                    try markSynced(db, key: version.key, vector: version.version.vector)
+                    if isServers { try markSynced(db, key: version.key, vector: version.version.vector) }
                     continue
                 }
                 let before = ConflictResolution.resolve(stored)
                 try replaceVersions(db, key: version.key, with: [version.version])
-                try markSynced(db, key: version.key, vector: version.version.vector)
+                if isServers { try markSynced(db, key: version.key, vector: version.version.vector) }
                 // A tombstone of a key this device never had changes no value.
                 guard before.map({ !$0.sameValue(as: version.version) }) ?? !version.isDeleted else { continue }
                 try setVisible(db, key: version.key, winner: version)
@@ -87,24 +91,40 @@ extension KeyValueStore {
         }
     }
 
-    /// The joined vector of the versions of every key without a local change after journal
-    /// sequence `sequence`: what the store took from the engine, for finding the keys it holds
-    /// ahead of the engine's committed state after a crash between the two commits.
-    public func takenVectors(notChangedAfter sequence: Int64) throws(KeyValueStoreError) -> [String: VersionVector] {
+    /// What the store took from the engine for a key: the join of its versions' vectors, and the
+    /// join of those of the versions the server has (nil when none is).
+    public struct Taken: Sendable, Equatable {
+        public var vector: VersionVector
+        public var serverVector: VersionVector?
+
+        public init(vector: VersionVector = VersionVector(), serverVector: VersionVector? = nil) {
+            self.vector = vector
+            self.serverVector = serverVector
+        }
+    }
+
+    /// What the store took from the engine for every key without a local change after journal
+    /// sequence `sequence`: for finding the keys it holds ahead of the engine's committed state
+    /// after a crash between the two commits, and, of those, the versions the server has.
+    public func takenVectors(notChangedAfter sequence: Int64) throws(KeyValueStoreError) -> [String: Taken] {
         try database.read { db in
             let rows = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT key, vector FROM kv_version v WHERE store = ? AND NOT EXISTS (
+                    SELECT key, vector, synced FROM kv_version v WHERE store = ? AND NOT EXISTS (
                         SELECT 1 FROM kv_journal j WHERE j.store = v.store AND j.key = v.key AND j.sequence > ?)
                     """,
                 arguments: [name, sequence])
-            var vectors: [String: VersionVector] = [:]
+            var taken: [String: Taken] = [:]
             for row in rows {
+                let key: String = row[0]
                 let vector = try VersionVector(canonicalEncoding: row[1] as Data)
-                vectors[row[0], default: VersionVector()].join(vector)
+                var entry = taken[key] ?? Taken()
+                entry.vector.join(vector)
+                if row[2] as Bool { entry.serverVector = (entry.serverVector ?? VersionVector()).joined(with: vector) }
+                taken[key] = entry
             }
-            return vectors
+            return taken
         }
     }
 

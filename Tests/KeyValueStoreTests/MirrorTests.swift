@@ -120,8 +120,31 @@ import Testing
         let remote = try KeyVersion(key: "r", value: .bool(true), vector: VersionVector([device: 7]), modifiedAt: 5, device: device)
         try store.applyResolved([remote], reason: .serverChange, basedOnJournal: 0)
         try store.set("local", forKey: "l")
-        #expect(try store.takenVectors(notChangedAfter: 0) == ["r": VersionVector([device: 7])])
+        let pulled = KeyValueStore.Taken(vector: VersionVector([device: 7]), serverVector: VersionVector([device: 7]))
+        #expect(try store.takenVectors(notChangedAfter: 0) == ["r": pulled])
         let latest = try #require(try store.journalEntries(after: 0).last?.sequence)
         #expect(Set(try store.takenVectors(notChangedAfter: latest).keys) == ["r", "l"])
+    }
+
+    /// Decision 0242: a conflict resolved here, its resolution not pushed yet, is not a version the
+    /// server has: a device back without its sync state neither holds it as the server's value
+    /// nor refuses the server's older listing because of it. Once pushed, it is the server's.
+    @Test func aResolutionNotPushedYetIsNotTheServers() throws {
+        let stores = TemporaryStores()
+        defer { stores.remove() }
+        let store = try stores.store()
+        let other = DeviceID("other-device")!
+        let resolution = try KeyVersion(
+            key: "k", value: .string("theirs"), vector: VersionVector([device: 4, other: 2]), modifiedAt: 5, device: other)
+        #expect(try store.applyResolved([resolution], notOnServer: ["k"], reason: .serverChange, basedOnJournal: 0).isEmpty)
+        #expect(try store.string(forKey: "k") == "theirs")
+        #expect(try store.syncedKeys().isEmpty)
+        #expect(try store.takenVectors(notChangedAfter: 0) == ["k": .init(vector: VersionVector([device: 4, other: 2]), serverVector: nil)])
+        // Applied again while still pending: still not the server's.
+        try store.applyResolved([resolution], notOnServer: ["k"], reason: .serverChange, basedOnJournal: 0)
+        #expect(try store.syncedKeys().isEmpty)
+        try store.applyResolved([], pushed: ["k": resolution.version.vector], reason: .serverChange, basedOnJournal: 0)
+        #expect(try store.syncedKeys() == ["k"])
+        #expect(try store.takenVectors(notChangedAfter: 0)["k"]?.serverVector == VersionVector([device: 4, other: 2]))
     }
 }

@@ -77,12 +77,14 @@ package struct KeyValueZone: ZoneLocalStore {
                 appliedAhead[item] = try store.siblingVersions(forKey: key).map(\.version.vector)
             }
         }
-        for (key, vector) in try store.takenVectors(notChangedAfter: position) {
+        for (key, taken) in try store.takenVectors(notChangedAfter: position) {
             let item = itemID(key)
             keyByItem[item] = key
-            if !(state.records[item]?.seen ?? VersionVector()).descends(from: vector) {
+            if !(state.records[item]?.seen ?? VersionVector()).descends(from: taken.vector) {
                 ahead.insert(item)
-                appliedAhead[item, default: []].append(vector)
+                // Only what the server has bounds its listings: a resolution made here and not
+                // pushed yet is not on the server (decision 0242).
+                if let server = taken.serverVector { appliedAhead[item, default: []].append(server) }
             }
         }
         return ahead
@@ -96,6 +98,7 @@ package struct KeyValueZone: ZoneLocalStore {
     package mutating func apply(_ apply: LocalApply) throws -> LocalApplyOutcome {
         var versions: [KeyVersion] = []
         var learned: [ItemID: String] = [:]
+        var notOnServer: Set<String> = []
         var pushed: [String: VersionVector] = [:]
         for effect in apply.effects {
             switch effect {
@@ -103,6 +106,9 @@ package struct KeyValueZone: ZoneLocalStore {
                 let key = try KeyVersion.decodeSyncContent(version.content).key
                 learned[item] = key
                 versions.append(try KeyVersion(key: key, version: version))
+                // A version made here (a conflict's resolution waiting to be pushed, or two equal
+                // values' joined vector) is not one the server has (decision 0242).
+                if apply.state.records[item]?.baseline.contains(version.vector) != true { notOnServer.insert(key) }
             case .remove(let item):
                 // A removal of a key this device never had changes nothing here.
                 guard let key = keyByItem[item], let tombstone = apply.state.records[item]?.version else { continue }
@@ -117,7 +123,7 @@ package struct KeyValueZone: ZoneLocalStore {
         // Nothing to write (only losers, of which a store keeps no record): no transaction.
         guard !versions.isEmpty || !pushed.isEmpty else { return .applied(problems: [:]) }
         let reason: KeyValueChange.Reason = apply.isInitialSync ? .initialSyncChange : .serverChange
-        let changed = try store.applyResolved(versions, pushed: pushed, reason: reason, basedOnJournal: apply.position)
+        let changed = try store.applyResolved(versions, notOnServer: notOnServer, pushed: pushed, reason: reason, basedOnJournal: apply.position)
         guard changed.isEmpty else { return .changedLocally(count: changed.count) }
         keyByItem.merge(learned) { _, new in new }
         return .applied(problems: [:])
