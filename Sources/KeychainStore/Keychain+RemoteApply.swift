@@ -119,6 +119,21 @@ extension Keychain {
         }
     }
 
+    /// The server's versions (see ``RemoteVersionTags/serverVersions``) that the items not
+    /// written locally since their apply hold exactly, of any enrolment (decision 0243).
+    public func unchangedServerVersions() throws(KeychainError) -> [PrimaryKey: [UInt8]] {
+        try readWithoutState { db in
+            var versions: [PrimaryKey: [UInt8]] = [:]
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT primary_key, server_version FROM remote_version WHERE changed_locally = 0 AND server_version IS NOT NULL")
+            while let row = try rows.next() {
+                guard let key = PrimaryKey(storageBytes: row[0]) else { continue }
+                versions[key] = Array(row[1] as Data)
+            }
+            return versions
+        }
+    }
+
     /// Every version tag the applies by `owner` recorded, by primary key.
     public func remoteVersionTags(owner: String) throws(KeychainError) -> [PrimaryKey: [UInt8]] {
         try readWithoutState { db in
@@ -137,19 +152,21 @@ extension Keychain {
     /// replaced one always.
     private func record(_ versions: RemoteVersionTags, journaled: Set<Data>?, _ db: Database) throws {
         let statement = try db.cachedStatement(sql: """
-            INSERT INTO remote_version (primary_key, owner, version_tag, changed_locally) VALUES (?, ?, ?, ?)
+            INSERT INTO remote_version (primary_key, owner, version_tag, changed_locally, server_version) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT (primary_key) DO UPDATE
-            SET owner = excluded.owner, version_tag = excluded.version_tag, changed_locally = excluded.changed_locally
+            SET owner = excluded.owner, version_tag = excluded.version_tag, changed_locally = excluded.changed_locally,
+                server_version = excluded.server_version
             """)
         for (primaryKey, tag) in versions.tags {
-            try statement.execute(arguments: [primaryKey.storageBytes, versions.owner, Data(tag), false])
+            let server = versions.serverVersions[primaryKey].map { Data($0) }
+            try statement.execute(arguments: [primaryKey.storageBytes, versions.owner, Data(tag), false, server])
         }
         for (primaryKey, tag) in versions.pushed {
             let changedLocally = journaled.map { $0.contains(primaryKey.storageBytes) } ?? true
-            try statement.execute(arguments: [primaryKey.storageBytes, versions.owner, Data(tag), changedLocally])
+            try statement.execute(arguments: [primaryKey.storageBytes, versions.owner, Data(tag), changedLocally, Data(tag)])
         }
         for (primaryKey, tag) in versions.replaced {
-            try statement.execute(arguments: [primaryKey.storageBytes, versions.owner, Data(tag), true])
+            try statement.execute(arguments: [primaryKey.storageBytes, versions.owner, Data(tag), true, nil as Data?])
         }
     }
 

@@ -19,12 +19,20 @@ public struct RemoteVersionTags: Sendable, Hashable {
     /// device, and all the device had seen of the item): recorded as changed locally, so a copy
     /// taken again without sync state is based on it (decision 0234).
     public var replaced: [PrimaryKey: [UInt8]]
+    /// Of the items in `tags`, those whose value is exactly a version the server holds: that
+    /// version (its own encoded vector; a tag is all the device had seen). A pushed version is
+    /// one too. A device back without its sync state refuses a listing older than it (0243).
+    public var serverVersions: [PrimaryKey: [UInt8]]
 
     /// Creates the tags of one apply.
-    public init(owner: String, tags: [PrimaryKey: [UInt8]], pushed: [PrimaryKey: [UInt8]] = [:], replaced: [PrimaryKey: [UInt8]] = [:]) {
+    public init(
+        owner: String, tags: [PrimaryKey: [UInt8]], pushed: [PrimaryKey: [UInt8]] = [:], replaced: [PrimaryKey: [UInt8]] = [:],
+        serverVersions: [PrimaryKey: [UInt8]] = [:]
+    ) {
         self.owner = owner
         self.tags = tags
         self.pushed = pushed
         self.replaced = replaced
+        self.serverVersions = serverVersions
     }
 }

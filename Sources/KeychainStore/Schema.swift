@@ -6,7 +6,7 @@ enum Schema {
     /// `PRAGMA application_id` of a keychain database: "SKCH".
     static let applicationID: Int32 = 0x534B_4348
     /// The schema version this build writes (`PRAGMA user_version`).
-    static let version: Int32 = 4
+    static let version: Int32 = 5
 
     /// Attribute columns of the item table, in a fixed order.
     static let attributeColumns: [Attribute] = Attribute.allCases
@@ -100,6 +100,15 @@ enum Schema {
             try db.execute(sql: """
                 ALTER TABLE remote_version ADD COLUMN changed_locally INTEGER NOT NULL DEFAULT 0;
                 PRAGMA user_version = 4;
+                """)
+        }
+        migrator.registerMigration("v5-remote-version-server-version") { db in
+            // The version the server holds that the item's value is exactly, when the device knows
+            // it (NULL: a resolution made here, or a row from before): a device back without its
+            // sync state refuses a listing older than it (decision 0243).
+            try db.execute(sql: """
+                ALTER TABLE remote_version ADD COLUMN server_version BLOB;
+                PRAGMA user_version = 5;
                 """)
         }
         return migrator

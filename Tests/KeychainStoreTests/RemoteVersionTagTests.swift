@@ -24,6 +24,23 @@ import Testing
         }
     }
 
+    /// Decision 0243: the server's version an item holds exactly is recorded with its tag, for a
+    /// device back without its sync state; a pushed version is one, a local write since is not.
+    @Test func theServersVersionOfAnUnchangedItemIsRecorded() throws {
+        try withTemporaryKeychain { keychain, _ in
+            let pulled = apply.synced("pulled"), resolved = apply.synced("resolved"), pushed = apply.synced("pushed")
+            try keychain.add(pushed)
+            let position = try #require(try keychain.journalEntries(after: 0).last?.sequence)
+            try keychain.applyRemote(
+                [.store(pulled), .store(resolved)], basedOnJournal: position,
+                versions: RemoteVersionTags(owner: "dev", tags: [pulled.primaryKey: [1], resolved.primaryKey: [2]], serverVersions: [pulled.primaryKey: [7]]))
+            try keychain.applyRemote([], basedOnJournal: position, versions: RemoteVersionTags(owner: "dev", tags: [:], pushed: [pushed.primaryKey: [3]]))
+            #expect(try keychain.unchangedServerVersions() == [pulled.primaryKey: [7], pushed.primaryKey: [3]])
+            try keychain.update(query(account: "pulled", sync: .yes), changes: ItemAttributes(), data: Array("changed".utf8))
+            #expect(try keychain.unchangedServerVersions() == [pushed.primaryKey: [3]])
+        }
+    }
+
     @Test func aRefusedOrFailedApplyRecordsNothing() throws {
         try withTemporaryKeychain { keychain, _ in
             try keychain.add(apply.synced("raced", secret: "local"))

@@ -14,6 +14,9 @@ package struct KeychainZone: ZoneLocalStore {
     private let owner: String
     /// The primary keys of the items the keychain holds ahead of the committed state.
     private var aheadKeys: [ItemID: PrimaryKey] = [:]
+    /// For the items held ahead of a state that never pulled, the versions the server had that
+    /// the keychain holds exactly: a listing older than one is refused (decision 0243).
+    package private(set) var appliedAhead: [ItemID: [VersionVector]] = [:]
     /// The items decoded while opening the last page, so applying them does not decode again.
     private var decoded: [ItemID: (content: [UInt8], item: Item)] = [:]
 
@@ -125,6 +128,7 @@ package struct KeychainZone: ZoneLocalStore {
     /// the server still has it, so the resync decides (decision 0175).
     package mutating func itemsAhead(of state: ZoneSyncState, position: Int64) throws -> Set<ItemID> {
         aheadKeys.removeAll()
+        appliedAhead.removeAll()
         let tags: [PrimaryKey: [UInt8]]
         if state.cursor == 0 {
             let unchanged = try keychain.unchangedRemoteVersionTags()
@@ -132,6 +136,11 @@ package struct KeychainZone: ZoneLocalStore {
             // synced has no tags and is not listed.
             let held = unchanged.isEmpty ? [] : Set(try keychain.synchronizableItems().map(\.key))
             tags = unchanged.filter { held.contains($0.key) }
+            if !tags.isEmpty {
+                for (key, version) in try keychain.unchangedServerVersions() where tags[key] != nil {
+                    if let vector = try? VersionVector(canonicalEncoding: version) { appliedAhead[itemID(of: key)] = [vector] }
+                }
+            }
         } else {
             var own = try keychain.remoteVersionTags(owner: owner)
             // An item an earlier enrolment took, unchanged since and unknown to this state: a
@@ -177,6 +186,7 @@ package struct KeychainZone: ZoneLocalStore {
         var tags: [PrimaryKey: [UInt8]] = [:]
         var pushed: [PrimaryKey: [UInt8]] = [:]
         var replaced: [PrimaryKey: [UInt8]] = [:]
+        var serverVersions: [PrimaryKey: [UInt8]] = [:]
         var problems: [ItemID: String] = [:]
         for effect in apply.effects {
             try Self.refuseSealedAway(effect, committed: apply.committed)
@@ -191,6 +201,10 @@ package struct KeychainZone: ZoneLocalStore {
                 }
                 changes.append(.store(remote))
                 tags[remote.primaryKey] = apply.state.records[item]?.seen.canonicalEncoding
+                // Exactly a version the server holds, unless the machine made it (a resolution).
+                if apply.state.records[item]?.baseline.contains(version.vector) == true {
+                    serverVersions[remote.primaryKey] = version.vector.canonicalEncoding
+                }
                 pushed[remote.primaryKey] = nil
                 replaced[remote.primaryKey] = nil
             case .remove(let item):
@@ -224,7 +238,7 @@ package struct KeychainZone: ZoneLocalStore {
         }
         decoded.removeAll(keepingCapacity: true)
         let outcome = try keychain.applyRemote(
-            changes, basedOnJournal: apply.position, versions: RemoteVersionTags(owner: owner, tags: tags, pushed: pushed, replaced: replaced))
+            changes, basedOnJournal: apply.position, versions: RemoteVersionTags(owner: owner, tags: tags, pushed: pushed, replaced: replaced, serverVersions: serverVersions))
         if case .changedLocally(let keys) = outcome { return .changedLocally(count: keys.count) }
         return .applied(problems: problems)
     }
