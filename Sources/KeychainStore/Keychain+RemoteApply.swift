@@ -108,27 +108,19 @@ extension Keychain {
     /// The version tags, of any enrolment, of the items not written locally since the apply that
     /// recorded them: each item holds exactly the value of its tagged version (decision 0175).
     public func unchangedRemoteVersionTags() throws(KeychainError) -> [PrimaryKey: [UInt8]] {
-        try readWithoutState { db in
-            var tags: [PrimaryKey: [UInt8]] = [:]
-            let rows = try Row.fetchCursor(db, sql: "SELECT primary_key, version_tag FROM remote_version WHERE changed_locally = 0")
-            while let row = try rows.next() {
-                guard let key = PrimaryKey(storageBytes: row[0]) else { continue }
-                tags[key] = Array(row[1] as Data)
-            }
-            return tags
-        }
+        try unchangedRemoteVersions().mapValues(\.tag)
     }
 
-    /// The server's versions (see ``RemoteVersionTags/serverVersions``) that the items not
-    /// written locally since their apply hold exactly, of any enrolment (decision 0243).
-    public func unchangedServerVersions() throws(KeychainError) -> [PrimaryKey: [UInt8]] {
+    /// The items not written locally since the apply that recorded them, of any enrolment: each
+    /// one's version tag (decision 0175) and, when known, the server's version its value is
+    /// exactly (see ``RemoteVersionTags/serverVersions``, decision 0243).
+    public func unchangedRemoteVersions() throws(KeychainError) -> [PrimaryKey: (tag: [UInt8], serverVersion: [UInt8]?)] {
         try readWithoutState { db in
-            var versions: [PrimaryKey: [UInt8]] = [:]
-            let rows = try Row.fetchCursor(
-                db, sql: "SELECT primary_key, server_version FROM remote_version WHERE changed_locally = 0 AND server_version IS NOT NULL")
+            var versions: [PrimaryKey: (tag: [UInt8], serverVersion: [UInt8]?)] = [:]
+            let rows = try Row.fetchCursor(db, sql: "SELECT primary_key, version_tag, server_version FROM remote_version WHERE changed_locally = 0")
             while let row = try rows.next() {
                 guard let key = PrimaryKey(storageBytes: row[0]) else { continue }
-                versions[key] = Array(row[1] as Data)
+                versions[key] = (Array(row[1] as Data), (row[2] as Data?).map(Array.init))
             }
             return versions
         }

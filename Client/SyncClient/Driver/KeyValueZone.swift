@@ -106,9 +106,7 @@ package struct KeyValueZone: ZoneLocalStore {
                 let key = try KeyVersion.decodeSyncContent(version.content).key
                 learned[item] = key
                 versions.append(try KeyVersion(key: key, version: version))
-                // A version made here (a conflict's resolution waiting to be pushed, or two equal
-                // values' joined vector) is not one the server has (decision 0242).
-                if apply.state.records[item]?.baseline.contains(version.vector) != true { notOnServer.insert(key) }
+                if !apply.isServersVersion(version, of: item) { notOnServer.insert(key) }
             case .remove(let item):
                 // A removal of a key this device never had changes nothing here.
                 guard let key = keyByItem[item], let tombstone = apply.state.records[item]?.version else { continue }

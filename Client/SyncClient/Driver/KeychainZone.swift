@@ -131,15 +131,15 @@ package struct KeychainZone: ZoneLocalStore {
         appliedAhead.removeAll()
         let tags: [PrimaryKey: [UInt8]]
         if state.cursor == 0 {
-            let unchanged = try keychain.unchangedRemoteVersionTags()
             // Only the items still here (a tag stays after a removal); a keychain that never
             // synced has no tags and is not listed.
+            let unchanged = try keychain.unchangedRemoteVersions()
             let held = unchanged.isEmpty ? [] : Set(try keychain.synchronizableItems().map(\.key))
-            tags = unchanged.filter { held.contains($0.key) }
-            if !tags.isEmpty {
-                for (key, version) in try keychain.unchangedServerVersions() where tags[key] != nil {
-                    if let vector = try? VersionVector(canonicalEncoding: version) { appliedAhead[itemID(of: key)] = [vector] }
-                }
+            let kept = unchanged.filter { held.contains($0.key) }
+            tags = kept.mapValues(\.tag)
+            for (key, version) in kept {
+                guard let server = version.serverVersion, let vector = try? VersionVector(canonicalEncoding: server) else { continue }
+                appliedAhead[itemID(of: key)] = [vector]
             }
         } else {
             var own = try keychain.remoteVersionTags(owner: owner)
@@ -201,10 +201,7 @@ package struct KeychainZone: ZoneLocalStore {
                 }
                 changes.append(.store(remote))
                 tags[remote.primaryKey] = apply.state.records[item]?.seen.canonicalEncoding
-                // Exactly a version the server holds, unless the machine made it (a resolution).
-                if apply.state.records[item]?.baseline.contains(version.vector) == true {
-                    serverVersions[remote.primaryKey] = version.vector.canonicalEncoding
-                }
+                if apply.isServersVersion(version, of: item) { serverVersions[remote.primaryKey] = version.vector.canonicalEncoding }
                 pushed[remote.primaryKey] = nil
                 replaced[remote.primaryKey] = nil
             case .remove(let item):

@@ -66,8 +66,8 @@ package struct StateClassLayer: Sendable {
     /// The seed of the held arrivals' key pair (decision 0238) sealed under the "when unlocked"
     /// class.
     /// - Throws: `keychainLocked` while that class is locked away.
-    func sealHeldArrivalSeed(_ seed: [UInt8]) throws(SyncClientError) -> [UInt8] {
-        try Self.seal(seed, under: .whenUnlocked, context: Self.heldArrivalSeedContext, keys: keys())
+    func sealHeldArrivalSeed(_ seed: [UInt8], keys: Keys) throws(SyncClientError) -> [UInt8] {
+        try Self.seal(seed, under: .whenUnlocked, context: Self.heldArrivalSeedContext, keys: keys)
     }
 
     /// The seed ``sealHeldArrivalSeed(_:)`` sealed; nil while the "when unlocked" class is locked.

@@ -119,6 +119,13 @@ package struct LocalApply: Sendable {
     package var position: Int64
     /// Whether the zone is syncing for the first time (the events a store publishes say so).
     package var isInitialSync: Bool
+
+    /// Whether `version`, stored for `item`, is exactly a version the server holds: one the
+    /// machine's record has in its baseline. A version the machine made (a conflict's resolution
+    /// waiting to be pushed, two equal values' joined vector) is not (decisions 0242, 0243).
+    package func isServersVersion(_ version: ItemVersion, of item: ItemID) -> Bool {
+        state.records[item]?.baseline.contains(version.vector) == true
+    }
 }
 
 /// How an apply ended.

@@ -43,14 +43,14 @@ extension ClientStateDatabase {
     @discardableResult
     package func makeHeldArrivalKey(_ layer: StateClassLayer) throws(SyncClientError) -> Bool {
         if try read({ db in try Bool.fetchOne(db, sql: "SELECT 1 FROM held_arrival_key") ?? false }) { return true }
-        guard (try? layer.keys()[.whenUnlocked]) != nil else { return false }
+        guard let keys = try? layer.keys(), keys[.whenUnlocked] != nil else { return false }
         let key: DeviceAgreementKey
         do {
             key = try DeviceAgreementKey.generate()
         } catch {
             throw SyncClientError.mapped(error)
         }
-        let sealed = try layer.sealHeldArrivalSeed(key.seedRepresentation)
+        let sealed = try layer.sealHeldArrivalSeed(key.seedRepresentation, keys: keys)
         try write { db in
             try db.execute(
                 sql: "INSERT OR IGNORE INTO held_arrival_key (id, public_key, sealed_seed) VALUES (1, ?, ?)",
@@ -82,16 +82,16 @@ extension ClientStateDatabase {
     /// when `layer` opens it (the keychain is unlocked, decision 0238).
     package func heldArrivals(_ zone: ZoneID, layer: StateClassLayer?) throws(SyncClientError) -> [ChangedItem<SealedVersion>] {
         try read { db in
-            var key: DeviceAgreementKey??
-            var arrivals: [ChangedItem<SealedVersion>] = []
-            for row in try Row.fetchAll(
+            let rows = try Row.fetchAll(
                 db, sql: "SELECT item, sequence, versions FROM held_arrival WHERE zone = ? ORDER BY arrival", arguments: [zone.rawValue])
-            {
+            let anySealed = rows.contains { (($0[2] as Data).first) == Self.sealedHeldTag }
+            let opener = anySealed ? try layer.flatMap { try heldArrivalKey(db, $0) } : nil
+            var arrivals: [ChangedItem<SealedVersion>] = []
+            for row in rows {
                 let item = ItemID(row[0])
                 var versions = Array(row[2] as Data)
                 if versions.first == Self.sealedHeldTag {
-                    if key == nil { key = .some(try layer.flatMap { try heldArrivalKey(db, $0) }) }
-                    guard let opener = key ?? nil else { continue }
+                    guard let opener else { continue }
                     versions = try HeldArrivalWrap.open(Array(versions.dropFirst()), with: opener, zone: zone.rawValue, item: item.rawValue)
                 }
                 arrivals.append(ChangedItem(
