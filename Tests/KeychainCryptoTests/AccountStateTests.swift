@@ -101,6 +101,7 @@ import Testing
             position: 1234, digest: try #require(ZoneStateDigest(bytes: vectors.digest.digest.bytes)), logHead: vectors.statement.logHead.bytes)
         #expect(try statement.signed(with: key) == vectors.statement.wire.bytes)
         #expect(try ZoneStatement(verifying: vectors.statement.wire.bytes, publicKey: key.publicKey) == statement)
+        #expect(try ZoneStatement(readingVerified: vectors.statement.wire.bytes) == statement)
     }
 
     @Test func everyChangedByteOfAStatementFailsVerification() throws {

@@ -92,6 +92,29 @@ struct StatementChainTests {
 
     /// How B stops being a current member: revoked by A (a new epoch begins), or by itself
     /// (`leave`: the epoch stays, so only membership tells B's statements apart).
+    /// B verified and recorded A's statement; served the same signed bytes with a signature that
+    /// does not verify, B checks the signature (only the exact bytes recorded skip it, decision
+    /// 0244) and reports it, applying nothing.
+    @Test func theRecordedStatementWithAnAlteredSignatureIsVerifiedAndRefused() async throws {
+        try await withProxiedAccount(["a", "b"], proxied: ["b"]) { account in
+            let (a, b) = (account.devices[0], account.devices[1])
+            try await a.add(service: "x", account: "max", password: "one")
+            try await a.sync()
+            try await b.sync()
+            let recorded = try await Self.servedStatement(of: a)
+            var altered = recorded.wire
+            altered[altered.count - 1] ^= 0x01
+            try await a.add(service: "y", account: "max", password: "two")
+            try await a.sync()
+
+            try account.proxy.serve(statement: altered, of: recorded.statement.device.rawValue, zone: "keychain")
+            let refused = try await b.syncClient(["sync"])
+            #expect(refused.status != 0)
+            #expect(refused.stderr.contains("that does not verify"), "\(refused.stderr)")
+            #expect(try await b.password(service: "y", account: "max") == nil)
+        }
+    }
+
     enum Departure: String, CaseIterable, Sendable {
         case revokedByA, left
     }

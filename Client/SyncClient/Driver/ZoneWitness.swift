@@ -98,11 +98,12 @@ package struct ZoneWitness: Sendable {
         if let key = log.members[device]?.signingKey {
             let candidates = [recorded[device]?.wire, served.statements.first { $0.device == device }?.statement.bytes]
             for wire in candidates.compactMap({ $0 }) {
-                guard let statement = try? ZoneStatement(verifying: wire, publicKey: key),
+                let hash = ZoneStatement.hash(ofSigned: wire)
+                guard let statement = try? Self.statement(wire, signedWith: key, recorded: recorded[device]),
                     statement.isAbout(account: account, zone: zone.rawValue, by: device),
                     statement.number > witnessed.own?.statement.number ?? 0
                 else { continue }
-                witnessed.own = (statement, ZoneStatement.hash(ofSigned: wire))
+                witnessed.own = (statement, hash)
             }
         }
         // The latest statement of every current member but this device: the one served, if it
@@ -112,21 +113,21 @@ package struct ZoneWitness: Sendable {
         for message in served.statements { servedBy[message.device] = message.statement.bytes }
         for (other, member) in log.currentMembers.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where other != device {
             guard let wire = servedBy[other] else {
-                if let kept = recorded[other].flatMap({ try? ZoneStatement(verifying: $0.wire, publicKey: member.signingKey) }) {
+                if let kept = recorded[other].flatMap({ try? ZoneStatement(readingVerified: $0.wire) }) {
                     witnessed.statements.append(kept)
                 }
                 continue
             }
+            let hash = ZoneStatement.hash(ofSigned: wire)
             let statement: ZoneStatement
             do {
-                statement = try ZoneStatement(verifying: wire, publicKey: member.signingKey)
+                statement = try Self.statement(wire, signedWith: member.signingKey, recorded: recorded[other])
             } catch {
                 throw SyncClientError(.untrustedAccountState, "zone \(zone): the server served a statement of device \(other.rawValue.prefix(12)) that does not verify")
             }
             guard statement.isAbout(account: account, zone: zone.rawValue, by: other) else {
                 throw SyncClientError(.untrustedAccountState, "zone \(zone): the server served a statement of device \(other.rawValue.prefix(12)) about something else")
             }
-            let hash = ZoneStatement.hash(ofSigned: wire)
             switch ZoneStatementCheck.continuation(of: recorded[other]?.verified, by: statement, hash: hash) {
             case nil:
                 if recorded[other]?.verified.hash != hash {
@@ -137,7 +138,7 @@ package struct ZoneWitness: Sendable {
                 // Never accepted: the newer one verified before stands in for it. A server restored
                 // from a backup (0153, 0154) serves older statements as it serves an older feed;
                 // one that replays a statement to hide later writes is still checked against them.
-                if let kept = recorded[other].flatMap({ try? ZoneStatement(verifying: $0.wire, publicKey: member.signingKey) }) {
+                if let kept = recorded[other].flatMap({ try? ZoneStatement(readingVerified: $0.wire) }) {
                     witnessed.statements.append(kept)
                 }
             case let finding?:
@@ -145,6 +146,17 @@ package struct ZoneWitness: Sendable {
             }
         }
         return witnessed
+    }
+
+    /// `wire`, a statement signed with `key`, read: its signature is checked unless its bytes are
+    /// the ones `recorded`. Every recorded statement was verified, or made here, before it was
+    /// recorded, so a statement served again unchanged costs no signature check in later rounds or
+    /// processes (decision 0244).
+    private static func statement(
+        _ wire: [UInt8], signedWith key: DevicePublicKey, recorded: ClientStateDatabase.RecordedStatement?
+    ) throws(CryptoError) -> ZoneStatement {
+        if let recorded, recorded.wire == wire { return try ZoneStatement(readingVerified: wire) }
+        return try ZoneStatement(verifying: wire, publicKey: key)
     }
 
     /// Signs and publishes to `server` this device's next statement about its zone, `view` at

@@ -112,9 +112,18 @@ public struct ZoneStatement: Sendable, Equatable {
     ///   or a bad signature, never saying which.
     public init(verifying wire: [UInt8], publicKey: DevicePublicKey) throws(CryptoError) {
         guard wire.count > 64 else { throw .authenticationFailed }
-        let body = Array(wire.dropLast(64))
-        guard publicKey.isValidSignature(wire.suffix(64), for: body) else { throw .authenticationFailed }
-        var reader = ByteReader(body[...])
+        guard publicKey.isValidSignature(wire.suffix(64), for: Array(wire.dropLast(64))) else { throw .authenticationFailed }
+        try self.init(readingVerified: wire)
+    }
+
+    /// Reads the wire form of a statement whose signature was verified before, without checking
+    /// it again: for the exact bytes a device recorded once it verified them (decision 0244). A
+    /// caller that holds only a hash compares it with ``hash(ofSigned:)`` of the bytes first.
+    ///
+    /// - Throws: ``CryptoError`` ``CryptoError/Code/authenticationFailed`` for a malformed statement.
+    public init(readingVerified wire: [UInt8]) throws(CryptoError) {
+        guard wire.count > 64 else { throw .authenticationFailed }
+        var reader = ByteReader(wire.dropLast(64))
         guard let label = reader.readLengthPrefixed(), Array(label) == Array(Self.label.utf8),
             let account = reader.readLengthPrefixed().flatMap({ String(validating: $0, as: UTF8.self) }),
             let zone = reader.readLengthPrefixed().flatMap({ String(validating: $0, as: UTF8.self) }),
