@@ -21,6 +21,8 @@ final class ShippedDevice: Sendable {
         /// The keys it signs its statements with (a new pair for each ID it enrols under).
         var identity: DeviceIdentity
         var database: ClientStateDatabase?
+        /// Shared by the process's zone drivers, as a session shares one (the log verified once).
+        var witness: ZoneWitness?
         var driver: ZoneDriver<KeychainZone>?
         var keyValueDriver: ZoneDriver<KeyValueZone>?
     }
@@ -89,12 +91,15 @@ final class ShippedDevice: Sendable {
     }
 
     /// The witness of the device's zones: its statements signed with its identity, on the
-    /// server's clock (as `sync` makes it, decision 0239).
+    /// server's clock (as `sync` makes it, decision 0239), one per process as a session's.
     private func witness() throws -> ZoneWitness {
-        let (device, identity) = process.withLock { ($0.device, $0.identity) }
-        return try ZoneWitness(
+        let (device, identity, made) = process.withLock { ($0.device, $0.identity, $0.witness) }
+        if let made { return made }
+        let witness = try ZoneWitness(
             database: database(), account: ShippedSimulation.accountName, device: device, signingKey: identity.signingKey, keys: keys, now: serverNow,
             freshness: inactivityLimit)
+        process.withLock { $0.witness = witness }
+        return witness
     }
 
     private static let configuration = ZoneSyncMachine.Configuration(pageSize: 7, maximumBatchSize: 5, maximumPushesPerRound: 4)
