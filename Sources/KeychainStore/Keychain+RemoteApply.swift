@@ -81,11 +81,24 @@ extension Keychain {
     /// The version tag the last apply by `owner` recorded for `primaryKey`; nil when none did (or
     /// another owner did last).
     public func remoteVersionTag(of primaryKey: PrimaryKey, owner: String) throws(KeychainError) -> [UInt8]? {
-        try readOneStatement { db in
-            try Data.fetchOne(
-                db.cachedStatement(sql: "SELECT version_tag FROM remote_version WHERE primary_key = ? AND owner = ?"),
-                arguments: [primaryKey.storageBytes, owner]
-            ).map { Array($0) }
+        try remoteVersionTags(of: [primaryKey], owner: owner)[primaryKey]
+    }
+
+    /// The version tags the last applies recorded for `primaryKeys`, in one read: those `owner`'s
+    /// applies recorded (as ``remoteVersionTag(of:owner:)``), or, with no owner, whoever's (as
+    /// ``remoteVersionTag(of:)``). A key without one is missing.
+    public func remoteVersionTags(of primaryKeys: [PrimaryKey], owner: String?) throws(KeychainError) -> [PrimaryKey: [UInt8]] {
+        guard !primaryKeys.isEmpty else { return [:] }
+        return try readWithoutState { db in
+            let statement = try owner == nil
+                ? db.cachedStatement(sql: "SELECT version_tag FROM remote_version WHERE primary_key = ?")
+                : db.cachedStatement(sql: "SELECT version_tag FROM remote_version WHERE primary_key = ? AND owner = ?")
+            var tags: [PrimaryKey: [UInt8]] = [:]
+            for primaryKey in primaryKeys {
+                let arguments: StatementArguments = owner.map { [primaryKey.storageBytes, $0] } ?? [primaryKey.storageBytes]
+                if let tag = try Data.fetchOne(statement, arguments: arguments) { tags[primaryKey] = Array(tag) }
+            }
+            return tags
         }
     }
 
@@ -97,12 +110,7 @@ extension Keychain {
 
     /// The version tag the last apply recorded for `primaryKey`, whoever made it; nil when no apply did.
     public func remoteVersionTag(of primaryKey: PrimaryKey) throws(KeychainError) -> [UInt8]? {
-        try readOneStatement { db in
-            try Data.fetchOne(
-                db.cachedStatement(sql: "SELECT version_tag FROM remote_version WHERE primary_key = ?"),
-                arguments: [primaryKey.storageBytes]
-            ).map { Array($0) }
-        }
+        try remoteVersionTags(of: [primaryKey], owner: nil)[primaryKey]
     }
 
     /// The version tags, of any enrolment, of the items not written locally since the apply that

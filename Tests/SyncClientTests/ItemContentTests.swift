@@ -26,6 +26,23 @@ struct ItemContentTests {
     func rejectsMalformedBytes(_ bytes: [UInt8]) {
         #expect(ItemContent.decode(bytes) == nil)
     }
+
+    @Test(arguments: [[UInt8](), [2], [1, 4, 0x67, 0x65, 0x6e, 0x70], [1, 4, 0x67, 0x65, 0x6e, 0x70, 0, 1, 4, 0x70, 0x64]])
+    func readsNoAccessibilityFromBytesCutShort(_ bytes: [UInt8]) {
+        #expect(ItemContent.accessibility(of: bytes) == nil)
+    }
+
+    /// The class layer reads the accessibility alone; it must be what decoding the whole item says.
+    @Test(arguments: [nil] + Accessibility.allCases.map(Optional.some))
+    func readsTheAccessibilityAsDecodingDoes(_ accessibility: Accessibility?) throws {
+        let item = Item.genericPassword(service: "svc", account: "acc", data: [7, 7]) { attributes in
+            attributes.label = "z is after pdmn"
+            attributes.accessible = accessibility
+        }
+        let bytes = ItemContent.encode(item)
+        #expect(ItemContent.accessibility(of: bytes) == ItemContent.decode(bytes)?.accessibility)
+        #expect(ItemContent.accessibility(of: bytes) == accessibility ?? .default)
+    }
 }
 
 struct ServerPinTests {

@@ -60,11 +60,32 @@ package enum ItemContent {
         case 0: data = nil
         case 1:
             guard let length = reader.integer(4), let bytes = reader.take(Int(length)) else { return nil }
-            data = bytes
+            data = Array(bytes)
         default: return nil
         }
         guard reader.rest.isEmpty else { return nil }
         return Item(itemClass: itemClass, attributes: attributes, data: data)
+    }
+
+    /// The accessibility of the item `bytes` encode, read without decoding the rest (the state's
+    /// class layer asks it of every copy it seals, decision 0237); nil when they are cut short
+    /// before it. An item without the attribute has the default. What follows it is not checked.
+    package static func accessibility(of bytes: [UInt8]) -> Accessibility? {
+        var reader = Reader(rest: bytes[...])
+        guard reader.byte() == version, let classLength = reader.byte(), reader.take(Int(classLength)) != nil,
+            let count = reader.integer(2)
+        else { return nil }
+        let wanted = Attribute.accessible.rawValue.utf8
+        for _ in 0..<count {
+            guard let nameLength = reader.byte(), let name = reader.take(Int(nameLength)), let kind = reader.byte(),
+                let length = reader.integer(4), let value = reader.take(Int(length))
+            else { return nil }
+            guard name.elementsEqual(wanted) else { continue }
+            // As `ItemAttributes.accessible` reads it: anything but a known name is the default.
+            guard kind == 1 else { return .default }
+            return Accessibility(rawValue: String(decoding: value, as: UTF8.self)) ?? .default
+        }
+        return .default
     }
 
     private static func encode(_ value: AttributeValue) -> (UInt8, [UInt8]) {
@@ -82,12 +103,12 @@ package enum ItemContent {
         }
     }
 
-    private static func decode(kind: UInt8, _ bytes: [UInt8]) -> AttributeValue? {
+    private static func decode(kind: UInt8, _ bytes: ArraySlice<UInt8>) -> AttributeValue? {
         switch kind {
         case 1: return .string(String(decoding: bytes, as: UTF8.self))
-        case 2: return .data(bytes)
+        case 2: return .data(Array(bytes))
         case 3: return bytes.count == 8 ? .integer(Int64(bitPattern: bigEndian(bytes))) : nil
-        case 4: return bytes.count == 1 && bytes[0] <= 1 ? .bool(bytes[0] == 1) : nil
+        case 4: return bytes.count == 1 && bytes.first! <= 1 ? .bool(bytes.first! == 1) : nil
         case 5: return bytes.count == 8 ? .date(Double(bitPattern: bigEndian(bytes))) : nil
         default: return nil
         }
@@ -97,20 +118,22 @@ package enum ItemContent {
         withUnsafeBytes(of: value.bigEndian) { bytes += $0 }
     }
 
-    private static func bigEndian(_ bytes: [UInt8]) -> UInt64 {
+    private static func bigEndian(_ bytes: ArraySlice<UInt8>) -> UInt64 {
         bytes.reduce(0) { $0 << 8 | UInt64($1) }
     }
 
+    /// Reads the encoding front to back; slices share the bytes (nothing is copied until a value
+    /// is made).
     private struct Reader {
         var rest: ArraySlice<UInt8>
 
-        mutating func take(_ count: Int) -> [UInt8]? {
-            guard rest.count >= count else { return nil }
+        mutating func take(_ count: Int) -> ArraySlice<UInt8>? {
+            guard count >= 0, rest.count >= count else { return nil }
             defer { rest = rest.dropFirst(count) }
-            return Array(rest.prefix(count))
+            return rest.prefix(count)
         }
 
-        mutating func byte() -> UInt8? { take(1)?.first }
+        mutating func byte() -> UInt8? { rest.popFirst() }
 
         mutating func integer(_ count: Int) -> UInt64? { take(count).map(ItemContent.bigEndian) }
     }

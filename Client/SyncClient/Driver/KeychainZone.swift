@@ -51,10 +51,11 @@ package struct KeychainZone: ZoneLocalStore {
         if position == 0, neverPulled, machine.state.records.isEmpty {
             let found = try keychain.synchronizableItems().filter { !applied.contains($0.key) }
             let current = try keychain.items(withPrimaryKeys: found.map(\.key))
+            let basedOn = try appliedVersions(of: found.map(\.key), anyEnrolment: true)
             for item in found {
-                items.append(try localChange(
-                    of: item.key, current: current[item.key], at: item.attributes.modificationDate ?? Date(), into: &machine,
-                    timeBound: timeBound, anyEnrolment: true))
+                items.append(localChange(
+                    of: item.key, current: current[item.key], at: item.attributes.modificationDate ?? Date(), basedOn: basedOn[item.key],
+                    into: &machine, timeBound: timeBound))
             }
             // Nothing the machine took (no item, or none that leaves the device): the journal only.
             if machine.state.records.isEmpty { items.removeAll() }
@@ -66,23 +67,23 @@ package struct KeychainZone: ZoneLocalStore {
             if latest.updateValue(entry, forKey: entry.primaryKey) == nil { order.append(entry.primaryKey) }
         }
         let current = try keychain.items(withPrimaryKeys: order)
+        let basedOn = try appliedVersions(of: order, anyEnrolment: neverPulled)
         for key in order {
             guard let entry = latest[key] else { continue }
-            items.append(try localChange(
-                of: key, current: current[key], at: entry.time, into: &machine, timeBound: timeBound, anyEnrolment: neverPulled))
+            items.append(localChange(of: key, current: current[key], at: entry.time, basedOn: basedOn[key], into: &machine, timeBound: timeBound))
         }
         guard !entries.isEmpty || !items.isEmpty else { return nil }
         return LocalChanges(position: entries.last?.sequence ?? position, items: items)
     }
 
     /// The machine takes the change of `primaryKey`, whose item is `current` (read after the
-    /// journal entries that led here; nil: removed).
+    /// journal entries that led here; nil: removed), written over `basedOn` (``appliedVersions(of:anyEnrolment:)``).
     private func localChange(
-        of primaryKey: PrimaryKey, current: Item?, at time: Date, into machine: inout ZoneSyncMachine, timeBound: ModificationTimeBound,
-        anyEnrolment: Bool = false
-    ) throws -> ItemID {
+        of primaryKey: PrimaryKey, current: Item?, at time: Date, basedOn: VersionVector?, into machine: inout ZoneSyncMachine,
+        timeBound: ModificationTimeBound
+    ) -> ItemID {
         let item = itemID(of: primaryKey)
-        let basedOn = try appliedVersion(of: primaryKey, anyEnrolment: anyEnrolment)
+        let basedOn = basedOn ?? VersionVector()
         guard let current, current.isSynchronizable else {
             _ = machine.localChange(LocalChange(
                 item: item, scope: .synchronizable, content: nil, modifiedAt: Self.stamp(time, timeBound), basedOn: basedOn))
@@ -102,13 +103,13 @@ package struct KeychainZone: ZoneLocalStore {
         timeBound.bounded(ZoneTransport.milliseconds(date))
     }
 
-    /// The version this enrolment's last apply left `primaryKey` at, as the keychain recorded it
-    /// in that apply's transaction: ahead of the committed state after a crash between the two
-    /// commits (decision 0107). Empty when this enrolment never applied the item. A device
-    /// without sync state takes an earlier enrolment's too (decision 0175).
-    private func appliedVersion(of primaryKey: PrimaryKey, anyEnrolment: Bool = false) throws -> VersionVector {
-        let tag = anyEnrolment ? try keychain.remoteVersionTag(of: primaryKey) : try keychain.remoteVersionTag(of: primaryKey, owner: owner)
-        return tag.flatMap { try? VersionVector(canonicalEncoding: $0) } ?? VersionVector()
+    /// The version this enrolment's last apply left each of `primaryKeys` at, as the keychain
+    /// recorded it in that apply's transaction: ahead of the committed state after a crash between
+    /// the two commits (decision 0107); one read for a page. Missing when this enrolment never
+    /// applied the item. A device without sync state takes an earlier enrolment's too (0175).
+    private func appliedVersions(of primaryKeys: [PrimaryKey], anyEnrolment: Bool) throws -> [PrimaryKey: VersionVector] {
+        try keychain.remoteVersionTags(of: primaryKeys, owner: anyEnrolment ? nil : owner)
+            .compactMapValues { try? VersionVector(canonicalEncoding: $0) }
     }
 
     package func hasLocalChanges(after position: Int64, state: ZoneSyncState) throws -> Bool {

@@ -43,8 +43,8 @@ package struct StateClassLayer: Sendable {
     /// The class whose key must seal `content`'s copy: nil for an item no lock takes away, and
     /// for bytes that are not an item (they are sealed under the account key only).
     static func lockedClass(of content: [UInt8]) -> ProtectionClass? {
-        guard content.first == 1, let item = ItemContent.decode(content) else { return nil }
-        let protectionClass = item.accessibility.protectionClass
+        guard content.first == 1, let accessibility = ItemContent.accessibility(of: content) else { return nil }
+        let protectionClass = accessibility.protectionClass
         return protectionClass.isLockedWithKeychain ? protectionClass : nil
     }
 

@@ -156,12 +156,12 @@ package final class ClientStateDatabase: Sendable {
     }
 
     func recordProblem(_ db: Database, zone: ZoneID, item: ItemID, reason: String) throws {
-        try db.execute(
-            sql: "INSERT OR REPLACE INTO problem (zone, item, reason, at) VALUES (?, ?, ?, ?)",
-            arguments: [zone.rawValue, item.rawValue, reason, Date().timeIntervalSince1970])
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO problem (zone, item, reason, at) VALUES (?, ?, ?, ?)")
+            .execute(arguments: [zone.rawValue, item.rawValue, reason, Date().timeIntervalSince1970])
     }
 
     func clearProblem(_ db: Database, zone: ZoneID, item: ItemID) throws {
-        try db.execute(sql: "DELETE FROM problem WHERE zone = ? AND item = ?", arguments: [zone.rawValue, item.rawValue])
+        // Cached: a page's commit clears the problem of every item it applied (decision 0232).
+        try db.cachedStatement(sql: "DELETE FROM problem WHERE zone = ? AND item = ?").execute(arguments: [zone.rawValue, item.rawValue])
     }
 }
