@@ -39,9 +39,11 @@ final class RewritingProxy: Sendable {
         try Mode.pass.rawValue.write(to: modeFile, atomically: true, encoding: .utf8)
         process = try ChildProcess(
             URL(fileURLWithPath: "/usr/bin/python3"), [script.path, String(upstreamPort), modeFile.path])
-        try await process.waitForOutput(containing: "listening ")
-        guard let port = process.stdout.split(separator: "\n").first(where: { $0.hasPrefix("listening ") })?.split(separator: " ").last
-        else { throw TestFailure("the proxy printed no port: \(process.stderr)") }
+        // The whole line, its newline included: a line read in part would give no port.
+        try await process.waitForOutput(containing: "\n")
+        guard let line = process.stdout.split(separator: "\n").first(where: { $0.hasPrefix("listening ") }),
+            let port = Int(line.dropFirst("listening ".count))
+        else { throw TestFailure("the proxy printed no port: \(process.stdout) \(process.stderr)") }
         url = "http://127.0.0.1:\(port)"
     }
 
@@ -293,7 +295,10 @@ final class RewritingProxy: Sendable {
             do_GET = do_POST = do_PUT = do_DELETE = handle_any
 
         server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Proxy)
-        print("listening", server.server_address[1], flush=True)
+        # One write: with PYTHONUNBUFFERED, print's parts are written one by one, and the test
+        # could read "listening " before the port.
+        sys.stdout.write("listening %d\n" % server.server_address[1])
+        sys.stdout.flush()
         server.serve_forever()
         """#
 }
