@@ -26,6 +26,11 @@ extension Keychain {
         }
     }
 
+    /// The sequence of the journal's newest entry; 0 when it has none.
+    public func latestJournalSequence() throws(KeychainError) -> Int64 {
+        try readOneStatement { db in try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM change_journal") ?? 0 }
+    }
+
     /// The item with this primary key, with its secret, or nil when there is none.
     /// - Throws: ``KeychainStatus/interactionNotAllowed`` when its class is locked.
     public func item(withPrimaryKey primaryKey: PrimaryKey) throws(KeychainError) -> Item? {

@@ -19,6 +19,10 @@ package struct KeychainZone: ZoneLocalStore {
     package private(set) var appliedAhead: [ItemID: [VersionVector]] = [:]
     /// The items decoded while opening the last page, so applying them does not decode again.
     private var decoded: [ItemID: (content: [UInt8], item: Item)] = [:]
+    /// The items a first pass over the whole keychain read, and the journal's newest entry before
+    /// it read them: their journal entries up to there are covered by that read, and are not
+    /// read again.
+    private var firstPass: (upTo: Int64, keys: Set<PrimaryKey>)?
 
     package init(keychain: Keychain, sealer: VersionSealer, device: DeviceID) {
         self.keychain = keychain
@@ -36,7 +40,7 @@ package struct KeychainZone: ZoneLocalStore {
     /// The journal's entries after `position`, a page of them. Without any sync state (a new
     /// device, re-enrolment, a lost state file), first every synchronizable item of the keychain:
     /// the journal does not hold the items that were pulled (decision 0106).
-    package func takeLocalChanges(
+    package mutating func takeLocalChanges(
         after position: Int64, into machine: inout ZoneSyncMachine, timeBound: ModificationTimeBound
     ) throws -> LocalChanges? {
         var items: [ItemID] = []
@@ -49,7 +53,10 @@ package struct KeychainZone: ZoneLocalStore {
         let applied = neverPulled && !aheadKeys.isEmpty
             ? Set(aheadKeys.values).intersection(try keychain.unchangedRemoteVersionTags().keys) : []
         if position == 0, neverPulled, machine.state.records.isEmpty {
+            // Read before the items: every entry up to it is covered by the read that follows.
+            let journalHead = try keychain.latestJournalSequence()
             let found = try keychain.synchronizableItems().filter { !applied.contains($0.key) }
+            firstPass = (journalHead, Set(found.map(\.key)))
             let current = try keychain.items(withPrimaryKeys: found.map(\.key))
             let basedOn = try appliedVersions(of: found.map(\.key), anyEnrolment: true)
             for item in found {
@@ -63,7 +70,10 @@ package struct KeychainZone: ZoneLocalStore {
         let entries = try keychain.journalEntries(after: position, limit: 1000)
         var latest: [PrimaryKey: JournalEntry] = [:]
         var order: [PrimaryKey] = []
+        if let firstPass, position >= firstPass.upTo { self.firstPass = nil }
         for entry in entries where entry.primaryKey.isSynchronizable && !applied.contains(entry.primaryKey) {
+            // An item the first pass read after this entry: its value then is what the machine has.
+            if let firstPass, entry.sequence <= firstPass.upTo, firstPass.keys.contains(entry.primaryKey) { continue }
             if latest.updateValue(entry, forKey: entry.primaryKey) == nil { order.append(entry.primaryKey) }
         }
         let current = try keychain.items(withPrimaryKeys: order)
