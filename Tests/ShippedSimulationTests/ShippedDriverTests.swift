@@ -56,6 +56,29 @@ struct ShippedDriverTests {
     }
 }
 
+/// A device back without its sync state reads every item of its keychain once (its first pass),
+/// and no longer reads again the journal entries of the items it read (decision 0245); a
+/// deletion journaled before that pass names an item the pass cannot see, and must still go.
+@Suite("A first pass without sync state")
+struct FirstPassTests {
+    @Test func aDeletionJournaledBeforeTheFirstPassIsPushed() async throws {
+        let device = try await OneDevice()
+        defer { device.remove() }
+        try device.addItem(Array("kept".utf8), account: "kept")
+        try device.addItem(Array("deleted".utf8))
+        _ = try await device.driver.syncUntilInStep(maximumRounds: 4)
+
+        let back = try await device.enrolledAgainWithoutState()
+        try device.keychain.delete(Query(itemClass: .genericPassword, attributes: OneDevice.attributes, synchronizable: .yes))
+        let report = try await back.syncUntilInStep(maximumRounds: 4)
+        #expect(report.pushed == 1)
+        let deleted = try #require(await back.records.values.first { $0.version.isDeleted })
+        #expect(!deleted.isPending)
+        let values = try device.keychain.find(Query(itemClass: .genericPassword, synchronizable: .yes, limit: .all, returns: .data))
+        #expect(values.compactMap(\.data) == [Array("kept".utf8)])
+    }
+}
+
 /// One device with a real keychain and state file, synced by the shipped driver over a loopback
 /// to a real SQLite server storage, in a directory of its own.
 private final class OneDevice: Sendable {
@@ -74,6 +97,9 @@ private final class OneDevice: Sendable {
     let keychain: Keychain
     let database: ClientStateDatabase
     let driver: ZoneDriver<KeychainZone>
+    private let storage: SQLiteStorage
+    private let account: AccountID
+    private let sealer: VersionSealer
     /// Whether the loopback loses the answers to pushes (after the storage took them).
     let losePushAnswers: Flag
 
@@ -86,11 +112,14 @@ private final class OneDevice: Sendable {
             verifier: [1], kdfParameters: Array(#"{"algorithm":"scrypt"}"#.utf8), salt: [UInt8](repeating: 1, count: 16),
             wrappedAccountKey: [2], wrappedRecoveryKey: [3]))
         try await storage.createAccount(account, now: Date())
+        self.storage = storage
+        self.account = account.id
         let device = DeviceID("device-0")!
         _ = try await storage.registerDevice(
             NewDevice(account: account.id, id: device, name: device.rawValue, tokenHash: Array(device.rawValue.utf8)), maximumDevices: 10, now: Date())
         let keys = AccountKeys(accountKey: try AccountKey(rawRepresentation: [UInt8](repeating: 7, count: 32)))
         let sealer = VersionSealer(keys: keys, account: "driver", zone: .keychain)
+        self.sealer = sealer
         let keychainPath = directory + "/device/keychain.db"
         var configuration = Keychain.Configuration()
         configuration.runtimeDirectory = directory + "/runtime"
@@ -106,10 +135,11 @@ private final class OneDevice: Sendable {
             device: device, logger: Logger(label: "driver", factory: { _ in SwiftLogNoOpLogHandler() }))
     }
 
-    /// Adds the test's synchronizable item.
-    func addItem(_ data: [UInt8]) throws {
+    /// Adds the test's synchronizable item, or another one of the same service.
+    func addItem(_ data: [UInt8], account: String? = nil) throws {
         var attributes = Self.attributes
         attributes.synchronizable = true
+        if let account { attributes.account = account }
         _ = try keychain.add(Item(itemClass: .genericPassword, attributes: attributes, data: data))
     }
 
@@ -117,6 +147,24 @@ private final class OneDevice: Sendable {
     func updateItem(_ data: [UInt8]) throws {
         let query = Query(itemClass: .genericPassword, attributes: Self.attributes, synchronizable: .yes)
         try keychain.update(query, changes: ItemAttributes(), data: data)
+    }
+
+    /// The device back without its sync state, enrolled again under a new ID (decision 0106):
+    /// a driver from a new state file over the same keychain.
+    func enrolledAgainWithoutState() async throws -> ZoneDriver<KeychainZone> {
+        let keychainPath = directory + "/device/keychain.db"
+        let path = ClientStateDatabase.path(forKeychain: keychainPath)
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
+            try FileManager.default.removeItem(atPath: path + suffix)
+        }
+        let device = DeviceID("device-1")!
+        _ = try await storage.registerDevice(
+            NewDevice(account: account, id: device, name: device.rawValue, tokenHash: Array(device.rawValue.utf8)), maximumDevices: 10, now: Date())
+        let server = LoopbackZoneServer(storage: storage, account: account, device: device, zone: .keychain)
+        return try ZoneDriver(
+            local: KeychainZone(keychain: keychain, sealer: sealer, device: device),
+            database: try ClientStateDatabase(keychainPath: keychainPath, create: true), server: server, sealer: sealer,
+            device: device, logger: Logger(label: "driver", factory: { _ in SwiftLogNoOpLogHandler() }))
     }
 
     func remove() { try? FileManager.default.removeItem(atPath: directory) }
