@@ -13,7 +13,10 @@ public enum SecretServiceRunner {
     public static func run(keychainPath: String) throws {
         let keychain: Keychain
         do {
-            keychain = try Keychain.open(at: keychainPath)
+            // A long-running writer: its checkpoints restart the WAL in place (decision 0246).
+            var configuration = Keychain.Configuration()
+            configuration.keepsKeychainOpen = true
+            keychain = try Keychain.open(at: keychainPath, configuration: configuration)
         } catch {
             throw SecretServiceError("cannot open the keychain: \(error.message)")
         }

@@ -165,7 +165,7 @@ struct RunCommand: AsyncParsableCommand {
             guard let mode = JournalWatcher.Mode(rawValue: watch) else { throw SyncClientError(.invalidInput, "--watch must be inotify or poll") }
             let lock = try StateLock.acquire(keychainPath: keychain.path)
             defer { lock.release() }
-            try await ClientSession.with(keychainPath: keychain.path, logger: logger, waitForServer: true) { session in
+            try await ClientSession.with(keychainPath: keychain.path, logger: logger, waitForServer: true, keepsKeychainOpen: true) { session in
                 var configuration = SyncDaemon.Configuration()
                 configuration.watchMode = mode
                 let daemon = SyncDaemon(session: session, sync: try AccountSync(session: session), keychainPath: keychain.path, configuration: configuration)

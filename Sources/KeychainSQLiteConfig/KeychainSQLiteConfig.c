@@ -13,22 +13,30 @@ int keychain_sqlite_skip_checkpoint_on_close(sqlite3 *db) {
 }
 
 // After a commit that left at least `frames` frames in the WAL (the low 16 bits of `context`;
-// the busy timeout to restore, in milliseconds, above them), checkpoint and truncate the WAL,
+// the busy timeout to restore, in milliseconds, above them), checkpoint the WAL in `mode`,
 // without waiting: with no busy handler, a reader or writer in the way makes this a passive
 // checkpoint of what it can, and a later commit tries again.
-static int truncate_when_long(void *context, sqlite3 *db, const char *schema, int frames) {
+static int checkpoint_when_long(void *context, sqlite3 *db, const char *schema, int frames, int mode) {
     intptr_t packed = (intptr_t)context;
     if (frames < (int)(packed & 0xFFFF)) return SQLITE_OK;
     sqlite3_busy_timeout(db, 0);
-    sqlite3_wal_checkpoint_v2(db, schema, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+    sqlite3_wal_checkpoint_v2(db, schema, mode, NULL, NULL);
     sqlite3_busy_timeout(db, (int)(packed >> 16));
     return SQLITE_OK;
 }
 
-int keychain_sqlite_truncate_wal_after(sqlite3 *db, int frames, int busy_milliseconds) {
+static int truncate_when_long(void *context, sqlite3 *db, const char *schema, int frames) {
+    return checkpoint_when_long(context, db, schema, frames, SQLITE_CHECKPOINT_TRUNCATE);
+}
+
+static int restart_when_long(void *context, sqlite3 *db, const char *schema, int frames) {
+    return checkpoint_when_long(context, db, schema, frames, SQLITE_CHECKPOINT_RESTART);
+}
+
+int keychain_sqlite_checkpoint_wal_after(sqlite3 *db, int frames, int busy_milliseconds, int restart_in_place) {
     if (frames <= 0 || frames > 0xFFFF || busy_milliseconds < 0) return SQLITE_MISUSE;
     intptr_t packed = ((intptr_t)busy_milliseconds << 16) | frames;
-    sqlite3_wal_hook(db, truncate_when_long, (void *)packed);
+    sqlite3_wal_hook(db, restart_in_place ? restart_when_long : truncate_when_long, (void *)packed);
     return SQLITE_OK;
 }
 

@@ -24,6 +24,12 @@ public final class Keychain: Sendable {
         var passcodeParameters: PasscodeKey.Parameters
         /// Where the session keys live (decision 0136); nil: `$XDG_RUNTIME_DIR`, else `/dev/shm`.
         package var runtimeDirectory: String?
+        /// Whether this process keeps the keychain open while it writes many times (a daemon, an
+        /// app): its checkpoints then restart the WAL, and later commits overwrite the file in
+        /// place rather than grow it again (decision 0246). A process that opens the keychain for
+        /// one or a few writes and exits must leave it false: SQLite forgets a restart when the
+        /// last connection closes, and the WAL would grow with every such process.
+        public var keepsKeychainOpen = false
 
         /// The defaults: access group "default", the system clock, a quiet logger.
         public init(
@@ -95,10 +101,11 @@ public final class Keychain: Sendable {
             // No checkpoint when a connection closes: a one-shot `keychain` process would pay
             // two more fsyncs for it after its durable commit (and a read-only one would write
             // pages). A commit that leaves 64 frames or more in the WAL checkpoints and truncates
-            // it instead, which also bounds what a new process reads to rebuild the WAL index
-            // (docs/decisions/0160).
+            // it instead (restarts it, in a process that keeps the keychain open), which also
+            // bounds what a new process reads to rebuild the WAL index (decisions 0160, 0246).
             _ = keychain_sqlite_skip_checkpoint_on_close(db.sqliteConnection)
-            _ = keychain_sqlite_truncate_wal_after(db.sqliteConnection, Self.walFramesBeforeCheckpoint, Int32(busyTimeout * 1000))
+            _ = keychain_sqlite_checkpoint_wal_after(
+                db.sqliteConnection, Self.walFramesBeforeCheckpoint, Int32(busyTimeout * 1000), configuration.keepsKeychainOpen ? 1 : 0)
             // Freed pages are zeroed, and SQLite keeps no temporary files on disk. Every commit
             // reaches the disk before it returns (decision 0013). A WAL that could only be
             // checkpointed passively (readers in the way) is cut back to 1 MiB when it restarts.

@@ -69,6 +69,28 @@ import Testing
         #expect(try keychain.find(query(account: nil, limit: .all, returns: .attributes)).count == 100)
     }
 
+    /// A process that keeps the keychain open restarts the WAL at its checkpoints instead of
+    /// truncating it: later commits overwrite the file in place (their syncs need not make a
+    /// longer file durable), and it stays as short (decision 0246).
+    @Test func aKeychainKeptOpenRestartsTheWALInPlace() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keychain-tests-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keychain = try openKeychain(in: directory, keepsOpen: true)
+        let walPath = keychain.path + "-wal"
+        var sizes: [Int] = []
+        for index in 0..<200 {
+            try keychain.add(password(account: "a\(index)"))
+            sizes.append(try #require(FileManager.default.attributesOfItem(atPath: walPath)[.size] as? Int))
+        }
+        let header = try #require(FileManager.default.contents(atPath: keychain.path))
+        let pageSize = Int(header[16]) << 8 | Int(header[17])
+        let frames = ((sizes.max() ?? 0) - 32) / (pageSize + 24)
+        #expect(frames <= Int(Keychain.walFramesBeforeCheckpoint) + 2)
+        // Truncated, the file would fall back to nothing after each checkpoint; restarted, it never shrinks.
+        #expect(zip(sizes, sizes.dropFirst()).allSatisfy { $0 <= $1 }, "\(sizes)")
+        #expect(try openKeychain(in: directory).find(query(account: nil, limit: .all, returns: .attributes)).count == 200)
+    }
+
     @Test func everyFileIsPrivateAndTheDirectoryToo() throws {
         try withTemporaryKeychain { keychain, directory in
             try keychain.add(password())

@@ -21,12 +21,12 @@ package final class ClientSession: Sendable {
 
     /// Opens the session of the keychain at `keychainPath`, checking the server's key against the
     /// recorded pin.
-    package static func open(keychainPath: String, logger: Logger) async throws -> ClientSession {
+    package static func open(keychainPath: String, logger: Logger, keepsKeychainOpen: Bool = false) async throws -> ClientSession {
         let database = try ClientStateDatabase(keychainPath: keychainPath, create: false)
         guard let enrolment = try database.enrolment() else {
             throw SyncClientError(.notEnrolled, "this keychain is not enrolled; run `sync-client enroll` first")
         }
-        let keychain = try DeviceEnrolment.openKeychain(keychainPath)
+        let keychain = try DeviceEnrolment.openKeychain(keychainPath, keepsOpen: keepsKeychainOpen)
         let secrets = DeviceSecrets(keychain: keychain)
         let keys = try secrets.accountKeys()
         let token = try secrets.token()
@@ -77,13 +77,14 @@ package final class ClientSession: Sendable {
     /// Runs `body` with an open session and closes it afterwards. With `waitForServer` (the
     /// daemon), an unreachable server is retried with backoff and jitter instead of failing.
     package static func with<T: Sendable>(
-        keychainPath: String, logger: Logger, waitForServer: Bool = false, _ body: (ClientSession) async throws -> T
+        keychainPath: String, logger: Logger, waitForServer: Bool = false, keepsKeychainOpen: Bool = false,
+        _ body: (ClientSession) async throws -> T
     ) async throws -> T {
         var backoff = Backoff(base: .milliseconds(500), maximum: .seconds(30))
         var opened: ClientSession?
         while opened == nil {
             do {
-                opened = try await open(keychainPath: keychainPath, logger: logger)
+                opened = try await open(keychainPath: keychainPath, logger: logger, keepsKeychainOpen: keepsKeychainOpen)
             } catch let error as SyncClientError where waitForServer && error.code == .unreachable {
                 logger.warning("server unreachable; retrying", metadata: ["error": "\(error.message)"])
                 try await Task.sleep(for: backoff.next())

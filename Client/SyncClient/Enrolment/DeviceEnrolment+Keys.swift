@@ -68,9 +68,13 @@ extension DeviceEnrolment {
         }
     }
 
-    package static func openKeychain(_ path: String) throws(SyncClientError) -> Keychain {
+    /// Opens the keychain at `path`; `keepsOpen` for a process that keeps it open (the daemon:
+    /// ``Keychain/Configuration/keepsKeychainOpen``, decision 0246).
+    package static func openKeychain(_ path: String, keepsOpen: Bool = false) throws(SyncClientError) -> Keychain {
+        var configuration = Keychain.Configuration()
+        configuration.keepsKeychainOpen = keepsOpen
         do {
-            return try Keychain.open(at: path)
+            return try Keychain.open(at: path, configuration: configuration)
         } catch {
             throw SyncClientError(.localStorage, "cannot open the keychain: \(error.message)", underlying: error)
         }
