@@ -12,9 +12,8 @@ enum StoreFigures {
     static let add = Benchmark(name: "keychain add") { scale, directory in
         // A process that keeps the keychain open, as the baseline keeps its database open (the
         // one-shot CLI has figures of its own; decision 0246).
-        var configuration = Keychain.Configuration()
-        configuration.keepsKeychainOpen = true
-        let keychain = try Keychain.open(at: directory.appendingPathComponent("keychain.db").path, configuration: configuration)
+        let keychain = try Keychain.open(
+            at: directory.appendingPathComponent("keychain.db").path, configuration: .init(keepsKeychainOpen: true))
         let plain = try Baselines.PlainTable(directory: directory)
         let sampler = Sampler(samples: scale.samples, iterations: scale.iterations)
         let (product, baseline) = try sampler.compare(

@@ -14,9 +14,7 @@ public enum SecretServiceRunner {
         let keychain: Keychain
         do {
             // A long-running writer: its checkpoints restart the WAL in place (decision 0246).
-            var configuration = Keychain.Configuration()
-            configuration.keepsKeychainOpen = true
-            keychain = try Keychain.open(at: keychainPath, configuration: configuration)
+            keychain = try Keychain.open(at: keychainPath, configuration: .init(keepsKeychainOpen: true))
         } catch {
             throw SecretServiceError("cannot open the keychain: \(error.message)")
         }

@@ -29,16 +29,19 @@ public final class Keychain: Sendable {
         /// place rather than grow it again (decision 0246). A process that opens the keychain for
         /// one or a few writes and exits must leave it false: SQLite forgets a restart when the
         /// last connection closes, and the WAL would grow with every such process.
-        public var keepsKeychainOpen = false
+        public var keepsKeychainOpen: Bool
 
-        /// The defaults: access group "default", the system clock, a quiet logger.
+        /// The defaults: access group "default", the system clock, a quiet logger, a process that
+        /// does not keep the keychain open.
         public init(
             defaultAccessGroup: String = ItemRules.defaultAccessGroup, now: @escaping @Sendable () -> Date = { Date() },
-            logger: Logger = Logger(label: "synckeychain.store", factory: { _ in SwiftLogNoOpLogHandler() })
+            logger: Logger = Logger(label: "synckeychain.store", factory: { _ in SwiftLogNoOpLogHandler() }),
+            keepsKeychainOpen: Bool = false
         ) {
             self.defaultAccessGroup = defaultAccessGroup
             self.now = now
             self.logger = logger
+            self.keepsKeychainOpen = keepsKeychainOpen
             self.passcodeParameters = .default
         }
 

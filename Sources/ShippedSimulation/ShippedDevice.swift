@@ -148,10 +148,7 @@ final class ShippedDevice: Sendable {
     /// The new ID joins the log, then the earlier one, whose identity keys the keychain kept,
     /// signs its own revocation (`enroll`, decision 0241); returns both IDs.
     func loseStateAndEnrolAgain(generation: Int) throws -> (device: DeviceID, retired: DeviceID) {
-        let path = ClientStateDatabase.path(forKeychain: keychainPath)
-        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
-            try FileManager.default.removeItem(atPath: path + suffix)
-        }
+        try ClientStateDatabase.removeFiles(forKeychain: keychainPath)
         let earlier = process.withLock { ($0.device, $0.identity) }
         let device = DeviceID("device-\(index)-\(generation)")!
         let identity = try log.join(device)

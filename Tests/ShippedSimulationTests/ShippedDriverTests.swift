@@ -153,10 +153,7 @@ private final class OneDevice: Sendable {
     /// a driver from a new state file over the same keychain.
     func enrolledAgainWithoutState() async throws -> ZoneDriver<KeychainZone> {
         let keychainPath = directory + "/device/keychain.db"
-        let path = ClientStateDatabase.path(forKeychain: keychainPath)
-        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
-            try FileManager.default.removeItem(atPath: path + suffix)
-        }
+        try ClientStateDatabase.removeFiles(forKeychain: keychainPath)
         let device = DeviceID("device-1")!
         _ = try await storage.registerDevice(
             NewDevice(account: account, id: device, name: device.rawValue, tokenHash: Array(device.rawValue.utf8)), maximumDevices: 10, now: Date())

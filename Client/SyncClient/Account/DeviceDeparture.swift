@@ -38,21 +38,10 @@ package struct DeviceDeparture: Sendable {
         }
         let keychain = try DeviceEnrolment.openKeychain(keychainPath)
         try DeviceSecrets(keychain: keychain).removeAll()
-        try removeStateFiles()
+        try ClientStateDatabase.removeFiles(forKeychain: keychainPath)
         let removed = keepLocal ? 0 : try removeSynchronizableItems(keychain)
         logger.info("left the account", metadata: ["device": "\(device)"])
         return Report(device: device, removedItems: removed)
-    }
-
-    private func removeStateFiles() throws(SyncClientError) {
-        let state = ClientStateDatabase.path(forKeychain: keychainPath)
-        for path in [state, state + "-wal", state + "-shm"] where FileManager.default.fileExists(atPath: path) {
-            do {
-                try FileManager.default.removeItem(atPath: path)
-            } catch {
-                throw SyncClientError(.localStorage, "cannot remove the sync state file \(path)", underlying: error)
-            }
-        }
     }
 
     /// Removed as a sync removes them, not journaled: they are not the user's deletions, so a

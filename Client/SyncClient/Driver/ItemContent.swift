@@ -42,16 +42,12 @@ package enum ItemContent {
     /// Decodes bytes made by ``encode(_:)``; nil when they are not such bytes.
     package static func decode(_ bytes: [UInt8]) -> Item? {
         var reader = Reader(rest: bytes[...])
-        guard reader.byte() == version, let classLength = reader.byte(), let classCode = reader.take(Int(classLength)),
-            let itemClass = ItemClass(rawValue: String(decoding: classCode, as: UTF8.self)),
-            let count = reader.integer(2)
+        guard let (classCode, count) = reader.header(), let itemClass = ItemClass(rawValue: String(decoding: classCode, as: UTF8.self))
         else { return nil }
         var attributes = ItemAttributes()
         for _ in 0..<count {
-            guard let nameLength = reader.byte(), let name = reader.take(Int(nameLength)),
-                let attribute = Attribute(rawValue: String(decoding: name, as: UTF8.self)),
-                let kind = reader.byte(), let length = reader.integer(4), let valueBytes = reader.take(Int(length)),
-                let value = decode(kind: kind, valueBytes)
+            guard let (name, kind, valueBytes) = reader.attribute(),
+                let attribute = Attribute(rawValue: String(decoding: name, as: UTF8.self)), let value = decode(kind: kind, valueBytes)
             else { return nil }
             attributes[attribute] = value
         }
@@ -72,14 +68,10 @@ package enum ItemContent {
     /// before it. An item without the attribute has the default. What follows it is not checked.
     package static func accessibility(of bytes: [UInt8]) -> Accessibility? {
         var reader = Reader(rest: bytes[...])
-        guard reader.byte() == version, let classLength = reader.byte(), reader.take(Int(classLength)) != nil,
-            let count = reader.integer(2)
-        else { return nil }
+        guard let (_, count) = reader.header() else { return nil }
         let wanted = Attribute.accessible.rawValue.utf8
         for _ in 0..<count {
-            guard let nameLength = reader.byte(), let name = reader.take(Int(nameLength)), let kind = reader.byte(),
-                let length = reader.integer(4), let value = reader.take(Int(length))
-            else { return nil }
+            guard let (name, kind, value) = reader.attribute() else { return nil }
             guard name.elementsEqual(wanted) else { continue }
             // As `ItemAttributes.accessible` reads it: anything but a known name is the default.
             guard kind == 1 else { return .default }
@@ -108,7 +100,9 @@ package enum ItemContent {
         case 1: return .string(String(decoding: bytes, as: UTF8.self))
         case 2: return .data(Array(bytes))
         case 3: return bytes.count == 8 ? .integer(Int64(bitPattern: bigEndian(bytes))) : nil
-        case 4: return bytes.count == 1 && bytes.first! <= 1 ? .bool(bytes.first! == 1) : nil
+        case 4:
+            guard bytes.count == 1, let flag = bytes.first, flag <= 1 else { return nil }
+            return .bool(flag == 1)
         case 5: return bytes.count == 8 ? .date(Double(bitPattern: bigEndian(bytes))) : nil
         default: return nil
         }
@@ -136,5 +130,20 @@ package enum ItemContent {
         mutating func byte() -> UInt8? { rest.popFirst() }
 
         mutating func integer(_ count: Int) -> UInt64? { take(count).map(ItemContent.bigEndian) }
+
+        /// The header: the class code and how many attributes follow; nil when it is not one.
+        mutating func header() -> (classCode: ArraySlice<UInt8>, count: UInt64)? {
+            guard byte() == ItemContent.version, let classLength = byte(), let classCode = take(Int(classLength)), let count = integer(2)
+            else { return nil }
+            return (classCode, count)
+        }
+
+        /// The next attribute: its name, the kind of its value and the value's bytes.
+        mutating func attribute() -> (name: ArraySlice<UInt8>, kind: UInt8, value: ArraySlice<UInt8>)? {
+            guard let nameLength = byte(), let name = take(Int(nameLength)), let kind = byte(), let length = integer(4),
+                let value = take(Int(length))
+            else { return nil }
+            return (name, kind, value)
+        }
     }
 }

@@ -56,9 +56,10 @@ package struct KeychainZone: ZoneLocalStore {
             // Read before the items: every entry up to it is covered by the read that follows.
             let journalHead = try keychain.latestJournalSequence()
             let found = try keychain.synchronizableItems().filter { !applied.contains($0.key) }
-            firstPass = (journalHead, Set(found.map(\.key)))
-            let current = try keychain.items(withPrimaryKeys: found.map(\.key))
-            let basedOn = try appliedVersions(of: found.map(\.key), anyEnrolment: true)
+            let keys = found.map(\.key)
+            firstPass = (journalHead, Set(keys))
+            let current = try keychain.items(withPrimaryKeys: keys)
+            let basedOn = try appliedVersions(of: keys, anyEnrolment: true)
             for item in found {
                 items.append(localChange(
                     of: item.key, current: current[item.key], at: item.attributes.modificationDate ?? Date(), basedOn: basedOn[item.key],

@@ -71,10 +71,8 @@ extension DeviceEnrolment {
     /// Opens the keychain at `path`; `keepsOpen` for a process that keeps it open (the daemon:
     /// ``Keychain/Configuration/keepsKeychainOpen``, decision 0246).
     package static func openKeychain(_ path: String, keepsOpen: Bool = false) throws(SyncClientError) -> Keychain {
-        var configuration = Keychain.Configuration()
-        configuration.keepsKeychainOpen = keepsOpen
         do {
-            return try Keychain.open(at: path, configuration: configuration)
+            return try Keychain.open(at: path, configuration: .init(keepsKeychainOpen: keepsOpen))
         } catch {
             throw SyncClientError(.localStorage, "cannot open the keychain: \(error.message)", underlying: error)
         }

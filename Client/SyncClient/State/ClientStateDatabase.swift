@@ -17,6 +17,19 @@ package final class ClientStateDatabase: Sendable {
     /// The state file of the keychain at `keychainPath`.
     package static func path(forKeychain keychainPath: String) -> String { keychainPath + ".sync" }
 
+    /// Removes the keychain's state file and its WAL companions (leaving the account, or a test
+    /// or simulation losing the state); absent files are not an error.
+    package static func removeFiles(forKeychain keychainPath: String) throws(SyncClientError) {
+        let state = path(forKeychain: keychainPath)
+        for path in [state, state + "-wal", state + "-shm"] where FileManager.default.fileExists(atPath: path) {
+            do {
+                try FileManager.default.removeItem(atPath: path)
+            } catch {
+                throw SyncClientError(.localStorage, "cannot remove the sync state file \(path)", underlying: error)
+            }
+        }
+    }
+
     /// Whether a state file exists for the keychain.
     package static func exists(forKeychain keychainPath: String) -> Bool {
         FileManager.default.fileExists(atPath: path(forKeychain: keychainPath))

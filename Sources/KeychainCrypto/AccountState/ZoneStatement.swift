@@ -117,8 +117,7 @@ public struct ZoneStatement: Sendable, Equatable {
     }
 
     /// Reads the wire form of a statement whose signature was verified before, without checking
-    /// it again: for the exact bytes a device recorded once it verified them (decision 0244). A
-    /// caller that holds only a hash compares it with ``hash(ofSigned:)`` of the bytes first.
+    /// it again: only for the exact bytes a device recorded once it verified them (decision 0244).
     ///
     /// - Throws: ``CryptoError`` ``CryptoError/Code/authenticationFailed`` for a malformed statement.
     public init(readingVerified wire: [UInt8]) throws(CryptoError) {
