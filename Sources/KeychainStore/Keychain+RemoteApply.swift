@@ -41,7 +41,7 @@ extension Keychain {
         let written = prepared.compactMap(\.writtenKey)
         return try write { db, state in
             // The keys journaled after the position, read once for the race check and the pushed tags.
-            let needsJournal = !written.isEmpty || !(versions?.pushed.isEmpty ?? true)
+            let needsJournal = !written.isEmpty || !(versions?.pushed.isEmpty ?? true) || !(versions?.sent.isEmpty ?? true)
             let journaled = try journalSequence.flatMap { needsJournal ? try journaledKeys(db, after: $0) : nil }
             if let journaled {
                 let changed = Set(written.filter { journaled.contains($0.storageBytes) })
@@ -120,15 +120,18 @@ extension Keychain {
     }
 
     /// The items not written locally since the apply that recorded them, of any enrolment: each
-    /// one's version tag (decision 0175) and, when known, the server's version its value is
-    /// exactly (see ``RemoteVersionTags/serverVersions``, decision 0243).
-    public func unchangedRemoteVersions() throws(KeychainError) -> [PrimaryKey: (tag: [UInt8], serverVersion: [UInt8]?)] {
+    /// one's version tag (decision 0175); when known, the server's version its value is exactly
+    /// (see ``RemoteVersionTags/serverVersions``, decision 0243); and, for one pushed whose answer
+    /// never came, the version sent (``RemoteVersionTags/sent``, decision 0247).
+    public func unchangedRemoteVersions() throws(KeychainError) -> [PrimaryKey: UnchangedRemoteVersion] {
         try readWithoutState { db in
-            var versions: [PrimaryKey: (tag: [UInt8], serverVersion: [UInt8]?)] = [:]
-            let rows = try Row.fetchCursor(db, sql: "SELECT primary_key, version_tag, server_version FROM remote_version WHERE changed_locally = 0")
+            var versions: [PrimaryKey: UnchangedRemoteVersion] = [:]
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT primary_key, version_tag, server_version, sent_version FROM remote_version WHERE changed_locally = 0")
             while let row = try rows.next() {
                 guard let key = PrimaryKey(storageBytes: row[0]) else { continue }
-                versions[key] = (Array(row[1] as Data), (row[2] as Data?).map(Array.init))
+                versions[key] = UnchangedRemoteVersion(
+                    tag: Array(row[1] as Data), serverVersion: (row[2] as Data?).map(Array.init), sentVersion: (row[3] as Data?).map(Array.init))
             }
             return versions
         }
@@ -152,21 +155,26 @@ extension Keychain {
     /// replaced one always.
     private func record(_ versions: RemoteVersionTags, journaled: Set<Data>?, _ db: Database) throws {
         let statement = try db.cachedStatement(sql: """
-            INSERT INTO remote_version (primary_key, owner, version_tag, changed_locally, server_version) VALUES (?, ?, ?, ?, ?)
+            INSERT INTO remote_version (primary_key, owner, version_tag, changed_locally, server_version, sent_version)
+            VALUES (?, ?, ?, ?, ?, ?)
             ON CONFLICT (primary_key) DO UPDATE
             SET owner = excluded.owner, version_tag = excluded.version_tag, changed_locally = excluded.changed_locally,
-                server_version = excluded.server_version
+                server_version = excluded.server_version, sent_version = excluded.sent_version
             """)
+        let none: Data? = nil
+        func changedLocally(_ primaryKey: PrimaryKey) -> Bool { journaled.map { $0.contains(primaryKey.storageBytes) } ?? true }
         for (primaryKey, tag) in versions.tags {
             let server = versions.serverVersions[primaryKey].map { Data($0) }
-            try statement.execute(arguments: [primaryKey.storageBytes, versions.owner, Data(tag), false, server])
+            try statement.execute(arguments: [primaryKey.storageBytes, versions.owner, Data(tag), false, server, none])
+        }
+        for (primaryKey, sent) in versions.sent {
+            try statement.execute(arguments: [primaryKey.storageBytes, versions.owner, Data(sent.tag), changedLocally(primaryKey), none, Data(sent.version)])
         }
         for (primaryKey, tag) in versions.pushed {
-            let changedLocally = journaled.map { $0.contains(primaryKey.storageBytes) } ?? true
-            try statement.execute(arguments: [primaryKey.storageBytes, versions.owner, Data(tag), changedLocally, Data(tag)])
+            try statement.execute(arguments: [primaryKey.storageBytes, versions.owner, Data(tag), changedLocally(primaryKey), Data(tag), none])
         }
         for (primaryKey, tag) in versions.replaced {
-            try statement.execute(arguments: [primaryKey.storageBytes, versions.owner, Data(tag), true, nil as Data?])
+            try statement.execute(arguments: [primaryKey.storageBytes, versions.owner, Data(tag), true, none, none])
         }
     }
 

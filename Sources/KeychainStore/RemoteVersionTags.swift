@@ -23,16 +23,52 @@ public struct RemoteVersionTags: Sendable, Hashable {
     /// version (its own encoded vector; a tag is all the device had seen). A pushed version is
     /// one too. A device back without its sync state refuses a listing older than it (0243).
     public var serverVersions: [PrimaryKey: [UInt8]]
+    /// The versions pushed from here whose answer has not come, about to be sent: each one's tag
+    /// (its vector) and the whole version as the sync engine encodes it, opaque here. Recorded as
+    /// the item's value only when it was not written locally after the apply's journal position;
+    /// a device back without its sync state pushes it again as that version (decision 0247).
+    public var sent: [PrimaryKey: Sent]
+
+    /// A version about to be pushed (see ``RemoteVersionTags/sent``).
+    public struct Sent: Sendable, Hashable {
+        /// The version's vector, the item's tag from now on.
+        public var tag: [UInt8]
+        /// The version as the sync engine encodes it.
+        public var version: [UInt8]
+
+        public init(tag: [UInt8], version: [UInt8]) {
+            self.tag = tag
+            self.version = version
+        }
+    }
 
     /// Creates the tags of one apply.
     public init(
         owner: String, tags: [PrimaryKey: [UInt8]], pushed: [PrimaryKey: [UInt8]] = [:], replaced: [PrimaryKey: [UInt8]] = [:],
-        serverVersions: [PrimaryKey: [UInt8]] = [:]
+        serverVersions: [PrimaryKey: [UInt8]] = [:], sent: [PrimaryKey: Sent] = [:]
     ) {
         self.owner = owner
         self.tags = tags
         self.pushed = pushed
         self.replaced = replaced
         self.serverVersions = serverVersions
+        self.sent = sent
+    }
+}
+
+/// What the keychain recorded of an item not written locally since (see
+/// ``Keychain/unchangedRemoteVersions()``).
+public struct UnchangedRemoteVersion: Sendable, Hashable {
+    /// All the device had seen of the item at the apply (decision 0175).
+    public var tag: [UInt8]
+    /// The server's version the value is exactly, when known (decision 0243).
+    public var serverVersion: [UInt8]?
+    /// The version pushed from here whose answer never came, as the sync engine encodes it (0247).
+    public var sentVersion: [UInt8]?
+
+    public init(tag: [UInt8], serverVersion: [UInt8]?, sentVersion: [UInt8]?) {
+        self.tag = tag
+        self.serverVersion = serverVersion
+        self.sentVersion = sentVersion
     }
 }

@@ -6,7 +6,7 @@ enum Schema {
     /// `PRAGMA application_id` of a keychain database: "SKCH".
     static let applicationID: Int32 = 0x534B_4348
     /// The schema version this build writes (`PRAGMA user_version`).
-    static let version: Int32 = 5
+    static let version: Int32 = 6
 
     /// Attribute columns of the item table, in a fixed order.
     static let attributeColumns: [Attribute] = Attribute.allCases
@@ -109,6 +109,15 @@ enum Schema {
             try db.execute(sql: """
                 ALTER TABLE remote_version ADD COLUMN server_version BLOB;
                 PRAGMA user_version = 5;
+                """)
+        }
+        migrator.registerMigration("v6-remote-version-sent-version") { db in
+            // The version pushed from here whose answer has not come (NULL once answered, or
+            // replaced): a device back without its sync state pushes its copy again as that same
+            // version instead of as a new write (decision 0247).
+            try db.execute(sql: """
+                ALTER TABLE remote_version ADD COLUMN sent_version BLOB;
+                PRAGMA user_version = 6;
                 """)
         }
         return migrator

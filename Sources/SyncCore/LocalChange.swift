@@ -25,13 +25,21 @@ public struct LocalChange: Hashable, Sendable {
     /// it: a pulled version it took before a crash kept the sync state from learning it. The new
     /// version is written over it as well as over the state's (decision 0107).
     public var basedOn: VersionVector
+    /// For a device without sync state: the version an earlier enrolment of this store pushed,
+    /// whose answer never came, and whose value the store still holds (its content aside). The
+    /// change is that version, not a new write (decision 0247).
+    public var sentBefore: ItemVersion?
 
     /// Creates a local change.
-    public init(item: ItemID, scope: Scope, content: [UInt8]?, modifiedAt: Int64, basedOn: VersionVector = VersionVector()) {
+    public init(
+        item: ItemID, scope: Scope, content: [UInt8]?, modifiedAt: Int64, basedOn: VersionVector = VersionVector(),
+        sentBefore: ItemVersion? = nil
+    ) {
         self.item = item
         self.scope = scope
         self.content = content
         self.modifiedAt = modifiedAt
         self.basedOn = basedOn
+        self.sentBefore = sentBefore
     }
 }

@@ -149,6 +149,17 @@ public struct ZoneSyncMachine: Sendable {
         localValueUnknown.remove(change.item)
         // Deleting what the state and the store both know as absent changes nothing.
         if change.content == nil, record?.version.isDeleted ?? true, known.descends(from: change.basedOn) { return [] }
+        if let sent = change.sentBefore, !sent.isDeleted, let content = change.content, record == nil, isRecovering {
+            // Pushed by an earlier enrolment, its answer never came: pushed again as that same
+            // version (the server may hold it, and a deletion made over it elsewhere supersedes
+            // it), or kept if the server collected deletions since (decision 0247).
+            var version = sent
+            version.content = content
+            state.writeCounter = max(state.writeCounter, sent.vector[state.device])
+            state.records[change.item] = .init(
+                version: version, isPending: true, baseline: [], seen: sent.vector.joined(with: change.basedOn), mayBeOnServer: true)
+            return []
+        }
         // A resolution the store took before the crash may hold a counter the state never committed.
         state.writeCounter = max(state.writeCounter, change.basedOn[state.device]) + 1
         let seen = known.joined(with: change.basedOn)

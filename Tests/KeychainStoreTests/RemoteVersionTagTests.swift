@@ -41,6 +41,27 @@ import Testing
         }
     }
 
+    /// Decision 0247: a version about to be pushed is recorded as sent, unless journaled after the
+    /// position; its acknowledgement replaces the record with the server's version.
+    @Test func aVersionAboutToBePushedIsRecordedAsSent() throws {
+        try withTemporaryKeychain { keychain, _ in
+            let sent = apply.synced("sent"), raced = apply.synced("raced")
+            try keychain.add(sent)
+            try keychain.add(raced)
+            let position = try #require(try keychain.journalEntries(after: 0).last?.sequence)
+            try keychain.update(query(account: "raced", sync: .yes), changes: ItemAttributes(), data: Array("newer".utf8))
+            let versions = RemoteVersionTags(owner: "dev", tags: [:], sent: [
+                sent.primaryKey: .init(tag: [4], version: [40]), raced.primaryKey: .init(tag: [5], version: [50]),
+            ])
+            try keychain.applyRemote([], basedOnJournal: position, versions: versions)
+            let unchanged = try keychain.unchangedRemoteVersions()
+            #expect(unchanged[sent.primaryKey] == UnchangedRemoteVersion(tag: [4], serverVersion: nil, sentVersion: [40]))
+            #expect(unchanged[raced.primaryKey] == nil)
+            try keychain.applyRemote([], basedOnJournal: position, versions: RemoteVersionTags(owner: "dev", tags: [:], pushed: [sent.primaryKey: [4]]))
+            #expect(try keychain.unchangedRemoteVersions()[sent.primaryKey] == UnchangedRemoteVersion(tag: [4], serverVersion: [4], sentVersion: nil))
+        }
+    }
+
     @Test func aRefusedOrFailedApplyRecordsNothing() throws {
         try withTemporaryKeychain { keychain, _ in
             try keychain.add(apply.synced("raced", secret: "local"))

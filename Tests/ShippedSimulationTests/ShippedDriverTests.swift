@@ -56,6 +56,43 @@ struct ShippedDriverTests {
     }
 }
 
+/// A device back without its sync state takes a copy it had pushed, whose answer never came, as
+/// the version it pushed (decision 0247).
+@Suite("A push whose answer was lost, then the sync state")
+struct LostAnswerAndStateTests {
+    /// Malicious seed 176: another device deleted the item meanwhile, and the server hides the item
+    /// from the returning device's resync. Pushed as a new write, the copy would be concurrent
+    /// with the deletion and win ("an update beats a concurrent delete"): the item back
+    /// everywhere. Pushed as the version it was, the deletion supersedes it.
+    @Test func theCopyGoesAgainAsTheVersionItWas() async throws {
+        let device = try await OneDevice()
+        defer { device.remove() }
+        try device.addItem(Array("v1".utf8))
+        device.losePushAnswers.value.withLock { $0 = true }
+        await #expect(throws: (any Error).self) { try await device.driver.round() }
+        let key = try #require(try device.keychain.synchronizableItems().first?.key)
+        let recorded = try #require(try device.keychain.unchangedRemoteVersions()[key])
+        #expect(recorded.serverVersion == nil && recorded.sentVersion != nil)
+
+        let other = try await device.otherDevice()
+        _ = try await other.driver.syncUntilInStep(maximumRounds: 4)
+        try other.keychain.delete(Query(itemClass: .genericPassword, attributes: OneDevice.attributes, synchronizable: .yes))
+        _ = try await other.driver.syncUntilInStep(maximumRounds: 4)
+        #expect(try other.keychain.synchronizableItems().isEmpty)
+
+        let hiding = LoopbackZoneServer.Tampering(page: { _ in [] })
+        let back = try await device.enrolledAgainWithoutState(tampering: hiding)
+        let report = try await back.syncUntilInStep(maximumRounds: 4)
+        #expect(report.pushed == 1)
+        let record = try #require(await back.records.values.first)
+        #expect(record.version.vector == VersionVector([DeviceID("device-0")!: 1]))
+
+        // The server keeps the deletion alone: the other device does not get the item back.
+        _ = try await other.driver.syncUntilInStep(maximumRounds: 4)
+        #expect(try other.keychain.synchronizableItems().isEmpty)
+    }
+}
+
 /// A device back without its sync state reads every item of its keychain once (its first pass),
 /// and no longer reads again the journal entries of the items it read (decision 0245); a
 /// deletion journaled before that pass names an item the pass cannot see, and must still go.
@@ -151,13 +188,29 @@ private final class OneDevice: Sendable {
 
     /// The device back without its sync state, enrolled again under a new ID (decision 0106):
     /// a driver from a new state file over the same keychain.
-    func enrolledAgainWithoutState() async throws -> ZoneDriver<KeychainZone> {
+    /// - Parameter tampering: What the server does to the returning device's requests.
+    func enrolledAgainWithoutState(tampering: LoopbackZoneServer.Tampering? = nil) async throws -> ZoneDriver<KeychainZone> {
         let keychainPath = directory + "/device/keychain.db"
         try ClientStateDatabase.removeFiles(forKeychain: keychainPath)
-        let device = DeviceID("device-1")!
+        return try await driver(for: DeviceID("device-1")!, keychain: keychain, at: keychainPath, tampering: tampering)
+    }
+
+    /// Another device of the account, with a keychain of its own.
+    func otherDevice() async throws -> (keychain: Keychain, driver: ZoneDriver<KeychainZone>) {
+        let keychainPath = directory + "/other/keychain.db"
+        var configuration = Keychain.Configuration()
+        configuration.runtimeDirectory = directory + "/other-runtime"
+        let keychain = try Keychain.open(at: keychainPath, configuration: configuration)
+        return (keychain, try await driver(for: DeviceID("device-2")!, keychain: keychain, at: keychainPath, tampering: nil))
+    }
+
+    /// A driver from a new state file, for a device registered now.
+    private func driver(
+        for device: DeviceID, keychain: Keychain, at keychainPath: String, tampering: LoopbackZoneServer.Tampering?
+    ) async throws -> ZoneDriver<KeychainZone> {
         _ = try await storage.registerDevice(
             NewDevice(account: account, id: device, name: device.rawValue, tokenHash: Array(device.rawValue.utf8)), maximumDevices: 10, now: Date())
-        let server = LoopbackZoneServer(storage: storage, account: account, device: device, zone: .keychain)
+        let server = LoopbackZoneServer(storage: storage, account: account, device: device, zone: .keychain, tampering: tampering)
         return try ZoneDriver(
             local: KeychainZone(keychain: keychain, sealer: sealer, device: device),
             database: try ClientStateDatabase(keychainPath: keychainPath, create: true), server: server, sealer: sealer,

@@ -113,7 +113,7 @@ package struct KeyValueZone: ZoneLocalStore {
                 versions.append(try KeyVersion(key: key, version: tombstone))
             case .pushed(let item, let version):
                 if let key = keyByItem[item] { pushed[key] = version.vector }
-            case .keepInHistory, .writtenOver:
+            case .keepInHistory, .writtenOver, .sent:
                 // A key-value store keeps each value's own vector: nothing to add.
                 continue
             }

@@ -17,6 +17,9 @@ package struct KeychainZone: ZoneLocalStore {
     /// For the items held ahead of a state that never pulled, the versions the server had that
     /// the keychain holds exactly: a listing older than one is refused (decision 0243).
     package private(set) var appliedAhead: [ItemID: [VersionVector]] = [:]
+    /// For a state that never pulled, the items whose value is exactly a version an earlier
+    /// enrolment pushed and never had the answer to: taken as that version (decision 0247).
+    private var sentBefore: [PrimaryKey: ItemVersion] = [:]
     /// The items decoded while opening the last page, so applying them does not decode again.
     private var decoded: [ItemID: (content: [UInt8], item: Item)] = [:]
     /// The items a first pass over the whole keychain read, and the journal's newest entry before
@@ -63,7 +66,7 @@ package struct KeychainZone: ZoneLocalStore {
             for item in found {
                 items.append(localChange(
                     of: item.key, current: current[item.key], at: item.attributes.modificationDate ?? Date(), basedOn: basedOn[item.key],
-                    into: &machine, timeBound: timeBound))
+                    sentBefore: sentBefore[item.key], into: &machine, timeBound: timeBound))
             }
             // Nothing the machine took (no item, or none that leaves the device): the journal only.
             if machine.state.records.isEmpty { items.removeAll() }
@@ -88,10 +91,11 @@ package struct KeychainZone: ZoneLocalStore {
     }
 
     /// The machine takes the change of `primaryKey`, whose item is `current` (read after the
-    /// journal entries that led here; nil: removed), written over `basedOn` (``appliedVersions(of:anyEnrolment:)``).
+    /// journal entries that led here; nil: removed), written over `basedOn` (``appliedVersions(of:anyEnrolment:)``),
+    /// or exactly the version `sentBefore` (an earlier enrolment's push whose answer never came).
     private func localChange(
-        of primaryKey: PrimaryKey, current: Item?, at time: Date, basedOn: VersionVector?, into machine: inout ZoneSyncMachine,
-        timeBound: ModificationTimeBound
+        of primaryKey: PrimaryKey, current: Item?, at time: Date, basedOn: VersionVector?, sentBefore: ItemVersion? = nil,
+        into machine: inout ZoneSyncMachine, timeBound: ModificationTimeBound
     ) -> ItemID {
         let item = itemID(of: primaryKey)
         let basedOn = basedOn ?? VersionVector()
@@ -105,7 +109,7 @@ package struct KeychainZone: ZoneLocalStore {
         let scope: LocalChange.Scope = current.accessibility.isThisDeviceOnly ? .thisDeviceOnly : .synchronizable
         _ = machine.localChange(LocalChange(
             item: item, scope: scope, content: content, modifiedAt: Self.stamp(current.attributes.modificationDate ?? time, timeBound),
-            basedOn: basedOn))
+            basedOn: basedOn, sentBefore: sentBefore))
         return item
     }
 
@@ -141,13 +145,21 @@ package struct KeychainZone: ZoneLocalStore {
     package mutating func itemsAhead(of state: ZoneSyncState, position: Int64) throws -> Set<ItemID> {
         aheadKeys.removeAll()
         appliedAhead.removeAll()
+        sentBefore.removeAll()
         let tags: [PrimaryKey: [UInt8]]
         if state.cursor == 0 {
             // Only the items still here (a tag stays after a removal); a keychain that never
             // synced has no tags and is not listed.
             let unchanged = try keychain.unchangedRemoteVersions()
             let held = unchanged.isEmpty ? [] : Set(try keychain.synchronizableItems().map(\.key))
-            let kept = unchanged.filter { held.contains($0.key) }
+            var kept = unchanged.filter { held.contains($0.key) }
+            // Pushed and never answered: not a version the server is known to have, so a local
+            // change, but taken as that version (decision 0247).
+            for (key, version) in kept where version.serverVersion == nil {
+                guard let sent = version.sentVersion.flatMap(SentVersionRecord.decode) else { continue }
+                sentBefore[key] = sent
+                kept[key] = nil
+            }
             tags = kept.mapValues(\.tag)
             for (key, version) in kept {
                 guard let server = version.serverVersion, let vector = try? VersionVector(canonicalEncoding: server) else { continue }
@@ -199,6 +211,7 @@ package struct KeychainZone: ZoneLocalStore {
         var pushed: [PrimaryKey: [UInt8]] = [:]
         var replaced: [PrimaryKey: [UInt8]] = [:]
         var serverVersions: [PrimaryKey: [UInt8]] = [:]
+        var sent: [PrimaryKey: RemoteVersionTags.Sent] = [:]
         var problems: [ItemID: String] = [:]
         for effect in apply.effects {
             try Self.refuseSealedAway(effect, committed: apply.committed)
@@ -216,6 +229,7 @@ package struct KeychainZone: ZoneLocalStore {
                 if apply.isServersVersion(version, of: item) { serverVersions[remote.primaryKey] = version.vector.canonicalEncoding }
                 pushed[remote.primaryKey] = nil
                 replaced[remote.primaryKey] = nil
+                sent[remote.primaryKey] = nil
             case .remove(let item):
                 // The state was committed right before the request whose answer removed it.
                 let key = apply.committed.records[item].flatMap { ItemContent.decode($0.version.content)?.primaryKey } ?? aheadKeys[item]
@@ -224,6 +238,7 @@ package struct KeychainZone: ZoneLocalStore {
                 tags[key] = apply.state.records[item]?.seen.canonicalEncoding
                 pushed[key] = nil
                 replaced[key] = nil
+                sent[key] = nil
             case .keepInHistory(let item, let version):
                 guard let loser = ItemContent.decode(version.content) else {
                     problems[item] = "a losing version's content cannot be read"
@@ -234,7 +249,14 @@ package struct KeychainZone: ZoneLocalStore {
                 guard !version.isDeleted, let key = ItemContent.decode(version.content)?.primaryKey else { continue }
                 tags[key] = nil
                 replaced[key] = nil
+                sent[key] = nil
                 pushed[key] = version.vector.canonicalEncoding
+            case .sent(_, let version):
+                guard !version.isDeleted, let key = ItemContent.decode(version.content)?.primaryKey else { continue }
+                tags[key] = nil
+                replaced[key] = nil
+                pushed[key] = nil
+                sent[key] = .init(tag: version.vector.canonicalEncoding, version: SentVersionRecord.encode(version))
             case .writtenOver(let item, let overwritten):
                 // Only while the write is still the local value (a deletion leaves nothing to recover).
                 guard let record = apply.state.records[item], record.isPending, !record.version.isDeleted,
@@ -242,12 +264,14 @@ package struct KeychainZone: ZoneLocalStore {
                 else { continue }
                 tags[key] = nil
                 pushed[key] = nil
+                sent[key] = nil
                 replaced[key] = overwritten.canonicalEncoding
             }
         }
         decoded.removeAll(keepingCapacity: true)
         let outcome = try keychain.applyRemote(
-            changes, basedOnJournal: apply.position, versions: RemoteVersionTags(owner: owner, tags: tags, pushed: pushed, replaced: replaced, serverVersions: serverVersions))
+            changes, basedOnJournal: apply.position, versions: RemoteVersionTags(
+                owner: owner, tags: tags, pushed: pushed, replaced: replaced, serverVersions: serverVersions, sent: sent))
         if case .changedLocally(let keys) = outcome { return .changedLocally(count: keys.count) }
         return .applied(problems: problems)
     }
@@ -260,6 +284,8 @@ package struct KeychainZone: ZoneLocalStore {
         switch effect {
         case .store(_, let version), .keepInHistory(_, let version), .pushed(_, let version): content = version.content
         case .remove(let item), .writtenOver(let item, _): content = committed.records[item]?.version.content
+        // A version sealed away is not pushed; recording one it cannot read is skipped.
+        case .sent: content = nil
         }
         if let content, StateClassLayer.isSealedAway(content) {
             throw SyncClientError(.keychainLocked, "the keychain is locked; a \"when unlocked\" item waits for the unlock")

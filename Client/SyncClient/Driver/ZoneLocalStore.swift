@@ -103,6 +103,10 @@ package struct LocalApply: Sendable {
         /// The server took this version, pushed from here: the local value is that version
         /// unless it was written locally after the position (a store may record so, decision 0175).
         case pushed(ItemID, ItemVersion)
+        /// This version, the local value, is about to be pushed (sent, or sent again): a store may
+        /// record it, so a device back without its sync state pushes it again as that version
+        /// (decision 0247).
+        case sent(ItemID, ItemVersion)
         /// A local write the machine took, on a device that has synced the zone: its value was
         /// written over `overwritten` (all the device had seen of the item). A store may record
         /// it, so that a copy taken again without sync state still overwrites what the user
