@@ -10,7 +10,7 @@ package enum ShippedBreak: String, CaseIterable, Sendable {
     case undoDeletion = "undo-deletion"
     /// The server serves some item with a value no user wrote, under a vector above its own.
     case inventValue = "invent-value"
-    /// The server leaves some items out of the pages it serves (the devices skip those applies).
+    /// The server never serves some items to some devices (the devices skip those applies).
     case skipApply = "skip-apply"
     /// The devices store their local-only items as synchronizable (the flag is ignored).
     case leakLocalOnly = "leak-local-only"

@@ -12,6 +12,11 @@ package enum ShippedMalice: String, CaseIterable, Sendable {
     case forcedResync = "forced-resync"
     /// Leaves statements out, or serves a device's older statement in place of its latest.
     case hideStatements = "hide-statements"
+    /// Serves some devices a copy of the account taken a while into the faults (a fork): each
+    /// group sees only its own writes and statements from then on. When the faults heal it serves
+    /// every device the other copy, so the fork's writes are lost to it, as after a restore from a
+    /// backup that the server does not announce.
+    case fork
 
     /// The malice of seed `seed`: one seed in three has one, in turn.
     package static func of(seed: UInt64) -> ShippedMalice? {

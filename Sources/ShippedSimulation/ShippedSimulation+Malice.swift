@@ -1,13 +1,15 @@
+import Foundation
 import SyncClient
 import SyncCore
 import SyncProtocol
+import SyncServer
 import SyncSimulation
 import SyncTesting
 
 extension ShippedSimulation {
     /// The loopback's tampering for the run's malice (nil: an honest server), acting only while
     /// the faults last, each time with the run's fault chances.
-    func malicious() -> LoopbackZoneServer.Tampering? {
+    func malicious(for index: Int) -> LoopbackZoneServer.Tampering? {
         guard let malice = configuration.malice else { return nil }
         let faulty = faulty, faults = faults, served = servedVersions, statementFaults = statementFaults, earlier = earlierStatements
         let observed = observed
@@ -39,6 +41,9 @@ extension ShippedSimulation {
                 guard hasMore || items.count > 1, acts(50) else { return answer }
                 return .changes(requestID: id, items: Array(items.prefix(items.count / 2)), nextCursor: cursor, hasMore: false, deletionsCollectedAt: collectedAt)
             })
+        case .fork:
+            let forked = forked
+            return .init(fork: { faulty.value ? forked.value.flatMap { $0.group.contains(index) ? $0.storage : nil } : nil })
         case .hideStatements:
             // Drawn from a source of its own: statements are read concurrently with pushes.
             return .init(statements: { statements in
@@ -58,5 +63,26 @@ extension ShippedSimulation {
                 }
             })
         }
+    }
+}
+
+extension ShippedSimulation {
+    /// The storages every change the run makes itself (a device registered or retired, a
+    /// collection) goes to: the server's, and while the faults last its fork (``ShippedMalice/fork``).
+    var storages: [SQLiteStorage] {
+        guard faulty.value, let fork = forked.value else { return [storage] }
+        return [storage, fork.storage]
+    }
+
+    /// Forks the account (``ShippedMalice/fork``): a copy of the server's storage as it is now,
+    /// served from now on to a random proper subset of the devices.
+    mutating func startFork() throws {
+        let directory = URL(fileURLWithPath: self.directory + "/fork")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        _ = try SQLiteStorage.backup(directory: URL(fileURLWithPath: self.directory + "/server"), to: directory.appendingPathComponent(SQLiteStorage.fileName))
+        var group = Set(devices.indices.filter { _ in random.chance(percent: 50) })
+        if group.isEmpty || group.count == devices.count { group = [devices.count - 1] }
+        forked.value = (try SQLiteStorage(directory: directory), group)
+        trace("fork: devices \(group.sorted()) are served the copy")
     }
 }

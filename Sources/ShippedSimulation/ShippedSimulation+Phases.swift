@@ -7,6 +7,7 @@ import SyncCore
 extension ShippedSimulation {
     mutating func runFaultyPhase() async throws {
         for step in 0..<configuration.operations {
+            if step == configuration.operations / 4, configuration.malice == .fork { try startFork() }
             clock.advance(by: Int64(random.number(in: 1...60_000)))
             let index = random.below(devices.count)
             let roll = random.below(100)
@@ -162,8 +163,10 @@ extension ShippedSimulation {
     /// Collects tombstones as the server's schedule would, with the run's inactivity limit.
     mutating func collect() async throws {
         let activeSince = Date(timeIntervalSince1970: Double(clock.now - configuration.inactivityLimit) / 1000)
-        ledger.statistics.purgedTombstones += try await storage.collectGarbage(
-            activeSince: activeSince, now: Date(timeIntervalSince1970: Double(clock.now) / 1000))
+        for storage in storages {
+            ledger.statistics.purgedTombstones += try await storage.collectGarbage(
+                activeSince: activeSince, now: Date(timeIntervalSince1970: Double(clock.now) / 1000))
+        }
         ledger.statistics.collections += 1
     }
 
@@ -173,7 +176,7 @@ extension ShippedSimulation {
         generations[index] += 1
         let (device, retired) = try devices[index].loseStateAndEnrolAgain(generation: generations[index])
         try await register(device)
-        _ = try await storage.revokeDevice(retired, of: account, now: clock.date())
+        for storage in storages { _ = try await storage.revokeDevice(retired, of: account, now: clock.date()) }
         for other in devices { try other.recordLog() }
         ledger.stateLost(device: index)
         ledger.statistics.reEnrolments += 1

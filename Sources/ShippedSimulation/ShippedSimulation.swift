@@ -93,6 +93,8 @@ package struct ShippedSimulation {
     /// the random source of the statements' tampering.
     let earlierStatements = Locked<[DeviceID: StatementMessage]>([:])
     let statementFaults: Locked<SplitMix64>
+    /// The copy of the server's storage a malicious server serves some devices (``ShippedMalice/fork``).
+    let forked = Locked<(storage: SQLiteStorage, group: Set<Int>)?>(nil)
     var ledger = ShippedLedger()
     let directory: String
 
@@ -143,8 +145,11 @@ package struct ShippedSimulation {
     }
 
     func register(_ device: DeviceID) async throws {
-        _ = try await storage.registerDevice(
-            NewDevice(account: account, id: device, name: device.rawValue, tokenHash: Array(device.rawValue.utf8)), maximumDevices: 1_000, now: clock.date())
+        for storage in storages {
+            _ = try await storage.registerDevice(
+                NewDevice(account: account, id: device, name: device.rawValue, tokenHash: Array(device.rawValue.utf8)), maximumDevices: 1_000,
+                now: clock.date())
+        }
     }
 
     /// The loopback of `device` for the keychain or the key-value store, losing requests and
@@ -152,7 +157,7 @@ package struct ShippedSimulation {
     func server(for index: Int, keyValues: Bool = false) -> (DeviceID) -> LoopbackZoneServer {
         let skew = devices[index].skew
         let limits = UploadLimits(maximumItemsPerAccount: 100_000, maximumBytesPerAccount: configuration.maximumBytes)
-        let tampering = configuration.breakRule != nil ? (keyValues ? nil : tampering()) : malicious()
+        let tampering = configuration.breakRule != nil ? (keyValues ? nil : tampering(for: index)) : malicious(for: index)
         let neverHeals = configuration.breakRule == .neverHeal
         let sealer = keyValues ? devices[index].keyValueSealer : sealer
         return { [storage, account, clock, faults, faulty, observed, configuration] device in

@@ -59,6 +59,12 @@ public struct ZoneSyncMachine: Sendable {
     /// gives back what the server no longer lists. Lost on a crash: the restarted pull from the
     /// old cursor is answered the same way.
     var givingBack = false
+    /// Values given back because only a loss explained their absence (decision 0248), until the
+    /// server answers for them; and those it answered it held already (`stale`): it hides them
+    /// rather than lost them, and they are not given back again. Not durable: a new process gives
+    /// each back once more.
+    var givenBack: Set<ItemID> = []
+    var heldButUnlisted: Set<ItemID> = []
     /// Set by the driver for a device without sync state whose local store has synced before
     /// (a lost state file, a re-enrolment): its copies may be of items deleted meanwhile (decision
     /// 0175). Not durable: the driver sets it again at every start.
@@ -182,13 +188,22 @@ public struct ZoneSyncMachine: Sendable {
     ///   while the zone was never pulled.
     /// - Parameter resyncing: Start with a full resync: the device found the state it was served
     ///   short of what another device stated (decision 0203), and reads the whole feed again.
-    public mutating func startSync(reconcilingFirst: Bool = false, resyncing: Bool = false) -> [SyncAction] {
+    /// - Parameter givingBack: With `resyncing`: the server lost data it held for this device (its
+    ///   latest statement is gone: a restore it did not announce, a fork, decision 0248). The
+    ///   resync gives back what the server no longer has, as after an announced restore (0154).
+    public mutating func startSync(reconcilingFirst: Bool = false, resyncing: Bool = false, givingBack: Bool = false) -> [SyncAction] {
         guard phase == .idle else { return [] }
         pushesThisRound = 0
         if reconcilingFirst, isRecovering, state.unansweredBatch == nil, hasPendingChanges {
             return pull(after: 0, mentioned: [])
         }
-        if resyncing, state.unansweredBatch == nil { return pull(after: 0, mentioned: []) }
+        if resyncing, state.unansweredBatch == nil {
+            if givingBack {
+                self.givingBack = true
+                state.latestSequence = 0
+            }
+            return pull(after: 0, mentioned: [])
+        }
         return pushOrPull()
     }
 
@@ -243,6 +258,7 @@ public struct ZoneSyncMachine: Sendable {
         if response.status == .committed {
             for (pushed, result) in zip(batch.items, response.results) where result.item == pushed.item {
                 acknowledge(pushed, at: result.sequence)
+                if givenBack.remove(pushed.item) != nil, result.outcome == .stale { heldButUnlisted.insert(pushed.item) }
             }
             if let latest = response.latestSequence { state.latestSequence = max(state.latestSequence, latest) }
         }

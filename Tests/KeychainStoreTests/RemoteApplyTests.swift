@@ -121,6 +121,6 @@ import Testing
         try keychain.recordHistoryVersion(synced("item", secret: "after"), versionTag: [1])
         #expect(try keychain.historyVersions(of: synced("item").primaryKey).count == 2)
         let userVersion = try DatabaseQueue(path: path).read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") }
-        #expect(userVersion == 5)
+        #expect(userVersion == 6)
     }
 }

@@ -40,6 +40,17 @@ struct ShippedSimulationTests {
         #expect(violations.isEmpty, "seed \(seed): \(violations.prefix(3).map(\.description).joined(separator: "\n"))")
     }
 
+    /// Malicious seeds that showed violations: a server forked between device groups then healed,
+    /// losing one group's acknowledged writes without saying so (0248: 14, 179, 209, 389, 464); a
+    /// replay that must not make a device push back an old value (0248: 485).
+    @Test(arguments: [14, 179, 209, 389, 464, 485] as [UInt64])
+    func maliciousFoundSeeds(seed: UInt64) async throws {
+        var configuration = ShippedSimulation.Configuration(seed: seed, directory: Self.directory)
+        configuration.malice = ShippedMalice.of(seed: seed)
+        let violations = try await ShippedSimulation.run(configuration).violations
+        #expect(violations.isEmpty, "seed \(seed): \(violations.prefix(3).map(\.description).joined(separator: "\n"))")
+    }
+
     /// Found by this simulation (decision 0172): an answer held back that reaches the device
     /// under the ID of the call it answered is ignored by the machine, as it should be. The
     /// machine then still waits for its own answer: the driver resends the request, as after a

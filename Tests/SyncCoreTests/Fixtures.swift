@@ -36,12 +36,15 @@ enum Fixtures {
         PushResponse(batchID: batch, status: .committed, results: results.map { .init(item: $0.0, outcome: $0.1) })
     }
 
+    /// - Parameter collectedAt: When the server last collected deletions (nil: never).
     static func page(
-        epoch: UInt64 = 1, _ number: UInt64, _ items: [(ItemID, UInt64, [ItemVersion])], next: UInt64, hasMore: Bool = false
+        epoch: UInt64 = 1, _ number: UInt64, _ items: [(ItemID, UInt64, [ItemVersion])], next: UInt64, hasMore: Bool = false,
+        collectedAt: Int64? = nil
     ) -> PullResponse<ItemVersion> {
         .changes(
             requestID: RequestID(epoch: epoch, number: number),
-            items: items.map { ChangedItem(item: $0.0, sequence: $0.1, versions: $0.2) }, nextCursor: next, hasMore: hasMore
+            items: items.map { ChangedItem(item: $0.0, sequence: $0.1, versions: $0.2) }, nextCursor: next, hasMore: hasMore,
+            deletionsCollectedAt: collectedAt
         )
     }
 }

@@ -59,7 +59,39 @@ struct ZoneSyncMachineRestoreTests {
         var (machine, _, _, _) = holdingThree()
         _ = machine.startSync()
         #expect(machine.receive(.cursorExpired(requestID: RequestID(epoch: 1, number: 4))) == [F.pull(a, 5, after: 0, full: true)])
-        #expect(machine.receive(F.page(5, [], next: 90)) == [.unlisted(x), .unlisted(y), .synced])
+        // The server collected deletions after every value was written: their deletions may be gone.
+        #expect(machine.receive(F.page(5, [], next: 90, collectedAt: 5_000)) == [.unlisted(x), .unlisted(y), .synced])
         #expect(!machine.hasPendingChanges)
+    }
+
+    /// Decision 0248: a server that collected nothing since the values were written cannot have
+    /// removed their deletions, so it lost them, though it does not say so: they are given back
+    /// (and reported).
+    @Test func whatOnlyALossExplainsIsGivenBackUnannounced() {
+        var (machine, mine, theirs, zDeleted) = holdingThree()
+        _ = machine.startSync()
+        #expect(machine.receive(.cursorExpired(requestID: RequestID(epoch: 1, number: 4))) == [F.pull(a, 5, after: 0, full: true)])
+        // The last collection (more than the clock window of 0108) before any of them was written.
+        #expect(machine.receive(F.page(5, [], next: 90, collectedAt: -100_000)) == [
+            .unlisted(x), .unlisted(y), F.push(a, batch: 2, cursor: 90, [(x, mine), (y, theirs), (z, zDeleted)]),
+        ])
+        // The server answers it held them: it hides them rather than lost them. The next resync
+        // keeps and reports them, and gives nothing back again.
+        _ = machine.receive(F.committed(2, [(x, .stale), (y, .stale), (z, .stale)]))
+        _ = machine.startSync(resyncing: true)
+        let next = machine.receive(F.page(7, [], next: 90, collectedAt: -100_000))
+        #expect(!next.contains { if case .push = $0 { true } else { false } })
+    }
+
+    /// Decision 0248: a device that found its own latest statement gone resyncs giving back, as
+    /// after an announced restore, whatever the server collected.
+    @Test func aResyncGivingBackPushesWhatTheServerNoLongerLists() {
+        var (machine, mine, theirs, zDeleted) = holdingThree()
+        #expect(machine.startSync(resyncing: true, givingBack: true) == [F.pull(a, 4, after: 0, full: true)])
+        guard case .push(let batch)? = machine.receive(F.page(4, [], next: 90, collectedAt: 5_000)).last else {
+            Issue.record("nothing given back")
+            return
+        }
+        #expect(batch.items.map(\.version) == [mine, theirs, zDeleted])
     }
 }

@@ -120,11 +120,11 @@ struct ZoneSyncMachineTranscriptTests {
         #expect(machine.receive(F.committed(2, [(w, .applied), (z, .applied)])) == [F.pull(a, 2, after: 3)])
         #expect(machine.receive(.cursorExpired(requestID: RequestID(epoch: 1, number: 2))) == [F.pull(a, 3, after: 0, full: true)])
         let other = F.write(6, by: b, [b: 4], at: 3_000)
-        #expect(machine.receive(F.page(3, [(q, 90, [other]), (z, 101, [changed[z]!])], next: 101, hasMore: true))
+        #expect(machine.receive(F.page(3, [(q, 90, [other]), (z, 101, [changed[z]!])], next: 101, hasMore: true, collectedAt: 2_500))
             == [.store(q, other), F.pull(a, 4, after: 101, full: true)])
         // Absence is not deletion: the unchanged copies of x and y are kept, not pushed, and
         // reported (decision 0106); z and w survive.
-        #expect(machine.receive(F.page(4, [(w, 102, [changed[w]!])], next: 102)) == [.unlisted(x), .unlisted(y), .synced])
+        #expect(machine.receive(F.page(4, [(w, 102, [changed[w]!])], next: 102, collectedAt: 2_500)) == [.unlisted(x), .unlisted(y), .synced])
         #expect(Set(machine.state.records.keys) == [q, z, w, x, y])
         #expect(machine.state.records[x]?.isPending == false && machine.state.records[y]?.isPending == false)
         #expect(machine.state.cursor == 102)
@@ -189,11 +189,16 @@ struct ZoneSyncMachineTranscriptTests {
         let v2 = machine.state.records[x]!.version
         _ = machine.startSync()
         _ = machine.receive(F.committed(2, [(x, .applied)]))
-        #expect(machine.receive(F.page(2, [(x, 1, [v1])], next: 2)) == [.reject(x, .vectorWentBackwards), .synced])
+        // v2's successor may have been deleted and the deletion collected since: reported only.
+        #expect(machine.receive(F.page(2, [(x, 1, [v1])], next: 2, collectedAt: 2_500)) == [.reject(x, .vectorWentBackwards), .synced])
         _ = machine.startSync()
         let forged = F.write(9, by: b, [a: 7, b: 1], at: 3_000)
         #expect(machine.receive(F.page(3, [(x, 3, [forged])], next: 3)) == [.reject(x, .unknownWriteOfThisDevice), .synced])
         #expect(machine.state.records[x]?.version == v2)
+        // Nothing collected since v2 was written: only a server that lost it explains the older
+        // version, so v2 is reported and given back (decision 0248).
+        _ = machine.startSync()
+        #expect(machine.receive(F.page(4, [(x, 4, [v1])], next: 4)) == [.reject(x, .vectorWentBackwards), F.push(a, batch: 3, cursor: 4, [(x, v2)])])
     }
 
     /// Malicious seed 5 (decision 0235): a server that lists, in place of the version it
@@ -222,7 +227,16 @@ struct ZoneSyncMachineTranscriptTests {
         _ = resyncing.receive(F.page(1, [], next: 4))
         #expect(resyncing.startSync(resyncing: true) == [F.pull(a, 2, after: 0, full: true)])
         let anew = F.write(4, by: c, [c: 9], at: 9_000)
-        #expect(resyncing.receive(F.page(2, [(x, 9, [anew])], next: 9)).contains(.store(x, anew)))
+        var lost = resyncing
+        // Taken, the value kept in history (decision 0248).
+        #expect(resyncing.receive(F.page(2, [(x, 9, [anew])], next: 9, collectedAt: 5_000)) == [
+            .keepInHistory(x, mine), .store(x, anew), .synced,
+        ])
+        // Nothing collected since it was written: the server lost it, and it competes again.
+        let resolved = ItemVersion(vector: VersionVector([a: 2, c: 9]), isDeleted: false, modifiedAt: 9_000, device: c, content: [4], origin: VersionVector([c: 9]))
+        #expect(lost.receive(F.page(2, [(x, 9, [anew])], next: 9)) == [
+            .keepInHistory(x, mine), .store(x, resolved), F.push(a, batch: 2, cursor: 9, [(x, resolved)]),
+        ])
     }
 
     /// Seed 1029 (honest): a deletion this device pushed is collected once every device read it,

@@ -55,19 +55,24 @@ package struct LoopbackZoneServer: ZoneServer {
         package var page: @Sendable ([SyncCore.ChangedItem<SealedVersion>]) -> [SyncCore.ChangedItem<SealedVersion>]
         package var answer: @Sendable (PullRequest, PullResponse<SealedVersion>) -> PullResponse<SealedVersion>
         package var statements: @Sendable ([StatementMessage]) -> [StatementMessage]
+        /// Another storage the server serves this device from instead (a fork of the account);
+        /// nil: the loopback's own.
+        package var fork: @Sendable () -> (any ServerStorage)?
 
         package init(
             upload: @escaping @Sendable (PushBatch<SealedVersion>) -> PushBatch<SealedVersion> = { $0 },
             acknowledgeWithoutStoring: @escaping @Sendable (PushBatch<SealedVersion>) -> Bool = { _ in false },
             page: @escaping @Sendable ([SyncCore.ChangedItem<SealedVersion>]) -> [SyncCore.ChangedItem<SealedVersion>] = { $0 },
             answer: @escaping @Sendable (PullRequest, PullResponse<SealedVersion>) -> PullResponse<SealedVersion> = { $1 },
-            statements: @escaping @Sendable ([StatementMessage]) -> [StatementMessage] = { $0 }
+            statements: @escaping @Sendable ([StatementMessage]) -> [StatementMessage] = { $0 },
+            fork: @escaping @Sendable () -> (any ServerStorage)? = { nil }
         ) {
             self.upload = upload
             self.acknowledgeWithoutStoring = acknowledgeWithoutStoring
             self.page = page
             self.answer = answer
             self.statements = statements
+            self.fork = fork
         }
     }
 
@@ -117,6 +122,8 @@ package struct LoopbackZoneServer: ZoneServer {
     /// answer may be lost).
     package let observe: @Sendable (PushBatch<SealedVersion>, PushResponse) -> Void
     private let inFlight = InFlight()
+    /// The storage this call reaches: the loopback's, or the fork the tampering serves.
+    private var served: any ServerStorage { tampering?.fork() ?? storage }
 
     package init(
         storage: any ServerStorage, account: AccountID, device: DeviceID, zone: ZoneID,
@@ -194,7 +201,7 @@ package struct LoopbackZoneServer: ZoneServer {
                 .init(key: $0.item.rawValue, version: $0.version)
             })
         do {
-            let receipt = try await storage.upload(upload, limits: limits, now: serverNow())
+            let receipt = try await served.upload(upload, limits: limits, now: serverNow())
             let response = PushResponse(
                 batchID: batch.batchID, status: .committed,
                 results: receipt.results.map { PushResponse.ItemResult(item: ItemID($0.id), outcome: $0.outcome, sequence: $0.sequence) },
@@ -226,7 +233,7 @@ package struct LoopbackZoneServer: ZoneServer {
     }
 
     private func page(_ request: PullRequest) async throws -> PullResponse<SealedVersion> {
-        let feed = try await storage.changes(ChangeQuery(
+        let feed = try await served.changes(ChangeQuery(
             account: account, zone: zone.rawValue, after: request.cursor, limit: min(request.limit, pageItems), maximumBytes: pageBytes,
             fullResync: request.isFullResync, device: device, now: serverNow()))
         let answer: PullResponse<SealedVersion>
@@ -252,7 +259,7 @@ package struct LoopbackZoneServer: ZoneServer {
         let delivery = deliver(.acknowledge)
         try fault(.acknowledge, .request)
         let acknowledge = { @Sendable [storage, device, account, zone, serverNow] in
-            try await storage.acknowledge(device: device, of: account, zone: zone.rawValue, through: cursor, now: serverNow())
+            try await served.acknowledge(device: device, of: account, zone: zone.rawValue, through: cursor, now: serverNow())
         }
         if delivery == .lateRequest {
             deliverLater { try? await acknowledge() }
@@ -270,14 +277,14 @@ package struct LoopbackZoneServer: ZoneServer {
     /// the order of draws, and so a seeded run, depend on scheduling. A malicious server changes
     /// them through ``Tampering/statements``.
     package func statements() async throws -> StatementListResponse {
-        let stored = try await storage.statements(zone: zone.rawValue, of: account)
+        let stored = try await served.statements(zone: zone.rawValue, of: account)
         let statements = stored.map { StatementMessage(device: $0.device, statement: Base64Bytes($0.statement)) }
         return StatementListResponse(statements: tampering?.statements(statements) ?? statements)
     }
 
     package func publishStatement(_ statement: [UInt8]) async throws {
         try fault(.publishStatement, .request)
-        try await storage.publishStatement(statement, zone: zone.rawValue, device: device, of: account, now: serverNow())
+        try await served.publishStatement(statement, zone: zone.rawValue, device: device, of: account, now: serverNow())
         try fault(.publishStatement, .answer)
     }
 

@@ -213,6 +213,7 @@ package struct KeychainZone: ZoneLocalStore {
         var serverVersions: [PrimaryKey: [UInt8]] = [:]
         var sent: [PrimaryKey: RemoteVersionTags.Sent] = [:]
         var problems: [ItemID: String] = [:]
+        changes += try heldAheadReplacedUnseen(by: apply)
         for effect in apply.effects {
             try Self.refuseSealedAway(effect, committed: apply.committed)
             switch effect {
@@ -274,6 +275,29 @@ package struct KeychainZone: ZoneLocalStore {
                 owner: owner, tags: tags, pushed: pushed, replaced: replaced, serverVersions: serverVersions, sent: sent))
         if case .changedLocally(let keys) = outcome { return .changedLocally(count: keys.count) }
         return .applied(problems: problems)
+    }
+
+    /// The items held ahead of a state that never pulled, exactly a version the server had, that
+    /// `apply` replaces or removes by a version that never saw it (deleted and collected since,
+    /// or lost by the server, decision 0248): their values kept in history first, as a
+    /// machine keeps a value it had and the server no longer lists.
+    private func heldAheadReplacedUnseen(by apply: LocalApply) throws -> [RemoteChange] {
+        guard !appliedAhead.isEmpty else { return [] }
+        var replaced: [PrimaryKey: VersionVector] = [:]
+        for effect in apply.effects {
+            let item: ItemID, version: ItemVersion?
+            switch effect {
+            case .store(let stored, let new): (item, version) = (stored, new)
+            case .remove(let removed): (item, version) = (removed, apply.state.records[removed]?.version)
+            default: continue
+            }
+            guard let held = appliedAhead[item]?.first, let key = aheadKeys[item], let version, !version.vector.descends(from: held) else { continue }
+            replaced[key] = held
+        }
+        guard !replaced.isEmpty else { return [] }
+        return try keychain.items(withPrimaryKeys: Array(replaced.keys)).compactMap { key, item in
+            replaced[key].map { .keepInHistory(item, versionTag: $0.canonicalEncoding) }
+        }
     }
 
     /// The driver holds every arrival of an item whose state copy is still sealed under its class

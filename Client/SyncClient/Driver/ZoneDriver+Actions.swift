@@ -52,6 +52,7 @@ extension ZoneDriver {
                     throw error
                 }
                 let page = try await fetched
+                if case .feedRestored = page { restoreAnnounced() }
                 let opened = open(page, report: &report)
                 let listed = if case .changes(_, let items, _, _, _) = opened { items.map(\.item) } else { [ItemID]() }
                 if request.isFullResync { touched = nil } else { touched?.formUnion(listed) }
@@ -70,7 +71,9 @@ extension ZoneDriver {
             case .unlisted(let item):
                 logger.warning("a full resync did not list an item; kept", metadata: ["zone": "\(zone)", "item": "\(item)"])
                 problems.append((item, SyncRoundReport.unlistedProblem))
-                report.unlisted += 1
+                // Counted once: a round may read the whole feed twice (an item given back, then
+                // left out again, decision 0248).
+                if unlistedThisRound.insert(item).inserted { report.unlisted += 1 }
             case .reject(let item, let rejection):
                 reject(item, Self.reason(rejecting: rejection), report: &report)
             case .synced:
@@ -159,7 +162,10 @@ extension ZoneDriver {
     /// problem of every item it took.
     private func noteRefusals(of batch: PushBatch<ItemVersion>, response: PushResponse, report: inout SyncRoundReport) {
         let refused = Set(response.refusedItems(of: batch))
-        for pushed in batch.items {
+        // Given back after the server left it out, and answered as held already: the listing
+        // and the answer disagree, and the problem stays (decision 0248).
+        let heldAlready = Set(response.results.filter { $0.outcome == .stale }.map(\.item)).intersection(unlistedThisRound)
+        for pushed in batch.items where !heldAlready.contains(pushed.item) {
             if let refusal = machine.state.records[pushed.item]?.refusal, refused.contains(pushed.item) {
                 logger.warning("pushed version refused; set aside", metadata: ["zone": "\(zone)", "item": "\(pushed.item)", "reason": "\(refusal)"])
                 problems.append((pushed.item, refusal.explanation))

@@ -45,7 +45,9 @@ extension SyncRoundReport {
             total.applied += report.applied
             total.rejected += report.rejected
             total.setAside += report.setAside
-            total.unlisted += report.unlisted
+            // Every full resync reports each item it leaves out: a value given back, then left
+            // out again, is one item (decision 0248).
+            total.unlisted = max(total.unlisted, report.unlisted)
             if report.inStep {
                 total.inStep = true
                 break

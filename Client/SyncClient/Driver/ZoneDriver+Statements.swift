@@ -20,10 +20,29 @@ extension ZoneDriver {
         statementsInFlight = nil
         do {
             witnessed = try witness.witness(zone, served: try await reading.value)
+            if witnessed?.ownStatementLost == true, !readsWholeFeed {
+                // What it held when it took that statement may be lost too: the next round reads
+                // the whole feed again, and gives back what the server lost (decision 0248). Not
+                // thrown here: the round goes on, so what it pushed is committed first.
+                let reason = lostStatementFinding
+                resyncsNextRound = true
+                givesBackNextRound = true
+                standingFinding = reason
+                try database.setAccountStateProblem(reason, zone: zone)
+            }
         } catch let error as SyncClientError where error.code == .untrustedAccountState {
             try database.setAccountStateProblem(error.message, zone: zone)
             throw error
         }
+    }
+
+    /// The server said it went back to a backup (decision 0154): that it lost this device's
+    /// latest statement is explained, and the resync that follows gives back what it lost.
+    func restoreAnnounced() {
+        guard standingFinding != nil, standingFinding == lostStatementFinding else { return }
+        standingFinding = nil
+        resyncsNextRound = false
+        givesBackNextRound = false
     }
 
     /// Ends a read of statements the round did not take (it failed, or ended before a pull):
@@ -65,7 +84,12 @@ extension ZoneDriver {
     /// Skipped while pulled items wait for the unlock or were rejected (the view lacks them), and
     /// after a resync that did not list items this device has (reported already, decision 0106).
     func checkStatements(report: SyncRoundReport) throws -> ZoneStateView? {
-        guard let witness, let witnessed, heldItems.isEmpty, report.rejected.isEmpty, report.unlisted == 0 else { return nil }
+        guard let witness, let witnessed else { return nil }
+        guard heldItems.isEmpty, report.rejected.isEmpty, report.unlisted == 0 else {
+            // Not compared; but a server that lost this device's statement gets a new one, or it
+            // would be found lost again in every round (decision 0248).
+            return witnessed.ownStatementLost ? stateView(hasher: witness.hasher) : nil
+        }
         let view = stateView(hasher: witness.hasher)
         let now = ZoneTransport.milliseconds(witness.now())
         // Only statements of the epoch this device verified the log at: a device that has not
@@ -87,12 +111,18 @@ extension ZoneDriver {
         return view
     }
 
+    /// The finding of a server that no longer holds this device's latest statement.
+    var lostStatementFinding: String {
+        "zone \(zone): the server no longer holds this device's latest statement (a restored backup or a forked history); the whole feed is read again"
+    }
+
     /// Publishes this device's statement of `view` when it says something new (a state changed
-    /// since its last statement, or that one is a day old), and clears the account-state problem.
+    /// since its last statement, or that one is a day old) or the server lost the last one, and
+    /// clears the account-state problem.
     func publishStatement(_ view: ZoneStateView?) async throws {
         guard let witness, let witnessed, let view else { return }
         if standingFinding == nil { try database.setAccountStateProblem(nil, zone: zone) }
-        if let own = witnessed.own?.statement, view.isStated(by: own), let madeAt = own.extent?.madeAt,
+        if !witnessed.ownStatementLost, let own = witnessed.own?.statement, view.isStated(by: own), let madeAt = own.extent?.madeAt,
             ZoneTransport.milliseconds(witness.now()) - madeAt < 24 * 3600 * 1000
         {
             return

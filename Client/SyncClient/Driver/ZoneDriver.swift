@@ -40,6 +40,8 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
     /// Items set aside for a refusal that may pass now, put back to be pushed: their problem is
     /// cleared once the server takes them.
     var retried: Set<ItemID> = []
+    /// The items the round in progress reported as left out of a full resync.
+    var unlistedThisRound: Set<ItemID> = []
     /// The items the local store holds ahead of the committed state (decision 0107).
     var ahead: Set<ItemID> = []
     /// Holds and releases of arrivals the local store could not apply yet, committed with the
@@ -56,6 +58,9 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
     /// Whether the next round reads the whole feed again: a round found the state it was served
     /// short of another device's statement (decision 0203).
     var resyncsNextRound = false
+    /// Whether that resync gives back what the server lost: it no longer holds this device's
+    /// latest statement (decision 0248).
+    var givesBackNextRound = false
     /// Whether the round in progress reads the whole feed again after such a finding.
     var readsWholeFeed = false
     /// A finding the round's full resync did not clear: thrown once the round committed.
@@ -204,11 +209,13 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
         // Never pushed and never pulled: the local items are reconciled before they are pushed.
         let fresh = machine.state.cursor == 0 && machine.state.nextBatchID == 1
         if machine.state.cursor == 0 { machine.returnsWithoutState = try local.hasSyncedBefore() }
-        let starting = machine.startSync(reconcilingFirst: fresh, resyncing: resyncsNextRound)
+        let starting = machine.startSync(reconcilingFirst: fresh, resyncing: resyncsNextRound, givingBack: givesBackNextRound)
         readsWholeFeed = resyncsNextRound && starting.contains { if case .pull(let request) = $0 { request.isFullResync } else { false } }
         // Asked for and not started (a batch was still unanswered): the next round asks again.
         resyncsNextRound = resyncsNextRound && !readsWholeFeed
+        givesBackNextRound = givesBackNextRound && !readsWholeFeed
         standingFinding = nil
+        unlistedThisRound = []
         try await perform(released + starting, report: &report)
         if let standingFinding { throw SyncClientError(.untrustedAccountState, standingFinding) }
         if report.inStep, try local.hasLocalChanges(after: progress.journalSequence, state: machine.state) {

@@ -67,6 +67,10 @@ package struct ZoneWitness: Sendable {
         package var statements: [ZoneStatement]
         /// This device's last statement about the zone, and its hash.
         package var own: (statement: ZoneStatement, hash: [UInt8])?
+        /// Whether the server no longer serves a statement of this device that it took (its
+        /// publish answered): it lost what it held then (a restore it did not announce, a fork),
+        /// or hides it (decision 0248).
+        package var ownStatementLost = false
         /// How old a statement may be and still bind the server (milliseconds): this device's
         /// bound, or the server's inactivity limit when that is shorter, but never under
         /// ``minimumFreshness`` (decision 0231).
@@ -96,7 +100,13 @@ package struct ZoneWitness: Sendable {
         // This device's last statement: the recorded one, or a later one the server holds (the
         // state file was restored from a copy), so a number is never used twice.
         if let key = log.members[device]?.signingKey {
-            let candidates = [recorded[device]?.wire, served.statements.first { $0.device == device }?.statement.bytes]
+            let servedOwn = served.statements.first { $0.device == device }?.statement.bytes
+            if let taken = try database.publishedStatementNumber(zone) {
+                let number = servedOwn.flatMap { try? Self.statement($0, signedWith: key, recorded: recorded[device]) }
+                    .flatMap { $0.isAbout(account: account, zone: zone.rawValue, by: device) ? $0.number : nil }
+                witnessed.ownStatementLost = number ?? 0 < taken
+            }
+            let candidates = [recorded[device]?.wire, servedOwn]
             for wire in candidates.compactMap({ $0 }) {
                 let hash = ZoneStatement.hash(ofSigned: wire)
                 guard let statement = try? Self.statement(wire, signedWith: key, recorded: recorded[device]),
@@ -178,6 +188,7 @@ package struct ZoneWitness: Sendable {
         guard wire.count <= 4 * 1024 else { return }
         try database.recordStatement(wire, number: statement.number, hash: ZoneStatement.hash(ofSigned: wire), zone: zone, device: device)
         try await server.publishStatement(wire)
+        try database.recordPublishedStatement(statement.number, zone: zone)
     }
 
     /// The device log as this device verified it. `sync` and the daemon read the server's log on

@@ -21,6 +21,34 @@ extension ClientStateDatabase {
         }
     }
 
+    /// The number of this device's latest statement about each zone that the server took (its
+    /// publish answered): an honest server serves it, or a later one, from then on (decision 0248).
+    static func registerPublishedStatementMigration(in migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v8-published-statement") { db in
+            try db.execute(sql: "CREATE TABLE published_statement (zone TEXT PRIMARY KEY NOT NULL, number INTEGER NOT NULL)")
+        }
+    }
+
+    /// The number of this device's latest statement about `zone` the server took; nil: none yet.
+    package func publishedStatementNumber(_ zone: ZoneID) throws(SyncClientError) -> UInt64? {
+        try read { db in
+            try Int64.fetchOne(db, sql: "SELECT number FROM published_statement WHERE zone = ?", arguments: [zone.rawValue])
+                .map { UInt64(bitPattern: $0) }
+        }
+    }
+
+    /// Records that the server took this device's statement `number` about `zone`.
+    package func recordPublishedStatement(_ number: UInt64, zone: ZoneID) throws(SyncClientError) {
+        try write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO published_statement (zone, number) VALUES (?, ?)
+                    ON CONFLICT (zone) DO UPDATE SET number = max(number, excluded.number)
+                    """,
+                arguments: [zone.rawValue, Int64(bitPattern: number)])
+        }
+    }
+
     /// One recorded statement: its number, hash and wire form.
     package struct RecordedStatement: Sendable, Equatable {
         package var verified: ZoneStatementCheck.Verified

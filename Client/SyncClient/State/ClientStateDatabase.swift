@@ -103,6 +103,7 @@ package final class ClientStateDatabase: Sendable {
         registerDeletedBaselineMigration(in: &migrator)
         registerMayBeOnServerMigration(in: &migrator)
         registerHeldArrivalKeyMigration(in: &migrator)
+        registerPublishedStatementMigration(in: &migrator)
         return migrator
     }
 
