@@ -35,6 +35,14 @@ extension ZoneSyncMachine {
             {
                 giveBack(item)
             }
+            // A pull from the cursor that leaves out an acknowledged version: an honest server
+            // replaces a version only by one that descends from it, and collects one only after
+            // every active device read it. The server lost or hides it: given back (0248).
+            if rejection == .acknowledgedVersionLeftOut, let record, !record.isPending, !localValueUnknown.contains(item),
+                !heldButUnlisted.contains(item)
+            {
+                giveBack(item)
+            }
             return [.reject(item, rejection)]
         }
         let incoming = ConflictResolution.maximal(versions)

@@ -41,9 +41,9 @@ struct ShippedSimulationTests {
     }
 
     /// Malicious seeds that showed violations: a server forked between device groups then healed,
-    /// losing one group's acknowledged writes without saying so (0248: 14, 179, 209, 389, 464); a
-    /// replay that must not make a device push back an old value (0248: 485).
-    @Test(arguments: [14, 179, 209, 389, 464, 485] as [UInt64])
+    /// losing one group's acknowledged writes without saying so (0248: 14, 29, 179, 209, 389, 419,
+    /// 464); a replay that must not make a device push back an old value (0248: 485).
+    @Test(arguments: [14, 29, 179, 209, 389, 419, 464, 485] as [UInt64])
     func maliciousFoundSeeds(seed: UInt64) async throws {
         var configuration = ShippedSimulation.Configuration(seed: seed, directory: Self.directory)
         configuration.malice = ShippedMalice.of(seed: seed)

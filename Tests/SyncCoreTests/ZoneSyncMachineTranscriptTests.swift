@@ -213,10 +213,12 @@ struct ZoneSyncMachineTranscriptTests {
         #expect(machine.receive(F.committed(1, [(x, .conflictKept)])) == [F.pull(a, 1, after: 0)])
         #expect(machine.receive(F.page(1, [], next: 4)) == [.synced])
         #expect(machine.startSync() == [F.pull(a, 2, after: 4)])
-        #expect(machine.receive(F.page(2, [(x, 5, [older])], next: 5)) == [.reject(x, .acknowledgedVersionLeftOut), .synced])
+        // Refused, and given back: the server lost or hides it (decision 0248).
+        #expect(machine.receive(F.page(2, [(x, 5, [older])], next: 5))
+            == [.reject(x, .acknowledgedVersionLeftOut), F.push(a, batch: 2, cursor: 5, [(x, mine)])])
         #expect(machine.state.records[x]?.version == mine)
-        // Both siblings: the conflict is resolved as usual.
-        #expect(machine.startSync() == [F.pull(a, 3, after: 5)])
+        // It held it (a replay): the round pulls on; both siblings: the conflict is resolved as usual.
+        #expect(machine.receive(F.committed(2, [(x, .stale)])) == [F.pull(a, 3, after: 5)])
         let actions = machine.receive(F.page(3, [(x, 6, [older, mine])], next: 6))
         #expect(!actions.contains { if case .reject = $0 { true } else { false } })
         // A full resync is not held to it: a deletion may have been collected, the item written anew.
