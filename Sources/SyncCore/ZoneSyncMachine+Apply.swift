@@ -27,20 +27,7 @@ extension ZoneSyncMachine {
         let record = state.records[item]
         let coveringBaseline = !resyncing && !held && !givingBack
         if let rejection = validate(versions, of: item, against: record, coveringBaseline: coveringBaseline) {
-            // Older than a version the server had: reported; and given back when only a server
-            // that lost data explains it, not a collection of its successor's deletion (0248).
-            // One that replays answers `stale`.
-            if rejection == .vectorWentBackwards, let record, lostByServer(record, item: item, listing: versions, collectedAt: deletionsCollectedAt)
-                || givingBack && !record.isPending && record.baseline.contains(record.version.vector)
-            {
-                giveBack(item)
-            }
-            // A pull from the cursor that leaves out an acknowledged version: an honest server
-            // replaces a version only by one that descends from it, and collects one only after
-            // every active device read it. The server lost or hides it: given back (0248).
-            if rejection == .acknowledgedVersionLeftOut, let record, !record.isPending, !localValueUnknown.contains(item),
-                !heldButUnlisted.contains(item)
-            {
+            if let record, givesBack(record, of: item, refused: rejection, listing: versions, collectedAt: deletionsCollectedAt) {
                 giveBack(item)
             }
             return [.reject(item, rejection)]
@@ -218,35 +205,6 @@ extension ZoneSyncMachine {
         // edit of that version, not a copy of unknown age.
         guard !listed || record.version.vector.sortedEntries.allSatisfy({ $0.device == state.device }) else { return false }
         return record.version.modifiedAt <= collectedAt &+ ModificationTimeBound.window
-    }
-
-    /// Pushes `item`'s value again, which the server lost (decision 0248).
-    private mutating func giveBack(_ item: ItemID) {
-        state.records[item]?.isPending = true
-        givenBack.insert(item)
-    }
-
-    /// Whether the server lost `record`'s value, which it acknowledged or sent (decision 0248):
-    /// `listing` (the item's versions, none when unlisted) holds neither it nor a version over it,
-    /// and either the server lost data (it said so, or this device found its own statement gone:
-    /// ``givingBack``) or it collected no deletions since the value was written (within the clock
-    /// window of 0108), so no collection can have removed a deletion of it. An honest server
-    /// replaces a version only by one that descends from it; one that lost data (a restore it did
-    /// not announce, one side of a fork) does not.
-    func lostByServer(_ record: ZoneSyncState.Record, item: ItemID, listing: [ItemVersion], collectedAt: Int64?) -> Bool {
-        record.baseline.contains(where: { $0.descends(from: record.version.origin) })
-            && !listing.contains(where: { $0.vector.descends(from: record.version.origin) })
-            && onlyALossExplains(record, item: item, collectedAt: collectedAt)
-    }
-
-    /// Whether only a server that lost data explains that it no longer holds what `record` says
-    /// it had: it said it lost data (a restore, 0154) or lost this device's statement (0248), or
-    /// it collected no deletions since the record's value was written. Never for a pending record
-    /// (pushed anyway) or one the local store may hold ahead of.
-    private func onlyALossExplains(_ record: ZoneSyncState.Record, item: ItemID, collectedAt: Int64?) -> Bool {
-        guard !record.isPending, !localValueUnknown.contains(item), !heldButUnlisted.contains(item) else { return false }
-        guard !givingBack, let collectedAt else { return true }
-        return record.version.modifiedAt > collectedAt &+ ModificationTimeBound.window
     }
 
     /// What a local version made without sync state is, against the server's versions of it.
