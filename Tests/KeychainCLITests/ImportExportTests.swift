@@ -1,6 +1,7 @@
 import Foundation
 import KeychainModel
 import KeychainStore
+import ProcessTesting
 import Testing
 
 /// `keychain import` and `export` on the built binary, with files written here in each format's
@@ -157,16 +158,10 @@ import Testing
 
     @discardableResult
     func run(_ executable: String, _ arguments: [String], environment: [String: String]) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(arguments.prefix(2)) failed")
-        return process.terminationStatus
+        let process = try SpawnedProcess(executable, arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 })
+        let status = process.waitForExit(timeout: .seconds(60))
+        if status == nil { process.signal(SIGKILL) }
+        #expect(status == 0, "\(arguments.prefix(2)) failed")
+        return status ?? -1
     }
 }

@@ -25,19 +25,15 @@ import Testing
         defer { keychain.remove() }
         let password = String(repeating: "p", count: 100_000)  // over 64 KiB, the usual pipe capacity
         try keychain.run(["add-generic-password", "-a", "alice", "-s", "long", "-w", password])
-        let process = Process()
-        process.executableURL = KeychainProcess.binary
-        process.arguments = ["find-generic-password", "-a", "alice", "-s", "long", "-w", "--keychain", keychain.path]
-        process.environment = ["HOME": keychain.directory.path]
         // Close-on-exec: no child another test starts meanwhile can hold the write end open.
         let ends = try OutputPipe.makePipe()
         let writing = FileHandle(fileDescriptor: ends.write, closeOnDealloc: true)
         let reading = FileHandle(fileDescriptor: ends.read, closeOnDealloc: true)
         #expect(fcntl(ends.write, F_SETFL, fcntl(ends.write, F_GETFL) | O_NONBLOCK) == 0)
-        process.standardOutput = writing
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let process = try SpawnedProcess(
+            KeychainProcess.binary.path, ["find-generic-password", "-a", "alice", "-s", "long", "-w", "--keychain", keychain.path],
+            environment: ["HOME": keychain.directory.path], standardOutput: ends.write
+        )
         try writing.close()
         // Read only once the child has filled the pipe (or ended): from then on a write fails
         // with EAGAIN until the pipe drains, which is the case under test.
@@ -49,8 +45,7 @@ import Testing
             usleep(1_000)
         }
         let printed = reading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        #expect(process.waitForExit(timeout: .seconds(60)) == 0)
         #expect(printed.count == password.utf8.count + 1)
     }
 }

@@ -11,11 +11,11 @@ public final class ChildProcess: Sendable {
         public var stdoutBytes: [UInt8]
     }
 
-    private let process: Process
+    private let process: SpawnedProcess
     private let output: OutputPipe
     private let errors: OutputPipe
 
-    public var pid: Int32 { process.processIdentifier }
+    public var pid: Int32 { process.pid }
     public var isRunning: Bool { process.isRunning }
     public var stdout: String { output.text }
     public var stderr: String { errors.text }
@@ -29,23 +29,18 @@ public final class ChildProcess: Sendable {
     public init(
         _ executable: URL, _ arguments: [String], environment: [String: String] = [:], removing: [String] = ChildProcess.developerSettings
     ) throws {
-        process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        var merged = ProcessInfo.processInfo.environment
-        for name in removing { merged.removeValue(forKey: name) }
-        for (key, value) in environment { merged[key] = value }
-        process.environment = merged
-        output = try OutputPipe()
-        errors = try OutputPipe()
-        process.standardOutput = output.writeEnd
-        process.standardError = errors.writeEnd
-        process.standardInput = FileHandle.nullDevice
+        let output = try OutputPipe()
+        let errors = try OutputPipe()
         defer {
             output.childStarted()
             errors.childStarted()
         }
-        try process.run()
+        self.output = output
+        self.errors = errors
+        process = try SpawnedProcess(
+            executable.path, arguments, environment: SpawnedProcess.environment(adding: environment, removing: removing),
+            standardOutput: output.writeEnd.fileDescriptor, standardError: errors.writeEnd.fileDescriptor
+        )
     }
 
     /// Runs a process to its end (at most `timeout`).
@@ -69,7 +64,10 @@ public final class ChildProcess: Sendable {
             child.stop()
             throw ProcessFailure("\(executable.lastPathComponent) did not end within \(timeout)")
         }
-        child.process.waitUntilExit()
+        guard child.process.waitForExit(timeout: .seconds(5)) != nil else {
+            child.stop()
+            throw ProcessFailure("\(executable.lastPathComponent) closed its output but did not end")
+        }
         return child.result
     }
 
@@ -79,7 +77,7 @@ public final class ChildProcess: Sendable {
         while process.isRunning || !output.hasEnded || !errors.hasEnded {
             guard ContinuousClock.now < deadline else {
                 stop()
-                throw ProcessFailure("\(process.executableURL?.lastPathComponent ?? "process") did not end within \(timeout)")
+                throw ProcessFailure("\(process.name) did not end within \(timeout)")
             }
             try await Task.sleep(for: .milliseconds(2))
         }
@@ -88,7 +86,7 @@ public final class ChildProcess: Sendable {
 
     private var result: Result {
         let bytes = output.bytes
-        return Result(status: process.terminationStatus, stdout: String(decoding: bytes, as: UTF8.self), stderr: stderr, stdoutBytes: bytes)
+        return Result(status: process.exitStatus ?? -1, stdout: String(decoding: bytes, as: UTF8.self), stderr: stderr, stdoutBytes: bytes)
     }
 
     /// Waits until stdout contains `text`; fails when the process ends first.
@@ -102,12 +100,11 @@ public final class ChildProcess: Sendable {
     }
 
     public func signal(_ signal: Int32) {
-        if process.isRunning { kill(process.processIdentifier, signal) }
+        process.signal(signal)
     }
 
-    /// Kills the process (SIGKILL) without waiting; Foundation reaps it.
+    /// Kills the process (SIGKILL) without waiting; its reaper collects it.
     public func stop() {
-        guard process.isRunning else { return }
-        kill(process.processIdentifier, SIGKILL)
+        process.signal(SIGKILL)
     }
 }

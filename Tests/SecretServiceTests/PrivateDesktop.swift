@@ -123,7 +123,7 @@ final class RunningProcess: @unchecked Sendable {
         var stderr: String
     }
 
-    let process = Process()
+    let process: SpawnedProcess
     private let outputFile: URL
     private let errorFile: URL
 
@@ -131,21 +131,29 @@ final class RunningProcess: @unchecked Sendable {
         let name = UUID().uuidString
         outputFile = directory.appendingPathComponent("\(name).out")
         errorFile = directory.appendingPathComponent("\(name).err")
-        _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.standardOutput = try FileHandle(forWritingTo: outputFile)
-        process.standardError = try FileHandle(forWritingTo: errorFile)
+        let output = try Self.open(outputFile, O_WRONLY | O_CREAT | O_TRUNC)
+        defer { close(output) }
+        let errors = try Self.open(errorFile, O_WRONLY | O_CREAT | O_TRUNC)
+        defer { close(errors) }
+        var inputFile: Int32?
         if let input {
-            let inputFile = directory.appendingPathComponent("\(name).in")
-            try Data(input.utf8).write(to: inputFile)
-            process.standardInput = try FileHandle(forReadingFrom: inputFile)
-        } else {
-            process.standardInput = FileHandle.nullDevice
+            let path = directory.appendingPathComponent("\(name).in")
+            try Data(input.utf8).write(to: path)
+            inputFile = try Self.open(path, O_RDONLY)
         }
-        try process.run()
+        defer { if let inputFile { close(inputFile) } }
+        process = try SpawnedProcess(
+            executable, arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+            standardInput: inputFile, standardOutput: output, standardError: errors
+        )
+    }
+
+    /// A close-on-exec descriptor of `file` for a child's standard stream (only the child's copy,
+    /// made by the spawn, stays open in it).
+    private static func open(_ file: URL, _ flags: Int32) throws -> Int32 {
+        let descriptor = Glibc.open(file.path, flags | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw ProcessFailure("cannot open \(file.lastPathComponent) (errno \(errno))") }
+        return descriptor
     }
 
     var stdout: String { (try? String(contentsOf: outputFile, encoding: .utf8)) ?? "" }
@@ -172,28 +180,18 @@ final class RunningProcess: @unchecked Sendable {
         let deadline = ContinuousClock.now + timeout
         while process.isRunning {
             guard ContinuousClock.now < deadline else {
-                kill(process.processIdentifier, SIGKILL)
-                throw ProcessFailure("\(process.executableURL?.lastPathComponent ?? "process") did not end within \(timeout)")
+                process.signal(SIGKILL)
+                throw ProcessFailure("\(process.name) did not end within \(timeout)")
             }
             try await Task.sleep(for: .milliseconds(5))
         }
-        return Result(status: process.terminationStatus, stdout: stdout, stderr: stderr)
+        return Result(status: process.exitStatus ?? -1, stdout: stdout, stderr: stderr)
     }
 
     /// `signal` (SIGTERM: a graceful stop), then SIGKILL if it is still there after five seconds.
     func stop(_ signal: Int32 = SIGTERM) {
         guard process.isRunning else { return }
-        let pid = process.processIdentifier
-        kill(pid, signal)
-        let deadline = ContinuousClock.now + .seconds(5)
-        while Self.isAlive(pid) && ContinuousClock.now < deadline { usleep(2_000) }
-        if Self.isAlive(pid) { kill(pid, SIGKILL) }
-    }
-
-    /// Whether `pid` still runs: it exists and is not a zombie waiting to be reaped.
-    private static func isAlive(_ pid: Int32) -> Bool {
-        guard kill(pid, 0) == 0, let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
-        guard let end = stat.lastIndex(of: ")") else { return false }
-        return !stat[end...].dropFirst(2).hasPrefix("Z")
+        process.signal(signal)
+        if process.waitForExit(timeout: .seconds(5)) == nil { process.signal(SIGKILL) }
     }
 }
