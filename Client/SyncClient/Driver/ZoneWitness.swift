@@ -100,20 +100,20 @@ package struct ZoneWitness: Sendable {
         // This device's last statement: the recorded one, or a later one the server holds (the
         // state file was restored from a copy), so a number is never used twice.
         if let key = log.members[device]?.signingKey {
-            let servedOwn = served.statements.first { $0.device == device }?.statement.bytes
-            if let taken = try database.publishedStatementNumber(zone) {
-                let number = servedOwn.flatMap { try? Self.statement($0, signedWith: key, recorded: recorded[device]) }
-                    .flatMap { $0.isAbout(account: account, zone: zone.rawValue, by: device) ? $0.number : nil }
-                witnessed.ownStatementLost = number ?? 0 < taken
+            // Each read (its signature checked unless recorded) once.
+            func own(_ wire: [UInt8]?) -> (wire: [UInt8], statement: ZoneStatement)? {
+                guard let wire, let statement = try? Self.statement(wire, signedWith: key, recorded: recorded[device]),
+                    statement.isAbout(account: account, zone: zone.rawValue, by: device)
+                else { return nil }
+                return (wire, statement)
             }
-            let candidates = [recorded[device]?.wire, servedOwn]
-            for wire in candidates.compactMap({ $0 }) {
-                let hash = ZoneStatement.hash(ofSigned: wire)
-                guard let statement = try? Self.statement(wire, signedWith: key, recorded: recorded[device]),
-                    statement.isAbout(account: account, zone: zone.rawValue, by: device),
-                    statement.number > witnessed.own?.statement.number ?? 0
-                else { continue }
-                witnessed.own = (statement, hash)
+            let servedOwn = own(served.statements.first { $0.device == device }?.statement.bytes)
+            if let taken = try database.publishedStatementNumber(zone) {
+                witnessed.ownStatementLost = servedOwn?.statement.number ?? 0 < taken
+            }
+            for (wire, statement) in [own(recorded[device]?.wire), servedOwn].compactMap({ $0 })
+            where statement.number > witnessed.own?.statement.number ?? 0 {
+                witnessed.own = (statement, ZoneStatement.hash(ofSigned: wire))
             }
         }
         // The latest statement of every current member but this device: the one served, if it
