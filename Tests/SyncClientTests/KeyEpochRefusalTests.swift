@@ -104,6 +104,49 @@ struct KeyEpochRefusalTests {
         }
     }
 
+    /// A server that keeps a revocation from a remaining device (every read of its device log ends
+    /// before the epoch entry) while another current device states the new epoch: the device
+    /// pushes nothing under the old key (which the revoked device holds), says why in one line,
+    /// and `status` shows it. Served the whole log again, it pushes under the new epoch and the
+    /// problem clears (decision 0250).
+    @Test func aDeviceKeptFromANewEpochPushesNothingUnderTheOldKey() async throws {
+        try await withProxiedAccount(["a", "b", "c"], proxied: ["c"]) { account in
+            let (a, b, c) = (account.devices[0], account.devices[1], account.devices[2])
+            try await a.add(service: "before", account: "u", password: "before-secret")
+            for device in [a, b, c] { try await device.sync() }
+            try account.proxy.withholdDeviceLog(from: try await Self.verifiedLog(of: a).entries.count)
+            let revoked = try await a.syncClient(["revoke", try await KeyEpochTests.deviceID(of: b)])
+            #expect(revoked.status == 0, "\(revoked.stderr)")
+            // Its next statement names the epoch it reached, though its items did not change.
+            try await a.sync()
+
+            try await c.add(service: "kept", account: "u", password: "kept-secret")
+            let refused = try await c.syncClient(["sync"])
+            #expect(refused.status != 0)
+            #expect(refused.stderr.contains("states key epoch 2, but the device log the server serves this device ends at epoch 1"), "\(refused.stderr)")
+            #expect(refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
+            #expect(try await c.syncClient(["status"]).stdout.contains("states key epoch 2"))
+            let aKeys = try KeyEpochTests.epochKeys(of: a)
+            func fromC() async throws -> [KeyEpochTests.ServedBlob] {
+                try await KeyEpochTests.servedBlobs(of: a, zone: "keychain").filter {
+                    (try? KeyEpochTests.open($0, zone: "keychain", keys: aKeys).contains(anyOf: ["kept-secret"])) == true
+                }
+            }
+            #expect(try await fromC().isEmpty)
+
+            try account.proxy.stopWithholdingDeviceLog()
+            let synced = try await c.syncClient(["sync"])
+            #expect(synced.status == 0, "\(synced.stderr)")
+            let pushed = try await fromC()
+            #expect(pushed.count == 1 && pushed.allSatisfy { AccountKeys.epoch(ofBlob: $0.blob) == 2 })
+            let bKeys = try KeyEpochTests.epochKeys(of: b)
+            for blob in pushed { #expect(throws: CryptoError.self) { try KeyEpochTests.open(blob, zone: "keychain", keys: bKeys) } }
+            #expect(try await !c.syncClient(["status"]).stdout.contains("states key epoch"))
+            try await a.sync()
+            #expect(try await a.password(service: "kept", account: "u") == "kept-secret")
+        }
+    }
+
     /// Runs `body` with an account whose first device, a, wrote an item ("before") and revoked b:
     /// the account, a, a's device log afterwards (epoch 2) and the position of its epoch entry.
     static func withRevokedAccount(_ body: (ProxiedAccount, TestDevice, DeviceLog, Int) async throws -> Void) async throws {

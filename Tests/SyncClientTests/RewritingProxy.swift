@@ -89,6 +89,17 @@ final class RewritingProxy: Sendable {
         try write(String(entries), to: "shortlog")
     }
 
+    /// Answers every read of the device log as if it ended before entry `index` (the entries from
+    /// it on are left out, `hasMore` false) until ``stopWithholdingDeviceLog()``: a server that
+    /// keeps a revocation from this device.
+    func withholdDeviceLog(from index: Int) throws {
+        try write(String(index), to: "withheldlog")
+    }
+
+    func stopWithholdingDeviceLog() throws {
+        try? FileManager.default.removeItem(at: file("withheldlog"))
+    }
+
     /// Serves `statement` as `device`'s latest statement about `zone` (in place of the server's,
     /// or beside the others when the server has none of the device) until ``stopServingStatement()``.
     func serve(statement: [UInt8], of device: String, zone: String) throws {
@@ -241,6 +252,14 @@ final class RewritingProxy: Sendable {
                         page["entries"] = [entry for entry in page["entries"] if entry["index"] < int(short)]
                         page["hasMore"] = False
                         return self.answer(status, headers, json.dumps(page).encode())
+                withheld = side("withheldlog") if request == "GET /v1/device-log" else None
+                if withheld is not None:
+                    status, headers, data = self.forward()
+                    page = json.loads(data)
+                    if status == 200:
+                        page["entries"] = [entry for entry in page["entries"] if entry["index"] < int(withheld)]
+                        page["hasMore"] = False
+                    return self.answer(status, headers, json.dumps(page).encode())
                 feed = self.command == "GET" and url.path == "/v1/zones/keychain/changes"
                 resync = query.get("resync", ["false"])[0] == "true"
                 current = mode()

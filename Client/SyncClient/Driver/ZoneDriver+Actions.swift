@@ -18,6 +18,7 @@ extension ZoneDriver {
         while let action = actions.popFirst() {
             switch action {
             case .push(let batch):
+                try await refusePushingUnderAnEarlierEpoch()
                 // Recorded before it goes out: a device back without its state pushes it again as
                 // the same versions (decision 0247).
                 effects += batch.items.filter { !$0.version.isDeleted && machine.state.records[$0.item]?.version == $0.version }

@@ -8,6 +8,7 @@ extension ZoneDriver {
     /// before it: the refresh of the key epochs and the pushes. Nothing without a witness.
     func startReadingStatements() {
         witnessed = nil
+        checkedEpochBeforePush = false
         guard witness != nil else { return }
         let server = server
         statementsInFlight = Task { try await server.statements() }
@@ -34,6 +35,21 @@ extension ZoneDriver {
             try database.setAccountStateProblem(error.message, zone: zone)
             throw error
         }
+    }
+
+    /// Before the round's first push: another current member that states a later key epoch than
+    /// this device's log reaches means the server withholds that epoch from this device (or it
+    /// began after this round read the log), and what this device sealed now would be sealed under
+    /// the older key, which a revoked device holds. Recorded as the zone's problem and thrown: the
+    /// round pushes nothing, and the next reads the log again (decision 0250). A read of statements
+    /// that failed is left to ``takeStatements()``.
+    func refusePushingUnderAnEarlierEpoch() async throws {
+        guard !checkedEpochBeforePush, let witness, let reading = statementsInFlight else { return }
+        checkedEpochBeforePush = true
+        guard let served = try? await reading.value, let later = try witness.laterEpoch(zone, served: served) else { return }
+        let reason = later.finding(zone: zone)
+        try database.setAccountStateProblem(reason, zone: zone)
+        throw SyncClientError(.untrustedAccountState, reason)
     }
 
     /// The server said it went back to a backup (decision 0154): that it lost this device's
@@ -117,12 +133,16 @@ extension ZoneDriver {
     }
 
     /// Publishes this device's statement of `view` when it says something new (a state changed
-    /// since its last statement, or that one is a day old) or the server lost the last one, and
+    /// since its last statement, the key epoch moved, or that one is a day old) or the server lost
+    /// the last one, and
     /// clears the account-state problem.
     func publishStatement(_ view: ZoneStateView?) async throws {
         guard let witness, let witnessed, let view else { return }
         if standingFinding == nil { try database.setAccountStateProblem(nil, zone: zone) }
-        if !witnessed.ownStatementLost, let own = witnessed.own?.statement, view.isStated(by: own), let madeAt = own.extent?.madeAt,
+        // A statement of an earlier epoch is replaced at once: it shows the other devices the
+        // epoch this device reached (decision 0250).
+        if !witnessed.ownStatementLost, let own = witnessed.own?.statement, view.isStated(by: own),
+            own.epoch == witnessed.log.epoch ?? VersionSealer.firstEpoch, let madeAt = own.extent?.madeAt,
             ZoneTransport.milliseconds(witness.now()) - madeAt < 24 * 3600 * 1000
         {
             return

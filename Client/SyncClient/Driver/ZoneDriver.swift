@@ -53,6 +53,9 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
     var isInitialSync = false
     /// The statements of the round in progress, read but not yet checked (decision 0190).
     var statementsInFlight: Task<StatementListResponse, any Error>?
+    /// Whether the round in progress checked, before its first push, that no current member
+    /// states a later key epoch than this device's log reaches (decision 0250).
+    var checkedEpochBeforePush = false
     /// The log and statements checked before the first pull of the round in progress.
     var witnessed: ZoneWitness.Witnessed?
     /// Whether the next round reads the whole feed again: a round found the state it was served

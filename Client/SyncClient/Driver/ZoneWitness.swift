@@ -8,9 +8,9 @@ import SyncProtocol
 /// head this device verified, reads and verifies the other devices' latest statements about the
 /// zone, and publishes this device's own. The driver (``ZoneDriver``) decides when.
 package struct ZoneWitness: Sendable {
-    private let database: ClientStateDatabase
-    private let account: String
-    private let device: DeviceID
+    let database: ClientStateDatabase
+    let account: String
+    let device: DeviceID
     private let signingKey: DeviceSigningKey
     /// The account's keys, shared with the session: an epoch learnt during a round counts.
     private let keys: AccountKeys
@@ -194,7 +194,7 @@ package struct ZoneWitness: Sendable {
     /// The device log as this device verified it. `sync` and the daemon read the server's log on
     /// from it once before every round (`AccountAdministration.refreshEpochs`, decision 0179), so
     /// the witness reads no log of its own: one log read per round, whatever the zones.
-    private func recordedLog() throws(SyncClientError) -> DeviceLog {
+    func recordedLog() throws(SyncClientError) -> DeviceLog {
         let entries = try database.verifiedDeviceLog()
         let logKeys = keys.accountKeys.mapValues { DeviceLogKey(accountKey: $0) }
         return try verified.log.withLock { (cached) throws(SyncClientError) -> DeviceLog in
