@@ -110,13 +110,7 @@ struct KeyEpochRefusalTests {
     /// and `status` shows it. Served the whole log again, it pushes under the new epoch and the
     /// problem clears (decision 0250).
     @Test func aDeviceKeptFromANewEpochPushesNothingUnderTheOldKey() async throws {
-        try await withProxiedAccount(["a", "b", "c"], proxied: ["c"]) { account in
-            let (a, b, c) = (account.devices[0], account.devices[1], account.devices[2])
-            try await a.add(service: "before", account: "u", password: "before-secret")
-            for device in [a, b, c] { try await device.sync() }
-            try account.proxy.withholdDeviceLog(from: try await Self.verifiedLog(of: a).entries.count)
-            let revoked = try await a.syncClient(["revoke", try await KeyEpochTests.deviceID(of: b)])
-            #expect(revoked.status == 0, "\(revoked.stderr)")
+        try await Self.withEpochKeptFromC { account, a, b, c in
             // Its next statement names the epoch it reached, though its items did not change.
             try await a.sync()
 
@@ -144,6 +138,46 @@ struct KeyEpochRefusalTests {
             #expect(try await !c.syncClient(["status"]).stdout.contains("states key epoch"))
             try await a.sync()
             #expect(try await a.password(service: "kept", account: "u") == "kept-secret")
+        }
+    }
+
+    /// An item sealed under an epoch this device's log does not show is held, not rejected: the
+    /// server withholds the epoch from c while a writes after the revocation. c's `sync` reads the
+    /// log once more, says in one line that the item waits, applies nothing of it, and `status`
+    /// shows it; served the log again, c applies it (decision 0251). Before, the version was
+    /// rejected as unopenable and the cursor moved past it for good.
+    @Test func anItemSealedUnderAnEpochTheLogDoesNotShowIsHeldUntilItDoes() async throws {
+        try await Self.withEpochKeptFromC { account, a, _, c in
+            try await a.add(service: "after", account: "u", password: "after-secret")
+            try await a.sync()
+
+            let held = try await c.syncClient(["sync"])
+            #expect(held.status != 0)
+            #expect(held.stderr.contains("1 item(s) from other devices are sealed under a key epoch the device log the server serves does not show"), "\(held.stderr)")
+            #expect(held.stderr.split(separator: "\n").count == 1, "\(held.stderr)")
+            #expect(try await c.password(service: "after", account: "u") == nil)
+            let status = try await c.syncClient(["status"]).stdout
+            #expect(status.contains("held until it does") && status.contains("waiting for unlock: 0"), "\(status)")
+
+            try account.proxy.stopWithholdingDeviceLog()
+            let synced = try await c.syncClient(["sync"])
+            #expect(synced.status == 0, "\(synced.stderr)")
+            #expect(try await c.password(service: "after", account: "u") == "after-secret")
+            #expect(try await !c.syncClient(["status"]).stdout.contains("held until it does"))
+        }
+    }
+
+    /// Runs `body` with devices a, b and c synced (a wrote "before"), c behind the proxy, which
+    /// serves c its device log as it ends now, and b then revoked by a (epoch 2).
+    static func withEpochKeptFromC(_ body: (ProxiedAccount, TestDevice, TestDevice, TestDevice) async throws -> Void) async throws {
+        try await withProxiedAccount(["a", "b", "c"], proxied: ["c"]) { account in
+            let (a, b, c) = (account.devices[0], account.devices[1], account.devices[2])
+            try await a.add(service: "before", account: "u", password: "before-secret")
+            for device in [a, b, c] { try await device.sync() }
+            try account.proxy.withholdDeviceLog(from: try await Self.verifiedLog(of: a).entries.count)
+            let revoked = try await a.syncClient(["revoke", try await KeyEpochTests.deviceID(of: b)])
+            #expect(revoked.status == 0, "\(revoked.stderr)")
+            try await body(account, a, b, c)
         }
     }
 

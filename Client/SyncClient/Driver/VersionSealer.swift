@@ -33,6 +33,15 @@ package struct VersionSealer: Sendable {
             envelope, context: context(item: item, vector: version.vector, deleted: version.isDeleted, local: forLocalState, epoch: keys.currentEpoch))
     }
 
+    /// Whether `blob` names a key epoch later than every one held: a version written after a
+    /// revocation this device has not read in the device log yet, which opens once it has
+    /// (decision 0251). A blob of an epoch between held ones, or of none, does not count: no
+    /// later read of the log brings its key.
+    package func namesAnEpochNotHeldYet(_ blob: [UInt8]) -> Bool {
+        guard let epoch = AccountKeys.epoch(ofBlob: blob) else { return false }
+        return epoch > keys.currentEpoch
+    }
+
     /// The sealer with `classLayer` for the state file's copies.
     package func with(classLayer: StateClassLayer?) -> VersionSealer {
         var copy = self

@@ -59,8 +59,11 @@ extension ZoneDriver {
                 if request.isFullResync { touched = nil } else { touched?.formUnion(listed) }
                 actions.append(contentsOf: try answered(machine.receive(opened), resent: &resent))
                 // Listed again: an "unlisted" problem of the item is settled (one set aside
-                // because the server refused it stays while the machine keeps it aside).
-                for item in listed where machine.state.records[item]?.refusal == nil { problems.append((item, nil)) }
+                // because the server refused it stays while the machine keeps it aside, and one
+                // held for a key epoch while it waits).
+                for item in listed where machine.state.records[item]?.refusal == nil && !heldForAnEpoch.contains(item) {
+                    problems.append((item, nil))
+                }
             case .store(let item, let version):
                 effects.append(.store(item, version))
                 applied(item, report: &report)
@@ -140,6 +143,11 @@ extension ZoneDriver {
                 if heldItems.contains(changed.item) { release(changed.item) }
                 opened.append(.init(item: changed.item, sequence: changed.sequence, versions: versions))
             } catch {
+                if waitsForAnEpoch(changed) {
+                    holdForAnEpoch(changed)
+                    opened.append(.init(item: changed.item, sequence: changed.sequence, versions: []))
+                    continue
+                }
                 reject(changed.item, Self.unopenable, report: &report)
             }
         }

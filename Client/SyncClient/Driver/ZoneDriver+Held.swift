@@ -1,9 +1,11 @@
 import SyncCore
 
-/// Arrivals that wait for the unlock (decision 0137): a pulled item the local store cannot write
-/// now (a "when unlocked" keychain item while the keychain is locked) is held, sealed as the
+/// Arrivals that wait (decision 0137): a pulled item the local store cannot write now (a "when
+/// unlocked" keychain item while the keychain is locked), or whose versions are sealed under a key
+/// epoch this device has not read in the device log yet (decision 0251), is held, sealed as the
 /// server sent it, in the state commit that moves the cursor past it; the first round that finds
-/// the store able to write it hands it to the machine, which merges it as if it arrived then.
+/// the store able to write it, and the key held, hands it to the machine, which merges it as if it
+/// arrived then.
 extension ZoneDriver {
     /// Whether the item must wait: one of its live versions, or the local pending version it
     /// would be merged with (a loser goes to history), cannot be written now.
@@ -17,9 +19,27 @@ extension ZoneDriver {
         return candidates.contains { !$0.isDeleted && wait($0.content, for: item) }
     }
 
+    /// Whether `changed` fails to open only because a version names a key epoch later than every
+    /// one held (decision 0251): the next read of the device log brings the key.
+    func waitsForAnEpoch(_ changed: ChangedItem<SealedVersion>) -> Bool {
+        changed.versions.contains { sealer.namesAnEpochNotHeldYet($0.payload) }
+    }
+
+    /// The problem an item held for a key epoch shows in `status` until it is applied.
+    static var waitsForAnEpochProblem: String {
+        "sealed under a key epoch the device log this device was served does not show yet: held until it does"
+    }
+
+    /// Holds `changed` until the device log shows the epoch it names (decision 0251).
+    func holdForAnEpoch(_ changed: ChangedItem<SealedVersion>) {
+        hold(changed)
+        heldForAnEpoch.insert(changed.item)
+        problems.append((changed.item, Self.waitsForAnEpochProblem))
+    }
+
     /// Holds `changed`, replacing an earlier arrival of the item: the later wins.
     func hold(_ changed: ChangedItem<SealedVersion>) {
-        logger.info("pulled item waits for the unlock", metadata: ["zone": "\(zone)", "item": "\(changed.item)"])
+        logger.info("pulled item held", metadata: ["zone": "\(zone)", "item": "\(changed.item)"])
         heldChanges.append(.hold(changed))
         heldItems.insert(changed.item)
     }
@@ -28,6 +48,7 @@ extension ZoneDriver {
     func release(_ item: ItemID) {
         heldChanges.append(.release(item))
         heldItems.remove(item)
+        heldForAnEpoch.remove(item)
     }
 
     /// Whether some held arrival no longer waits; one that no longer opens counts (the next round
@@ -36,7 +57,7 @@ extension ZoneDriver {
         guard !heldItems.isEmpty, let arrivals = try? database.heldArrivals(zone, layer: sealer.classLayer) else { return false }
         let wait = local.unlockWait()
         return arrivals.contains { held in
-            guard let versions = try? openVersions(of: held) else { return true }
+            guard let versions = try? openVersions(of: held) else { return !waitsForAnEpoch(held) }
             return !waitsForUnlock(held.item, versions, wait)
         }
     }
@@ -45,6 +66,7 @@ extension ZoneDriver {
     /// they are released with the round's first commit, after their effects are applied. One
     /// that no longer opens is rejected (a problem) and released.
     func releaseHeld(report: inout SyncRoundReport) throws -> [SyncAction] {
+        heldForAnEpoch = []
         guard !heldItems.isEmpty else { return [] }
         var released: [ChangedItem<ItemVersion>] = []
         let wait = local.unlockWait()
@@ -53,6 +75,10 @@ extension ZoneDriver {
             do {
                 versions = try openVersions(of: held)
             } catch {
+                if waitsForAnEpoch(held) {
+                    heldForAnEpoch.insert(held.item)
+                    continue
+                }
                 reject(held.item, Self.unopenable, report: &report)
                 release(held.item)
                 continue

@@ -49,6 +49,8 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
     var heldChanges: [ClientStateDatabase.HeldChange] = []
     /// The items with a held arrival, the uncommitted changes included.
     var heldItems: Set<ItemID> = []
+    /// Those of them held for a key epoch not read yet (decision 0251), as the round found them.
+    var heldForAnEpoch: Set<ItemID> = []
     /// Whether the round in progress is the zone's first.
     var isInitialSync = false
     /// The statements of the round in progress, read but not yet checked (decision 0190).
@@ -134,7 +136,10 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
     package var hasPendingChanges: Bool { machine.hasPendingChanges }
 
     /// How many pulled items wait for the unlock (decision 0137).
-    package var waitingForUnlock: Int { heldItems.count }
+    package var waitingForUnlock: Int { heldItems.subtracting(heldForAnEpoch).count }
+    /// Pulled items held because they are sealed under a key epoch this device has not read in
+    /// the device log yet (decision 0251).
+    package var waitingForAnEpoch: Int { heldForAnEpoch.intersection(heldItems).count }
 
     /// How many local changes wait for the unlock before they are pushed (decision 0237).
     package var pushesWaitingForUnlock: Int { machine.waitingForUnlock.count }
@@ -151,7 +156,8 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
     }
 
     /// Runs rounds until the zone is in step with the server, at most `maximumRounds`;
-    /// `prepare` runs in the first, before anything is taken or pushed (``round(prepare:)``).
+    /// `prepare` runs in the first, before anything is taken or pushed (``round(prepare:)``), and
+    /// once more when arrivals wait for a key epoch.
     ///
     /// - Throws: ``SyncClientError`` `rejectedVersions` when some pulled versions were rejected,
     ///   `notInStep` when the rounds ran out, or the I/O error that stopped a round.
@@ -160,10 +166,20 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
         maximumRounds: Int = 100, prepare: (@Sendable () async throws -> Void)? = nil
     ) async throws -> SyncRoundReport {
         let subject = zone == .keychain ? "" : "zone \(zone): "
-        var prepare = prepare
+        var next = prepare
+        var readsAgain = prepare != nil
         return try await .summingRounds(maximumRounds: maximumRounds, subject: subject) {
-            defer { prepare = nil }
-            return try await round(prepare: prepare)
+            var report = try await round(prepare: next)
+            next = nil
+            // Arrivals sealed under a key epoch that the log read before did not show: a
+            // revocation that landed since, or a server that withholds it. The log is read once
+            // more, and the round after takes them if it shows the epoch (decision 0251).
+            if report.inStep, readsAgain, waitingForAnEpoch > 0 {
+                readsAgain = false
+                next = prepare
+                report.inStep = false
+            }
+            return report
         }
     }
 

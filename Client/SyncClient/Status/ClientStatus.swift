@@ -41,7 +41,9 @@ package struct ClientStatus: Sendable, Codable, Equatable {
         return ClientStatus(
             account: enrolment.account, server: enrolment.server, pin: enrolment.pin, device: enrolment.device.rawValue,
             deviceName: enrolment.deviceName, lastSync: summary.lastSync, pendingChanges: summary.pending + untaken,
-            problems: problems, waitingForUnlock: try database.heldCount(.keychain),
+            // An arrival held for a key epoch (decision 0251) shows as its item's problem instead.
+            problems: problems,
+            waitingForUnlock: max(0, try database.heldCount(.keychain) - problems.count { $0.reason == ZoneDriver<KeychainZone>.waitsForAnEpochProblem }),
             keyValueStores: try KeyValueStoreStatus.readAll(keychainPath: keychainPath, state: database, enrolment: enrolment, keychain: keychain),
             keyValueDirectoryProblems: try database.problems(zone: StoreDirectory.zone))
     }
