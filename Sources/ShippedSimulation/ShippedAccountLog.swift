@@ -5,36 +5,79 @@ import SyncCore
 
 /// The run's device log (decision 0203): every device, and every new ID a device enrols under
 /// after losing its state, joins it with identity keys of its own, as a password enrolment does
-/// (an entry bound to the account key). Devices record it as `sync` does after reading the log,
-/// so their witnesses check each other's statements.
+/// (an entry bound to the account key of the current epoch). Devices record it as `sync` does
+/// after reading the log, so their witnesses check each other's statements; a revocation by
+/// another device starts a new key epoch (decision 0252), whose key a device learns when the
+/// part of the log it records holds the epoch's entry (the run stands in for opening its wrap).
 final class ShippedAccountLog: Sendable {
-    private let log: Mutex<DeviceLog>
-    private let accountKey: AccountKey
-    private let logKeys: [UInt32: DeviceLogKey]
+    private struct State {
+        var log: DeviceLog
+        /// Every epoch's account key, and its log key.
+        var keys: [UInt32: AccountKey]
+        var logKeys: [UInt32: DeviceLogKey]
+    }
+
+    private let state: Mutex<State>
 
     init(account: String, accountKey: AccountKey) {
-        log = Mutex(DeviceLog(account: account))
-        self.accountKey = accountKey
-        logKeys = [VersionSealer.firstEpoch: DeviceLogKey(accountKey: accountKey)]
+        state = Mutex(State(
+            log: DeviceLog(account: account), keys: [VersionSealer.firstEpoch: accountKey],
+            logKeys: [VersionSealer.firstEpoch: DeviceLogKey(accountKey: accountKey)]))
     }
 
     /// Adds `device` with new identity keys, and returns them.
     func join(_ device: DeviceID) throws -> DeviceIdentity {
         let identity = try DeviceIdentity.generate()
-        try log.withLock { log in
-            try log.append(try log.joining(device, identity: identity, epochKeys: [VersionSealer.firstEpoch: accountKey]), logKeys: logKeys)
+        try state.withLock { state in
+            try state.log.append(try state.log.joining(device, identity: identity, epochKeys: state.keys), logKeys: state.logKeys)
         }
         return identity
     }
 
     /// `device` signs its own revocation with `identity`, as a keychain enrolled again retires
-    /// the enrolment it had (decision 0241).
+    /// the enrolment it had (decision 0241): no new epoch (0176).
     func retire(_ device: DeviceID, identity: DeviceIdentity) throws {
-        try log.withLock { log in
-            try log.append(try log.revoking(device, by: device, identity: identity), logKeys: logKeys)
+        try revoke(device, by: device, identity: identity)
+    }
+
+    /// `signer` revokes `device`, signing with `identity`.
+    func revoke(_ device: DeviceID, by signer: DeviceID, identity: DeviceIdentity) throws {
+        try state.withLock { state in
+            try state.log.append(try state.log.revoking(device, by: signer, identity: identity), logKeys: state.logKeys)
+        }
+    }
+
+    /// `signer` starts the next epoch with `key`, sealed to every current member, as `revoke`
+    /// does after a revocation (decision 0176); returns the new epoch.
+    func startEpoch(with key: AccountKey, by signer: DeviceID, identity: DeviceIdentity) throws -> UInt32 {
+        try state.withLock { state in
+            let current = state.log.epoch ?? VersionSealer.firstEpoch
+            let recipients = state.log.currentMembers.sorted { $0.key < $1.key }.map { (device: $0.key.rawValue, agreementKey: $0.value.agreementKey) }
+            let entry = try state.log.startingEpoch(with: key, current: state.keys[current]!, recipients: recipients, by: signer, identity: identity)
+            state.keys[current + 1] = key
+            state.logKeys[current + 1] = DeviceLogKey(accountKey: key)
+            try state.log.append(entry, logKeys: state.logKeys)
+            return current + 1
         }
     }
 
     /// The log's entries.
-    var entries: [[UInt8]] { log.withLock { $0.entries } }
+    var entries: [[UInt8]] { state.withLock { $0.log.entries } }
+
+    /// The account keys of the epochs that the first `count` entries hold.
+    func keys(inFirst count: Int) -> [UInt32: AccountKey] {
+        state.withLock { state in
+            let epochs = state.log.entries.prefix(count).filter { DeviceLogEntry(unverifiedWire: $0)?.kind == .epoch }.count
+            return state.keys.filter { $0.key <= VersionSealer.firstEpoch + UInt32(epochs) }
+        }
+    }
+
+    /// The devices current in the log's first `count` entries: those a device that recorded only
+    /// them takes statements from.
+    func currentMembers(inFirst count: Int) throws -> Set<DeviceID> {
+        let (account, entries, logKeys) = state.withLock { ($0.log.account, Array($0.log.entries.prefix(count)), $0.logKeys) }
+        var log = DeviceLog(account: account)
+        for entry in entries { try log.append(entry, logKeys: logKeys) }
+        return Set(log.currentMembers.keys)
+    }
 }

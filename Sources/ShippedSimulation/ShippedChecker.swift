@@ -15,6 +15,7 @@ struct ShippedChecker {
         var found = ledger.incidents.map { ShippedViolation(property: .settles, message: $0) }
         func violation(_ property: ShippedProperty, _ message: String) { found.append(.init(property: property, message: message)) }
         if observed.unreadable > 0 { violation(.versionsOpen, "the server received \(observed.unreadable) version(s) that do not open") }
+        for sealed in observed.sealedUnderAnOlderEpoch.prefix(3) { violation(.newestShownEpoch, sealed) }
         var live: [String: [UInt8]]?
         var history: Set<[UInt8]> = []
         // Per device, its values less what it set aside or kept and reported (those items are

@@ -37,8 +37,12 @@ final class ShippedDevice: Sendable {
     let keyValues: KeyValueDatabase
     let settings: KeyValueStore
     let keyValueSealer: VersionSealer
+    /// The device's keyring: the epochs of the log it recorded (decision 0252).
     private let keys: AccountKeys
     private let log: ShippedAccountLog
+    /// How many of the log's entries the server serves the device (nil: all): a malicious server
+    /// keeps a new epoch from it (``ShippedMalice/staleEpoch``).
+    let logServed = Locked<Int?>(nil)
     /// The device's clock minus the run's, in milliseconds.
     let skew = Locked<Int64>(0)
     /// The device's clock.
@@ -51,13 +55,13 @@ final class ShippedDevice: Sendable {
     private let inactivityLimit: Int64
 
     init(
-        index: Int, directory: String, keys: AccountKeys, sealer: VersionSealer, log: ShippedAccountLog, inactivityLimit: Int64,
+        index: Int, directory: String, accountKey: AccountKey, log: ShippedAccountLog, inactivityLimit: Int64,
         clock: SimulatedClock
     ) throws {
         self.index = index
         self.inactivityLimit = inactivityLimit
-        self.sealer = sealer
-        self.keys = keys
+        keys = AccountKeys(accountKey: accountKey)
+        sealer = VersionSealer(keys: keys, account: ShippedSimulation.accountName, zone: .keychain)
         self.log = log
         keychainPath = directory + "/device-\(index)/keychain.db"
         var configuration = Keychain.Configuration()
@@ -80,15 +84,33 @@ final class ShippedDevice: Sendable {
     private func database() throws -> ClientStateDatabase {
         if let database = process.withLock({ $0.database }) { return database }
         let database = try ClientStateDatabase(keychainPath: keychainPath, create: true)
-        try database.saveVerifiedDeviceLog(log.entries)
+        try save(servedLog(), in: database)
         process.withLock { $0.database = database }
         return database
     }
 
-    /// Records the log's new entries, as `sync` does before its rounds once it read them.
+    /// Records the log's new entries the server serves, as `sync` does before its rounds once it
+    /// read them.
     func recordLog() throws {
-        try process.withLock { $0.database }?.saveVerifiedDeviceLog(log.entries)
+        guard let database = process.withLock({ $0.database }) else { return }
+        try save(servedLog(), in: database)
     }
+
+    /// The entries of the log the server serves the device.
+    private func servedLog() -> [[UInt8]] {
+        let entries = log.entries
+        return logServed.value.map { Array(entries.prefix($0)) } ?? entries
+    }
+
+    /// Records `entries` and learns the keys of the epochs they hold (the device opens the wraps
+    /// sealed to it, as `sync` does, decision 0179).
+    private func save(_ entries: [[UInt8]], in database: ClientStateDatabase) throws {
+        try database.saveVerifiedDeviceLog(entries)
+        for (epoch, key) in log.keys(inFirst: entries.count) where keys.accountKey(epoch: epoch) == nil { keys.learn(key, epoch: epoch) }
+    }
+
+    /// The device's ID and identity keys.
+    var identity: (device: DeviceID, identity: DeviceIdentity) { process.withLock { ($0.device, $0.identity) } }
 
     /// The witness of the device's zones: its statements signed with its identity, on the
     /// server's clock (as `sync` makes it, decision 0239), one per process as a session's.
@@ -148,13 +170,23 @@ final class ShippedDevice: Sendable {
     /// The new ID joins the log, then the earlier one, whose identity keys the keychain kept,
     /// signs its own revocation (`enroll`, decision 0241); returns both IDs.
     func loseStateAndEnrolAgain(generation: Int) throws -> (device: DeviceID, retired: DeviceID) {
-        try ClientStateDatabase.removeFiles(forKeychain: keychainPath)
         let earlier = process.withLock { ($0.device, $0.identity) }
+        let device = try enrolAgain(generation: generation)
+        try log.retire(earlier.0, identity: earlier.1)
+        return (device, earlier.0)
+    }
+
+    /// Loses the sync state file and enrols again under a new ID, with the password: the device
+    /// joins in the current epoch, whose key the password's wrap gives it, and reads the whole
+    /// log. Returns the new ID.
+    func enrolAgain(generation: Int) throws -> DeviceID {
+        try ClientStateDatabase.removeFiles(forKeychain: keychainPath)
         let device = DeviceID("device-\(index)-\(generation)")!
         let identity = try log.join(device)
-        try log.retire(earlier.0, identity: earlier.1)
+        logServed.value = nil
+        for (epoch, key) in log.keys(inFirst: .max) where keys.accountKey(epoch: epoch) == nil { keys.learn(key, epoch: epoch) }
         process.withLock { $0 = Process(device: device, identity: identity) }
-        return (device, earlier.0)
+        return device
     }
 
     /// The store's values, as the run writes them (strings), by key.

@@ -1,3 +1,4 @@
+import KeychainCrypto
 import SyncClient
 import SyncCore
 import SyncTesting
@@ -36,6 +37,18 @@ struct ShippedLedger {
         var refused: [ItemRefusal: Int] = [:]
         /// Batches of more than one version refused as too large, naming no item.
         var batchesTooLarge = 0
+
+        /// Versions a device sent sealed under an older key epoch than one a current member's
+        /// statement it was served named (decision 0250), as "device: epoch < shown".
+        var sealedUnderAnOlderEpoch: [String] = []
+
+        /// Records the versions of `batch` sealed under an epoch older than `shown`.
+        mutating func recordEpochs(of batch: PushBatch<SealedVersion>, shown: UInt32, device: Int) {
+            for pushed in batch.items {
+                guard let epoch = AccountKeys.epoch(ofBlob: pushed.version.payload), epoch < shown else { continue }
+                sealedUnderAnOlderEpoch.append("device \(device) sealed a version under epoch \(epoch), after a statement of epoch \(shown)")
+            }
+        }
 
         mutating func record(_ delivery: LoopbackZoneServer.Delivery, of call: LoopbackZoneServer.Call) {
             switch delivery {
@@ -144,6 +157,8 @@ package struct ShippedStatistics: Sendable {
     package var crashes = 0
     package var crashesBetweenCommits = 0
     package var reEnrolments = 0
+    /// Revocations by another device, each starting a key epoch (decision 0252).
+    package var revocations = 0
     package var collections = 0
     package var purgedTombstones = 0
     package var clockJumps = 0
@@ -199,6 +214,7 @@ package struct ShippedStatistics: Sendable {
         crashes += other.crashes
         crashesBetweenCommits += other.crashesBetweenCommits
         reEnrolments += other.reEnrolments
+        revocations += other.revocations
         collections += other.collections
         purgedTombstones += other.purgedTombstones
         clockJumps += other.clockJumps

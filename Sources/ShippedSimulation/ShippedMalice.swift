@@ -17,6 +17,11 @@ package enum ShippedMalice: String, CaseIterable, Sendable {
     /// every device the other copy, so the fork's writes are lost to it, as after a restore from a
     /// backup that the server does not announce.
     case fork
+    /// A quarter into the faults one device revokes another (which enrols again at once, its
+    /// keychain keeping its items) and starts a new key epoch; the server serves every other
+    /// device its device log as it was before the revocation until the faults heal, so they keep
+    /// the old key, which the revoked device holds (decision 0252).
+    case staleEpoch = "stale-epoch"
 
     /// The malice of seed `seed`: one seed in three has one, in turn.
     package static func of(seed: UInt64) -> ShippedMalice? {

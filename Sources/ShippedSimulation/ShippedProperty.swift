@@ -14,6 +14,10 @@ package enum ShippedProperty: String, Sendable {
     case versionsOpen = "versions-open"
     /// Once the faults heal, the devices sync without failing until a pass changes nothing.
     case settles
+    /// No device sends a version sealed under an older key epoch than one a current member's
+    /// statement it was served names (decision 0250): a server that keeps a revocation from it
+    /// gets nothing the revoked device could open once another device has shown the epoch.
+    case newestShownEpoch = "newest-shown-epoch"
 }
 
 /// One thing the checker found wrong.

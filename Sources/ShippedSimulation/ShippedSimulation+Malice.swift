@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 import SyncClient
 import SyncCore
 import SyncProtocol
@@ -44,6 +45,18 @@ extension ShippedSimulation {
         case .fork:
             let forked = forked
             return .init(fork: { faulty.value ? forked.value.flatMap { $0.group.contains(index) ? $0.storage : nil } : nil })
+        case .staleEpoch:
+            // The log is kept from the devices by ``revokeKeepingTheEpochFromOthers()``; the
+            // statements go through, and what they show each device is noted for the checker.
+            let log = log, served = devices[index].logServed, shown = shownEpochs
+            return .init(statements: { statements in
+                let members = (try? log.currentMembers(inFirst: served.value ?? .max)) ?? []
+                let named = statements.compactMap { message in
+                    members.contains(message.device) ? (try? ZoneStatement(readingVerified: message.statement.bytes))?.epoch : nil
+                }
+                if let latest = named.max() { shown.withLock { $0[index] = max($0[index] ?? VersionSealer.firstEpoch, latest) } }
+                return statements
+            })
         case .hideStatements:
             // Drawn from a source of its own: statements are read concurrently with pushes.
             return .init(statements: { statements in
@@ -84,5 +97,28 @@ extension ShippedSimulation {
         if group.isEmpty || group.count == devices.count { group = [devices.count - 1] }
         forked.value = (try SQLiteStorage(directory: directory), group)
         trace("fork: devices \(group.sorted()) are served the copy")
+    }
+
+    /// One device revokes another, which enrols again at once under a new ID (its keychain keeps
+    /// its items), and starts a new key epoch; the server keeps the log from before the
+    /// revocation for every other device until the faults heal (``ShippedMalice/staleEpoch``).
+    mutating func revokeKeepingTheEpochFromOthers() async throws {
+        let revoker = random.below(devices.count)
+        let revoked = (revoker + 1 + random.below(devices.count - 1)) % devices.count
+        let before = log.entries.count
+        let (signer, identity) = devices[revoker].identity
+        let retired = devices[revoked].device
+        try log.revoke(retired, by: signer, identity: identity)
+        let key = try AccountKey(rawRepresentation: (0..<4).flatMap { _ in withUnsafeBytes(of: random.next().littleEndian, Array.init) })
+        let epoch = try log.startEpoch(with: key, by: signer, identity: identity)
+        keys.learn(key, epoch: epoch)
+        for storage in storages { _ = try await storage.revokeDevice(retired, of: account, now: clock.date()) }
+        generations[revoked] += 1
+        try await register(try devices[revoked].enrolAgain(generation: generations[revoked]))
+        ledger.stateLost(device: revoked)
+        for index in devices.indices where index != revoker && index != revoked { devices[index].logServed.value = before }
+        for device in devices { try device.recordLog() }
+        ledger.statistics.revocations += 1
+        trace("device \(revoker) revokes device \(revoked), epoch \(epoch); the others are served the log without it")
     }
 }

@@ -8,6 +8,7 @@ extension ShippedSimulation {
     mutating func runFaultyPhase() async throws {
         for step in 0..<configuration.operations {
             if step == configuration.operations / 4, configuration.malice == .fork { try startFork() }
+            if step == configuration.operations / 4, configuration.malice == .staleEpoch { try await revokeKeepingTheEpochFromOthers() }
             clock.advance(by: Int64(random.number(in: 1...60_000)))
             let index = random.below(devices.count)
             let roll = random.below(100)
@@ -130,6 +131,8 @@ extension ShippedSimulation {
     /// as "sync failed, retrying".
     mutating func sync(_ index: Int) async throws {
         guard online[index] else { return }
+        // As `sync` does before its rounds: the log's new entries, and the epochs they bring.
+        try devices[index].recordLog()
         let driver = try devices[index].driver(server: server(for: index))
         let keyValueDriver = try devices[index].keyValueDriver(server: server(for: index, keyValues: true))
         for round in [{ try await driver.round() }, { try await keyValueDriver.round() }] {
@@ -147,6 +150,7 @@ extension ShippedSimulation {
     /// A round whose process dies right after a keychain apply, before the state commit (B4).
     mutating func syncCrashingBetweenCommits(_ index: Int) async throws {
         guard online[index] else { return }
+        try devices[index].recordLog()
         let driver = try devices[index].driver(server: server(for: index))
         struct Crash: Error {}
         await driver.setApplyHooks(after: { throw Crash() })
@@ -227,6 +231,7 @@ extension ShippedSimulation {
     mutating func heal() async throws -> Bool {
         online = online.map { _ in true }
         faulty.value = false
+        for device in devices { device.logServed.value = nil }
         var findings: [Int: String] = [:]
         for _ in 0..<8 {
             var changed = 0
@@ -234,6 +239,7 @@ extension ShippedSimulation {
             for index in devices.indices {
                 let driver = try devices[index].driver(server: server(for: index))
                 let keyValueDriver = try devices[index].keyValueDriver(server: server(for: index, keyValues: true))
+                try devices[index].recordLog()
                 for (zone, sync) in [("", { try await driver.syncUntilInStep(maximumRounds: 40) }), (" (key-value store)", { try await keyValueDriver.syncUntilInStep(maximumRounds: 40) })] {
                     for attempt in 1...2 {
                         do {

@@ -79,8 +79,14 @@ package struct ShippedSimulation {
     let clock = SimulatedClock()
     let storage: SQLiteStorage
     let account: AccountID
+    /// Every epoch's key, for the run's own reading of what the server received (each device has
+    /// its own keyring, decision 0252), and the sealer over it.
     let keys: AccountKeys
     let sealer: VersionSealer
+    let log: ShippedAccountLog
+    /// The latest key epoch a current member's statement named, among the statements the server
+    /// served each device (by index), as that device's recorded log judges current members.
+    let shownEpochs = Locked<[Int: UInt32]>([:])
     var devices: [ShippedDevice] = []
     var online: [Bool]
     var generations: [Int]
@@ -134,11 +140,12 @@ package struct ShippedSimulation {
         let accountKey = try AccountKey(rawRepresentation: (0..<4).flatMap { _ in withUnsafeBytes(of: keyBytes.next().littleEndian, Array.init) })
         keys = AccountKeys(accountKey: accountKey)
         sealer = VersionSealer(keys: keys, account: Self.accountName, zone: .keychain)
-        let log = ShippedAccountLog(account: Self.accountName, accountKey: accountKey)
+        log = ShippedAccountLog(account: Self.accountName, accountKey: accountKey)
         online = Array(repeating: true, count: configuration.devices)
         generations = Array(repeating: 0, count: configuration.devices)
         for index in 0..<configuration.devices {
-            let device = try ShippedDevice(index: index, directory: directory, keys: keys, sealer: sealer, log: log, inactivityLimit: configuration.inactivityLimit, clock: clock)
+            let device = try ShippedDevice(
+                index: index, directory: directory, accountKey: accountKey, log: log, inactivityLimit: configuration.inactivityLimit, clock: clock)
             devices.append(device)
             try await register(device.device)
         }
@@ -160,6 +167,7 @@ package struct ShippedSimulation {
         let tampering = configuration.breakRule != nil ? (keyValues ? nil : tampering(for: index)) : malicious(for: index)
         let neverHeals = configuration.breakRule == .neverHeal
         let sealer = keyValues ? devices[index].keyValueSealer : sealer
+        let shownEpochs = shownEpochs
         return { [storage, account, clock, faults, faulty, observed, configuration] device in
             LoopbackZoneServer(
                 storage: storage, account: account, device: device, zone: sealer.zone, limits: limits,
@@ -190,7 +198,11 @@ package struct ShippedSimulation {
                 },
                 tampering: tampering,
                 observe: { batch, response in
-                    observed.withLock { $0.record(batch, response: response, sealer: sealer, keyValues: keyValues) }
+                    let shown = shownEpochs.withLock { $0[index] } ?? VersionSealer.firstEpoch
+                    observed.withLock {
+                        $0.record(batch, response: response, sealer: sealer, keyValues: keyValues)
+                        $0.recordEpochs(of: batch, shown: shown, device: index)
+                    }
                 })
         }
     }

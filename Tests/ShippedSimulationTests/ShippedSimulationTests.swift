@@ -43,10 +43,13 @@ struct ShippedSimulationTests {
     /// Malicious seeds that showed violations: a server forked between device groups then healed,
     /// losing one group's acknowledged writes without saying so (0248: 14, 29, 179, 209, 389, 419,
     /// 464); a replay that must not make a device push back an old value (0248: 485).
-    @Test(arguments: [14, 29, 179, 209, 389, 419, 464, 485] as [UInt64])
-    func maliciousFoundSeeds(seed: UInt64) async throws {
+    /// Each with the malice it was found under (the kinds rotate over the seeds, decision 0252).
+    @Test(arguments: [
+        (14, .fork), (29, .fork), (179, .fork), (209, .fork), (389, .fork), (419, .fork), (464, .fork), (485, .replay),
+    ] as [(UInt64, ShippedMalice)])
+    func maliciousFoundSeeds(seed: UInt64, malice: ShippedMalice) async throws {
         var configuration = ShippedSimulation.Configuration(seed: seed, directory: Self.directory)
-        configuration.malice = ShippedMalice.of(seed: seed)
+        configuration.malice = malice
         let violations = try await ShippedSimulation.run(configuration).violations
         #expect(violations.isEmpty, "seed \(seed): \(violations.prefix(3).map(\.description).joined(separator: "\n"))")
     }

@@ -10,8 +10,13 @@ extension ZoneDriver {
         witnessed = nil
         checkedEpochBeforePush = false
         guard witness != nil else { return }
-        let server = server
-        statementsInFlight = Task { try await server.statements() }
+        let server = server, witness = witness, zone = zone
+        statementsInFlight = Task {
+            let served = try await server.statements()
+            // A later key epoch another device states is noted at once (decision 0250).
+            try? witness?.noteLaterEpoch(zone, in: served)
+            return served
+        }
     }
 
     /// Checks the statements read for this round against the recorded log, once, before the
@@ -37,16 +42,17 @@ extension ZoneDriver {
         }
     }
 
-    /// Before the round's first push: another current member that states a later key epoch than
-    /// this device's log reaches means the server withholds that epoch from this device (or it
-    /// began after this round read the log), and what this device sealed now would be sealed under
-    /// the older key, which a revoked device holds. Recorded as the zone's problem and thrown: the
-    /// round pushes nothing, and the next reads the log again (decision 0250). A read of statements
-    /// that failed is left to ``takeStatements()``.
+    /// Before the round's first push: another current member that stated a later key epoch than
+    /// this device's log reaches (in any zone, this round's statements included) means the server
+    /// withholds that epoch from this device (or it began after this round read the log), and what
+    /// this device sealed now would be sealed under the older key, which a revoked device holds.
+    /// Recorded as the zone's problem and thrown: the round pushes nothing, and the next reads the
+    /// log again (decision 0250). A read of statements that failed is left to ``takeStatements()``.
     func refusePushingUnderAnEarlierEpoch() async throws {
         guard !checkedEpochBeforePush, let witness, let reading = statementsInFlight else { return }
         checkedEpochBeforePush = true
-        guard let served = try? await reading.value, let later = try witness.laterEpoch(zone, served: served) else { return }
+        _ = try? await reading.value
+        guard let later = try witness.laterEpoch() else { return }
         let reason = later.finding(zone: zone)
         try database.setAccountStateProblem(reason, zone: zone)
         throw SyncClientError(.untrustedAccountState, reason)

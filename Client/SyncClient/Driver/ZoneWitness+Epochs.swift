@@ -22,30 +22,31 @@ extension ZoneWitness {
         }
     }
 
-    /// The latest epoch another current member states about `zone` beyond the recorded log's, in
-    /// a statement `served` this round or recorded before (a statement verified once keeps
-    /// counting when the server stops serving it); nil when none does. A served statement is
-    /// verified only when it names such an epoch, which an honest server shows only in the moment
-    /// between a revocation and this device's next read of the log.
-    package func laterEpoch(_ zone: ZoneID, served: StatementListResponse) throws -> LaterEpoch? {
+    /// Records the latest epoch that a statement `served` about `zone` names, if it is later than
+    /// every one recorded and than the recorded log's, and the statement is a current member's and
+    /// verifies. Done as the statements arrive, whatever the round does next, so the knowledge
+    /// holds every zone's pushes from then on. Only a statement naming such an epoch is verified
+    /// here (an honest server serves one only between a revocation and this device's next log read).
+    package func noteLaterEpoch(_ zone: ZoneID, in served: StatementListResponse) throws {
         let log = try recordedLog()
-        let held = log.epoch ?? VersionSealer.firstEpoch
-        var later: LaterEpoch?
-        func consider(_ other: DeviceID, _ statement: ZoneStatement) {
-            guard statement.epoch > max(held, later?.stated ?? 0), statement.isAbout(account: account, zone: zone.rawValue, by: other) else { return }
-            later = LaterEpoch(device: other, stated: statement.epoch, held: held)
-        }
-        let members = log.currentMembers
-        for (other, recorded) in try database.recordedStatements(zone) where other != device && members[other] != nil {
-            if let statement = try? ZoneStatement(readingVerified: recorded.wire) { consider(other, statement) }
-        }
+        var latest = max(log.epoch ?? VersionSealer.firstEpoch, try database.statedEpoch()?.epoch ?? 0)
+        var stater: DeviceID?
         for message in served.statements where message.device != device {
-            guard let member = members[message.device], let claimed = try? ZoneStatement(readingVerified: message.statement.bytes),
-                claimed.epoch > max(held, later?.stated ?? 0),
-                let statement = try? ZoneStatement(verifying: message.statement.bytes, publicKey: member.signingKey)
+            guard let member = log.currentMembers[message.device], let claimed = try? ZoneStatement(readingVerified: message.statement.bytes),
+                claimed.epoch > latest, claimed.isAbout(account: account, zone: zone.rawValue, by: message.device),
+                (try? ZoneStatement(verifying: message.statement.bytes, publicKey: member.signingKey)) != nil
             else { continue }
-            consider(message.device, statement)
+            latest = claimed.epoch
+            stater = message.device
         }
-        return later
+        if let stater { try database.recordStatedEpoch(latest, by: stater) }
+    }
+
+    /// The latest epoch another current member stated beyond the recorded log's; nil when none did
+    /// (or the log has caught up).
+    package func laterEpoch() throws -> LaterEpoch? {
+        let held = try recordedLog().epoch ?? VersionSealer.firstEpoch
+        guard let stated = try database.statedEpoch(), stated.epoch > held else { return nil }
+        return LaterEpoch(device: stated.device, stated: stated.epoch, held: held)
     }
 }

@@ -104,6 +104,7 @@ package final class ClientStateDatabase: Sendable {
         registerMayBeOnServerMigration(in: &migrator)
         registerHeldArrivalKeyMigration(in: &migrator)
         registerPublishedStatementMigration(in: &migrator)
+        registerStatedEpochMigration(in: &migrator)
         return migrator
     }
 
