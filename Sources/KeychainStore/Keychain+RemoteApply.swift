@@ -171,7 +171,8 @@ extension Keychain {
             try statement.execute(arguments: [primaryKey.storageBytes, versions.owner, Data(sent.tag), changedLocally(primaryKey), none, Data(sent.version)])
         }
         for (primaryKey, tag) in versions.pushed {
-            try statement.execute(arguments: [primaryKey.storageBytes, versions.owner, Data(tag), changedLocally(primaryKey), Data(tag), none])
+            let version = versions.pushedVersions[primaryKey].map { Data($0) }
+            try statement.execute(arguments: [primaryKey.storageBytes, versions.owner, Data(tag), changedLocally(primaryKey), Data(tag), version])
         }
         for (primaryKey, tag) in versions.replaced {
             try statement.execute(arguments: [primaryKey.storageBytes, versions.owner, Data(tag), true, none, none])

@@ -28,6 +28,10 @@ public struct RemoteVersionTags: Sendable, Hashable {
     /// the item's value only when it was not written locally after the apply's journal position;
     /// a device back without its sync state pushes it again as that version (decision 0247).
     public var sent: [PrimaryKey: Sent]
+    /// Of the versions in `pushed`, the whole version as the sync engine encodes it: kept as the
+    /// item's sent version, so a device back without its sync state takes its own acknowledged
+    /// value again as that version, which a server that lost it gets back (decision 0253).
+    public var pushedVersions: [PrimaryKey: [UInt8]]
 
     /// A version about to be pushed (see ``RemoteVersionTags/sent``).
     public struct Sent: Sendable, Hashable {
@@ -45,7 +49,7 @@ public struct RemoteVersionTags: Sendable, Hashable {
     /// Creates the tags of one apply.
     public init(
         owner: String, tags: [PrimaryKey: [UInt8]], pushed: [PrimaryKey: [UInt8]] = [:], replaced: [PrimaryKey: [UInt8]] = [:],
-        serverVersions: [PrimaryKey: [UInt8]] = [:], sent: [PrimaryKey: Sent] = [:]
+        serverVersions: [PrimaryKey: [UInt8]] = [:], sent: [PrimaryKey: Sent] = [:], pushedVersions: [PrimaryKey: [UInt8]] = [:]
     ) {
         self.owner = owner
         self.tags = tags
@@ -53,6 +57,7 @@ public struct RemoteVersionTags: Sendable, Hashable {
         self.replaced = replaced
         self.serverVersions = serverVersions
         self.sent = sent
+        self.pushedVersions = pushedVersions
     }
 }
 

@@ -93,6 +93,48 @@ struct LostAnswerAndStateTests {
     }
 }
 
+/// A device back without its sync state takes its own acknowledged value as the version it was
+/// (decision 0253): a server that lost it without saying so (a fork, a restore it does not
+/// announce) gets it back; one that has it answers so.
+@Suite("An acknowledged value, then the sync state and the server's copy")
+struct LostStateAndServerCopyTests {
+    /// Malicious seed 140 (a fork): the device's value was acknowledged by the copy the device was
+    /// served, the device enrolled again, and the healed server no longer had it. Held ahead of a
+    /// state that never pulled, it was refused as older than the listing and never pushed: lost
+    /// to every other device.
+    @Test func anAcknowledgedValueTheServerLostGoesBackAsTheVersionItWas() async throws {
+        let device = try await OneDevice()
+        defer { device.remove() }
+        let before = try device.serverCopy()
+        try device.addItem(Array("v1".utf8))
+        _ = try await device.driver.syncUntilInStep(maximumRounds: 4)
+        let key = try #require(try device.keychain.synchronizableItems().first?.key)
+        let recorded = try #require(try device.keychain.unchangedRemoteVersions()[key])
+        #expect(recorded.serverVersion != nil && recorded.sentVersion != nil)
+
+        let back = try await device.enrolledAgainWithoutState(tampering: .init(fork: { before }), registeringIn: before)
+        let report = try await back.syncUntilInStep(maximumRounds: 4)
+        #expect(report.pushed == 1)
+        let record = try #require(await back.records.values.first)
+        // Taken by the server as that version (the push committed, nothing pending).
+        #expect(record.version.vector == VersionVector([DeviceID("device-0")!: 1]) && !record.isPending)
+    }
+
+    /// The server still has the value: pushed again as that version, it answers that it holds it,
+    /// and nothing changes.
+    @Test func anAcknowledgedValueTheServerHasIsNotWrittenAgain() async throws {
+        let device = try await OneDevice()
+        defer { device.remove() }
+        try device.addItem(Array("v1".utf8))
+        _ = try await device.driver.syncUntilInStep(maximumRounds: 4)
+        let back = try await device.enrolledAgainWithoutState()
+        _ = try await back.syncUntilInStep(maximumRounds: 4)
+        let record = try #require(await back.records.values.first)
+        #expect(record.version.vector == VersionVector([DeviceID("device-0")!: 1]) && !record.isPending)
+        #expect(try device.keychain.find(Query(itemClass: .genericPassword, synchronizable: .yes, limit: .all, returns: .data)).compactMap(\.data) == [Array("v1".utf8)])
+    }
+}
+
 /// A device back without its sync state reads every item of its keychain once (its first pass),
 /// and no longer reads again the journal entries of the items it read (decision 0245); a
 /// deletion journaled before that pass names an item the pass cannot see, and must still go.
@@ -189,10 +231,29 @@ private final class OneDevice: Sendable {
     /// The device back without its sync state, enrolled again under a new ID (decision 0106):
     /// a driver from a new state file over the same keychain.
     /// - Parameter tampering: What the server does to the returning device's requests.
-    func enrolledAgainWithoutState(tampering: LoopbackZoneServer.Tampering? = nil) async throws -> ZoneDriver<KeychainZone> {
+    /// - Parameter copy: A copy of the server's storage the tampering serves, where the new ID is
+    ///   registered too.
+    func enrolledAgainWithoutState(
+        tampering: LoopbackZoneServer.Tampering? = nil, registeringIn copy: SQLiteStorage? = nil
+    ) async throws -> ZoneDriver<KeychainZone> {
         let keychainPath = directory + "/device/keychain.db"
         try ClientStateDatabase.removeFiles(forKeychain: keychainPath)
+        if let copy { try await register(DeviceID("device-1")!, in: copy) }
         return try await driver(for: DeviceID("device-1")!, keychain: keychain, at: keychainPath, tampering: tampering)
+    }
+
+    /// A copy of the server's storage as it is now (the online backup): what a server restored
+    /// from a backup, or one side of a fork, holds.
+    func serverCopy() throws -> SQLiteStorage {
+        let copy = URL(fileURLWithPath: directory + "/server-copy")
+        try FileManager.default.createDirectory(at: copy, withIntermediateDirectories: true)
+        _ = try SQLiteStorage.backup(directory: URL(fileURLWithPath: directory + "/server"), to: copy.appendingPathComponent(SQLiteStorage.fileName))
+        return try SQLiteStorage(directory: copy)
+    }
+
+    private func register(_ device: DeviceID, in storage: SQLiteStorage) async throws {
+        _ = try await storage.registerDevice(
+            NewDevice(account: account, id: device, name: device.rawValue, tokenHash: Array(device.rawValue.utf8)), maximumDevices: 10, now: Date())
     }
 
     /// Another device of the account, with a keychain of its own.
@@ -208,8 +269,7 @@ private final class OneDevice: Sendable {
     private func driver(
         for device: DeviceID, keychain: Keychain, at keychainPath: String, tampering: LoopbackZoneServer.Tampering?
     ) async throws -> ZoneDriver<KeychainZone> {
-        _ = try await storage.registerDevice(
-            NewDevice(account: account, id: device, name: device.rawValue, tokenHash: Array(device.rawValue.utf8)), maximumDevices: 10, now: Date())
+        try await register(device, in: storage)
         let server = LoopbackZoneServer(storage: storage, account: account, device: device, zone: .keychain, tampering: tampering)
         return try ZoneDriver(
             local: KeychainZone(keychain: keychain, sealer: sealer, device: device),

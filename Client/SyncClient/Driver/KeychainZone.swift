@@ -153,9 +153,10 @@ package struct KeychainZone: ZoneLocalStore {
             let unchanged = try keychain.unchangedRemoteVersions()
             let held = unchanged.isEmpty ? [] : Set(try keychain.synchronizableItems().map(\.key))
             var kept = unchanged.filter { held.contains($0.key) }
-            // Pushed and never answered: not a version the server is known to have, so a local
-            // change, but taken as that version (decision 0247).
-            for (key, version) in kept where version.serverVersion == nil {
+            // Pushed from here, answered or not: a local change, taken as that version (decision
+            // 0247): a server that has it answers that it does, one that lost it gets it back, and
+            // one that holds a later version or a deletion over it supersedes it (decision 0253).
+            for (key, version) in kept {
                 guard let sent = version.sentVersion.flatMap(SentVersionRecord.decode) else { continue }
                 sentBefore[key] = sent
                 kept[key] = nil
@@ -212,6 +213,7 @@ package struct KeychainZone: ZoneLocalStore {
         var replaced: [PrimaryKey: [UInt8]] = [:]
         var serverVersions: [PrimaryKey: [UInt8]] = [:]
         var sent: [PrimaryKey: RemoteVersionTags.Sent] = [:]
+        var pushedVersions: [PrimaryKey: [UInt8]] = [:]
         var problems: [ItemID: String] = [:]
         changes += try heldAheadReplacedUnseen(by: apply)
         for effect in apply.effects {
@@ -252,6 +254,7 @@ package struct KeychainZone: ZoneLocalStore {
                 replaced[key] = nil
                 sent[key] = nil
                 pushed[key] = version.vector.canonicalEncoding
+                pushedVersions[key] = SentVersionRecord.encode(version)
             case .sent(_, let version):
                 guard !version.isDeleted, let key = ItemContent.decode(version.content)?.primaryKey else { continue }
                 tags[key] = nil
@@ -272,7 +275,8 @@ package struct KeychainZone: ZoneLocalStore {
         decoded.removeAll(keepingCapacity: true)
         let outcome = try keychain.applyRemote(
             changes, basedOnJournal: apply.position, versions: RemoteVersionTags(
-                owner: owner, tags: tags, pushed: pushed, replaced: replaced, serverVersions: serverVersions, sent: sent))
+                owner: owner, tags: tags, pushed: pushed, replaced: replaced, serverVersions: serverVersions, sent: sent,
+                pushedVersions: pushedVersions))
         if case .changedLocally(let keys) = outcome { return .changedLocally(count: keys.count) }
         return .applied(problems: problems)
     }
