@@ -55,9 +55,10 @@ package enum KeyValueSchema {
                 )
                 """)
         }
-        // Whether a stored version is one the server has (applied from it, or pushed and taken):
-        // a device that lost its sync state does not push such a value again as its own write
-        // (decision 0186). Any local write replaces the row, so the mark goes with it.
+        // Whether a stored version is one the server has (1: applied from it; 2: pushed from here
+        // and taken, decision 0253): a device that lost its sync state does not push such a value
+        // again as a new write of its own (decision 0186), and pushes its own again as the version
+        // it was (0253). Any local write replaces the row, so the mark goes with it.
         migrator.registerMigration("v3-synced") { db in
             try db.execute(sql: "ALTER TABLE kv_version ADD COLUMN synced INTEGER NOT NULL DEFAULT 0")
         }

@@ -70,7 +70,7 @@ extension KeyValueStore {
             let changed = try Set(versions.map(\.key).filter { try hasLocalChange(db, key: $0, after: sequence) })
             guard changed.isEmpty else { return changed }
             for (key, vector) in pushed where try !hasLocalChange(db, key: key, after: sequence) {
-                try markSynced(db, key: key, vector: vector)
+                try markSynced(db, key: key, vector: vector, pushedFromHere: true)
             }
             for version in versions {
                 let stored = try storedVersions(db, key: version.key)
@@ -134,15 +134,34 @@ extension KeyValueStore {
         try database.read { db in
             Set(try String.fetchAll(db, sql: """
                 SELECT v.key FROM kv_version v JOIN kv_value x ON x.store = v.store AND x.key = v.key
-                WHERE v.store = ? GROUP BY v.key HAVING MIN(v.synced) = 1
+                WHERE v.store = ? GROUP BY v.key HAVING MIN(v.synced) >= 1
                 """, arguments: [name]))
         }
     }
 
-    private func markSynced(_ db: Database, key: String, vector: VersionVector) throws {
+    /// The values whose one version this device pushed and the server took (of any enrolment),
+    /// not written locally since: a device back without its sync state pushes each again as that
+    /// version, which a server that lost it takes back (decision 0253).
+    public func pushedVersions() throws(KeyValueStoreError) -> [String: ItemVersion] {
+        try database.read { db in
+            let keys = try String.fetchAll(db, sql: """
+                SELECT v.key FROM kv_version v JOIN kv_value x ON x.store = v.store AND x.key = v.key
+                WHERE v.store = ? GROUP BY v.key HAVING COUNT(*) = 1 AND MIN(v.synced) = 2
+                """, arguments: [name])
+            var versions: [String: ItemVersion] = [:]
+            for key in keys {
+                if let version = try storedVersions(db, key: key).first, !version.isDeleted { versions[key] = version }
+            }
+            return versions
+        }
+    }
+
+    /// Marks a stored version as one the server has: 1 when applied from it, 2 when this device
+    /// pushed it (which a later apply of the same version does not lower).
+    private func markSynced(_ db: Database, key: String, vector: VersionVector, pushedFromHere: Bool = false) throws {
         try db.execute(
-            sql: "UPDATE kv_version SET synced = 1 WHERE store = ? AND key = ? AND vector = ?",
-            arguments: [name, key, Data(vector.canonicalEncoding)])
+            sql: "UPDATE kv_version SET synced = MAX(synced, ?) WHERE store = ? AND key = ? AND vector = ?",
+            arguments: [pushedFromHere ? 2 : 1, name, key, Data(vector.canonicalEncoding)])
     }
 
     private func hasLocalChange(_ db: Database, key: String, after sequence: Int64) throws -> Bool {

@@ -113,6 +113,34 @@ import Testing
         #expect(try store.syncedKeys().isEmpty)
     }
 
+    /// Decision 0253: of the values the server has, those this device pushed are known as such
+    /// (whole, as they were sent), so a device back without its sync state pushes them again as
+    /// those versions; an apply of the same version does not unmark it, a later one does.
+    @Test func valuesPushedFromHereAreKnownAsSent() throws {
+        let stores = TemporaryStores()
+        defer { stores.remove() }
+        let store = try stores.store()
+        try store.set("mine", forKey: "m")
+        let vector = VersionVector([device: 9])
+        _ = try store.takeLocalChanges(after: 0) { key, current, modifiedAt in
+            try? KeyVersion(key: key, value: #require(current?.value), vector: vector, modifiedAt: modifiedAt, device: device).version
+        }
+        let taken = try #require(try store.journalEntries(after: 0).last?.sequence)
+        #expect(try store.pushedVersions().isEmpty)
+        try store.applyResolved([], pushed: ["m": vector], reason: .serverChange, basedOnJournal: taken)
+        let sent = try #require(try store.pushedVersions()["m"])
+        #expect(sent.vector == vector && sent.device == device)
+        #expect(try store.syncedKeys() == ["m"])
+        // Pulled back unchanged: still this device's; replaced by a later version: the server's.
+        let same = try KeyVersion(key: "m", version: sent)
+        try store.applyResolved([same], reason: .serverChange, basedOnJournal: taken)
+        #expect(try store.pushedVersions().keys.sorted() == ["m"])
+        let later = try KeyVersion(key: "m", value: .string("theirs"), vector: VersionVector([device: 9, DeviceID("other")!: 1]), modifiedAt: 9, device: device)
+        try store.applyResolved([later], reason: .serverChange, basedOnJournal: taken)
+        #expect(try store.pushedVersions().isEmpty)
+        #expect(try store.syncedKeys() == ["m"])
+    }
+
     @Test func theVectorsTakenFromTheEngineLeaveOutLocalChangesNotYetTaken() throws {
         let stores = TemporaryStores()
         defer { stores.remove() }

@@ -16,6 +16,9 @@ package struct KeyValueZone: ZoneLocalStore {
     private var aheadKeys: Set<String> = []
     /// The versions the store holds from the server for the items found ahead of the state.
     package private(set) var appliedAhead: [ItemID: [VersionVector]] = [:]
+    /// Of a state that never pulled, the keys whose value this device pushed and the server took:
+    /// taken as local changes, each as that version (decision 0253).
+    private var sentBefore: [String: ItemVersion] = [:]
 
     package init(store: KeyValueStore, keys: AccountKeys) throws(KeyValueStoreError) {
         self.store = store
@@ -46,7 +49,8 @@ package struct KeyValueZone: ZoneLocalStore {
             // never committed (a crash between the two commits; decision 0107).
             let basedOn = current?.version.overwritten ?? VersionVector()
             _ = machine.localChange(LocalChange(
-                item: item, scope: .synchronizable, content: content, modifiedAt: timeBound.bounded(current?.modifiedAt ?? modifiedAt), basedOn: basedOn))
+                item: item, scope: .synchronizable, content: content, modifiedAt: timeBound.bounded(current?.modifiedAt ?? modifiedAt), basedOn: basedOn,
+                sentBefore: machine.state.cursor == 0 ? sentBefore[key] : nil))
             return machine.state.records[item]?.version
         }
         for (item, key) in taken { keyByItem[item] = key }
@@ -66,9 +70,12 @@ package struct KeyValueZone: ZoneLocalStore {
         var ahead: Set<ItemID> = []
         aheadKeys.removeAll()
         appliedAhead.removeAll()
+        sentBefore.removeAll()
         if state.cursor == 0 {
-            // Without sync state: the values the server has, as an earlier sync left them.
-            for key in try store.syncedKeys() {
+            // Without sync state: the values the server has, as an earlier sync left them; those
+            // pushed from here are local changes, taken as the versions they were (0253).
+            sentBefore = try store.pushedVersions()
+            for key in try store.syncedKeys() where sentBefore[key] == nil {
                 let item = itemID(key)
                 guard state.records[item] == nil else { continue }
                 keyByItem[item] = key
@@ -77,7 +84,7 @@ package struct KeyValueZone: ZoneLocalStore {
                 appliedAhead[item] = try store.siblingVersions(forKey: key).map(\.version.vector)
             }
         }
-        for (key, taken) in try store.takenVectors(notChangedAfter: position) {
+        for (key, taken) in try store.takenVectors(notChangedAfter: position) where sentBefore[key] == nil {
             let item = itemID(key)
             keyByItem[item] = key
             if !(state.records[item]?.seen ?? VersionVector()).descends(from: taken.vector) {
