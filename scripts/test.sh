@@ -66,9 +66,9 @@ echo "== simulation of the shipped driver (seeds 1-2000)"
 simulate_seeds simulate 2000 "" || simulation_status=$?
 # The same with a malicious server in one seed in three (issue 12, decision 0203): withholding,
 # replays, forced resyncs, hidden statements, a fork between device groups, a stale key epoch
-# (decision 0252). Known open: none in 1-300; of 301-600, 302 (decision 0253: a value given back
-# after a fork that loses to a concurrent deletion and is kept in no history). Fixed: 32 (0239), 50 (0241), 101 and 191 (0236, 0243), 272 (0242), 176
-# (0247), fork seeds 14, 29, 179, 209 (0248), 104 and 140 (0253); 485 (0243, 0248), 389, 419 and 464 (0248) of 301-600.
+# (decision 0252). Known open: none (seeds 1-600). Fixed: 32 (0239), 50 (0241), 101 and 191 (0236,
+# 0243), 272 (0242), 176 (0247), fork seeds 14, 29, 179, 209 (0248), 104 and 140 (0253); of 301-600:
+# 485 (0243, 0248), 389, 419 and 464 (0248), 302 (0253).
 # Which seeds meet a case moves with any change of the driver's effects.
 echo "== simulation of the shipped driver with a malicious server (seeds 1-300)"
 simulate_seeds malice 300 "" --malice || simulation_status=$?

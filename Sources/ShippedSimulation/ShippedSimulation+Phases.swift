@@ -204,6 +204,13 @@ extension ShippedSimulation {
     /// The item `SHIPPED_TRACE` names (e.g. synced/item-2): its events are printed.
     static let tracedItem = ProcessInfo.processInfo.environment["SHIPPED_TRACE"]
 
+    /// The ID of the traced keychain item in the zone `sealer` seals for; nil for a key-value
+    /// key, or when nothing is traced.
+    static func tracedItemID(sealer: VersionSealer) -> ItemID? {
+        guard let name = tracedItem, name.hasPrefix(syncedService + "/"), sealer.zone == .keychain else { return nil }
+        return sealer.itemID(of: PrimaryKey(itemClass: .genericPassword, attributes: syncedAttributes(String(name.dropFirst(syncedService.count + 1)))))
+    }
+
     /// Prints the traced item's record in the device's sync state, if it has one.
     func traceRecord(of name: String, on index: Int) async throws {
         let account = String(name.dropFirst(Self.syncedService.count + 1))

@@ -168,6 +168,7 @@ package struct ShippedSimulation {
         let neverHeals = configuration.breakRule == .neverHeal
         let sealer = keyValues ? devices[index].keyValueSealer : sealer
         let shownEpochs = shownEpochs
+        let tracedID = Self.tracedItemID(sealer: sealer)
         return { [storage, account, clock, faults, faulty, observed, configuration] device in
             LoopbackZoneServer(
                 storage: storage, account: account, device: device, zone: sealer.zone, limits: limits,
@@ -198,6 +199,11 @@ package struct ShippedSimulation {
                 },
                 tampering: tampering,
                 observe: { batch, response in
+                    if let traced = tracedID {
+                        for (pushed, result) in zip(batch.items, response.results) where pushed.item == traced {
+                            print("  \(device): pushed \(pushed.version.vector)\(pushed.version.isDeleted ? " (deleted)" : ""): \(response.status) \(result.outcome)")
+                        }
+                    }
                     let shown = shownEpochs.withLock { $0[index] } ?? VersionSealer.firstEpoch
                     observed.withLock {
                         $0.record(batch, response: response, sealer: sealer, keyValues: keyValues)

@@ -66,6 +66,11 @@ extension ZoneSyncMachine {
                     candidates = ConflictResolution.maximal(incoming + [record.version])
                     localIsCandidate = candidates.contains(record.version)
                 }
+            } else if record.isPending, forgotten, !record.version.isDeleted {
+                // Dropped by the horizon rule, though it may be a value the server lost rather
+                // than one whose deletion it collected (a value given back after a fork, decision
+                // 0253): kept in the item's history, not lost.
+                recovered.append(.keepInHistory(item, record.version))
             } else if resyncing, lostByServer(record, item: item, listing: incoming, collectedAt: deletionsCollectedAt) {
                 // The server had this value and lists the item without it, though no collection
                 // can have removed its deletion: it lost it (decision 0248). It competes again.

@@ -175,11 +175,12 @@ struct ZoneSyncMachineTranscriptTests {
             .keepInHistory(x, older), .store(x, resolved), F.push(a, batch: 1, cursor: 17, [(x, resolved)]),
         ])
         // While this device was inactive, value 34 was deleted and the deletion purged; another
-        // device's old deletion then re-created the item. The resync must not revive 34.
+        // device's old deletion then re-created the item. The resync must not revive 34; it keeps
+        // it in the item's history (it may be a value the server lost instead, decision 0253).
         let unrelated = F.write(nil, by: DeviceID("device-d")!, [DeviceID("device-d")!: 7], at: 500)
         let expired = PushResponse(batchID: 1, status: .cursorExpired, results: [])
         #expect(machine.receive(expired) == [F.pull(a, 2, after: 0, full: true)])
-        #expect(machine.receive(F.page(2, [(x, 34, [unrelated])], next: 40)) == [.remove(x), .synced])
+        #expect(machine.receive(F.page(2, [(x, 34, [unrelated])], next: 40)) == [.keepInHistory(x, resolved), .remove(x), .synced])
         #expect(machine.state.records[x]?.isPending == false)
     }
 
