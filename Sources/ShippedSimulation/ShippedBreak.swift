@@ -3,7 +3,8 @@
 /// checks nothing). Product code is left as it is; the breaking is done by the loopback's
 /// tampering hooks or by the simulated device.
 package enum ShippedBreak: String, CaseIterable, Sendable {
-    /// The server answers some batches as stored and drops them.
+    /// The server answers some batches as stored, drops them, and hides the loss: it serves a
+    /// stored value of such an item again, above the dropped version.
     case loseAcknowledged = "lose-acknowledged"
     /// The server serves a deleted item as its last live value again, under a vector above the
     /// deletion (an undone deletion, as a server restored without telling would).

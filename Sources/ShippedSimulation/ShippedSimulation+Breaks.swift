@@ -7,10 +7,28 @@ import SyncTesting
 extension ShippedSimulation {
     /// The loopback's tampering for the run's broken variant (nil: none).
     func tampering(for device: Int) -> LoopbackZoneServer.Tampering? {
-        let faults = faults, sealer = sealer, lastLive = lastLive
+        let faults = faults, sealer = sealer, lastLive = lastLive, dropped = droppedVectors
         switch configuration.breakRule {
         case .loseAcknowledged:
-            return .init(acknowledgeWithoutStoring: { _ in faults.withLock { $0.chance(percent: 25) } })
+            // A device gives back a value the server lost when the server's listing shows the loss
+            // (decisions 0248, 0253): this server hides it, serving a stored value again above the
+            // dropped version's vector, so the device takes it as a later write.
+            return .init(acknowledgeWithoutStoring: { batch in
+                guard faults.withLock({ $0.chance(percent: 25) }) else { return false }
+                dropped.withLock { dropped in
+                    for pushed in batch.items { dropped[pushed.item, default: VersionVector()].join(pushed.version.vector) }
+                }
+                return true
+            }, page: { items in
+                items.map { changed in
+                    guard let vector = dropped.withLock({ $0[changed.item] }),
+                        !changed.versions.contains(where: { $0.vector.descends(from: vector) }),
+                        let live = changed.versions.first(where: { !$0.isDeleted }),
+                        let forged = Self.forge(live, above: changed, alsoAbove: vector, sealer: sealer, data: nil)
+                    else { return changed }
+                    return forged
+                }
+            })
         case .corruptUpload:
             return .init(upload: { batch in
                 var batch = batch
@@ -54,9 +72,10 @@ extension ShippedSimulation {
     }
 
     /// `earlier`'s item (with `data` in place of its secret when given), sealed as a new version
-    /// above every version of `changed`, written by a device that does not exist.
+    /// above every version of `changed` and `alsoAbove`, written by a device that does not exist.
     static func forge(
-        _ earlier: SealedVersion, above changed: SyncCore.ChangedItem<SealedVersion>, sealer: VersionSealer, data: [UInt8]?
+        _ earlier: SealedVersion, above changed: SyncCore.ChangedItem<SealedVersion>, alsoAbove: VersionVector = VersionVector(),
+        sealer: VersionSealer, data: [UInt8]?
     ) -> SyncCore.ChangedItem<SealedVersion>? {
         guard var version = try? sealer.open(earlier.payload, item: changed.item, vector: earlier.vector, deleted: earlier.isDeleted)
         else { return nil }
@@ -65,7 +84,7 @@ extension ShippedSimulation {
             item.data = data
             version.content = ItemContent.encode(item)
         }
-        let seen = changed.versions.reduce(VersionVector()) { $0.joined(with: $1.vector) }
+        let seen = changed.versions.reduce(alsoAbove) { $0.joined(with: $1.vector) }
         version.vector = seen.incremented(for: DeviceID("forger")!)
         version.isDeleted = false
         version.origin = version.vector

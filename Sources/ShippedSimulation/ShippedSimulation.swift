@@ -93,6 +93,9 @@ package struct ShippedSimulation {
     let observed = Locked(ShippedLedger.Observed())
     /// The last live version of each item the pages served (for the broken variant that undoes deletions).
     let lastLive = Locked<[ItemID: SealedVersion]>([:])
+    /// The join of the vectors of each item's versions the server answered as stored and dropped
+    /// (for the broken variant that loses acknowledged writes and covers the loss up).
+    let droppedVectors = Locked<[ItemID: VersionVector]>([:])
     /// The versions of each item the pages served, in order (for the malicious replays).
     let servedVersions = Locked<[ItemID: [[SealedVersion]]]>([:])
     /// The first statement of each device the server served (for the malicious replays), and

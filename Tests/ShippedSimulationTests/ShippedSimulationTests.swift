@@ -74,8 +74,8 @@ struct ShippedSimulationTests {
 
     /// Each property's rule broken on purpose is caught: for each broken variant, the first of
     /// seeds 2–40 where it violates its property violates it more often than unbroken (decision
-    /// 0173). Most variants are caught in the first seeds; a server that loses acknowledged batches
-    /// only from seed 21 on, since devices give back what a server lost (decisions 0248, 0253).
+    /// 0173). (Devices give back what a server lost once its listing shows the loss, decisions 0248
+    /// and 0253, so the variant that loses acknowledged batches also hides the loss.)
     @Test func brokenRulesAreCaught() async throws {
         var unbroken: [UInt64: [ShippedProperty: Int]] = [:]
         for rule in ShippedBreak.allCases {
