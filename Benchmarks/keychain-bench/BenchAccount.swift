@@ -93,7 +93,7 @@ struct BenchAccount: Sendable {
         let version = ItemVersion(
             vector: VersionVector([device: 1]), isDeleted: false, modifiedAt: Int64(now.timeIntervalSince1970 * 1000), device: device,
             content: ItemContent.encode(item))
-        return UploadItem(id: id.rawValue, vector: version.vector, deleted: false, blob: Base64Bytes(try sealer.seal(version, item: id)))
+        return UploadItem(id: id, vector: version.vector, deleted: false, blob: Base64Bytes(try sealer.seal(version, item: id)))
     }
 }
 #endif

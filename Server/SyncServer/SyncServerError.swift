@@ -1,3 +1,5 @@
+import SyncCore
+
 /// The one error type of the sync server library: a stable code, a message safe to log and to send
 /// to clients (never a token, blob, key or SQL argument), and the underlying error, if any.
 package struct SyncServerError: Error, Sendable, CustomStringConvertible {
@@ -35,9 +37,9 @@ package struct SyncServerError: Error, Sendable, CustomStringConvertible {
     package var message: String
     package var underlying: (any Error)?
     /// The item IDs a refusal is about (`tooManySiblings`, `quotaExceeded`); empty otherwise.
-    package var items: [String]
+    package var items: [ItemID]
 
-    package init(_ code: Code, _ message: String, underlying: (any Error)? = nil, items: [String] = []) {
+    package init(_ code: Code, _ message: String, underlying: (any Error)? = nil, items: [ItemID] = []) {
         self.code = code
         self.message = message
         self.underlying = underlying

@@ -1,6 +1,6 @@
 /// A sync zone: the keychain is one zone, each key-value store is its own. Zones share every rule
 /// and are independent of each other; only the account's sequence numbers are common to them.
-public struct ZoneID: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
+public struct ZoneID: TextIdentifier {
     /// The zone's name, e.g. `keychain` or `kv.settings`.
     public let rawValue: String
 
@@ -11,11 +11,4 @@ public struct ZoneID: Hashable, Comparable, Sendable, Codable, CustomStringConve
 
     /// The keychain's zone.
     public static let keychain = ZoneID("keychain")
-
-    /// Orders by the UTF-8 bytes, the same on every platform.
-    public static func < (lhs: ZoneID, rhs: ZoneID) -> Bool {
-        lhs.rawValue.utf8.lexicographicallyPrecedes(rhs.rawValue.utf8)
-    }
-
-    public var description: String { rawValue }
 }

@@ -1,3 +1,5 @@
+import SyncCore
+
 /// The body of every error answer: `{"error": {"code": "stable_code", "message": "...", "items": [...]}}`.
 public struct ErrorResponse: Hashable, Sendable, Codable {
     /// The error itself.
@@ -10,10 +12,10 @@ public struct ErrorResponse: Hashable, Sendable, Codable {
         /// limit; `quota_exceeded`: items that would add to the account's usage; `too_many_siblings`),
         /// their IDs. Nothing of the batch was written: without these items it can be pushed again.
         /// Absent when the refusal is about the request as a whole.
-        public var items: [String]?
+        public var items: [ItemID]?
 
         /// Creates a detail.
-        public init(code: String, message: String, items: [String]? = nil) {
+        public init(code: String, message: String, items: [ItemID]? = nil) {
             self.code = code
             self.message = message
             self.items = items
@@ -24,7 +26,7 @@ public struct ErrorResponse: Hashable, Sendable, Codable {
     public var error: Detail
 
     /// Creates an error body.
-    public init(code: String, message: String, items: [String]? = nil) {
+    public init(code: String, message: String, items: [ItemID]? = nil) {
         self.error = Detail(code: code, message: message, items: items)
     }
 }

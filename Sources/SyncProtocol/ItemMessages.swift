@@ -20,7 +20,7 @@ public struct WireVersion: Hashable, Sendable, Codable {
 /// One item of an upload batch.
 public struct UploadItem: Hashable, Sendable, Codable {
     /// The opaque item ID (1...128 bytes of `[A-Za-z0-9_=+/.-]`).
-    public var id: String
+    public var id: ItemID
     /// The vector of this version.
     public var vector: VersionVector
     /// Whether this version is a tombstone.
@@ -29,7 +29,7 @@ public struct UploadItem: Hashable, Sendable, Codable {
     public var blob: Base64Bytes
 
     /// Creates an item.
-    public init(id: String, vector: VersionVector, deleted: Bool, blob: Base64Bytes) {
+    public init(id: ItemID, vector: VersionVector, deleted: Bool, blob: Base64Bytes) {
         self.id = id
         self.vector = vector
         self.deleted = deleted
@@ -63,14 +63,14 @@ public struct UploadResponse: Hashable, Sendable, Codable {
     /// What happened to one item.
     public struct Result: Hashable, Sendable, Codable {
         /// The item ID.
-        public var id: String
+        public var id: ItemID
         /// `applied`, `stale` or `conflictKept`.
         public var outcome: ServerMerge.Outcome
         /// The write's sequence number; absent when stale.
         public var sequence: UInt64?
 
         /// Creates a result.
-        public init(id: String, outcome: ServerMerge.Outcome, sequence: UInt64?) {
+        public init(id: ItemID, outcome: ServerMerge.Outcome, sequence: UInt64?) {
             self.id = id
             self.outcome = outcome
             self.sequence = sequence
@@ -92,14 +92,14 @@ public struct UploadResponse: Hashable, Sendable, Codable {
 /// An item's current versions in the change feed.
 public struct FeedItem: Hashable, Sendable, Codable {
     /// The item ID.
-    public var id: String
+    public var id: ItemID
     /// The sequence number of its latest change.
     public var sequence: UInt64
     /// Its current versions: several are concurrent siblings; one deleted version is a tombstone.
     public var versions: [WireVersion]
 
     /// Creates an entry.
-    public init(id: String, sequence: UInt64, versions: [WireVersion]) {
+    public init(id: ItemID, sequence: UInt64, versions: [WireVersion]) {
         self.id = id
         self.sequence = sequence
         self.versions = versions

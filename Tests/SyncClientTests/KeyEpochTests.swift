@@ -335,7 +335,7 @@ struct KeyEpochTests {
                 for item in page.items {
                     for version in item.versions {
                         blobs.append(ServedBlob(
-                            item: ItemID(item.id), vector: version.vector, deleted: version.deleted, blob: version.blob.bytes,
+                            item: item.id, vector: version.vector, deleted: version.deleted, blob: version.blob.bytes,
                             account: session.enrolment.account))
                     }
                 }

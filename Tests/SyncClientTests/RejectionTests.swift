@@ -15,7 +15,7 @@ struct RejectionTests {
             // A device token holder (or the server) uploads bytes that are no blob of this account.
             try await ClientSession.with(keychainPath: a.keychainPath, logger: Logger(label: "test")) { session in
                 let forged = UploadItem(
-                    id: String(repeating: "ab", count: 32), vector: VersionVector().incremented(for: session.enrolment.device),
+                    id: ItemID(String(repeating: "ab", count: 32)), vector: VersionVector().incremented(for: session.enrolment.device),
                     deleted: false, blob: Base64Bytes([1] + [UInt8](repeating: 0x5a, count: 60)))
                 try await session.connection.send(.POST, "/v1/zones/keychain/items", body: UploadRequest(cursor: 0, items: [forged]))
             }

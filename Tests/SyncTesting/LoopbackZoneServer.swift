@@ -184,7 +184,7 @@ package struct LoopbackZoneServer: ZoneServer {
             observe(batch, refusal)
             return refusal
         }
-        let oversized = batch.items.filter { $0.version.payload.count > maximumBlobBytes }.map(\.item.rawValue)
+        let oversized = batch.items.filter { $0.version.payload.count > maximumBlobBytes }.map(\.item)
         if !oversized.isEmpty, let refusal = ZoneTransport.refusal(code: ErrorCode.tooLarge, items: oversized, batchID: batch.batchID) {
             observe(batch, refusal)
             return refusal
@@ -196,15 +196,15 @@ package struct LoopbackZoneServer: ZoneServer {
             return response
         }
         let upload = UploadBatch(
-            account: account, device: device, zone: zone.rawValue, batchID: sendsBatchIDs ? batch.batchID : nil, cursor: batch.cursor,
+            account: account, device: device, zone: zone, batchID: sendsBatchIDs ? batch.batchID : nil, cursor: batch.cursor,
             items: batch.items.map {
-                .init(key: $0.item.rawValue, version: $0.version)
+                .init(key: $0.item, version: $0.version)
             })
         do {
             let receipt = try await served.upload(upload, limits: limits, now: serverNow())
             let response = PushResponse(
                 batchID: batch.batchID, status: .committed,
-                results: receipt.results.map { PushResponse.ItemResult(item: ItemID($0.id), outcome: $0.outcome, sequence: $0.sequence) },
+                results: receipt.results.map { PushResponse.ItemResult(item: $0.id, outcome: $0.outcome, sequence: $0.sequence) },
                 latestSequence: receipt.latestSequence)
             observe(batch, response)
             return response
@@ -234,7 +234,7 @@ package struct LoopbackZoneServer: ZoneServer {
 
     private func page(_ request: PullRequest) async throws -> PullResponse<SealedVersion> {
         let feed = try await served.changes(ChangeQuery(
-            account: account, zone: zone.rawValue, after: request.cursor, limit: min(request.limit, pageItems), maximumBytes: pageBytes,
+            account: account, zone: zone, after: request.cursor, limit: min(request.limit, pageItems), maximumBytes: pageBytes,
             fullResync: request.isFullResync, device: device, now: serverNow()))
         let answer: PullResponse<SealedVersion>
         switch feed {
@@ -243,11 +243,7 @@ package struct LoopbackZoneServer: ZoneServer {
         case .restored:
             answer = .feedRestored(requestID: request.requestID)
         case .page(let page):
-            let items = page.items.map { item in
-                SyncCore.ChangedItem(
-                    item: ItemID(item.id), sequence: item.sequence,
-                    versions: item.versions)
-            }
+            let items = page.items
             answer = .changes(
                 requestID: request.requestID, items: tampering?.page(items) ?? items, nextCursor: page.cursor, hasMore: page.hasMore,
                 deletionsCollectedAt: page.deletionsCollectedAtMilliseconds)
@@ -259,7 +255,7 @@ package struct LoopbackZoneServer: ZoneServer {
         let delivery = deliver(.acknowledge)
         try fault(.acknowledge, .request)
         let acknowledge = { @Sendable [storage, device, account, zone, serverNow] in
-            try await served.acknowledge(device: device, of: account, zone: zone.rawValue, through: cursor, now: serverNow())
+            try await served.acknowledge(device: device, of: account, zone: zone, through: cursor, now: serverNow())
         }
         if delivery == .lateRequest {
             deliverLater { try? await acknowledge() }
@@ -277,14 +273,14 @@ package struct LoopbackZoneServer: ZoneServer {
     /// the order of draws, and so a seeded run, depend on scheduling. A malicious server changes
     /// them through ``Tampering/statements``.
     package func statements() async throws -> StatementListResponse {
-        let stored = try await served.statements(zone: zone.rawValue, of: account)
+        let stored = try await served.statements(zone: zone, of: account)
         let statements = stored.map { StatementMessage(device: $0.device, statement: Base64Bytes($0.statement)) }
         return StatementListResponse(statements: tampering?.statements(statements) ?? statements)
     }
 
     package func publishStatement(_ statement: [UInt8]) async throws {
         try fault(.publishStatement, .request)
-        try await served.publishStatement(statement, zone: zone.rawValue, device: device, of: account, now: serverNow())
+        try await served.publishStatement(statement, zone: zone, device: device, of: account, now: serverNow())
         try fault(.publishStatement, .answer)
     }
 

@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import NIOSSL
+import SyncCore
 import SyncProtocol
 
 /// The HTTP side of the server's API: one pinned `HTTPClient`, JSON in and out, errors mapped to
@@ -110,7 +111,7 @@ package struct ServerFailure: Error, Sendable {
     package let code: String
     package let message: String
     /// The items a per-item refusal of an upload names (empty otherwise).
-    package var items: [String] = []
+    package var items: [ItemID] = []
 
     var error: SyncClientError {
         SyncClientError(.serverError, "the server refused the request: \(message) (\(code))", underlying: self)

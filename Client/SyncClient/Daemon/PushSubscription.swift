@@ -66,6 +66,6 @@ package struct PushSubscription: Sendable {
             reasons.everything()
             return
         }
-        reasons.announced(ZoneID(change.zone), sequence: change.sequence)
+        reasons.announced(change.zone, sequence: change.sequence)
     }
 }

@@ -22,11 +22,11 @@ package struct ZoneTransport: Sendable {
     /// batch refused because of some items (too large, quota, siblings) answers `refused` naming them.
     package func push(_ batch: PushBatch<SealedVersion>) async throws -> PushResponse {
         let upload = UploadRequest(cursor: batch.cursor, items: batch.items.map {
-            UploadItem(id: $0.item.rawValue, vector: $0.version.vector, deleted: $0.version.isDeleted, blob: Base64Bytes($0.version.payload))
+            UploadItem(id: $0.item, vector: $0.version.vector, deleted: $0.version.isDeleted, blob: Base64Bytes($0.version.payload))
         })
         do {
             let answer = try await connection.send(.POST, base + "/items", body: upload, as: UploadResponse.self)
-            let results = answer.results.map { PushResponse.ItemResult(item: ItemID($0.id), outcome: $0.outcome, sequence: $0.sequence) }
+            let results = answer.results.map { PushResponse.ItemResult(item: $0.id, outcome: $0.outcome, sequence: $0.sequence) }
             return PushResponse(batchID: batch.batchID, status: .committed, results: results, latestSequence: answer.latestSequence)
         } catch {
             guard let failure = ServerFailure.failure(of: error),
@@ -39,9 +39,9 @@ package struct ZoneTransport: Sendable {
     /// The machine's answer to an upload the server refused with error `code`, naming `items`;
     /// nil for an error that is not a refusal (decision 0101). The in-process loopback over a
     /// storage answers the same way.
-    package static func refusal(code: String, items: [String], batchID: UInt64) -> PushResponse? {
+    package static func refusal(code: String, items: [ItemID], batchID: UInt64) -> PushResponse? {
         if let reason = itemRefusals[code], !items.isEmpty {
-            let refused = PushResponse.Refused(reason: reason, items: items.map(ItemID.init))
+            let refused = PushResponse.Refused(reason: reason, items: items)
             return PushResponse(batchID: batchID, status: .refused, results: [], refused: refused)
         }
         switch code {
@@ -65,7 +65,7 @@ package struct ZoneTransport: Sendable {
             let page = try await connection.send(.GET, path, body: nil, as: ChangesResponse.self)
             let items = page.items.map { changed in
                 SyncCore.ChangedItem(
-                    item: ItemID(changed.id), sequence: changed.sequence,
+                    item: changed.id, sequence: changed.sequence,
                     versions: changed.versions.map { SealedVersion(vector: $0.vector, isDeleted: $0.deleted, payload: $0.blob.bytes) })
             }
             return .changes(

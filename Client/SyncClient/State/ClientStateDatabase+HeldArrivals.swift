@@ -104,7 +104,7 @@ extension ClientStateDatabase {
     /// The items of `zone` with a held arrival.
     package func heldItems(_ zone: ZoneID) throws(SyncClientError) -> Set<ItemID> {
         try read { db in
-            Set(try String.fetchAll(db, sql: "SELECT item FROM held_arrival WHERE zone = ?", arguments: [zone.rawValue]).map(ItemID.init))
+            Set(try String.fetchAll(db, sql: "SELECT item FROM held_arrival WHERE zone = ?", arguments: [zone.rawValue]).map { ItemID($0) })
         }
     }
 

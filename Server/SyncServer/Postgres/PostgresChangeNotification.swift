@@ -27,6 +27,6 @@ enum PostgresChangeNotification {
         }
         if parts[1] == disabled { return .disabling(account) }
         guard let sequence = UInt64(parts[1]) else { return nil }
-        return AccountChange(account: account, zone: String(parts[2]), sequence: sequence)
+        return AccountChange(account: account, zone: ZoneID(String(parts[2])), sequence: sequence)
     }
 }

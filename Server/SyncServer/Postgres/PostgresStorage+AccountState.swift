@@ -36,12 +36,12 @@ extension PostgresStorage {
         }
     }
 
-    package func publishStatement(_ statement: [UInt8], zone: String, device: DeviceID, of account: AccountID, now: Date) async throws {
+    package func publishStatement(_ statement: [UInt8], zone: ZoneID, device: DeviceID, of account: AccountID, now: Date) async throws {
         try await attempt("publish a statement") {
             try await client.query(
                 """
                 INSERT INTO zone_statements (account_id, zone, device_id, statement, published_at)
-                VALUES (\(account.rawValue), \(zone), \(device.rawValue), \(ByteBuffer(bytes: statement)), \(now))
+                VALUES (\(account.rawValue), \(zone.rawValue), \(device.rawValue), \(ByteBuffer(bytes: statement)), \(now))
                 ON CONFLICT (account_id, zone, device_id) DO UPDATE SET
                     statement = EXCLUDED.statement, published_at = EXCLUDED.published_at
                 """,
@@ -50,12 +50,12 @@ extension PostgresStorage {
         }
     }
 
-    package func statements(zone: String, of account: AccountID) async throws -> [StatementRecord] {
+    package func statements(zone: ZoneID, of account: AccountID) async throws -> [StatementRecord] {
         try await attempt("read statements") {
             try await client.query(
                 """
                 SELECT device_id, statement, published_at FROM zone_statements
-                WHERE account_id = \(account.rawValue) AND zone = \(zone) ORDER BY device_id
+                WHERE account_id = \(account.rawValue) AND zone = \(zone.rawValue) ORDER BY device_id
                 """,
                 logger: logger
             ).decode((String, ByteBuffer, Date).self).all().map { row in

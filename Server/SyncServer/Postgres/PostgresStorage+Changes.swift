@@ -21,7 +21,7 @@ extension PostgresStorage {
                     let horizon = try await connection.rows(
                         """
                         SELECT coalesce((SELECT horizon FROM zone_horizons
-                                         WHERE account_id = \(query.account.rawValue) AND zone = \(query.zone)), 0)
+                                         WHERE account_id = \(query.account.rawValue) AND zone = \(query.zone.rawValue)), 0)
                         """,
                         logger: logger
                     ).decode(Int64.self).all().first ?? 0
@@ -48,7 +48,7 @@ extension PostgresStorage {
             """
             WITH page AS (
                 SELECT item_id, sequence FROM items
-                WHERE account_id = \(account) AND zone = \(query.zone) AND sequence > \(Int64(clamping: query.after))
+                WHERE account_id = \(account) AND zone = \(query.zone.rawValue) AND sequence > \(Int64(clamping: query.after))
                 ORDER BY sequence
                 LIMIT \(limit + 1)
             ),
@@ -57,7 +57,7 @@ extension PostgresStorage {
                        sum(size.bytes) OVER (ORDER BY page.sequence ROWS UNBOUNDED PRECEDING) - size.bytes AS before
                 FROM page CROSS JOIN LATERAL (
                     SELECT coalesce(sum(octet_length(blob)), 0)::bigint AS bytes FROM item_versions
-                    WHERE account_id = \(account) AND zone = \(query.zone) AND item_id = page.item_id
+                    WHERE account_id = \(account) AND zone = \(query.zone.rawValue) AND item_id = page.item_id
                 ) AS size
             ),
             kept AS (
@@ -65,9 +65,9 @@ extension PostgresStorage {
             ),
             meta AS (
                 SELECT coalesce((SELECT horizon FROM zone_horizons
-                                 WHERE account_id = \(account) AND zone = \(query.zone)), 0) AS horizon,
+                                 WHERE account_id = \(account) AND zone = \(query.zone.rawValue)), 0) AS horizon,
                        (SELECT collected_at FROM zone_horizons
-                        WHERE account_id = \(account) AND zone = \(query.zone)) AS collected_at,
+                        WHERE account_id = \(account) AND zone = \(query.zone.rawValue)) AS collected_at,
                        coalesce((SELECT last_sequence FROM account_sequences
                                  WHERE account_id = \(account)), 0) AS latest,
                        (SELECT restored_through FROM account_sequences WHERE account_id = \(account)) AS restored,
@@ -80,7 +80,7 @@ extension PostgresStorage {
                 SELECT kept.item_id, kept.sequence, v.sequence AS version_sequence, v.vector, v.deleted, v.blob
                 FROM kept CROSS JOIN LATERAL (
                     SELECT sequence, vector, deleted, blob FROM item_versions
-                    WHERE account_id = \(account) AND zone = \(query.zone) AND item_id = kept.item_id
+                    WHERE account_id = \(account) AND zone = \(query.zone.rawValue) AND item_id = kept.item_id
                 ) AS v
             ) AS versions ON true
             ORDER BY versions.sequence, versions.version_sequence
@@ -89,7 +89,7 @@ extension PostgresStorage {
         )
         var horizon: Int64 = 0, latest: Int64 = 0, restoredThrough: Int64?, cut = false
         var collectedAt: Date?
-        var items: [ItemState] = []
+        var items: [ChangedItem<SealedVersion>] = []
         for try await (zoneHorizon, zoneCollectedAt, accountLatest, accountRestored, pageCut, id, sequence, vector, deleted, blob) in rows.decode(
             (Int64, Date?, Int64, Int64?, Bool, String?, Int64?, ByteBuffer?, Bool?, ByteBuffer?).self
         ) {
@@ -100,10 +100,10 @@ extension PostgresStorage {
             cut = pageCut
             guard let id, let sequence, let vector, let deleted, let blob else { continue }
             let version = SealedVersion(vector: try Self.vector(from: vector), isDeleted: deleted, payload: Array(buffer: blob))
-            if items.last?.id == id {
+            if items.last?.item.rawValue == id {
                 items[items.count - 1].versions.append(version)
             } else {
-                items.append(ItemState(id: id, sequence: UInt64(sequence), versions: [version]))
+                items.append(ChangedItem(item: ItemID(id), sequence: UInt64(sequence), versions: [version]))
             }
         }
         if !query.fullResync && Int64(clamping: query.after) < horizon {
@@ -121,7 +121,7 @@ extension PostgresStorage {
     /// An acknowledgement never moves backwards and never past the account's latest sequence; one
     /// for a device the account does not have records nothing.
     package func acknowledge(
-        device: DeviceID, of account: AccountID, zone: String, through sequence: UInt64, now: Date
+        device: DeviceID, of account: AccountID, zone: ZoneID, through sequence: UInt64, now: Date
     ) async throws {
         try await attempt("record an acknowledgement") {
             try await client.withConnection { connection in
@@ -195,7 +195,7 @@ extension PostgresStorage {
                     logger: logger
                 ).decode((UUID, String, Int64, Int64).self).all()
                 for (account, zone, _, horizon) in collected {
-                    try await requireResync(account: account, zone: zone, below: horizon, on: connection)
+                    try await requireResync(account: account, zone: ZoneID(zone), below: horizon, on: connection)
                 }
                 return collected.reduce(0) { $0 + Int($1.2) }
             }

@@ -67,14 +67,14 @@ extension PostgresStorage {
 
     /// Locks the account's counter row (see ``lockAccount(_:on:)``) and reads the zone's horizon,
     /// which cannot move while the lock is held (collection takes the same lock).
-    private func lockAccount(_ account: AccountID, zone: String, on connection: PostgresConnection) async throws -> (
+    private func lockAccount(_ account: AccountID, zone: ZoneID, on connection: PostgresConnection) async throws -> (
         lastSequence: Int64, itemCount: Int64, storedBytes: Int64, horizon: Int64
     ) {
         let rows = try await connection.rows(
             """
             SELECT s.last_sequence, s.item_count, s.stored_bytes, coalesce(h.horizon, 0)
             FROM account_sequences s
-            LEFT JOIN zone_horizons h ON h.account_id = s.account_id AND h.zone = \(zone)
+            LEFT JOIN zone_horizons h ON h.account_id = s.account_id AND h.zone = \(zone.rawValue)
             WHERE s.account_id = \(account.rawValue)
             FOR UPDATE OF s
             """,
@@ -86,30 +86,30 @@ extension PostgresStorage {
 
     /// The current versions of `ids` in the batch's zone, locked until the transaction ends.
     private func storedVersions(
-        of ids: [String], in batch: UploadBatch, on connection: PostgresConnection
-    ) async throws -> [String: [PendingVersion]] {
+        of ids: [ItemID], in batch: UploadBatch, on connection: PostgresConnection
+    ) async throws -> [ItemID: [PendingVersion]] {
         let rows = try await connection.query(
             """
             SELECT ids.id, v.sequence, v.vector, v.deleted, v.blob
-            FROM unnest(\(ids)::text[]) AS ids(id)
+            FROM unnest(\(ids.map(\.rawValue))::text[]) AS ids(id)
             CROSS JOIN LATERAL (
                 -- One primary-key probe per item, whatever the table statistics say.
                 SELECT sequence, vector, deleted, blob FROM item_versions
-                WHERE account_id = \(batch.account.rawValue) AND zone = \(batch.zone) AND item_id = ids.id
+                WHERE account_id = \(batch.account.rawValue) AND zone = \(batch.zone.rawValue) AND item_id = ids.id
                 FOR UPDATE
             ) AS v
             ORDER BY ids.id, v.sequence
             """,
             logger: logger
         )
-        var versions: [String: [PendingVersion]] = [:]
+        var versions: [ItemID: [PendingVersion]] = [:]
         for try await (id, sequence, vector, deleted, blob) in rows.decode(
             (String, Int64, ByteBuffer, Bool, ByteBuffer).self
         ) {
             let version = SealedVersion(
                 vector: try Self.vector(from: vector), isDeleted: deleted, payload: Array(buffer: blob)
             )
-            versions[id, default: []].append(PendingVersion(version: version, sequence: sequence, isNew: false))
+            versions[ItemID(id), default: []].append(PendingVersion(version: version, sequence: sequence, isNew: false))
         }
         return versions
     }
@@ -117,7 +117,7 @@ extension PostgresStorage {
     /// Writes the plan: drops stored versions that were replaced, moves each item to its latest
     /// sequence, inserts the new versions at the sequence of the write that made them.
     private func write(
-        _ plan: BatchMerge.Plan<String, PendingVersion>, stored: [String: [PendingVersion]],
+        _ plan: BatchMerge.Plan<ItemID, PendingVersion>, stored: [ItemID: [PendingVersion]],
         of batch: UploadBatch, on connection: PostgresConnection
     ) async throws {
         var replacedIDs: [String] = [], replacedSequences: [Int64] = []
@@ -127,26 +127,26 @@ extension PostgresStorage {
             let kept = plan.writes[id]!.siblings
             let keptSequences = Set(kept.lazy.filter { !$0.isNew }.map(\.sequence))
             for old in stored[id] ?? [] where !keptSequences.contains(old.sequence) {
-                replacedIDs.append(id)
+                replacedIDs.append(id.rawValue)
                 replacedSequences.append(old.sequence)
             }
             for version in kept where version.isNew {
                 guard let sequence = plan.answer.results[Int(version.sequence)].sequence else { continue }
-                newIDs.append(id)
+                newIDs.append(id.rawValue)
                 newSequences.append(Int64(sequence))
                 vectors.append(ByteBuffer(bytes: version.version.vector.canonicalEncoding))
                 deletedFlags.append(version.version.isDeleted)
                 blobs.append(ByteBuffer(bytes: version.version.payload))
             }
         }
-        let latestIDs = plan.order
+        let latestIDs = plan.order.map(\.rawValue)
         let latestSequences = plan.order.map { Int64(plan.writes[$0]!.sequence) }
         let account = batch.account.rawValue
         if !replacedIDs.isEmpty {
             try await connection.query(
                 """
                 DELETE FROM item_versions
-                WHERE account_id = \(account) AND zone = \(batch.zone)
+                WHERE account_id = \(account) AND zone = \(batch.zone.rawValue)
                   AND (item_id, sequence) IN (SELECT * FROM unnest(\(replacedIDs)::text[], \(replacedSequences)::bigint[]))
                 """,
                 logger: logger
@@ -155,7 +155,7 @@ extension PostgresStorage {
         try await connection.query(
             """
             INSERT INTO items (account_id, zone, item_id, sequence)
-            SELECT \(account), \(batch.zone), id, sequence
+            SELECT \(account), \(batch.zone.rawValue), id, sequence
             FROM unnest(\(latestIDs)::text[], \(latestSequences)::bigint[]) AS changed(id, sequence)
             ON CONFLICT (account_id, zone, item_id) DO UPDATE SET sequence = EXCLUDED.sequence
             """,
@@ -164,7 +164,7 @@ extension PostgresStorage {
         try await connection.query(
             """
             INSERT INTO item_versions (account_id, zone, item_id, sequence, vector, deleted, blob)
-            SELECT \(account), \(batch.zone), *
+            SELECT \(account), \(batch.zone.rawValue), *
             FROM unnest(\(newIDs)::text[], \(newSequences)::bigint[], \(vectors)::bytea[], \(deletedFlags)::boolean[],
                         \(blobs)::bytea[])
             """,

@@ -42,7 +42,7 @@ struct ZoneRoutes {
         case .page(let page):
             let items = page.items.map { item in
                 FeedItem(
-                    id: item.id, sequence: item.sequence,
+                    id: item.item, sequence: item.sequence,
                     versions: item.versions.map { WireVersion(vector: $0.vector, deleted: $0.isDeleted, blob: Base64Bytes($0.payload)) })
             }
             return JSONBody.response(ChangesResponse(

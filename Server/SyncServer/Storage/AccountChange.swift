@@ -4,7 +4,7 @@ import SyncCore
 /// operator disabling the account.
 package struct AccountChange: Sendable, Equatable, Codable {
     package var account: AccountID
-    package var zone: String
+    package var zone: ZoneID
     /// The account's latest sequence number after the upload.
     package var sequence: UInt64
     /// For a revocation, the revoked device, whose push connections every server process closes
@@ -13,7 +13,7 @@ package struct AccountChange: Sendable, Equatable, Codable {
     /// Whether the operator disabled the account: every process closes all its push connections.
     package var disablesAccount = false
 
-    package init(account: AccountID, zone: String, sequence: UInt64) {
+    package init(account: AccountID, zone: ZoneID, sequence: UInt64) {
         self.account = account
         self.zone = zone
         self.sequence = sequence
@@ -21,14 +21,14 @@ package struct AccountChange: Sendable, Equatable, Codable {
 
     /// The change that tells every server process that `device` was revoked.
     package static func revocation(of device: DeviceID, in account: AccountID) -> AccountChange {
-        var change = AccountChange(account: account, zone: "", sequence: 0)
+        var change = AccountChange(account: account, zone: ZoneID(""), sequence: 0)
         change.revokedDevice = device
         return change
     }
 
     /// The change that tells every server process that the operator disabled `account`.
     package static func disabling(_ account: AccountID) -> AccountChange {
-        var change = AccountChange(account: account, zone: "", sequence: 0)
+        var change = AccountChange(account: account, zone: ZoneID(""), sequence: 0)
         change.disablesAccount = true
         return change
     }

@@ -33,7 +33,7 @@ package enum ChangeFeed: Sendable, Equatable {
 package struct ChangePage: Sendable, Equatable {
     /// Items changed after the cursor, by ascending sequence; each item appears once, with all of
     /// its current versions (siblings), at the sequence of its latest change.
-    package var items: [ItemState]
+    package var items: [ChangedItem<SealedVersion>]
     /// The cursor to ask for the next page with: the last item's sequence while more follow; on
     /// the last page, the account's latest sequence (never below the query's cursor).
     package var cursor: UInt64
@@ -47,24 +47,10 @@ package struct ChangePage: Sendable, Equatable {
         deletionsCollectedAt.map { Int64(($0.timeIntervalSince1970 * 1000).rounded(.down)) }
     }
 
-    package init(items: [ItemState], cursor: UInt64, hasMore: Bool, deletionsCollectedAt: Date? = nil) {
+    package init(items: [ChangedItem<SealedVersion>], cursor: UInt64, hasMore: Bool, deletionsCollectedAt: Date? = nil) {
         self.items = items
         self.cursor = cursor
         self.hasMore = hasMore
         self.deletionsCollectedAt = deletionsCollectedAt
-    }
-}
-
-/// An item's current versions and the sequence number of its latest change.
-package struct ItemState: Sendable, Equatable {
-    package var id: String
-    package var sequence: UInt64
-    /// One or more versions: several are concurrent siblings; a single deleted one is a tombstone.
-    package var versions: [SealedVersion]
-
-    package init(id: String, sequence: UInt64, versions: [SealedVersion]) {
-        self.id = id
-        self.sequence = sequence
-        self.versions = versions
     }
 }

@@ -4,7 +4,7 @@ import SyncCore
 /// A page request of a zone's change feed.
 package struct ChangeQuery: Sendable, Equatable {
     package var account: AccountID
-    package var zone: String
+    package var zone: ZoneID
     /// The cursor: the sequence number of the last change already seen (0: the beginning). Asking
     /// from 0 after tombstones were collected expires too: a new device asks with `fullResync`.
     package var after: UInt64
@@ -26,7 +26,7 @@ package struct ChangeQuery: Sendable, Equatable {
     package var now: Date
 
     package init(
-        account: AccountID, zone: String, after: UInt64, limit: Int, maximumBytes: Int = .max, fullResync: Bool = false,
+        account: AccountID, zone: ZoneID, after: UInt64, limit: Int, maximumBytes: Int = .max, fullResync: Bool = false,
         device: DeviceID? = nil, now: Date = Date(timeIntervalSince1970: 0)
     ) {
         self.account = account

@@ -75,7 +75,7 @@ package protocol ServerStorage: AccountAdministration, AccountStateStorage, Appr
     /// Records that `device` has applied every change of `zone` up to `sequence` (clamped to the
     /// account's latest sequence; an acknowledgement never moves backwards).
     func acknowledge(
-        device: DeviceID, of account: AccountID, zone: String, through sequence: UInt64, now: Date
+        device: DeviceID, of account: AccountID, zone: ZoneID, through sequence: UInt64, now: Date
     ) async throws
 
     /// Drops every tombstone-only item that every active device of its account has acknowledged

@@ -3,13 +3,13 @@ import SyncCore
 
 extension UploadBatch {
     /// The distinct item IDs of the batch, in the batch's order.
-    var distinctIDs: [String] {
-        var seen = Set<String>()
+    var distinctIDs: [ItemID] {
+        var seen = Set<ItemID>()
         return items.map(\.key).filter { seen.insert($0).inserted }
     }
 }
 
-extension BatchMerge.Answer where Key == String {
+extension BatchMerge.Answer where Key == ItemID {
     /// The answer as the storage contract gives it: a receipt when committed, else the error.
     func receipt() throws -> UploadReceipt {
         switch status {
@@ -29,7 +29,7 @@ extension BatchMerge.Answer where Key == String {
     }
 }
 
-extension BatchMerge.Decision where Key == String {
+extension BatchMerge.Decision where Key == ItemID {
     /// Whether the storage records the batch's cursor as acknowledged.
     var acknowledgesCursor: Bool {
         switch self {
@@ -47,7 +47,7 @@ extension BatchMerge.Decision where Key == String {
     }
 }
 
-extension BatchMerge.RememberedBatch where Key == String {
+extension BatchMerge.RememberedBatch where Key == ItemID {
     /// The remembered answer as a backend stores it (JSON).
     func encodedAnswer() throws -> [UInt8] {
         do {
@@ -60,7 +60,7 @@ extension BatchMerge.RememberedBatch where Key == String {
     /// A remembered batch read back from a backend.
     init(batchID: UInt64, encodedAnswer: some Collection<UInt8>) throws {
         do {
-            self.init(batchID: batchID, answer: try JSONDecoder().decode(BatchMerge.Answer<String>.self, from: Data(encodedAnswer)))
+            self.init(batchID: batchID, answer: try JSONDecoder().decode(BatchMerge.Answer<ItemID>.self, from: Data(encodedAnswer)))
         } catch {
             throw SyncServerError(.storageFailure, "the database holds an unreadable batch answer", underlying: error)
         }

@@ -3,22 +3,22 @@ import SyncCore
 /// Versions a device uploads to one zone in one atomic batch: the one rule's batch
 /// (`BatchMerge.Batch`), with the account, device and zone it is addressed to.
 package struct UploadBatch: Sendable, Equatable {
-    package typealias Item = BatchMerge.Incoming<String, SealedVersion>
+    package typealias Item = BatchMerge.Incoming<ItemID, SealedVersion>
 
     package var account: AccountID
     package var device: DeviceID
-    package var zone: String
+    package var zone: ZoneID
     /// The batch as the rule takes it: the device's number for it (per zone, increasing), or nil
     /// when it sent none (decision 0100); the feed position the device had applied when it made
     /// the versions (below the zone's horizon the batch is refused with `cursorExpired`); the
     /// versions, by item ID (validated by the HTTP layer), merged in order.
-    package var rule: BatchMerge.Batch<String, SealedVersion>
+    package var rule: BatchMerge.Batch<ItemID, SealedVersion>
 
     package var batchID: UInt64? { rule.batchID }
     package var cursor: UInt64 { rule.cursor }
     package var items: [Item] { rule.items }
 
-    package init(account: AccountID, device: DeviceID, zone: String, batchID: UInt64? = nil, cursor: UInt64, items: [Item]) {
+    package init(account: AccountID, device: DeviceID, zone: ZoneID, batchID: UInt64? = nil, cursor: UInt64, items: [Item]) {
         self.account = account
         self.device = device
         self.zone = zone

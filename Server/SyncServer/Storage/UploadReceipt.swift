@@ -4,13 +4,13 @@ import SyncCore
 package struct UploadReceipt: Sendable, Equatable {
     /// What happened to one item of the batch.
     package struct ItemResult: Sendable, Equatable {
-        package var id: String
+        package var id: ItemID
         /// `.stale`, `.applied` or `.conflictKept` (a `.tooManySiblings` item refuses the batch).
         package var outcome: ServerMerge.Outcome
         /// The sequence number given to the write; nil when it was stale.
         package var sequence: UInt64?
 
-        package init(id: String, outcome: ServerMerge.Outcome, sequence: UInt64?) {
+        package init(id: ItemID, outcome: ServerMerge.Outcome, sequence: UInt64?) {
             self.id = id
             self.outcome = outcome
             self.sequence = sequence

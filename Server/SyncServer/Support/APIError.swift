@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import SyncCore
 import SyncProtocol
 
 /// An error answer with a stable code: thrown by routes, rendered by ``ErrorMiddleware`` as
@@ -9,11 +10,11 @@ struct APIError: Error, Sendable {
     var code: String
     var message: String
     /// The item IDs a per-item refusal is about (`too_large`, `quota_exceeded`, `too_many_siblings`).
-    var items: [String]?
+    var items: [ItemID]?
     /// Seconds after which a refused request may be tried again (`Retry-After`, on 429 answers).
     var retryAfter: Int?
 
-    init(_ status: HTTPResponse.Status, _ code: String, _ message: String, items: [String]? = nil, retryAfter: Int? = nil) {
+    init(_ status: HTTPResponse.Status, _ code: String, _ message: String, items: [ItemID]? = nil, retryAfter: Int? = nil) {
         self.status = status
         self.code = code
         self.message = message

@@ -22,8 +22,8 @@ struct Validation {
         }
     }
 
-    func itemID(_ id: String) throws {
-        let bytes = Array(id.utf8)
+    func itemID(_ id: ItemID) throws {
+        let bytes = Array(id.rawValue.utf8)
         guard !bytes.isEmpty, bytes.allSatisfy({ IDCharacters.contains($0) || "=+/.".utf8.contains($0) }) else {
             throw APIError.invalid("item id must be characters of [A-Za-z0-9_=+/.-]")
         }

@@ -44,17 +44,17 @@ enum Fixture {
 
     /// Uploads one batch; items are taken in the order of their IDs.
     static func upload(
-        _ items: [String: [String: UInt64]], deleted: Bool = false, account: AccountID, zone: String = "keychain",
+        _ items: [String: [String: UInt64]], deleted: Bool = false, account: AccountID, zone: ZoneID = .keychain,
         cursor: UInt64 = 0, limits: UploadLimits = Fixture.limits, in storage: any ServerStorage
     ) async throws -> UploadReceipt {
         let batch = UploadBatch(
             account: account, device: device("d"), zone: zone, cursor: cursor,
-            items: items.sorted { $0.key < $1.key }.map { .init(key: $0.key, version: version($0.value, deleted: deleted)) })
+            items: items.sorted { $0.key < $1.key }.map { .init(key: ItemID($0.key), version: version($0.value, deleted: deleted)) })
         return try await storage.upload(batch, limits: limits, now: epoch)
     }
 
     static func page(
-        account: AccountID, zone: String = "keychain", after: UInt64 = 0, limit: Int = 100, fullResync: Bool = false,
+        account: AccountID, zone: ZoneID = .keychain, after: UInt64 = 0, limit: Int = 100, fullResync: Bool = false,
         in storage: any ServerStorage
     ) async throws -> ChangePage {
         let feed = try await storage.changes(ChangeQuery(account: account, zone: zone, after: after, limit: limit, fullResync: fullResync))

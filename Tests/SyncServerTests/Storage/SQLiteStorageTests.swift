@@ -43,7 +43,7 @@ struct SQLiteStorageTests {
                 _ = try await Fixture.upload(["i": ["d": 1]], account: account, in: storage)
             }
             let reopened = try SQLiteStorage(directory: directory)
-            #expect(try await Fixture.page(account: account, in: reopened).items.map(\.id) == ["i"])
+            #expect(try await Fixture.page(account: account, in: reopened).items.map(\.item) == ["i"])
         }
     }
 

@@ -20,7 +20,7 @@ extension StorageContract {
                 _ = try await storage.upload(Fixture.batch(7, ["z": ["d": 1]], account: account), limits: Fixture.limits, now: Fixture.epoch)
             }
             let page = try await Fixture.page(account: account, in: storage)
-            #expect(page.items.map(\.id) == ["y", "x"])
+            #expect(page.items.map(\.item) == ["y", "x"])
             #expect(page.cursor == 3)
         },
         StorageContractCase(name: "deviceInactiveWhenItsTombstonesWereCollectedMustResyncFromZero") { storage in
@@ -95,7 +95,7 @@ extension StorageContract {
             let account = try await Fixture.createAccount("alice", in: storage)
             _ = try await Fixture.register("d", token: 1, account: account, in: storage)
             let limits = UploadLimits(maximumItemsPerAccount: 100, maximumBytesPerAccount: 100)
-            func upload(_ items: [(String, UInt64, Int)], deleted: Bool = false, cursor: UInt64 = 0) async throws -> UploadReceipt {
+            func upload(_ items: [(ItemID, UInt64, Int)], deleted: Bool = false, cursor: UInt64 = 0) async throws -> UploadReceipt {
                 let batch = UploadBatch(account: account, device: Fixture.device("d"), zone: "keychain", cursor: cursor, items: items.map {
                     .init(key: $0.0, version: SealedVersion(vector: Fixture.vector(["d": $0.1]), isDeleted: deleted, payload: Array(repeating: 7, count: $0.2)))
                 })
@@ -129,12 +129,12 @@ extension StorageContract {
                 return page
             }
             let first = try #require(try await page(after: 0, bytes: 100))
-            #expect(first.items.map(\.id) == ["a", "b", "c"] && first.hasMore && first.cursor == 3)
+            #expect(first.items.map(\.item) == ["a", "b", "c"] && first.hasMore && first.cursor == 3)
             let rest = try #require(try await page(after: first.cursor, bytes: 100))
-            #expect(rest.items.map(\.id) == ["d"] && !rest.hasMore && rest.cursor == 4)
+            #expect(rest.items.map(\.item) == ["d"] && !rest.hasMore && rest.cursor == 4)
             // Always at least one item, however small the budget.
             let one = try #require(try await page(after: 0, bytes: 1))
-            #expect(one.items.map(\.id) == ["a"] && one.hasMore && one.cursor == 1)
+            #expect(one.items.map(\.item) == ["a"] && one.hasMore && one.cursor == 1)
         },
     ]
 }
@@ -144,7 +144,7 @@ extension Fixture {
     static func batch(_ number: UInt64, _ items: [String: [String: UInt64]], account: AccountID, cursor: UInt64 = 0) -> UploadBatch {
         UploadBatch(
             account: account, device: device("d"), zone: "keychain", batchID: number, cursor: cursor,
-            items: items.sorted { $0.key < $1.key }.map { .init(key: $0.key, version: version($0.value)) })
+            items: items.sorted { $0.key < $1.key }.map { .init(key: ItemID($0.key), version: version($0.value)) })
     }
 
     /// The storage error `body` throws (recording an issue when it throws none).

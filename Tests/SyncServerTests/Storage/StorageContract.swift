@@ -129,7 +129,7 @@ enum StorageContract {
                 _ = try await storage.upload(batch, limits: .init(maximumItemsPerAccount: 10, maximumSiblings: 2), now: Fixture.epoch)
             }
             let page = try await Fixture.page(account: account, in: storage)
-            #expect(page.items.map(\.id) == ["i1"])
+            #expect(page.items.map(\.item) == ["i1"])
             #expect(page.cursor == 2)
         },
         StorageContractCase(name: "batchOverTheItemQuotaWritesNothing") { storage in
@@ -154,7 +154,7 @@ enum StorageContract {
             let receipt = try await storage.upload(batch, limits: Fixture.limits, now: Fixture.epoch)
             #expect(receipt.results.map(\.outcome) == [.applied, .applied, .stale])
             let page = try await Fixture.page(account: account, in: storage)
-            #expect(page.items == [ItemState(id: "i1", sequence: 2, versions: [Fixture.version(["d": 2])])])
+            #expect(page.items == [ChangedItem(item: "i1", sequence: 2, versions: [Fixture.version(["d": 2])])])
         },
     ]
 
@@ -165,12 +165,12 @@ enum StorageContract {
                 _ = try await Fixture.upload([id: ["d": 1]], account: account, in: storage)
             }
             let first = try await Fixture.page(account: account, after: 0, limit: 2, in: storage)
-            #expect(first.items.map(\.id) == ["a", "b"])
+            #expect(first.items.map(\.item) == ["a", "b"])
             #expect(first.cursor == 2 && first.hasMore)
             let second = try await Fixture.page(account: account, after: first.cursor, limit: 2, in: storage)
-            #expect(second.items.map(\.id) == ["c", "d"])
+            #expect(second.items.map(\.item) == ["c", "d"])
             let last = try await Fixture.page(account: account, after: second.cursor, limit: 2, in: storage)
-            #expect(last.items.map(\.id) == ["e"])
+            #expect(last.items.map(\.item) == ["e"])
             #expect(last.cursor == 5 && !last.hasMore)
             let empty = try await Fixture.page(account: account, after: 5, limit: 2, in: storage)
             #expect(empty.items.isEmpty && empty.cursor == 5 && !empty.hasMore)
@@ -180,9 +180,9 @@ enum StorageContract {
             _ = try await Fixture.upload(["a": ["d": 1], "b": ["d": 1]], account: account, in: storage)
             _ = try await Fixture.upload(["a": ["d": 2]], account: account, in: storage)
             let page = try await Fixture.page(account: account, in: storage)
-            #expect(page.items.map(\.id) == ["b", "a"])
+            #expect(page.items.map(\.item) == ["b", "a"])
             #expect(page.items.map(\.sequence) == [2, 3])
-            #expect(try await Fixture.page(account: account, after: 2, in: storage).items.map(\.id) == ["a"])
+            #expect(try await Fixture.page(account: account, after: 2, in: storage).items.map(\.item) == ["a"])
         },
         StorageContractCase(name: "zonesAndAccountsDoNotSeeEachOthersChanges") { storage in
             let alice = try await Fixture.createAccount("alice", in: storage)
@@ -190,9 +190,9 @@ enum StorageContract {
             _ = try await Fixture.upload(["k": ["d": 1]], account: alice, zone: "keychain", in: storage)
             _ = try await Fixture.upload(["v": ["d": 1]], account: alice, zone: "kv.settings", in: storage)
             _ = try await Fixture.upload(["b": ["d": 1]], account: bob, zone: "keychain", in: storage)
-            #expect(try await Fixture.page(account: alice, zone: "keychain", in: storage).items.map(\.id) == ["k"])
-            #expect(try await Fixture.page(account: alice, zone: "kv.settings", in: storage).items.map(\.id) == ["v"])
-            #expect(try await Fixture.page(account: bob, zone: "keychain", in: storage).items.map(\.id) == ["b"])
+            #expect(try await Fixture.page(account: alice, zone: "keychain", in: storage).items.map(\.item) == ["k"])
+            #expect(try await Fixture.page(account: alice, zone: "kv.settings", in: storage).items.map(\.item) == ["v"])
+            #expect(try await Fixture.page(account: bob, zone: "keychain", in: storage).items.map(\.item) == ["b"])
             #expect(try await Fixture.page(account: bob, zone: "kv.settings", in: storage).items.isEmpty)
         },
         StorageContractCase(name: "blobsAndDeletedFlagsRoundTrip") { storage in
@@ -237,7 +237,7 @@ enum StorageContract {
             _ = try await Fixture.upload(["k": ["d": 1]], account: account, zone: "keychain", in: storage)
             _ = try await Fixture.upload(["v": ["d": 1], "w": ["d": 1]], account: account, zone: "kv.other", in: storage)
             let page = try await Fixture.page(account: account, zone: "keychain", in: storage)
-            #expect(page.items.map(\.id) == ["k"])
+            #expect(page.items.map(\.item) == ["k"])
             #expect(page.cursor == 3 && !page.hasMore)
             let partial = try await Fixture.page(account: account, zone: "kv.other", limit: 1, in: storage)
             #expect(partial.cursor == 2 && partial.hasMore)
@@ -277,7 +277,7 @@ enum StorageContract {
             #expect(try await storage.collectGarbage(activeSince: nil, now: Date()) == 0)
             try await storage.acknowledge(device: Fixture.device("two"), of: account, zone: "keychain", through: 99, now: Fixture.epoch)
             #expect(try await storage.collectGarbage(activeSince: nil, now: Date()) == 1)
-            #expect(try await Fixture.page(account: account, after: 0, fullResync: true, in: storage).items.map(\.id) == ["live"])
+            #expect(try await Fixture.page(account: account, after: 0, fullResync: true, in: storage).items.map(\.item) == ["live"])
         },
         StorageContractCase(name: "collectedItemLeavesNoVersionBehind") { storage in
             let account = try await Fixture.createAccount("alice", in: storage)
@@ -329,10 +329,10 @@ enum StorageContract {
             let stale = try await storage.changes(ChangeQuery(account: account, zone: "keychain", after: 3, limit: 10))
             #expect(stale == .cursorExpired(horizon: 4))
             let fresh = try await Fixture.page(account: account, after: 4, in: storage)
-            #expect(fresh.items.map(\.id) == ["c"])
+            #expect(fresh.items.map(\.item) == ["c"])
             let full = try await storage.changes(ChangeQuery(account: account, zone: "keychain", after: 1, limit: 10, fullResync: true))
             guard case .page(let page) = full else { Issue.record("full resync expired"); return }
-            #expect(page.items.map(\.id) == ["b", "c"])
+            #expect(page.items.map(\.item) == ["b", "c"])
             // Other zones keep their own horizon.
             #expect(try await Fixture.page(account: account, zone: "kv.other", after: 1, in: storage).items.isEmpty)
         },

@@ -52,7 +52,7 @@ final class FailingListenerStorage: ServerStorage {
         try await inner.upload(batch, limits: limits, now: now)
     }
     func changes(_ query: ChangeQuery) async throws -> ChangeFeed { try await inner.changes(query) }
-    func acknowledge(device: DeviceID, of account: AccountID, zone: String, through sequence: UInt64, now: Date) async throws {
+    func acknowledge(device: DeviceID, of account: AccountID, zone: ZoneID, through sequence: UInt64, now: Date) async throws {
         try await inner.acknowledge(device: device, of: account, zone: zone, through: sequence, now: now)
     }
     func collectGarbage(activeSince: Date?, now: Date) async throws -> Int { try await inner.collectGarbage(activeSince: activeSince, now: now) }
@@ -66,10 +66,10 @@ final class FailingListenerStorage: ServerStorage {
     func deviceLog(of account: AccountID, from index: Int, limit: Int) async throws -> [DeviceLogRecord] {
         try await inner.deviceLog(of: account, from: index, limit: limit)
     }
-    func publishStatement(_ statement: [UInt8], zone: String, device: DeviceID, of account: AccountID, now: Date) async throws {
+    func publishStatement(_ statement: [UInt8], zone: ZoneID, device: DeviceID, of account: AccountID, now: Date) async throws {
         try await inner.publishStatement(statement, zone: zone, device: device, of: account, now: now)
     }
-    func statements(zone: String, of account: AccountID) async throws -> [StatementRecord] {
+    func statements(zone: ZoneID, of account: AccountID) async throws -> [StatementRecord] {
         try await inner.statements(zone: zone, of: account)
     }
     func createApprovalRequest(_ request: ApprovalRecord, now: Date) async throws { try await inner.createApprovalRequest(request, now: now) }

@@ -104,7 +104,7 @@ struct APIClient: Sendable {
 
     static func item(_ id: String, _ counters: [String: UInt64], deleted: Bool = false, blobSize: Int = 48) -> UploadItem {
         UploadItem(
-            id: id, vector: VersionVector(Dictionary(uniqueKeysWithValues: counters.map { (DeviceID($0.key)!, $0.value) })),
+            id: ItemID(id), vector: VersionVector(Dictionary(uniqueKeysWithValues: counters.map { (DeviceID($0.key)!, $0.value) })),
             deleted: deleted, blob: Base64Bytes((0..<blobSize).map { UInt8(truncatingIfNeeded: $0 &+ id.utf8.count) }))
     }
 

@@ -20,11 +20,11 @@ package protocol AccountStateStorage: Sendable {
     func deviceLog(of account: AccountID, from index: Int, limit: Int) async throws -> [DeviceLogRecord]
 
     /// Replaces `device`'s statement about `zone` with `statement`.
-    func publishStatement(_ statement: [UInt8], zone: String, device: DeviceID, of account: AccountID, now: Date) async throws
+    func publishStatement(_ statement: [UInt8], zone: ZoneID, device: DeviceID, of account: AccountID, now: Date) async throws
 
     /// The latest statement of every device of the account, revoked ones included, about `zone`,
     /// ordered by device ID.
-    func statements(zone: String, of account: AccountID) async throws -> [StatementRecord]
+    func statements(zone: ZoneID, of account: AccountID) async throws -> [StatementRecord]
 }
 
 /// One entry of an account's device log, as stored: its position and its opaque bytes.

@@ -19,14 +19,14 @@ extension MemoryStorage {
         }
     }
 
-    package func publishStatement(_ statement: [UInt8], zone: String, device: DeviceID, of account: AccountID, now: Date) async throws {
+    package func publishStatement(_ statement: [UInt8], zone: ZoneID, device: DeviceID, of account: AccountID, now: Date) async throws {
         state.withLock { state in
             state.statements[account, default: [:]][zone, default: [:]][device] = StatementRecord(
                 device: device, statement: statement, publishedAt: now)
         }
     }
 
-    package func statements(zone: String, of account: AccountID) async throws -> [StatementRecord] {
+    package func statements(zone: ZoneID, of account: AccountID) async throws -> [StatementRecord] {
         state.withLock { state in
             (state.statements[account]?[zone] ?? [:]).values.sorted { $0.device < $1.device }
         }

@@ -3,22 +3,14 @@ import SyncCore
 
 extension MemoryStorage {
     package func upload(_ batch: UploadBatch, limits: UploadLimits, now: Date) async throws -> UploadReceipt {
-        let answer: BatchMerge.Answer<String> = try withModel(batch.account) { model, known in
+        let answer = try withModel(batch.account) { model, known in
             model.configuration.maximumSiblings = limits.maximumSiblings
             model.configuration.maximumItems = limits.maximumItemsPerAccount
             model.configuration.maximumBytes = limits.maximumBytesPerAccount
-            let incoming = batch.rule
-            let answer = model.apply(
-                BatchMerge.Batch(
-                    batchID: incoming.batchID, cursor: incoming.cursor,
-                    items: incoming.items.map { .init(key: ItemID($0.key), version: $0.version) }),
-                from: batch.device, zone: ZoneID(batch.zone), now: Self.milliseconds(now))
+            let answer = model.apply(batch.rule, from: batch.device, zone: batch.zone, now: Self.milliseconds(now))
             // The model enrols a device by its first request; the storage keeps only registered ones.
             if !known.contains(batch.device) { model.revoke(batch.device) }
-            return BatchMerge.Answer<String>(
-                status: .init(rawValue: answer.status.rawValue)!,
-                results: answer.results.map { .init(key: $0.key.rawValue, outcome: $0.outcome, sequence: $0.sequence) },
-                refused: answer.refused.map(\.rawValue), latestSequence: answer.latestSequence)
+            return answer
         }
         touch(batch.device, of: batch.account, now: now)
         if answer.status == .committed, answer.results.contains(where: { $0.sequence != nil }) {
@@ -28,7 +20,7 @@ extension MemoryStorage {
     }
 
     package func changes(_ query: ChangeQuery) async throws -> ChangeFeed {
-        let zone = ZoneID(query.zone)
+        let zone = query.zone
         let feed: ChangeFeed = try withModel(query.account) { model, known in
             let horizon = model.zones[zone]?.horizon ?? 0
             guard let device = query.device else {
@@ -55,20 +47,15 @@ extension MemoryStorage {
 
     private static func page(_ items: [ChangedItem<SealedVersion>], cursor: UInt64, hasMore: Bool, collectedAt: Int64?) -> ChangePage {
         ChangePage(
-            items: items.map { item in
-                ItemState(
-                    id: item.item.rawValue, sequence: item.sequence,
-                    versions: item.versions)
-            },
-            cursor: cursor, hasMore: hasMore, deletionsCollectedAt: collectedAt.map { Date(timeIntervalSince1970: Double($0) / 1000) })
+            items: items, cursor: cursor, hasMore: hasMore, deletionsCollectedAt: collectedAt.map { Date(timeIntervalSince1970: Double($0) / 1000) })
     }
 
     package func acknowledge(
-        device: DeviceID, of account: AccountID, zone: String, through sequence: UInt64, now: Date
+        device: DeviceID, of account: AccountID, zone: ZoneID, through sequence: UInt64, now: Date
     ) async throws {
         try withModel(account) { model, known in
             guard known.contains(device) else { return }
-            model.acknowledge(device, zone: ZoneID(zone), cursor: sequence, now: Self.milliseconds(now))
+            model.acknowledge(device, zone: zone, cursor: sequence, now: Self.milliseconds(now))
         }
         touch(device, of: account, now: now)
     }

@@ -16,7 +16,7 @@ package final class MemoryStorage: ServerStorage {
         var secret: SymmetricKey?
         var disabled: Set<AccountID> = []
         var deviceLogs: [AccountID: [[UInt8]]] = [:]
-        var statements: [AccountID: [String: [DeviceID: StatementRecord]]] = [:]
+        var statements: [AccountID: [ZoneID: [DeviceID: StatementRecord]]] = [:]
         var approvals: [AccountID: [ApprovalRecord]] = [:]
     }
 

@@ -50,22 +50,22 @@ extension SQLiteStorage {
         }
     }
 
-    package func publishStatement(_ statement: [UInt8], zone: String, device: DeviceID, of account: AccountID, now: Date) async throws {
+    package func publishStatement(_ statement: [UInt8], zone: ZoneID, device: DeviceID, of account: AccountID, now: Date) async throws {
         try await write("publishing a statement") { db in
             try db.execute(
                 sql: """
                     INSERT INTO zoneStatement (account, zone, device, statement, publishedAt) VALUES (?, ?, ?, ?, ?)
                     ON CONFLICT (account, zone, device) DO UPDATE SET statement = excluded.statement, publishedAt = excluded.publishedAt
                     """,
-                arguments: [account.description, zone, device.rawValue, Data(statement), now.timeIntervalSince1970])
+                arguments: [account.description, zone.rawValue, device.rawValue, Data(statement), now.timeIntervalSince1970])
         }
     }
 
-    package func statements(zone: String, of account: AccountID) async throws -> [StatementRecord] {
+    package func statements(zone: ZoneID, of account: AccountID) async throws -> [StatementRecord] {
         try await read("reading statements") { db in
             try Row.fetchAll(
                 db, sql: "SELECT device, statement, publishedAt FROM zoneStatement WHERE account = ? AND zone = ? ORDER BY device",
-                arguments: [account.description, zone]
+                arguments: [account.description, zone.rawValue]
             ).map { row in
                 guard let device = DeviceID(row["device"] as String) else {
                     throw SyncServerError(.storageFailure, "corrupt statement record")

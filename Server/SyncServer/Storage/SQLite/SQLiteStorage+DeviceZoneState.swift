@@ -9,15 +9,15 @@ extension SQLiteStorage {
     struct DeviceZoneState {
         var acknowledged: Int64
         var mustResync: Bool
-        var lastBatch: BatchMerge.RememberedBatch<String>?
+        var lastBatch: BatchMerge.RememberedBatch<ItemID>?
 
-        static func fetch(account: String, device: DeviceID, zone: String, in db: Database) throws -> DeviceZoneState? {
+        static func fetch(account: String, device: DeviceID, zone: ZoneID, in db: Database) throws -> DeviceZoneState? {
             guard let row = try Row.fetchOne(
                 db.cachedStatement(sql: """
                     SELECT sequence, mustResync, lastBatch, lastAnswer FROM acknowledgement
                     WHERE account = ? AND device = ? AND zone = ?
                     """),
-                arguments: [account, device.rawValue, zone])
+                arguments: [account, device.rawValue, zone.rawValue])
             else { return nil }
             let batchID: Int64? = row["lastBatch"]
             let answer: Data? = row["lastAnswer"]
@@ -32,7 +32,7 @@ extension SQLiteStorage {
         /// remembered batch when `batchID` is given, and marks the device seen. Nothing happens for a
         /// device the account does not have.
         static func record(
-            account: String, device: DeviceID, zone: String, acknowledged: UInt64, batchID: UInt64? = nil,
+            account: String, device: DeviceID, zone: ZoneID, acknowledged: UInt64, batchID: UInt64? = nil,
             answer: [UInt8]? = nil, now: Date, in db: Database
         ) throws {
             try db.execute(
@@ -45,7 +45,7 @@ extension SQLiteStorage {
                         lastAnswer = COALESCE(excluded.lastAnswer, lastAnswer)
                     """,
                 arguments: [
-                    account, device.rawValue, zone, Int64(clamping: acknowledged), batchID.map { Int64(clamping: $0) },
+                    account, device.rawValue, zone.rawValue, Int64(clamping: acknowledged), batchID.map { Int64(clamping: $0) },
                     answer.map { Data($0) }, account, device.rawValue,
                 ])
             try db.execute(
@@ -55,21 +55,21 @@ extension SQLiteStorage {
 
         /// After a collection raised `zone`'s horizon: every device of the account (not revoked)
         /// that had not acknowledged up to it must resync the zone from 0 (decision 0031).
-        static func requireResync(account: String, zone: String, below horizon: Int64, in db: Database) throws {
+        static func requireResync(account: String, zone: ZoneID, below horizon: Int64, in db: Database) throws {
             try db.execute(
                 sql: """
                     INSERT INTO acknowledgement (account, device, zone, sequence, mustResync)
                     SELECT account, id, ?, 0, 1 FROM device WHERE account = ? AND revokedAt IS NULL
                     ON CONFLICT (account, device, zone) DO UPDATE SET mustResync = 1 WHERE sequence < ?
                     """,
-                arguments: [zone, account, horizon])
+                arguments: [zone.rawValue, account, horizon])
         }
 
         /// A resync from 0 has started: the device may pull and push again.
-        static func resyncStarted(account: String, device: DeviceID, zone: String, in db: Database) throws {
+        static func resyncStarted(account: String, device: DeviceID, zone: ZoneID, in db: Database) throws {
             try db.execute(
                 sql: "UPDATE acknowledgement SET mustResync = 0 WHERE account = ? AND device = ? AND zone = ?",
-                arguments: [account, device.rawValue, zone])
+                arguments: [account, device.rawValue, zone.rawValue])
         }
     }
 }

@@ -47,14 +47,14 @@ extension SQLiteStorage {
         }
     }
 
-    private static func horizon(account: String, zone: String, in db: Database) throws -> Int64 {
-        try Int64.fetchOne(db, sql: "SELECT horizon FROM zone WHERE account = ? AND name = ?", arguments: [account, zone]) ?? 0
+    private static func horizon(account: String, zone: ZoneID, in db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT horizon FROM zone WHERE account = ? AND name = ?", arguments: [account, zone.rawValue]) ?? 0
     }
 
     /// The zone's horizon and when its tombstones were last collected (nil: never), in one read.
-    private static func collection(account: String, zone: String, in db: Database) throws -> (horizon: Int64, collectedAt: Date?) {
+    private static func collection(account: String, zone: ZoneID, in db: Database) throws -> (horizon: Int64, collectedAt: Date?) {
         let row = try Row.fetchOne(
-            db.cachedStatement(sql: "SELECT horizon, collectedAt FROM zone WHERE account = ? AND name = ?"), arguments: [account, zone])
+            db.cachedStatement(sql: "SELECT horizon, collectedAt FROM zone WHERE account = ? AND name = ?"), arguments: [account, zone.rawValue])
         return (row?["horizon"] ?? 0, (row?["collectedAt"] as Double?).map { Date(timeIntervalSince1970: $0) })
     }
 
@@ -81,8 +81,8 @@ extension SQLiteStorage {
                 SELECT id, sequence, versions, bytes FROM item
                 WHERE account = ? AND zone = ? AND sequence > ? ORDER BY sequence LIMIT ?
                 """),
-            arguments: [account, query.zone, Int64(clamping: query.after), limit + 1])
-        var items: [ItemState] = []
+            arguments: [account, query.zone.rawValue, Int64(clamping: query.after), limit + 1])
+        var items: [ChangedItem<SealedVersion>] = []
         var bytes = 0
         var hasMore = false
         while let row = try rows.next() {
@@ -90,8 +90,8 @@ extension SQLiteStorage {
                 hasMore = true
                 break
             }
-            items.append(ItemState(
-                id: row["id"], sequence: UInt64(row["sequence"] as Int64), versions: try SealedVersion.decode(row["versions"] as Data)))
+            items.append(ChangedItem(
+                item: ItemID(row["id"]), sequence: UInt64(row["sequence"] as Int64), versions: try SealedVersion.decode(row["versions"] as Data)))
             bytes += row["bytes"] as Int
         }
         let latest = try latestSequence(account: account, in: db)
@@ -100,7 +100,7 @@ extension SQLiteStorage {
     }
 
     package func acknowledge(
-        device: DeviceID, of account: AccountID, zone: String, through sequence: UInt64, now: Date
+        device: DeviceID, of account: AccountID, zone: ZoneID, through sequence: UInt64, now: Date
     ) async throws {
         try await write("recording an acknowledgement") { db in
             let latest = try Self.latestSequence(account: account.description, in: db)
@@ -116,7 +116,7 @@ extension SQLiteStorage {
             var dropped = 0
             for zone in zones {
                 let account: String = zone["account"]
-                let name: String = zone["zone"]
+                let name = ZoneID(zone["zone"])
                 // The lowest acknowledgement among the devices that hold tombstones back; with no
                 // active device, nothing is collected.
                 guard let floor = try Int64.fetchOne(
@@ -126,7 +126,7 @@ extension SQLiteStorage {
                         LEFT JOIN acknowledgement a ON a.account = d.account AND a.device = d.id AND a.zone = ?
                         WHERE d.account = ? AND d.revokedAt IS NULL AND (? IS NULL OR d.lastSeenAt >= ?)
                         """,
-                    arguments: [name, account, activeSince?.timeIntervalSince1970, activeSince?.timeIntervalSince1970]
+                    arguments: [name.rawValue, account, activeSince?.timeIntervalSince1970, activeSince?.timeIntervalSince1970]
                 ) else { continue }
                 let collected = try Row.fetchOne(
                     db,
@@ -134,18 +134,18 @@ extension SQLiteStorage {
                         SELECT COUNT(*) AS count, MAX(sequence) AS newest, COALESCE(SUM(bytes), 0) AS bytes FROM item
                         WHERE account = ? AND zone = ? AND tombstone = 1 AND sequence <= ?
                         """,
-                    arguments: [account, name, floor])
+                    arguments: [account, name.rawValue, floor])
                 let count: Int = collected?["count"] ?? 0
                 guard count > 0, let newest: Int64 = collected?["newest"] else { continue }
                 try db.execute(
                     sql: "DELETE FROM item WHERE account = ? AND zone = ? AND tombstone = 1 AND sequence <= ?",
-                    arguments: [account, name, floor])
+                    arguments: [account, name.rawValue, floor])
                 try db.execute(
                     sql: """
                         INSERT INTO zone (account, name, horizon, collectedAt) VALUES (?, ?, ?, ?)
                         ON CONFLICT (account, name) DO UPDATE SET horizon = max(horizon, excluded.horizon), collectedAt = excluded.collectedAt
                         """,
-                    arguments: [account, name, newest, now.timeIntervalSince1970])
+                    arguments: [account, name.rawValue, newest, now.timeIntervalSince1970])
                 let bytes: Int64 = collected?["bytes"] ?? 0
                 try db.execute(
                     sql: "UPDATE account SET itemCount = itemCount - ?, storedBytes = storedBytes - ? WHERE id = ?",

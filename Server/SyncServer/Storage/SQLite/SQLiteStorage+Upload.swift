@@ -15,18 +15,19 @@ extension SQLiteStorage {
     /// inside the caller's transaction.
     private static func apply(
         _ batch: UploadBatch, limits: UploadLimits, now: Date, in db: Database
-    ) throws -> BatchMerge.Answer<String> {
+    ) throws -> BatchMerge.Answer<ItemID> {
         let account = batch.account.description
+        let zone = batch.zone.rawValue
         guard let row = try Row.fetchOne(
             db, sql: "SELECT latestSequence, itemCount, storedBytes FROM account WHERE id = ?", arguments: [account])
         else { throw SyncServerError(.notFound, "no such account") }
         let horizon = try Int64.fetchOne(
-            db, sql: "SELECT horizon FROM zone WHERE account = ? AND name = ?", arguments: [account, batch.zone]) ?? 0
+            db, sql: "SELECT horizon FROM zone WHERE account = ? AND name = ?", arguments: [account, zone]) ?? 0
         let device = try DeviceZoneState.fetch(account: account, device: batch.device, zone: batch.zone, in: db)
         let select = try db.cachedStatement(sql: "SELECT versions FROM item WHERE account = ? AND zone = ? AND id = ?")
-        var stored: [String: [SealedVersion]] = [:]
+        var stored: [ItemID: [SealedVersion]] = [:]
         for id in batch.distinctIDs {
-            if let versions = try Data.fetchOne(select, arguments: [account, batch.zone, id]) {
+            if let versions = try Data.fetchOne(select, arguments: [account, zone, id.rawValue]) {
                 stored[id] = try SealedVersion.decode(versions)
             }
         }
@@ -45,7 +46,7 @@ extension SQLiteStorage {
             for id in plan.order {
                 let write = plan.writes[id]!
                 try upsert.execute(arguments: [
-                    account, batch.zone, id, Int64(write.sequence), write.siblings.allSatisfy(\.isDeleted),
+                    account, zone, id.rawValue, Int64(write.sequence), write.siblings.allSatisfy(\.isDeleted),
                     Data(SealedVersion.encode(write.siblings)), BatchMerge.bytes(write.siblings),
                 ])
             }

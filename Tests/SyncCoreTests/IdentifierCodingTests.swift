@@ -1,0 +1,44 @@
+import Foundation
+import SyncCore
+import Testing
+
+/// Item and zone IDs are coded as their text, and still read the objects earlier builds wrote
+/// (decision 0254).
+@Suite("Identifier coding")
+struct IdentifierCodingTests {
+    @Test func idsAreCodedAsTheirText() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let encoded = try encoder.encode(Pair(item: ItemID("a1+/="), zone: ZoneID("kv.notes")))
+        #expect(String(decoding: encoded, as: UTF8.self) == #"{"item":"a1+\/=","zone":"kv.notes"}"#)
+        #expect(try JSONDecoder().decode(Pair.self, from: encoded) == Pair(item: "a1+/=", zone: "kv.notes"))
+    }
+
+    /// What the synthesized coding wrote into a sync state file's unanswered batch.
+    @Test func theObjectsOfEarlierBuildsAreRead() throws {
+        let earlier = Data(#"{"item":{"rawValue":"x"},"zone":{"rawValue":"keychain"}}"#.utf8)
+        #expect(try JSONDecoder().decode(Pair.self, from: earlier) == Pair(item: "x", zone: .keychain))
+    }
+
+    @Test func anythingElseIsRefused() {
+        for text in [#"{"item":7,"zone":"z"}"#, #"{"item":{"value":"x"},"zone":"z"}"#, #"{"item":null,"zone":"z"}"#] {
+            #expect(throws: DecodingError.self) { try JSONDecoder().decode(Pair.self, from: Data(text.utf8)) }
+        }
+    }
+
+    /// A server's remembered batch answers, stored as JSON when their keys were strings, read the same.
+    @Test func aRememberedAnswerKeepsItsFormat() throws {
+        let answer = BatchMerge.Answer<ItemID>(
+            status: .quotaExceeded, results: [.init(key: "a", outcome: .applied, sequence: 4)], refused: ["b"], latestSequence: 4)
+        let asStrings = BatchMerge.Answer<String>(
+            status: .quotaExceeded, results: [.init(key: "a", outcome: .applied, sequence: 4)], refused: ["b"], latestSequence: 4)
+        let stored = try JSONEncoder().encode(asStrings)
+        #expect(try JSONDecoder().decode(BatchMerge.Answer<ItemID>.self, from: stored) == answer)
+        #expect(try JSONDecoder().decode(BatchMerge.Answer<String>.self, from: JSONEncoder().encode(answer)) == asStrings)
+    }
+
+    private struct Pair: Codable, Equatable {
+        var item: ItemID
+        var zone: ZoneID
+    }
+}
