@@ -244,7 +244,7 @@ let networkTargets: [Target] = [
     .testTarget(
         name: "SyncClientTests",
         dependencies: [
-            "SyncClient", "SyncProtocol", "KeychainCrypto", "sync-client", "sync-server", "keychain", "ProcessTesting",
+            "SyncClient", "SyncProtocol", "KeychainCrypto", "sync-client", "sync-server", "keychain", "ProcessTesting", "SyncTesting",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "X509", package: "swift-certificates"), .product(name: "Crypto", package: "swift-crypto"),
         ],
@@ -256,7 +256,13 @@ let networkTargets: [Target] = [
         swiftSettings: swiftSettings),
     // The loopback of the zone endpoints over a server storage, for in-process tests and the
     // simulation of the shipped code.
-    .target(name: "SyncTesting", dependencies: ["SyncClient", "SyncServer", "SyncCore", "SyncProtocol"], path: "Tests/SyncTesting", swiftSettings: swiftSettings),
+    .target(
+        name: "SyncTesting",
+        dependencies: [
+            "SyncClient", "SyncServer", "SyncCore", "SyncProtocol", "KeychainCrypto", "KeychainStore", "KeychainModel",
+            .product(name: "Logging", package: "swift-log"),
+        ],
+        path: "Tests/SyncTesting", swiftSettings: swiftSettings),
     .target(
         name: "ShippedSimulation",
         dependencies: [

@@ -70,6 +70,7 @@ struct LostAnswerAndStateTests {
         try device.addItem(Array("v1".utf8))
         device.losePushAnswers.value.withLock { $0 = true }
         await #expect(throws: (any Error).self) { try await device.driver.round() }
+        device.losePushAnswers.value.withLock { $0 = false }
         let key = try #require(try device.keychain.synchronizableItems().first?.key)
         let recorded = try #require(try device.keychain.unchangedRemoteVersions()[key])
         #expect(recorded.serverVersion == nil && recorded.sentVersion != nil)
@@ -158,8 +159,8 @@ struct FirstPassTests {
     }
 }
 
-/// One device with a real keychain and state file, synced by the shipped driver over a loopback
-/// to a real SQLite server storage, in a directory of its own.
+/// One device of a ``LoopbackAccount`` whose loopback loses the answers to its pushes when a test
+/// says, with the test's item.
 private final class OneDevice: Sendable {
     final class Flag: Sendable {
         let value = Mutex(false)
@@ -172,46 +173,22 @@ private final class OneDevice: Sendable {
         return attributes
     }()
 
-    let directory: String
-    let keychain: Keychain
-    let database: ClientStateDatabase
-    let driver: ZoneDriver<KeychainZone>
-    private let storage: SQLiteStorage
-    private let account: AccountID
-    private let sealer: VersionSealer
+    let account: LoopbackAccount
+    let device: LoopbackDevice
     /// Whether the loopback loses the answers to pushes (after the storage took them).
     let losePushAnswers: Flag
 
+    var keychain: Keychain { device.keychain }
+    var database: ClientStateDatabase { device.database }
+    var driver: ZoneDriver<KeychainZone> { device.driver }
+
     init() async throws {
-        let base = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
-        directory = base + "/shipped-driver-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory + "/server", withIntermediateDirectories: true)
-        let storage = try SQLiteStorage(directory: URL(fileURLWithPath: directory + "/server"))
-        let account = NewAccount(name: "driver", credentials: AccountCredentials(
-            verifier: [1], kdfParameters: Array(#"{"algorithm":"scrypt"}"#.utf8), salt: [UInt8](repeating: 1, count: 16),
-            wrappedAccountKey: [2], wrappedRecoveryKey: [3]))
-        try await storage.createAccount(account, now: Date())
-        self.storage = storage
-        self.account = account.id
-        let device = DeviceID("device-0")!
-        _ = try await storage.registerDevice(
-            NewDevice(account: account.id, id: device, name: device.rawValue, tokenHash: Array(device.rawValue.utf8)), maximumDevices: 10, now: Date())
-        let keys = AccountKeys(accountKey: try AccountKey(rawRepresentation: [UInt8](repeating: 7, count: 32)))
-        let sealer = VersionSealer(keys: keys, account: "driver", zone: .keychain)
-        self.sealer = sealer
-        let keychainPath = directory + "/device/keychain.db"
-        var configuration = Keychain.Configuration()
-        configuration.runtimeDirectory = directory + "/runtime"
-        keychain = try Keychain.open(at: keychainPath, configuration: configuration)
-        database = try ClientStateDatabase(keychainPath: keychainPath, create: true)
+        account = try await LoopbackAccount()
         let losePushAnswers = Flag()
         self.losePushAnswers = losePushAnswers
-        let server = LoopbackZoneServer(storage: storage, account: account.id, device: device, zone: .keychain, fault: { call, stage in
+        device = try await account.device("device", fault: { call, stage in
             if call == .push, stage == .answer, losePushAnswers.value.withLock({ $0 }) { throw LoopbackZoneServer.Lost() }
         })
-        driver = try ZoneDriver(
-            local: KeychainZone(keychain: keychain, sealer: sealer, device: device), database: database, server: server, sealer: sealer,
-            device: device, logger: Logger(label: "driver", factory: { _ in SwiftLogNoOpLogHandler() }))
     }
 
     /// Adds the test's synchronizable item, or another one of the same service.
@@ -228,54 +205,18 @@ private final class OneDevice: Sendable {
         try keychain.update(query, changes: ItemAttributes(), data: data)
     }
 
-    /// The device back without its sync state, enrolled again under a new ID (decision 0106):
-    /// a driver from a new state file over the same keychain.
-    /// - Parameter tampering: What the server does to the returning device's requests.
-    /// - Parameter copy: A copy of the server's storage the tampering serves, where the new ID is
-    ///   registered too.
+    /// The device back without its sync state, enrolled again under a new ID (decision 0106).
     func enrolledAgainWithoutState(
         tampering: LoopbackZoneServer.Tampering? = nil, registeringIn copy: SQLiteStorage? = nil
     ) async throws -> ZoneDriver<KeychainZone> {
-        let keychainPath = directory + "/device/keychain.db"
-        try ClientStateDatabase.removeFiles(forKeychain: keychainPath)
-        if let copy { try await register(DeviceID("device-1")!, in: copy) }
-        return try await driver(for: DeviceID("device-1")!, keychain: keychain, at: keychainPath, tampering: tampering)
+        try await device.loseStateAndEnrolAgain(tampering: tampering, registeringIn: copy)
     }
 
-    /// A copy of the server's storage as it is now (the online backup): what a server restored
-    /// from a backup, or one side of a fork, holds.
-    func serverCopy() throws -> SQLiteStorage {
-        let copy = URL(fileURLWithPath: directory + "/server-copy")
-        try FileManager.default.createDirectory(at: copy, withIntermediateDirectories: true)
-        _ = try SQLiteStorage.backup(directory: URL(fileURLWithPath: directory + "/server"), to: copy.appendingPathComponent(SQLiteStorage.fileName))
-        return try SQLiteStorage(directory: copy)
-    }
-
-    private func register(_ device: DeviceID, in storage: SQLiteStorage) async throws {
-        _ = try await storage.registerDevice(
-            NewDevice(account: account, id: device, name: device.rawValue, tokenHash: Array(device.rawValue.utf8)), maximumDevices: 10, now: Date())
-    }
+    /// A copy of the server's storage as it is now.
+    func serverCopy() throws -> SQLiteStorage { try account.serverCopy() }
 
     /// Another device of the account, with a keychain of its own.
-    func otherDevice() async throws -> (keychain: Keychain, driver: ZoneDriver<KeychainZone>) {
-        let keychainPath = directory + "/other/keychain.db"
-        var configuration = Keychain.Configuration()
-        configuration.runtimeDirectory = directory + "/other-runtime"
-        let keychain = try Keychain.open(at: keychainPath, configuration: configuration)
-        return (keychain, try await driver(for: DeviceID("device-2")!, keychain: keychain, at: keychainPath, tampering: nil))
-    }
+    func otherDevice() async throws -> LoopbackDevice { try await account.device("other") }
 
-    /// A driver from a new state file, for a device registered now.
-    private func driver(
-        for device: DeviceID, keychain: Keychain, at keychainPath: String, tampering: LoopbackZoneServer.Tampering?
-    ) async throws -> ZoneDriver<KeychainZone> {
-        try await register(device, in: storage)
-        let server = LoopbackZoneServer(storage: storage, account: account, device: device, zone: .keychain, tampering: tampering)
-        return try ZoneDriver(
-            local: KeychainZone(keychain: keychain, sealer: sealer, device: device),
-            database: try ClientStateDatabase(keychainPath: keychainPath, create: true), server: server, sealer: sealer,
-            device: device, logger: Logger(label: "driver", factory: { _ in SwiftLogNoOpLogHandler() }))
-    }
-
-    func remove() { try? FileManager.default.removeItem(atPath: directory) }
+    func remove() { account.remove() }
 }

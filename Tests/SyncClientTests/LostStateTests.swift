@@ -3,7 +3,8 @@ import ProcessTesting
 import Testing
 
 /// B1 (issue 11): a device that lost its sync state reconciles without bringing back deletions it
-/// missed, and converges (decision 0106).
+/// missed, and converges (decision 0106), with the binaries; the other cases of a lost state run
+/// in process (`LostStateInProcessTests`).
 @Suite(.serialized)
 struct LostStateTests {
     @Test func reEnrolmentWithALostStateFileBringsNoDeletionBackAndConverges() async throws {
@@ -34,71 +35,6 @@ struct LostStateTests {
             try await b.sync()
             try await a.sync()
             #expect(try await a.password(service: "after", account: "max") == "new")
-        }
-    }
-
-    @Test func aDeviceWithoutStateKeepsItsOwnNewerWriteOfADeletedItem() async throws {
-        try await withAccount(devices: 2) { server, devices in
-            let (a, b) = (devices[0], devices[1])
-            try await b.add(service: "x", account: "max", password: "old")
-            try await b.sync()
-            try await a.sync()
-            try await a.delete(service: "x", account: "max")
-            try await a.sync()
-            // B writes x again after A deleted it, then loses its state.
-            try await b.add(service: "x", account: "max", password: "written after the deletion", update: true)
-            try await loseStateAndEnrolAgain(b, server)
-            try await b.sync()
-            try await a.sync()
-            #expect(try await a.password(service: "x", account: "max") == "written after the deletion")
-            #expect(try await b.password(service: "x", account: "max") == "written after the deletion")
-        }
-    }
-
-    /// Found by the simulation of the shipped driver (decision 0175): a device without state took
-    /// the value a sync had given it, or one it wrote and pushed long ago, for a new write, and it
-    /// could win against a later write. Now it knows those copies and takes the server's value.
-    @Test func aDeviceWithoutStateDoesNotPushBackValuesItOnlyHeld() async throws {
-        try await withAccount(devices: 2) { server, devices in
-            let (a, b) = (devices[0], devices[1])
-            try await a.add(service: "pulled", account: "max", password: "first")
-            try await b.add(service: "pushed", account: "max", password: "first")
-            try await a.sync()
-            try await b.sync()
-            try await a.sync()
-            // A changes both later; B, holding the first values, loses its state.
-            try await a.add(service: "pulled", account: "max", password: "second", update: true)
-            try await a.add(service: "pushed", account: "max", password: "second", update: true)
-            try await a.sync()
-            try await loseStateAndEnrolAgain(b, server)
-            // Neither copy is a write of B's: nothing is pushed (before, both were, as new writes).
-            let back = try await b.syncClient(["sync"])
-            #expect(back.status == 0, "\(back.stderr)")
-            #expect(back.stdout.contains("in step: pushed 0, applied 2"), "\(back.stdout)")
-            try await a.sync()
-            for device in [a, b] {
-                #expect(try await device.password(service: "pulled", account: "max") == "second", "on \(device.name)")
-                #expect(try await device.password(service: "pushed", account: "max") == "second", "on \(device.name)")
-            }
-            let status = try await b.syncClient(["status", "--json"])
-            #expect(status.stdout.contains("\"pendingChanges\" : 0"), "\(status.stdout)")
-        }
-    }
-
-    /// A deletion made while the state was lost reaches the others (it was dropped before: with no
-    /// known basis it lost to the value it deleted).
-    @Test func aDeletionMadeBeforeTheStateWasLostReachesTheOthers() async throws {
-        try await withAccount(devices: 2) { server, devices in
-            let (a, b) = (devices[0], devices[1])
-            try await a.add(service: "x", account: "max", password: "to be deleted")
-            try await a.sync()
-            try await b.sync()
-            try await b.delete(service: "x", account: "max")
-            try await loseStateAndEnrolAgain(b, server)
-            try await b.sync()
-            try await a.sync()
-            #expect(try await a.password(service: "x", account: "max") == nil)
-            #expect(try await b.password(service: "x", account: "max") == nil)
         }
     }
 

@@ -1,0 +1,70 @@
+import SyncTesting
+import Testing
+
+/// A device that lost its sync state and enrols again (decision 0106), in process. `LostStateTests`
+/// keeps B1 and the enrolment that retires the earlier one with the binaries.
+@Suite("A device without its sync state, in process")
+struct LostStateInProcessTests {
+    @Test func aDeviceWithoutStateKeepsItsOwnNewerWriteOfADeletedItem() async throws {
+        try await LoopbackAccount.with { account in
+            let (a, b) = (try await account.device("a"), try await account.device("b"))
+            try b.add(service: "x", account: "max", password: "old")
+            try await b.sync()
+            try await a.sync()
+            try a.delete(service: "x", account: "max")
+            try await a.sync()
+            // B writes x again after A deleted it, then loses its state.
+            try b.add(service: "x", account: "max", password: "written after the deletion", update: true)
+            try await b.loseStateAndEnrolAgain()
+            try await b.sync()
+            try await a.sync()
+            #expect(try a.password(service: "x", account: "max") == "written after the deletion")
+            #expect(try b.password(service: "x", account: "max") == "written after the deletion")
+        }
+    }
+
+    /// Found by the simulation of the shipped driver (decision 0175): a device without state took
+    /// the value a sync had given it, or one it wrote and pushed long ago, for a new write, and it
+    /// could win against a later write. Now it knows those copies and takes the server's value.
+    @Test func aDeviceWithoutStateDoesNotPushBackValuesItOnlyHeld() async throws {
+        try await LoopbackAccount.with { account in
+            let (a, b) = (try await account.device("a"), try await account.device("b"))
+            try a.add(service: "pulled", account: "max", password: "first")
+            try b.add(service: "pushed", account: "max", password: "first")
+            try await a.sync()
+            try await b.sync()
+            try await a.sync()
+            // A changes both later; B, holding the first values, loses its state.
+            try a.add(service: "pulled", account: "max", password: "second", update: true)
+            try a.add(service: "pushed", account: "max", password: "second", update: true)
+            try await a.sync()
+            try await b.loseStateAndEnrolAgain()
+            // Neither copy is a write of B's: nothing is pushed (before, both were, as new writes).
+            let back = try await b.sync()
+            #expect(back.pushed == 0 && back.applied == 2, "\(back)")
+            try await a.sync()
+            for device in [a, b] {
+                #expect(try device.password(service: "pulled", account: "max") == "second", "on \(device.name)")
+                #expect(try device.password(service: "pushed", account: "max") == "second", "on \(device.name)")
+            }
+            #expect(await !b.driver.hasPendingChanges)
+        }
+    }
+
+    /// A deletion made while the state was lost reaches the others (it was dropped before: with no
+    /// known basis it lost to the value it deleted).
+    @Test func aDeletionMadeBeforeTheStateWasLostReachesTheOthers() async throws {
+        try await LoopbackAccount.with { account in
+            let (a, b) = (try await account.device("a"), try await account.device("b"))
+            try a.add(service: "x", account: "max", password: "to be deleted")
+            try await a.sync()
+            try await b.sync()
+            try b.delete(service: "x", account: "max")
+            try await b.loseStateAndEnrolAgain()
+            try await b.sync()
+            try await a.sync()
+            #expect(try a.password(service: "x", account: "max") == nil)
+            #expect(try b.password(service: "x", account: "max") == nil)
+        }
+    }
+}

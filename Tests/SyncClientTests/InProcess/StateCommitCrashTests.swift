@@ -1,0 +1,104 @@
+import SyncTesting
+import Testing
+
+/// B4 (issue 11): a sync that dies after the keychain took a pulled page and before the sync state
+/// was committed leaves the keychain a version ahead of the state. A local change made then is
+/// built over the version the keychain holds, so it is not concurrent with it and nothing comes
+/// back (decision 0107). In process: a hook throws right after the keychain commit, and the device
+/// goes on with a driver made again from the files it left, as a restarted process does.
+@Suite("Dying between the keychain and the state commit")
+struct StateCommitCrashTests {
+    @Test func aDeletionAfterDyingBetweenTheKeychainAndTheStateCommitStaysDeleted() async throws {
+        try await LoopbackAccount.with { account in
+            let (a, b) = (try await account.device("a"), try await account.device("b"))
+            try await leaveV2InTheKeychainOnly(a, b)
+            #expect(try b.password(service: "x", account: "kim") == "v2")
+
+            try b.delete(service: "x", account: "kim")
+            try await b.sync()
+            try await a.sync()
+            try await b.sync()
+            #expect(try a.password(service: "x", account: "kim") == nil, "the deleted v2 came back on a")
+            #expect(try b.password(service: "x", account: "kim") == nil, "the deleted v2 came back on b")
+        }
+    }
+
+    @Test func aDeletionOfANewItemPulledJustBeforeDyingStaysDeleted() async throws {
+        try await LoopbackAccount.with { account in
+            let (a, b) = (try await account.device("a"), try await account.device("b"))
+            try a.add(service: "old", account: "kim", password: "in step")
+            try await a.sync()
+            try await b.sync()
+            try a.add(service: "new", account: "kim", password: "first seen by b in the dying round")
+            try await a.sync()
+            try await dieAfterTheKeychainCommit(b)
+
+            try b.delete(service: "new", account: "kim")
+            try await b.sync()
+            try await a.sync()
+            try await b.sync()
+            #expect(try a.password(service: "new", account: "kim") == nil, "the deleted item came back on a")
+            #expect(try b.password(service: "new", account: "kim") == nil, "the deleted item came back on b")
+            #expect(try a.password(service: "old", account: "kim") == "in step")
+        }
+    }
+
+    @Test func aDeletionPulledAfterDyingRemovesWhatTheKeychainTookBeforeTheCrash() async throws {
+        try await LoopbackAccount.with { account in
+            let (a, b) = (try await account.device("a"), try await account.device("b"))
+            try a.add(service: "old", account: "kim", password: "in step")
+            try await a.sync()
+            try await b.sync()
+            try a.add(service: "x", account: "kim", password: "pulled by the dying round")
+            try await a.sync()
+            try await dieAfterTheKeychainCommit(b)
+            #expect(try b.password(service: "x", account: "kim") == "pulled by the dying round")
+
+            // The state never learnt x; the deletion must still reach b's keychain.
+            try a.delete(service: "x", account: "kim")
+            try await a.sync()
+            try await b.sync()
+            #expect(try b.password(service: "x", account: "kim") == nil, "b kept an item deleted everywhere")
+            #expect(try a.password(service: "x", account: "kim") == nil)
+        }
+    }
+
+    @Test func anEditAfterDyingBetweenTheKeychainAndTheStateCommitWinsWithoutAConflict() async throws {
+        try await LoopbackAccount.with { account in
+            let (a, b) = (try await account.device("a"), try await account.device("b"))
+            try await leaveV2InTheKeychainOnly(a, b)
+
+            try b.add(service: "x", account: "kim", password: "v3 over v2", update: true)
+            try await b.sync()
+            try await a.sync()
+            #expect(try a.password(service: "x", account: "kim") == "v3 over v2")
+            // Built over v2, b's edit is no conflict: nothing lost a resolution on either device.
+            for device in [a, b] {
+                let history = try device.history(service: "x", account: "kim")
+                #expect(history.isEmpty, "\(device.name) kept a conflict loser: \(history)")
+            }
+        }
+    }
+
+    /// x at v1 on both devices; a writes v2, and b's sync dies after its keychain took v2.
+    private func leaveV2InTheKeychainOnly(_ a: LoopbackDevice, _ b: LoopbackDevice) async throws {
+        try a.add(service: "x", account: "kim", password: "v1")
+        try await a.sync()
+        try await b.sync()
+        try a.add(service: "x", account: "kim", password: "v2", update: true)
+        try await a.sync()
+        try await dieAfterTheKeychainCommit(b)
+    }
+
+    /// Runs one sync of `device` that dies right after the keychain committed the pulled page,
+    /// before the sync state is committed, and restarts the device from its files.
+    private func dieAfterTheKeychainCommit(_ device: LoopbackDevice) async throws {
+        let died = Counter()
+        await device.driver.setApplyHooks(after: {
+            if died.increment() == 1 { throw CancellationError() }
+        })
+        await #expect(throws: (any Error).self) { try await device.sync() }
+        #expect(died.value == 1)
+        try device.restart()
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import KeychainModel
+import KeychainStore
+import Logging
+import Synchronization
+import SyncClient
+import SyncCore
+import SyncServer
+
+/// One device of a ``LoopbackAccount``: a real keychain and sync state file in a folder of the
+/// account's directory, its keychain zone synced by the shipped ``ZoneDriver`` over a
+/// ``LoopbackZoneServer`` to the account's storage. Losing the sync state and enrolling again
+/// keeps the keychain and gives the device a new ID, as `sync-client enroll` does.
+package final class LoopbackDevice: Sendable {
+    /// The device under one enrolment: its ID, what the server does to its requests, and the
+    /// state file and driver of its running process.
+    private struct Enrolment {
+        var id: DeviceID
+        var tampering: LoopbackZoneServer.Tampering?
+        var database: ClientStateDatabase
+        var driver: ZoneDriver<KeychainZone>
+    }
+
+    package let name: String
+    package let keychain: Keychain
+    package let keychainPath: String
+    private let account: LoopbackAccount
+    private let fault: @Sendable (LoopbackZoneServer.Call, LoopbackZoneServer.Stage) throws -> Void
+    private let enrolment: Mutex<Enrolment>
+
+    init(
+        name: String, account: LoopbackAccount,
+        fault: @escaping @Sendable (LoopbackZoneServer.Call, LoopbackZoneServer.Stage) throws -> Void
+    ) async throws {
+        self.name = name
+        self.account = account
+        self.fault = fault
+        keychainPath = account.directory + "/\(name)/keychain.db"
+        var configuration = Keychain.Configuration()
+        configuration.runtimeDirectory = account.directory + "/\(name)-runtime"
+        keychain = try Keychain.open(at: keychainPath, configuration: configuration)
+        let id = try await account.enrolNewID()
+        enrolment = Mutex(try Self.enrolment(
+            id, keychain: keychain, at: keychainPath, account: account, server: account.storage, tampering: nil, fault: fault))
+    }
+
+    /// The device's ID under its current enrolment.
+    package var id: DeviceID { enrolment.withLock { $0.id } }
+    /// The keychain zone's driver under the current enrolment.
+    package var driver: ZoneDriver<KeychainZone> { enrolment.withLock { $0.driver } }
+    /// The sync state file under the current enrolment.
+    package var database: ClientStateDatabase { enrolment.withLock { $0.database } }
+
+    /// Syncs the keychain zone until it is in step (as `sync-client sync` does, without the
+    /// device log, statements and key-value stores).
+    @discardableResult
+    package func sync(maximumRounds: Int = 8) async throws -> SyncRoundReport {
+        try await driver.syncUntilInStep(maximumRounds: maximumRounds)
+    }
+
+    /// Adds a synchronizable generic password, or with `update` replaces the secret of the one
+    /// there (`keychain add-generic-password --sync [-U]`).
+    package func add(service: String, account: String, password: String, update: Bool = false) throws {
+        let attributes = Self.attributes(service: service, account: account)
+        if update, try self.password(service: service, account: account) != nil {
+            try keychain.update(
+                Query(itemClass: .genericPassword, attributes: attributes, synchronizable: .yes), changes: ItemAttributes(),
+                data: Array(password.utf8))
+        } else {
+            var item = attributes
+            item.synchronizable = true
+            _ = try keychain.add(Item(itemClass: .genericPassword, attributes: item, data: Array(password.utf8)))
+        }
+    }
+
+    /// Deletes the synchronizable generic password.
+    package func delete(service: String, account: String) throws {
+        try keychain.delete(Query(itemClass: .genericPassword, attributes: Self.attributes(service: service, account: account), synchronizable: .yes))
+    }
+
+    /// The synchronizable generic password's secret, or nil when there is none.
+    package func password(service: String, account: String) throws(KeychainError) -> String? {
+        let query = Query(
+            itemClass: .genericPassword, attributes: Self.attributes(service: service, account: account), synchronizable: .yes, returns: .data)
+        let found: [ItemResult]
+        do {
+            found = try keychain.find(query)
+        } catch where error.code == .itemNotFound {
+            return nil
+        }
+        return found.first?.data.map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The versions conflict resolution kept of the synchronizable generic password, with their secrets.
+    package func history(service: String, account: String) throws -> [String] {
+        var attributes = Self.attributes(service: service, account: account)
+        attributes.synchronizable = true
+        attributes.accessGroup = ItemRules.defaultAccessGroup
+        return try keychain.historyVersions(of: PrimaryKey(itemClass: .genericPassword, attributes: attributes), includingData: true)
+            .compactMap { $0.item.data.map { String(decoding: $0, as: UTF8.self) } }
+    }
+
+    /// The keychain zone's problems (what `sync-client status` lists), by the `service/account`
+    /// of the item each names.
+    package func problems() throws -> [String: String] {
+        var names: [String: String] = [:]
+        for (key, attributes) in try keychain.synchronizableItems() {
+            names[account.sealer.itemID(of: key).rawValue] = "\(attributes.service ?? "")/\(attributes.account ?? "")"
+        }
+        return Dictionary(try database.problems(zone: .keychain).map { (names[$0.item] ?? $0.item, $0.reason) }, uniquingKeysWith: { $1 })
+    }
+
+    /// The device's process restarted (after a crash, say): a new driver from the files, under
+    /// the same ID.
+    package func restart() throws {
+        let (id, tampering) = enrolment.withLock { ($0.id, $0.tampering) }
+        let restarted = try Self.enrolment(
+            id, keychain: keychain, at: keychainPath, account: account, server: account.storage, tampering: tampering, fault: fault)
+        enrolment.withLock { $0 = restarted }
+    }
+
+    /// The device's sync state files removed, and the device enrolled again under a new ID: a
+    /// driver from a new state file over the same keychain, which becomes the device's.
+    /// - Parameters:
+    ///   - tampering: What the server does to the device's requests from now on.
+    ///   - copy: A copy of the server's storage the tampering serves, where the new ID is
+    ///     registered too.
+    @discardableResult
+    package func loseStateAndEnrolAgain(
+        tampering: LoopbackZoneServer.Tampering? = nil, registeringIn copy: SQLiteStorage? = nil
+    ) async throws -> ZoneDriver<KeychainZone> {
+        try ClientStateDatabase.removeFiles(forKeychain: keychainPath)
+        let id = try await account.enrolNewID(alsoIn: copy)
+        let again = try Self.enrolment(
+            id, keychain: keychain, at: keychainPath, account: account, server: account.storage, tampering: tampering, fault: fault)
+        enrolment.withLock { $0 = again }
+        return again.driver
+    }
+
+    private static func enrolment(
+        _ id: DeviceID, keychain: Keychain, at keychainPath: String, account: LoopbackAccount, server storage: SQLiteStorage,
+        tampering: LoopbackZoneServer.Tampering?, fault: @escaping @Sendable (LoopbackZoneServer.Call, LoopbackZoneServer.Stage) throws -> Void
+    ) throws -> Enrolment {
+        let database = try ClientStateDatabase(keychainPath: keychainPath, create: true)
+        let server = LoopbackZoneServer(
+            storage: storage, account: account.id, device: id, zone: .keychain, limits: account.limits.upload,
+            maximumBlobBytes: account.limits.maximumBlobBytes, maximumRequestBytes: account.limits.maximumRequestBytes, fault: fault,
+            tampering: tampering)
+        let driver = try ZoneDriver(
+            local: KeychainZone(keychain: keychain, sealer: account.sealer, device: id), database: database, server: server,
+            sealer: account.sealer, device: id, logger: Logger(label: "loopback", factory: { _ in SwiftLogNoOpLogHandler() }))
+        return Enrolment(id: id, tampering: tampering, database: database, driver: driver)
+    }
+
+    private static func attributes(service: String, account: String) -> ItemAttributes {
+        var attributes = ItemAttributes()
+        attributes.service = service
+        attributes.account = account
+        return attributes
+    }
+}
