@@ -67,7 +67,7 @@ package final class LoopbackAccount: Sendable {
     ///   - name: The device's folder in the account's directory.
     ///   - fault: The loopback's fault hook for the device's calls (see ``LoopbackZoneServer``).
     package func device(
-        _ name: String, fault: @escaping @Sendable (LoopbackZoneServer.Call, LoopbackZoneServer.Stage) throws -> Void = { _, _ in }
+        _ name: String, fault: @escaping LoopbackZoneServer.Fault = { _, _ in }
     ) async throws -> LoopbackDevice {
         try await LoopbackDevice(name: name, account: self, fault: fault)
     }

@@ -25,12 +25,12 @@ package final class LoopbackDevice: Sendable {
     package let keychain: Keychain
     package let keychainPath: String
     private let account: LoopbackAccount
-    private let fault: @Sendable (LoopbackZoneServer.Call, LoopbackZoneServer.Stage) throws -> Void
+    private let fault: LoopbackZoneServer.Fault
     private let enrolment: Mutex<Enrolment>
 
     init(
         name: String, account: LoopbackAccount,
-        fault: @escaping @Sendable (LoopbackZoneServer.Call, LoopbackZoneServer.Stage) throws -> Void
+        fault: @escaping LoopbackZoneServer.Fault
     ) async throws {
         self.name = name
         self.account = account
@@ -41,7 +41,7 @@ package final class LoopbackDevice: Sendable {
         keychain = try Keychain.open(at: keychainPath, configuration: configuration)
         let id = try await account.enrolNewID()
         enrolment = Mutex(try Self.enrolment(
-            id, keychain: keychain, at: keychainPath, account: account, server: account.storage, tampering: nil, fault: fault))
+            id, keychain: keychain, at: keychainPath, account: account, tampering: nil, fault: fault))
     }
 
     /// The device's ID under its current enrolment.
@@ -115,7 +115,7 @@ package final class LoopbackDevice: Sendable {
     package func restart() throws {
         let (id, tampering) = enrolment.withLock { ($0.id, $0.tampering) }
         let restarted = try Self.enrolment(
-            id, keychain: keychain, at: keychainPath, account: account, server: account.storage, tampering: tampering, fault: fault)
+            id, keychain: keychain, at: keychainPath, account: account, tampering: tampering, fault: fault)
         enrolment.withLock { $0 = restarted }
     }
 
@@ -132,18 +132,18 @@ package final class LoopbackDevice: Sendable {
         try ClientStateDatabase.removeFiles(forKeychain: keychainPath)
         let id = try await account.enrolNewID(alsoIn: copy)
         let again = try Self.enrolment(
-            id, keychain: keychain, at: keychainPath, account: account, server: account.storage, tampering: tampering, fault: fault)
+            id, keychain: keychain, at: keychainPath, account: account, tampering: tampering, fault: fault)
         enrolment.withLock { $0 = again }
         return again.driver
     }
 
     private static func enrolment(
-        _ id: DeviceID, keychain: Keychain, at keychainPath: String, account: LoopbackAccount, server storage: SQLiteStorage,
-        tampering: LoopbackZoneServer.Tampering?, fault: @escaping @Sendable (LoopbackZoneServer.Call, LoopbackZoneServer.Stage) throws -> Void
+        _ id: DeviceID, keychain: Keychain, at keychainPath: String, account: LoopbackAccount, tampering: LoopbackZoneServer.Tampering?,
+        fault: @escaping LoopbackZoneServer.Fault
     ) throws -> Enrolment {
         let database = try ClientStateDatabase(keychainPath: keychainPath, create: true)
         let server = LoopbackZoneServer(
-            storage: storage, account: account.id, device: id, zone: .keychain, limits: account.limits.upload,
+            storage: account.storage, account: account.id, device: id, zone: .keychain, limits: account.limits.upload,
             maximumBlobBytes: account.limits.maximumBlobBytes, maximumRequestBytes: account.limits.maximumRequestBytes, fault: fault,
             tampering: tampering)
         let driver = try ZoneDriver(

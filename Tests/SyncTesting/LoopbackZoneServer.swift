@@ -76,6 +76,9 @@ package struct LoopbackZoneServer: ZoneServer {
         }
     }
 
+    /// What the network does to a call at a stage: throwing loses the request or the answer.
+    package typealias Fault = @Sendable (Call, Stage) throws -> Void
+
     /// The error a fault throws: what a dropped connection looks like to the driver.
     package struct Lost: Error {
         package init() {}
@@ -115,7 +118,7 @@ package struct LoopbackZoneServer: ZoneServer {
     /// The server's clock and the device's.
     package let serverNow: @Sendable () -> Date
     package let deviceNow: @Sendable () -> Date
-    package let fault: @Sendable (Call, Stage) throws -> Void
+    package let fault: Fault
     package let deliver: @Sendable (Call) -> Delivery
     package let tampering: Tampering?
     /// Sees every batch the storage committed or the server refused, with its answer (before the
@@ -131,7 +134,7 @@ package struct LoopbackZoneServer: ZoneServer {
         maximumRequestBytes: Int = .max,
         sendsBatchIDs: Bool = false, lateAnswersKeepTheirIDs: Bool = false, pageItems: Int = 1_000, pageBytes: Int = 4 << 20,
         serverNow: @escaping @Sendable () -> Date = { Date() }, deviceNow: @escaping @Sendable () -> Date = { Date() },
-        fault: @escaping @Sendable (Call, Stage) throws -> Void = { _, _ in },
+        fault: @escaping Fault = { _, _ in },
         deliver: @escaping @Sendable (Call) -> Delivery = { _ in .once },
         tampering: Tampering? = nil,
         observe: @escaping @Sendable (PushBatch<SealedVersion>, PushResponse) -> Void = { _, _ in }
