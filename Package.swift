@@ -259,7 +259,7 @@ let networkTargets: [Target] = [
     .target(
         name: "SyncTesting",
         dependencies: [
-            "SyncClient", "SyncServer", "SyncCore", "SyncProtocol", "KeychainCrypto", "KeychainStore", "KeychainModel",
+            "SyncClient", "SyncServer", "SyncCore", "SyncProtocol", "KeychainCrypto", "KeychainStore", "KeychainModel", "KeyValueStore",
             .product(name: "Logging", package: "swift-log"),
         ],
         path: "Tests/SyncTesting", swiftSettings: swiftSettings),

@@ -20,8 +20,14 @@ package final class LoopbackAccount: Sendable {
     package let storage: SQLiteStorage
     /// The account on the server.
     package let id: AccountID
+    /// The account's keys (one epoch).
+    package let keys: AccountKeys
     /// The sealer of the keychain zone, under the account's one key.
     package let sealer: VersionSealer
+    /// The clock every device's keychain and key-value stores date their writes by: the system's,
+    /// made strictly increasing, so that of two writes made one after the other the second is
+    /// later, as two processes' writes are.
+    package let now: @Sendable () -> Date
     /// What the server takes.
     package let limits: Limits
     /// How many device IDs were given out (`device-0`, `device-1`, … in that order).
@@ -51,8 +57,15 @@ package final class LoopbackAccount: Sendable {
             wrappedAccountKey: [2], wrappedRecoveryKey: [3]))
         try await storage.createAccount(account, now: Date())
         id = account.id
-        let keys = AccountKeys(accountKey: try AccountKey(rawRepresentation: [UInt8](repeating: 7, count: 32)))
+        keys = AccountKeys(accountKey: try AccountKey(rawRepresentation: [UInt8](repeating: 7, count: 32)))
         sealer = VersionSealer(keys: keys, account: Self.name, zone: .keychain)
+        let last = Mutex(Date.distantPast)
+        now = {
+            last.withLock { last in
+                last = max(Date(), last.addingTimeInterval(0.001))
+                return last
+            }
+        }
     }
 
     /// Runs `body` with a new account, and removes its directory afterwards.

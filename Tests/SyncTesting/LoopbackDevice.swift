@@ -1,6 +1,7 @@
 import Foundation
 import KeychainModel
 import KeychainStore
+import KeyValueStore
 import Logging
 import Synchronization
 import SyncClient
@@ -9,8 +10,9 @@ import SyncServer
 
 /// One device of a ``LoopbackAccount``: a real keychain and sync state file in a folder of the
 /// account's directory, its keychain zone synced by the shipped ``ZoneDriver`` over a
-/// ``LoopbackZoneServer`` to the account's storage. Losing the sync state and enrolling again
-/// keeps the keychain and gives the device a new ID, as `sync-client enroll` does.
+/// ``LoopbackZoneServer`` to the account's storage; and key-value stores beside the keychain, each
+/// its own zone, synced the same way. Losing the sync state and enrolling again keeps the keychain
+/// and gives the device a new ID, as `sync-client enroll` does.
 package final class LoopbackDevice: Sendable {
     /// The device under one enrolment: its ID, what the server does to its requests, and the
     /// state file and driver of its running process.
@@ -19,11 +21,15 @@ package final class LoopbackDevice: Sendable {
         var tampering: LoopbackZoneServer.Tampering?
         var database: ClientStateDatabase
         var driver: ZoneDriver<KeychainZone>
+        /// The drivers of the key-value stores synced so far, by store name.
+        var stores: [String: ZoneDriver<KeyValueZone>] = [:]
     }
 
     package let name: String
     package let keychain: Keychain
     package let keychainPath: String
+    /// The key-value stores beside the keychain.
+    package let keyValues: KeyValueDatabase
     private let account: LoopbackAccount
     private let fault: LoopbackZoneServer.Fault
     private let enrolment: Mutex<Enrolment>
@@ -38,7 +44,9 @@ package final class LoopbackDevice: Sendable {
         keychainPath = account.directory + "/\(name)/keychain.db"
         var configuration = Keychain.Configuration()
         configuration.runtimeDirectory = account.directory + "/\(name)-runtime"
+        configuration.now = account.now
         keychain = try Keychain.open(at: keychainPath, configuration: configuration)
+        keyValues = try KeyValueDatabase.open(besideKeychainAt: keychainPath, configuration: .init(now: account.now))
         let id = try await account.enrolNewID()
         enrolment = Mutex(try Self.enrolment(
             id, keychain: keychain, at: keychainPath, account: account, tampering: nil, fault: fault))
@@ -56,6 +64,48 @@ package final class LoopbackDevice: Sendable {
     @discardableResult
     package func sync(maximumRounds: Int = 8) async throws -> SyncRoundReport {
         try await driver.syncUntilInStep(maximumRounds: maximumRounds)
+    }
+
+    /// Syncs the key-value store `store` until it is in step (as `sync-client sync` does for each
+    /// store, without the store directory).
+    @discardableResult
+    package func sync(store: String, maximumRounds: Int = 8) async throws -> SyncRoundReport {
+        try await driver(ofStore: store).syncUntilInStep(maximumRounds: maximumRounds)
+    }
+
+    /// The driver of the key-value store `name` under the current enrolment, made on first use as
+    /// the client makes it: the stores bound to the device first.
+    package func driver(ofStore name: String) throws -> ZoneDriver<KeyValueZone> {
+        let (id, made, database, tampering) = enrolment.withLock { ($0.id, $0.stores[name], $0.database, $0.tampering) }
+        if let made { return made }
+        _ = try keyValues.bind(toDevice: id)
+        let store = try keyValues.store(named: name)
+        let sealer = VersionSealer(keys: account.keys, account: LoopbackAccount.name, zone: store.zone)
+        let driver = try ZoneDriver(
+            local: KeyValueZone(store: store, keys: account.keys), database: database, server: Self.server(id, zone: store.zone, account: account, tampering: tampering, fault: fault),
+            sealer: sealer, device: id, logger: Self.logger)
+        enrolment.withLock { $0.stores[name] = driver }
+        return driver
+    }
+
+    /// Sets `key` of the key-value store `store` to the string `value` (`keychain kv set`).
+    package func setValue(_ value: String, forKey key: String, store: String) throws {
+        try keyValues.store(named: store).set(value, forKey: key)
+    }
+
+    /// The string value of `key` in the key-value store `store`, or nil.
+    package func value(forKey key: String, store: String) throws -> String? {
+        try keyValues.store(named: store).string(forKey: key)
+    }
+
+    /// Removes `key` from the key-value store `store` (`keychain kv remove`).
+    package func removeValue(forKey key: String, store: String) throws {
+        _ = try keyValues.store(named: store).removeValue(forKey: key)
+    }
+
+    /// Every key of the key-value store `store` with its string value (`keychain kv list`).
+    package func values(store: String) throws -> [String: String] {
+        try keyValues.store(named: store).dictionaryRepresentation().mapValues { $0.stringValue ?? "\($0)" }
     }
 
     /// Adds a synchronizable generic password, or with `update` replaces the secret of the one
@@ -142,15 +192,24 @@ package final class LoopbackDevice: Sendable {
         fault: @escaping LoopbackZoneServer.Fault
     ) throws -> Enrolment {
         let database = try ClientStateDatabase(keychainPath: keychainPath, create: true)
-        let server = LoopbackZoneServer(
-            storage: account.storage, account: account.id, device: id, zone: .keychain, limits: account.limits.upload,
-            maximumBlobBytes: account.limits.maximumBlobBytes, maximumRequestBytes: account.limits.maximumRequestBytes, fault: fault,
-            tampering: tampering)
         let driver = try ZoneDriver(
-            local: KeychainZone(keychain: keychain, sealer: account.sealer, device: id), database: database, server: server,
-            sealer: account.sealer, device: id, logger: Logger(label: "loopback", factory: { _ in SwiftLogNoOpLogHandler() }))
+            local: KeychainZone(keychain: keychain, sealer: account.sealer, device: id), database: database,
+            server: server(id, zone: .keychain, account: account, tampering: tampering, fault: fault), sealer: account.sealer, device: id,
+            logger: logger)
         return Enrolment(id: id, tampering: tampering, database: database, driver: driver)
     }
+
+    /// The loopback of `zone` for the device `id`, with the account's limits.
+    private static func server(
+        _ id: DeviceID, zone: ZoneID, account: LoopbackAccount, tampering: LoopbackZoneServer.Tampering?, fault: @escaping LoopbackZoneServer.Fault
+    ) -> LoopbackZoneServer {
+        LoopbackZoneServer(
+            storage: account.storage, account: account.id, device: id, zone: zone, limits: account.limits.upload,
+            maximumBlobBytes: account.limits.maximumBlobBytes, maximumRequestBytes: account.limits.maximumRequestBytes,
+            deviceNow: account.now, fault: fault, tampering: tampering)
+    }
+
+    private static let logger = Logger(label: "loopback", factory: { _ in SwiftLogNoOpLogHandler() })
 
     private static func attributes(service: String, account: String) -> ItemAttributes {
         var attributes = ItemAttributes()
