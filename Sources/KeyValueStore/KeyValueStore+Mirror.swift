@@ -1,3 +1,4 @@
+import DurableSQLite
 import Foundation
 import GRDB
 import SyncCore
@@ -39,7 +40,7 @@ extension KeyValueStore {
                 try replaceVersions(db, key: key, with: [version])
                 try setVisible(db, key: key, winner: adopted)
                 let device = try database.writingDevice(db)
-                try db.execute(
+                try db.executeCached(
                     sql: "UPDATE kv_store_state SET write_counter = MAX(write_counter, ?) WHERE store = ?",
                     arguments: [Int64(clamping: version.vector[device]), name])
             }
@@ -159,7 +160,7 @@ extension KeyValueStore {
     /// Marks a stored version as one the server has: 1 when applied from it, 2 when this device
     /// pushed it (which a later apply of the same version does not lower).
     private func markSynced(_ db: Database, key: String, vector: VersionVector, pushedFromHere: Bool = false) throws {
-        try db.execute(
+        try db.executeCached(
             sql: "UPDATE kv_version SET synced = MAX(synced, ?) WHERE store = ? AND key = ? AND vector = ?",
             arguments: [pushedFromHere ? 2 : 1, name, key, Data(vector.canonicalEncoding)])
     }

@@ -1,3 +1,4 @@
+import DurableSQLite
 import Foundation
 import GRDB
 import SyncCore
@@ -88,7 +89,7 @@ extension KeyValueStore {
                 local.isDeleted == adopted.isDeleted, local.modifiedAt == adopted.modifiedAt, local.content == adopted.content
             else { return false }
             try replaceVersions(db, key: engineVersion.key, with: [adopted])
-            try db.execute(
+            try db.executeCached(
                 sql: "UPDATE kv_store_state SET write_counter = MAX(write_counter, ?) WHERE store = ?",
                 arguments: [Int64(clamping: adopted.vector[device]), name])
             return true
@@ -105,7 +106,7 @@ extension KeyValueStore {
     func resetForAccountChange(_ db: Database) throws {
         let keys = try String.fetchAll(db, sql: "SELECT key FROM kv_value WHERE store = ? ORDER BY key", arguments: [name])
         for table in ["kv_value", "kv_version", "kv_journal", "kv_store_state"] {
-            try db.execute(sql: "DELETE FROM \(table) WHERE store = ?", arguments: [name])
+            try db.executeCached(sql: "DELETE FROM \(table) WHERE store = ?", arguments: [name])
         }
         try publishAfterCommit(db, KeyValueChange(reason: .accountChange, keys: keys))
     }
@@ -145,7 +146,7 @@ extension KeyValueStore {
         let seen = VersionVector.join(try storedVersions(db, key: key).map(\.vector))
         let counter = try UInt64.fetchOne(db, sql: "SELECT write_counter FROM kv_store_state WHERE store = ?", arguments: [name]) ?? 0
         let next = max(counter, seen[device]) + 1
-        try db.execute(
+        try db.executeCached(
             sql: "INSERT INTO kv_store_state (store, write_counter) VALUES (?, ?) ON CONFLICT (store) DO UPDATE SET write_counter = excluded.write_counter",
             arguments: [name, next])
         let version = try KeyVersion(
@@ -154,18 +155,18 @@ extension KeyValueStore {
         try replaceVersions(db, key: key, with: [version.version])
         try setVisible(db, key: key, winner: version)
         let operation: KeyValueJournalEntry.Operation = value == nil ? .remove : .set
-        try db.execute(
+        try db.executeCached(
             sql: "INSERT INTO kv_journal (store, key, operation, modified_at) VALUES (?, ?, ?, ?)",
             arguments: [name, key, operation.rawValue, modifiedAt])
     }
 
     func setVisible(_ db: Database, key: String, winner: KeyVersion) throws {
         if let value = winner.value {
-            try db.execute(
+            try db.executeCached(
                 sql: "INSERT INTO kv_value (store, key, value, size) VALUES (?, ?, ?, ?) ON CONFLICT (store, key) DO UPDATE SET value = excluded.value, size = excluded.size",
                 arguments: [name, key, Data(value.canonicalEncoding), KeyValueLimits.size(key: key, value: value)])
         } else {
-            try db.execute(sql: "DELETE FROM kv_value WHERE store = ? AND key = ?", arguments: [name, key])
+            try db.executeCached(sql: "DELETE FROM kv_value WHERE store = ? AND key = ?", arguments: [name, key])
         }
     }
 
@@ -183,9 +184,9 @@ extension KeyValueStore {
     }
 
     func replaceVersions(_ db: Database, key: String, with versions: [ItemVersion]) throws {
-        try db.execute(sql: "DELETE FROM kv_version WHERE store = ? AND key = ?", arguments: [name, key])
+        try db.executeCached(sql: "DELETE FROM kv_version WHERE store = ? AND key = ?", arguments: [name, key])
         for version in versions {
-            try db.execute(
+            try db.executeCached(
                 sql: "INSERT INTO kv_version (store, key, vector, origin, overwritten, deleted, modified_at, device, content) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 arguments: [
                     name, key, Data(version.vector.canonicalEncoding), Data(version.origin.canonicalEncoding),

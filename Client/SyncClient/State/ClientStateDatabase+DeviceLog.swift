@@ -1,3 +1,4 @@
+import DurableSQLite
 import Foundation
 import GRDB
 
@@ -27,7 +28,7 @@ extension ClientStateDatabase {
         try write { db in
             let recorded = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM device_log") ?? 0
             for (position, entry) in entries.enumerated().dropFirst(recorded) {
-                try db.execute(sql: "INSERT INTO device_log (position, entry) VALUES (?, ?)", arguments: [position, Data(entry)])
+                try db.executeCached(sql: "INSERT INTO device_log (position, entry) VALUES (?, ?)", arguments: [position, Data(entry)])
             }
         }
     }

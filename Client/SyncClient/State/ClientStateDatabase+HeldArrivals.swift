@@ -1,3 +1,4 @@
+import DurableSQLite
 import Foundation
 import GRDB
 import KeychainCrypto
@@ -52,7 +53,7 @@ extension ClientStateDatabase {
         }
         let sealed = try layer.sealHeldArrivalSeed(key.seedRepresentation, keys: keys)
         try write { db in
-            try db.execute(
+            try db.executeCached(
                 sql: "INSERT OR IGNORE INTO held_arrival_key (id, public_key, sealed_seed) VALUES (1, ?, ?)",
                 arguments: [Data(key.publicKey), Data(sealed)])
         }

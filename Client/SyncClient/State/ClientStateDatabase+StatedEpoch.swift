@@ -1,3 +1,4 @@
+import DurableSQLite
 import GRDB
 import SyncCore
 
@@ -23,7 +24,7 @@ extension ClientStateDatabase {
     /// Records that `device` stated `epoch`, unless a later one is recorded.
     package func recordStatedEpoch(_ epoch: UInt32, by device: DeviceID) throws(SyncClientError) {
         try write { db in
-            try db.execute(
+            try db.executeCached(
                 sql: """
                     INSERT INTO stated_epoch (id, epoch, device) VALUES (1, ?, ?)
                     ON CONFLICT (id) DO UPDATE SET epoch = excluded.epoch, device = excluded.device WHERE excluded.epoch > epoch

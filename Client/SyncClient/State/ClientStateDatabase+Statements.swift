@@ -1,3 +1,4 @@
+import DurableSQLite
 import Foundation
 import GRDB
 import KeychainCrypto
@@ -40,7 +41,7 @@ extension ClientStateDatabase {
     /// Records that the server took this device's statement `number` about `zone`.
     package func recordPublishedStatement(_ number: UInt64, zone: ZoneID) throws(SyncClientError) {
         try write { db in
-            try db.execute(
+            try db.executeCached(
                 sql: """
                     INSERT INTO published_statement (zone, number) VALUES (?, ?)
                     ON CONFLICT (zone) DO UPDATE SET number = max(number, excluded.number)
@@ -88,7 +89,7 @@ extension ClientStateDatabase {
     /// Records `wire`, a statement of `device` about `zone` that continues the recorded one.
     package func recordStatement(_ wire: [UInt8], number: UInt64, hash: [UInt8], zone: ZoneID, device: DeviceID) throws(SyncClientError) {
         try write { db in
-            try db.execute(
+            try db.executeCached(
                 sql: "INSERT OR REPLACE INTO zone_statement (zone, device, number, hash, wire) VALUES (?, ?, ?, ?, ?)",
                 arguments: [zone.rawValue, device.rawValue, Int64(bitPattern: number), Data(hash), Data(wire)])
         }

@@ -1,3 +1,4 @@
+import DurableSQLite
 import Foundation
 import GRDB
 import SyncCore
@@ -167,7 +168,7 @@ extension ClientStateDatabase {
     ) throws(SyncClientError) {
         let classKeys = try sealer.stateClassKeys()
         try write { db in
-            try db.execute(
+            try db.executeCached(
                 sql: """
                     INSERT INTO zone_state
                         (zone, cursor, write_counter, next_batch_id, epoch, journal_sequence, last_sync, latest_sequence)
@@ -182,7 +183,7 @@ extension ClientStateDatabase {
                     progress.journalSequence, progress.lastSync?.timeIntervalSince1970, Int64(clamping: state.latestSequence),
                 ])
             if previous == nil || state.unansweredBatch != previous?.unansweredBatch || !resealing.isEmpty {
-                try db.execute(
+                try db.executeCached(
                     sql: "UPDATE zone_state SET unanswered_batch = ? WHERE zone = ?",
                     arguments: [try Self.encoded(state.unansweredBatch, sealer: sealer, classKeys: classKeys), state.zone.rawValue])
             }

@@ -1,3 +1,4 @@
+import DurableSQLite
 import Foundation
 import GRDB
 import SyncCore
@@ -35,7 +36,7 @@ extension SQLiteStorage {
             }
             let length = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM deviceLog WHERE account = ?", arguments: [id]) ?? 0
             try AccountStateRules.checkAppend(at: index, length: length)
-            try db.execute(
+            try db.executeCached(
                 sql: "INSERT INTO deviceLog (account, position, entry, createdAt) VALUES (?, ?, ?, ?)",
                 arguments: [id, index, Data(entry), now.timeIntervalSince1970])
         }
@@ -52,7 +53,7 @@ extension SQLiteStorage {
 
     package func publishStatement(_ statement: [UInt8], zone: ZoneID, device: DeviceID, of account: AccountID, now: Date) async throws {
         try await write("publishing a statement") { db in
-            try db.execute(
+            try db.executeCached(
                 sql: """
                     INSERT INTO zoneStatement (account, zone, device, statement, publishedAt) VALUES (?, ?, ?, ?, ?)
                     ON CONFLICT (account, zone, device) DO UPDATE SET statement = excluded.statement, publishedAt = excluded.publishedAt

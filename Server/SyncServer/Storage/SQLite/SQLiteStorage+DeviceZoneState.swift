@@ -1,3 +1,4 @@
+import DurableSQLite
 import Foundation
 import GRDB
 import SyncCore
@@ -35,7 +36,7 @@ extension SQLiteStorage {
             account: String, device: DeviceID, zone: ZoneID, acknowledged: UInt64, batchID: UInt64? = nil,
             answer: [UInt8]? = nil, now: Date, in db: Database
         ) throws {
-            try db.execute(
+            try db.executeCached(
                 sql: """
                     INSERT INTO acknowledgement (account, device, zone, sequence, lastBatch, lastAnswer)
                     SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM device WHERE account = ? AND id = ?)
@@ -48,7 +49,7 @@ extension SQLiteStorage {
                     account, device.rawValue, zone.rawValue, Int64(clamping: acknowledged), batchID.map { Int64(clamping: $0) },
                     answer.map { Data($0) }, account, device.rawValue,
                 ])
-            try db.execute(
+            try db.executeCached(
                 sql: "UPDATE device SET lastSeenAt = max(lastSeenAt, ?) WHERE account = ? AND id = ?",
                 arguments: [now.timeIntervalSince1970, account, device.rawValue])
         }
@@ -56,7 +57,7 @@ extension SQLiteStorage {
         /// After a collection raised `zone`'s horizon: every device of the account (not revoked)
         /// that had not acknowledged up to it must resync the zone from 0 (decision 0031).
         static func requireResync(account: String, zone: ZoneID, below horizon: Int64, in db: Database) throws {
-            try db.execute(
+            try db.executeCached(
                 sql: """
                     INSERT INTO acknowledgement (account, device, zone, sequence, mustResync)
                     SELECT account, id, ?, 0, 1 FROM device WHERE account = ? AND revokedAt IS NULL
@@ -67,7 +68,7 @@ extension SQLiteStorage {
 
         /// A resync from 0 has started: the device may pull and push again.
         static func resyncStarted(account: String, device: DeviceID, zone: ZoneID, in db: Database) throws {
-            try db.execute(
+            try db.executeCached(
                 sql: "UPDATE acknowledgement SET mustResync = 0 WHERE account = ? AND device = ? AND zone = ?",
                 arguments: [account, device.rawValue, zone.rawValue])
         }

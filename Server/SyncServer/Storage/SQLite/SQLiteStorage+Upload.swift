@@ -1,3 +1,4 @@
+import DurableSQLite
 import Foundation
 import GRDB
 import SyncCore
@@ -50,7 +51,7 @@ extension SQLiteStorage {
                     Data(SealedVersion.encode(write.siblings)), BatchMerge.bytes(write.siblings),
                 ])
             }
-            try db.execute(
+            try db.executeCached(
                 sql: "UPDATE account SET latestSequence = ?, itemCount = ?, storedBytes = ? WHERE id = ?",
                 arguments: [Int64(plan.latestSequence), plan.usage.items, plan.usage.bytes, account])
         }
