@@ -106,7 +106,7 @@ extension KeyValueStore {
     func resetForAccountChange(_ db: Database) throws {
         let keys = try String.fetchAll(db, sql: "SELECT key FROM kv_value WHERE store = ? ORDER BY key", arguments: [name])
         for table in ["kv_value", "kv_version", "kv_journal", "kv_store_state"] {
-            try db.executeCached(sql: "DELETE FROM \(table) WHERE store = ?", arguments: [name])
+            try db.execute(sql: "DELETE FROM \(table) WHERE store = ?", arguments: [name])
         }
         try publishAfterCommit(db, KeyValueChange(reason: .accountChange, keys: keys))
     }

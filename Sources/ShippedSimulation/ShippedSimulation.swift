@@ -132,11 +132,7 @@ package struct ShippedSimulation {
         directory = configuration.directory + "/shipped-\(configuration.seed)-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory + "/server", withIntermediateDirectories: true)
         storage = try SQLiteStorage(directory: URL(fileURLWithPath: directory + "/server"))
-        let newAccount = NewAccount(name: "simulated", credentials: AccountCredentials(
-            verifier: [1], kdfParameters: Array(#"{"algorithm":"scrypt"}"#.utf8), salt: [UInt8](repeating: 1, count: 16),
-            wrappedAccountKey: [2], wrappedRecoveryKey: [3]))
-        try await storage.createAccount(newAccount, now: clock.date())
-        account = newAccount.id
+        account = try await storage.createLoopbackAccount(named: "simulated", now: clock.date())
         // From the seed: item IDs are keyed by it and order what a batch pushes, so a random key
         // made the same seed run differently.
         var keyBytes = SplitMix64(seed: configuration.seed ^ 0xACC0_4E7)
@@ -155,11 +151,7 @@ package struct ShippedSimulation {
     }
 
     func register(_ device: DeviceID) async throws {
-        for storage in storages {
-            _ = try await storage.registerDevice(
-                NewDevice(account: account, id: device, name: device.rawValue, tokenHash: Array(device.rawValue.utf8)), maximumDevices: 1_000,
-                now: clock.date())
-        }
+        for storage in storages { try await storage.registerLoopbackDevice(device, of: account, now: clock.date()) }
     }
 
     /// The loopback of `device` for the keychain or the key-value store, losing requests and

@@ -52,11 +52,7 @@ package final class LoopbackAccount: Sendable {
         directory = base + "/loopback-account-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory + "/server", withIntermediateDirectories: true)
         storage = try SQLiteStorage(directory: URL(fileURLWithPath: directory + "/server"))
-        let account = NewAccount(name: Self.name, credentials: AccountCredentials(
-            verifier: [1], kdfParameters: Array(#"{"algorithm":"scrypt"}"#.utf8), salt: [UInt8](repeating: 1, count: 16),
-            wrappedAccountKey: [2], wrappedRecoveryKey: [3]))
-        try await storage.createAccount(account, now: Date())
-        id = account.id
+        id = try await storage.createLoopbackAccount(named: Self.name, now: Date())
         keys = AccountKeys(accountKey: try AccountKey(rawRepresentation: [UInt8](repeating: 7, count: 32)))
         sealer = VersionSealer(keys: keys, account: Self.name, zone: .keychain)
         let last = Mutex(Date.distantPast)
@@ -88,10 +84,8 @@ package final class LoopbackAccount: Sendable {
     /// A new device ID, registered with the server (and with `copy`, a copy of its storage, too).
     package func enrolNewID(alsoIn copy: SQLiteStorage? = nil) async throws -> DeviceID {
         let device = DeviceID("device-\(issued.withLock { number in defer { number += 1 }; return number })")!
-        for storage in [storage] + (copy.map { [$0] } ?? []) {
-            _ = try await storage.registerDevice(
-                NewDevice(account: id, id: device, name: device.rawValue, tokenHash: Array(device.rawValue.utf8)), maximumDevices: 10,
-                now: Date())
+        for storage in [storage] + [copy].compactMap({ $0 }) {
+            try await storage.registerLoopbackDevice(device, of: id, now: Date())
         }
         return device
     }
