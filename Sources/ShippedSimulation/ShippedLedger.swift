@@ -99,7 +99,7 @@ struct ShippedLedger {
     var gone: [Int: Set<[UInt8]>] = [:]
     /// The values users deleted or overwrote where they showed, with the devices whose users did
     /// (decision 0240). A value that left devices only by losing conflicts was removed by nobody,
-    /// and may come back through a deletion of its winner that never saw it (DESIGN §5: an update
+    /// and may come back through a deletion of its winner that never saw it (docs/design.md §5: an update
     /// beats a concurrent delete).
     var removedByUsers: [[UInt8]: Set<Int>] = [:]
     /// Per device, the values its user replaced or deleted since its last check.

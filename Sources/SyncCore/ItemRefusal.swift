@@ -1,6 +1,6 @@
 /// Why the server refused to store an item of a batch (the batch as a whole was refused, naming
 /// the item). The device sets such an item aside, a per-item problem, and pushes the rest
-/// (DESIGN §5, decision 0105).
+/// (docs/design.md §5, decision 0105).
 public enum ItemRefusal: String, Hashable, Sendable, Codable, CaseIterable {
     /// Its sealed blob is over the server's size limit; it will not be taken until it changes.
     case tooLarge

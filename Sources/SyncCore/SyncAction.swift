@@ -14,7 +14,7 @@ public enum SyncAction: Hashable, Sendable {
     /// A pulled version was refused; report it (the server misbehaves or replays old data).
     case reject(ItemID, Rejection)
     /// A full resync did not list an item whose value the server had: the local copy is kept and
-    /// not pushed (absence is not deletion, DESIGN §5); report it as a problem.
+    /// not pushed (absence is not deletion, docs/design.md §5); report it as a problem.
     case unlisted(ItemID)
     /// The round is over: the zone is in step with the server as of the stored cursor.
     case synced

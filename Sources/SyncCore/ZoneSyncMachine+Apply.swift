@@ -121,7 +121,7 @@ extension ZoneSyncMachine {
         return actions
     }
 
-    /// The end of a full resync. Absence is not deletion (DESIGN §5, decision 0106): an item the
+    /// The end of a full resync. Absence is not deletion (docs/design.md §5, decision 0106): an item the
     /// server did not list is never removed here. A value the server never had (a local change
     /// since the baseline, or an item never uploaded) is a concurrent update: it stays pending and
     /// is pushed. A value the server had and no longer lists (a deletion it collected, or data it

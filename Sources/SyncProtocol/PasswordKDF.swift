@@ -1,4 +1,4 @@
-/// The password KDF an account's keys are derived with (DESIGN section 4), as KeychainCrypto's
+/// The password KDF an account's keys are derived with (docs/design.md §4), as KeychainCrypto's
 /// `KDFParameters` without the salt (which travels beside it). The server stores it as given and
 /// hands it back at pre-sign-in; the client enforces its own floors and limits.
 public struct PasswordKDF: Hashable, Sendable, Codable {

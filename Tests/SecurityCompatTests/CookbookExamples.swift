@@ -1,5 +1,5 @@
-// Swift translations of the Objective-C keychain examples of the iOS cookbook's sections 8.2 to
-// 8.7 (shared/seeds/003_…, chapter 8). On Apple platforms these functions compile against
+// Swift translations of the Objective-C keychain examples of sections 8.2 to 8.7 (chapter 8,
+// Security) of the iOS 7 Programming Cookbook. On Apple platforms these functions compile against
 // `import Security` (plus Foundation); here the only change is `import SecurityCompat`.
 // `NSLog` became `print`; each example returns what it printed so the tests can check it.
 import Foundation

@@ -4,7 +4,7 @@ import KeychainStore
 import Logging
 import SyncCore
 
-/// `sync-client leave`: signs this device out of its account (DESIGN §7). The device revokes
+/// `sync-client leave`: signs this device out of its account (docs/design.md §7). The device revokes
 /// itself (signed into the device log, its token and ID refused from then on), then forgets the
 /// account: its secrets in the keychain and the sync state file. The account's items on this
 /// keychain go too, unless they are kept; nothing is deleted anywhere else (decision 0135).

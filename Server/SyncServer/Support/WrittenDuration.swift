@@ -1,5 +1,5 @@
 /// A duration as operators write it: a whole number and one unit, `90s`, `15m`, `1h`, `30d`
-/// (DESIGN §7). The one parser for every duration option.
+/// (docs/design.md §7). The one parser for every duration option.
 package struct WrittenDuration: Sendable, Equatable, CustomStringConvertible {
     /// The duration.
     package var duration: Duration
