@@ -94,6 +94,18 @@ public enum AttributeValue: Hashable, Sendable, Codable {
         }
     }
 
+    /// The dates an item may carry, seconds since 1970: finite, from the year 1 to the year 9999
+    /// (what the export, the terminal and every clock conversion can represent). A date outside
+    /// is refused where it enters (an add, an import, a version from another device), so nothing
+    /// downstream has to trap or guess.
+    public static let dateRange: ClosedRange<Double> = -62_135_596_800...253_402_300_799
+
+    /// Whether the value is one an item may carry: every value but a date outside ``dateRange``.
+    public var isInRange: Bool {
+        if case .date(let seconds) = self { return Self.dateRange.contains(seconds) }
+        return true
+    }
+
     /// The stable byte encoding used in primary-key fields: UTF-8 for strings, the bytes for
     /// data, 8 bytes big-endian for integers and dates (bit pattern), one byte 0/1 for booleans.
     public var canonicalBytes: [UInt8] {

@@ -32,6 +32,9 @@ public struct ItemAttributes: Hashable, Sendable, Codable {
         for (attribute, value) in values where value.kind != attribute.kind {
             throw KeychainError(.param, "attribute \(attribute.rawValue) has a value of the wrong type")
         }
+        if let attribute = values.first(where: { !$0.value.isInRange })?.key {
+            throw KeychainError(.param, "attribute \(attribute.rawValue) has a date outside the years 1 to 9999")
+        }
         if let raw = string(.accessible), Accessibility(rawValue: raw) == nil {
             throw KeychainError(.param, "unknown accessibility value")
         }

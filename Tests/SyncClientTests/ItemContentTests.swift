@@ -27,6 +27,15 @@ struct ItemContentTests {
         #expect(ItemContent.decode(bytes) == nil)
     }
 
+    /// A version from another device whose date no clock conversion holds is refused as
+    /// undecodable, never taken into the keychain (where it once made every sync trap).
+    @Test(arguments: [1e16, 1e308, -1e16, .infinity, .nan])
+    func refusesADateOutsideTheRange(_ seconds: Double) {
+        var item = Item.genericPassword(service: "svc", account: "acc", data: [1])
+        item.attributes[.modificationDate] = .date(seconds)
+        #expect(ItemContent.decode(ItemContent.encode(item)) == nil)
+    }
+
     @Test(arguments: [[UInt8](), [2], [1, 4, 0x67, 0x65, 0x6e, 0x70], [1, 4, 0x67, 0x65, 0x6e, 0x70, 0, 1, 4, 0x70, 0x64]])
     func readsNoAccessibilityFromBytesCutShort(_ bytes: [UInt8]) {
         #expect(ItemContent.accessibility(of: bytes) == nil)

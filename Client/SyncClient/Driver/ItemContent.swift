@@ -103,7 +103,10 @@ package enum ItemContent {
         case 4:
             guard bytes.count == 1, let flag = bytes.first, flag <= 1 else { return nil }
             return .bool(flag == 1)
-        case 5: return bytes.count == 8 ? .date(Double(bitPattern: bigEndian(bytes))) : nil
+        case 5:
+            guard bytes.count == 8 else { return nil }
+            let date = AttributeValue.date(Double(bitPattern: bigEndian(bytes)))
+            return date.isInRange ? date : nil
         default: return nil
         }
     }

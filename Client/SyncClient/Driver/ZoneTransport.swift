@@ -88,7 +88,13 @@ package struct ZoneTransport: Sendable {
         return ModificationTimeBound(localNow: Self.milliseconds(localNow), serverNow: Self.milliseconds(server))
     }
 
-    package static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+    /// `date` in milliseconds since 1970, clamped to what an `Int64` holds (an item's dates are
+    /// range-checked where they enter; this conversion never traps on one that was not).
+    package static func milliseconds(_ date: Date) -> Int64 {
+        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
+        guard milliseconds.isFinite else { return 0 }
+        return Int64(exactly: milliseconds) ?? (milliseconds < 0 ? .min : .max)
+    }
 
     /// Tells the server this device applied everything up to `cursor` (tombstone collection).
     package func acknowledge(_ cursor: UInt64) async throws {
