@@ -11,7 +11,9 @@ package enum CertificateProbe {
     ///
     /// - Throws: ``SyncClientError`` `pinMismatch` when the key does not match, `unreachable`
     ///   when no handshake happens.
-    package static func chain(host: String, port: Int, expected: ServerPin?) async throws -> [NIOSSLCertificate] {
+    package static func chain(
+        host: String, port: Int, expected: ServerPin?, handshakeTimeout: TimeAmount = .seconds(20)
+    ) async throws -> [NIOSSLCertificate] {
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.minimumTLSVersion = .tlsv12
         let context: NIOSSLContext
@@ -49,9 +51,18 @@ package enum CertificateProbe {
         do {
             channel = try await bootstrap.connect(host: host, port: port).get()
         } catch {
-            throw SyncClientError(.unreachable, "cannot connect to \(host):\(port)", underlying: error)
+            // The promise is the probe's own: left unfulfilled it would leak (a trap in a debug build).
+            let failure = SyncClientError(.unreachable, "cannot connect to \(host):\(port)", underlying: error)
+            outcome.fail(failure)
+            throw failure
         }
         defer { channel.close(promise: nil) }
+        // A peer that accepts the connection and never finishes the handshake does not hold the
+        // command for good.
+        let deadline = channel.eventLoop.scheduleTask(in: handshakeTimeout) {
+            outcome.fail(SyncClientError(.unreachable, "no TLS handshake from \(host):\(port) within \(handshakeTimeout.nanoseconds / 1_000_000_000) s"))
+        }
+        defer { deadline.cancel() }
         return try await promise.futureResult.get()
     }
 
