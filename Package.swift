@@ -31,10 +31,8 @@ let package = Package(
         .library(name: "KeychainCrypto", targets: ["KeychainCrypto"]),
         .library(name: "KeychainStore", targets: ["KeychainStore"]),
         .library(name: "SecurityCompat", targets: ["SecurityCompat"]),
-        .library(name: "SyncSimulation", targets: ["SyncSimulation"]),
         .library(name: "KeyValueStore", targets: ["KeyValueStore"]),
         .executable(name: "keychain", targets: ["keychain"]),
-        .executable(name: "sync-simulate", targets: ["sync-simulate"]),
         .executable(name: "keychain-secret-service", targets: ["keychain-secret-service"]),
     ],
     dependencies: [
@@ -101,14 +99,6 @@ let package = Package(
 
         // MARK: Wire protocol (shared by server and client)
         .target(name: "SyncProtocol", dependencies: ["SyncCore"], swiftSettings: swiftSettings),
-
-        // MARK: Simulation (a shipped test double: devices and server merge in one process)
-        .target(name: "SyncSimulation", dependencies: ["SyncCore"], swiftSettings: swiftSettings),
-        .executableTarget(
-            name: "sync-simulate",
-            dependencies: ["SyncSimulation", .product(name: "ArgumentParser", package: "swift-argument-parser")],
-            swiftSettings: swiftSettings
-        ),
 
         // MARK: Client side
         .target(
@@ -181,7 +171,6 @@ let package = Package(
         .testTarget(name: "SecurityCompatTests", dependencies: ["SecurityCompat"], swiftSettings: swiftSettings),
         .testTarget(name: "KeychainCLITests", dependencies: ["keychain", "KeychainStore", "KeychainModel", "ProcessTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "KeyValueStoreTests", dependencies: ["KeyValueStore", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: swiftSettings),
-        .testTarget(name: "SyncSimulationTests", dependencies: ["SyncSimulation", "SyncCore"], swiftSettings: swiftSettings),
         // Child processes for the tests that run the built executables: output read whole, waits bounded.
         .target(name: "ProcessTesting", path: "Tests/ProcessTesting", swiftSettings: swiftSettings),
 
@@ -266,11 +255,18 @@ let networkTargets: [Target] = [
     .target(
         name: "ShippedSimulation",
         dependencies: [
-            "SyncTesting", "SyncClient", "SyncServer", "SyncCore", "SyncSimulation", "KeychainStore", "KeychainModel", "KeychainCrypto",
+            "SyncTesting", "SyncClient", "SyncServer", "SyncCore", "KeychainStore", "KeychainModel", "KeychainCrypto",
             "KeyValueStore",
             .product(name: "Logging", package: "swift-log"),
         ],
         swiftSettings: swiftSettings),
+    // The simulation of the shipped code: devices with real keychains, the shipped driver, the real
+    // SQLite server storage, one seed per run.
+    .executableTarget(
+        name: "sync-simulate",
+        dependencies: ["ShippedSimulation", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+        swiftSettings: swiftSettings
+    ),
     .testTarget(
         name: "ShippedSimulationTests",
         dependencies: [
@@ -294,11 +290,10 @@ let networkTargets: [Target] = [
 
 if Context.environment["SYNCKEYCHAIN_CORE_ONLY"] == nil {
     package.targets += networkTargets
-    // `sync-simulate --shipped` runs the shipped driver over the real SQLite storage.
-    package.targets.first { $0.name == "sync-simulate" }?.dependencies.append("ShippedSimulation")
     package.products += [
         .executable(name: "sync-server", targets: ["sync-server"]),
         .executable(name: "sync-client", targets: ["sync-client"]),
+        .executable(name: "sync-simulate", targets: ["sync-simulate"]),
     ]
 }
 

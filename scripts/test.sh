@@ -43,9 +43,9 @@ simulate_seeds() {
   local name=$1 count=$2 known=$3
   shift 3
   local half=$((count / 2)) status=0 first second failed unexpected
-  "$simulate" --shipped --first-seed 1 --seeds "$half" --operations 120 "$@" > "$work/$name-1.log" 2>&1 &
+  "$simulate" --first-seed 1 --seeds "$half" --operations 120 "$@" > "$work/$name-1.log" 2>&1 &
   first=$!
-  "$simulate" --shipped --first-seed $((half + 1)) --seeds $((count - half)) --operations 120 "$@" > "$work/$name-2.log" 2>&1 &
+  "$simulate" --first-seed $((half + 1)) --seeds $((count - half)) --operations 120 "$@" > "$work/$name-2.log" 2>&1 &
   second=$!
   wait "$first" || status=$?
   wait "$second" || status=$?

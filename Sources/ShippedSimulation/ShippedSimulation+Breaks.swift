@@ -1,7 +1,6 @@
 import KeychainModel
 import SyncClient
 import SyncCore
-import SyncSimulation
 import SyncTesting
 
 extension ShippedSimulation {

@@ -4,7 +4,6 @@ import SyncClient
 import SyncCore
 import SyncProtocol
 import SyncServer
-import SyncSimulation
 import SyncTesting
 
 extension ShippedSimulation {

@@ -7,7 +7,6 @@ import SyncClient
 import SyncCore
 import SyncProtocol
 import SyncServer
-import SyncSimulation
 import SyncTesting
 
 /// A deterministic run of the code we ship (issue 11, item 3): devices with real keychains and

@@ -1,97 +1,61 @@
 import ArgumentParser
 import Foundation
-import SyncSimulation
-#if canImport(ShippedSimulation)
 import ShippedSimulation
-#endif
 
+/// `sync-simulate`: the deterministic simulation of the code we ship (docs/simulation.md): devices
+/// with real keychains and the shipped zone driver over the real SQLite server storage, with every
+/// fault, one seed per run.
 @main
 struct SyncSimulate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync-simulate",
-        abstract: "Runs the deterministic multi-device sync simulation over a range of seeds."
+        abstract: "Runs the deterministic simulation of the shipped sync code over a range of seeds."
     )
 
     @Option(help: "How many seeds to run.")
     var seeds = 2_000
 
     @Option(help: "Random operations per seed.")
-    var operations = 200
+    var operations = 120
 
     @Option(help: "The first seed.")
     var firstSeed: UInt64 = 1
 
-    @Option(help: "Devices per run (2-5); drawn from each seed when omitted.")
+    @Option(help: "Devices per run (2-5); 3 when omitted.")
     var devices: Int?
 
-    @Option(help: "Print every event touching one item, e.g. keychain/item-1 (use with --seeds 1).")
-    var traceItem: String?
-
-    @Option(help: "Percent of page applications after which a device dies before its state commit.")
-    var crashBetweenCommitsPercent = 3
-
-    @Flag(help: "Print what the runs exercised (writes, conflicts, resyncs, purges, crashes).")
+    @Flag(help: "Print what the runs exercised, and every violation of a failing seed.")
     var verbose = false
 
-    @Option(help: "Seeds run in parallel.")
-    var parallelism = 2
-
-    @Flag(help: "Run the shipped zone driver with real keychains over the real SQLite server storage instead of the model.")
+    /// Accepted so that earlier command lines still run: the simulation runs the shipped code only.
+    @Flag(help: .hidden)
     var shipped = false
 
     @Option(
         name: .customLong("break"),
-        help: "With --shipped: break one rule on purpose (lose-acknowledged, undo-deletion, invent-value, skip-apply, leak-local-only, corrupt-upload, never-heal); succeeds when the checker catches it.")
+        help: ArgumentHelp(
+            "Break one rule on purpose (\(ShippedBreak.allCases.map(\.rawValue).joined(separator: ", "))); succeeds when the checker catches it."))
     var breakRule: String?
 
-    @Flag(help: "With --shipped: an answer held back reaches the device under the ID of the call it answered (not the current call's).")
+    @Flag(help: "An answer held back reaches the device under the ID of the call it answered (not the current call's).")
     var lateAnswersKeepIds = false
 
-    @Flag(help: "With --shipped: in one seed in three, the server is malicious while the faults last (withhold, replay, forced-resync, hide-statements in turn).")
+    @Flag(
+        help: ArgumentHelp(
+            "In one seed in three the server is malicious while the faults last (in turn: \(ShippedMalice.allCases.map(\.rawValue).joined(separator: ", ")))."))
     var malice = false
 
     func validate() throws {
         if let devices, !(2...5).contains(devices) { throw ValidationError("--devices must be 2...5") }
         if seeds < 1 || operations < 1 { throw ValidationError("--seeds and --operations must be positive") }
+        if let breakRule, ShippedBreak(rawValue: breakRule) == nil {
+            throw ValidationError("--break must be one of \(ShippedBreak.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
     }
 
     func run() async throws {
-        if shipped {
-            try await runShipped()
-            return
-        }
-        let operations = operations
-        let devices = devices
-        let traceItem = traceItem
-        let crashPercent = crashBetweenCommitsPercent
-        let summary = await SimulationBatch.run(
-            firstSeed: firstSeed, seeds: seeds, operations: operations, parallelism: parallelism
-        ) {
-            var configuration = SimulationConfiguration(seed: $0, operations: operations, devices: devices)
-            configuration.traceItem = traceItem
-            configuration.crashBetweenCommitsPercent = crashPercent
-            return configuration
-        }
-        for failure in summary.failures {
-            print("seed \(failure.seed) (\(failure.devices) devices) failed:")
-            for violation in failure.violations.prefix(5) { print("  \(violation)") }
-            print("  reproduce: \(failure.reproduceCommand)")
-        }
-        if verbose { print(summary.statistics) }
-        print(summary.line)
-        if !summary.failures.isEmpty { throw ExitCode.failure }
-    }
-
-    private func runShipped() async throws {
-        #if canImport(ShippedSimulation)
         let directory = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
-        var breakRule: ShippedBreak?
-        if let name = self.breakRule {
-            guard let rule = ShippedBreak(rawValue: name) else {
-                throw ValidationError("--break must be one of \(ShippedBreak.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            breakRule = rule
-        }
+        let breakRule = self.breakRule.flatMap(ShippedBreak.init(rawValue:))
         var statistics = ShippedStatistics()
         var failed = 0, caught = 0
         var properties: [ShippedProperty: Int] = [:]
@@ -110,9 +74,9 @@ struct SyncSimulate: AsyncParsableCommand {
             guard !result.violations.isEmpty else { continue }
             failed += 1
             guard breakRule == nil || verbose else { continue }
-            print("seed \(seed) failed:")
+            print("seed \(seed) failed\(configuration.malice.map { " (malicious server: \($0.rawValue))" } ?? ""):")
             for violation in result.violations.prefix(verbose ? .max : 5) { print("  \(violation)") }
-            print("  reproduce: sync-simulate --shipped --first-seed \(seed) --seeds 1 --operations \(operations)")
+            print("  reproduce: \(reproduceCommand(seed: seed))")
         }
         let seconds = (ContinuousClock.now - started) / .seconds(1)
         if verbose { print(statistics) }
@@ -124,8 +88,15 @@ struct SyncSimulate: AsyncParsableCommand {
             return
         }
         if failed > 0 { throw ExitCode.failure }
-        #else
-        throw ValidationError("--shipped needs the network stack (a build without SYNCKEYCHAIN_CORE_ONLY)")
-        #endif
+    }
+
+    /// The command line that runs `seed` again exactly as this run did.
+    private func reproduceCommand(seed: UInt64) -> String {
+        var words = ["sync-simulate", "--first-seed", "\(seed)", "--seeds", "1", "--operations", "\(operations)"]
+        if let devices { words += ["--devices", "\(devices)"] }
+        if malice { words.append("--malice") }
+        if let breakRule { words += ["--break", breakRule] }
+        if lateAnswersKeepIds { words.append("--late-answers-keep-ids") }
+        return words.joined(separator: " ")
     }
 }

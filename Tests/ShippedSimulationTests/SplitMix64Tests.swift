@@ -1,4 +1,4 @@
-import SyncSimulation
+import ShippedSimulation
 import Testing
 
 @Suite("Seeded generator")
