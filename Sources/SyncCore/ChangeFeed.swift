@@ -37,15 +37,24 @@ public struct PullRequest: Hashable, Sendable, Codable {
     public var isFullResync: Bool
     /// The most items in the answer.
     public var limit: Int
+    /// With ``isFullResync``: list also the deletions the server collected, for items it no longer
+    /// holds otherwise: a device back past the horizon removes an unchanged copy only on such an
+    /// authenticated tombstone (rule R10a of docs/sync-rules.md). A device with nothing to reconcile
+    /// does not ask.
+    public var includesCollectedDeletions: Bool
 
     /// Creates a pull request.
-    public init(requestID: RequestID, device: DeviceID, zone: ZoneID, cursor: UInt64, isFullResync: Bool, limit: Int) {
+    public init(
+        requestID: RequestID, device: DeviceID, zone: ZoneID, cursor: UInt64, isFullResync: Bool, limit: Int,
+        includesCollectedDeletions: Bool = false
+    ) {
         self.requestID = requestID
         self.device = device
         self.zone = zone
         self.cursor = cursor
         self.isFullResync = isFullResync
         self.limit = limit
+        self.includesCollectedDeletions = includesCollectedDeletions
     }
 }
 

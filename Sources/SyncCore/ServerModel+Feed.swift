@@ -18,7 +18,8 @@ extension ServerModel {
             return .cursorExpired(requestID: request.requestID)
         }
         let page = page(
-            of: request.zone, after: request.cursor, limit: min(request.limit, configuration.maximumPageSize), maximumBytes: maximumBytes)
+            of: request.zone, after: request.cursor, limit: min(request.limit, configuration.maximumPageSize), maximumBytes: maximumBytes,
+            collectedDeletions: FeedRule.listsCollectedDeletions(fullResync: request.isFullResync, asked: request.includesCollectedDeletions))
         // Only a served page acknowledges its cursor (decision 0102).
         acknowledge(request.device, zone: request.zone, cursor: request.cursor, now: now)
         return .changes(
@@ -29,13 +30,16 @@ extension ServerModel {
     /// One page of `zone`'s changes after `cursor`, without any check or acknowledgement: items in
     /// the order of their last change's sequence, at most `limit` of them, added while the bytes
     /// before them are below `maximumBytes` (so at least one); on the last page the cursor moves to
-    /// the account's latest sequence.
+    /// the account's latest sequence. With `collectedDeletions`, the zone's collected deletions of
+    /// items it no longer holds are listed too, each at its sequence (rule R10a).
     public func page(
-        of zone: ZoneID, after cursor: UInt64, limit: Int, maximumBytes: Int = .max
+        of zone: ZoneID, after cursor: UInt64, limit: Int, maximumBytes: Int = .max, collectedDeletions: Bool = false
     ) -> (items: [ChangedItem<SealedVersion>], nextCursor: UInt64, hasMore: Bool) {
         let limit = max(1, limit)
-        let newer = (zones[zone]?.items ?? [:]).filter { $0.value.sequence > cursor }
-            .sorted { $0.value.sequence < $1.value.sequence }
+        let stored = zones[zone] ?? Zone()
+        var listed = stored.items
+        if collectedDeletions { listed.merge(stored.collectedDeletions) { current, _ in current } }
+        let newer = listed.filter { $0.value.sequence > cursor }.sorted { $0.value.sequence < $1.value.sequence }
         var page: [ChangedItem<SealedVersion>] = []
         var bytes = 0
         for (item, stored) in newer {
@@ -67,8 +71,8 @@ extension ServerModel {
     }
 
     /// Purges the tombstones every active device has acknowledged and moves each zone's horizon
-    /// past them; a zone that lost tombstones records when (`collectedAt`, else `now`). Returns
-    /// the number purged.
+    /// past them; a zone that lost tombstones records when (`collectedAt`, else `now`). Each purged
+    /// tombstone stays as the item's collected deletion (rule R10a). Returns the number purged.
     @discardableResult
     public mutating func collectGarbage(now: Int64, collectedAt: Int64? = nil) -> Int {
         var purged = 0
@@ -77,10 +81,16 @@ extension ServerModel {
             var updated = zone
             for (item, stored) in zone.items where stored.isTombstone && stored.sequence <= floor {
                 updated.items[item] = nil
+                updated.collectedDeletions[item] = stored
                 usage.items -= 1
                 usage.bytes -= BatchMerge.bytes(stored.versions)
                 updated.horizon = max(updated.horizon, stored.sequence)
                 purged += 1
+            }
+            if updated.collectedDeletions.count > FeedRule.maximumCollectedDeletions {
+                let oldest = updated.collectedDeletions.sorted { $0.value.sequence < $1.value.sequence }
+                    .prefix(updated.collectedDeletions.count - FeedRule.maximumCollectedDeletions)
+                for (item, _) in oldest { updated.collectedDeletions[item] = nil }
             }
             if updated.horizon > zone.horizon { updated.deletionsCollectedAt = collectedAt ?? now }
             zones[zoneID] = updated

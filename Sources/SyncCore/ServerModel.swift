@@ -72,6 +72,10 @@ public struct ServerModel: Sendable, Equatable {
     public struct Zone: Sendable, Equatable {
         /// The items the server knows, tombstones included.
         public var items: [ItemID: StoredItem] = [:]
+        /// The tombstones collected from ``items``, kept as the authenticated evidence of a deletion
+        /// that a device back past the horizon asks for (rule R10a); the latest per item, at most
+        /// ``FeedRule/maximumCollectedDeletions`` (the oldest go first).
+        public var collectedDeletions: [ItemID: StoredItem] = [:]
         /// The highest sequence number of a purged tombstone; cursors below it are expired.
         public var horizon: UInt64 = 0
         /// When (milliseconds) tombstones of the zone were last collected; nil: never.

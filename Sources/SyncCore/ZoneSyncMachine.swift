@@ -363,9 +363,12 @@ public struct ZoneSyncMachine: Sendable {
 
     private mutating func pull(after cursor: UInt64, mentioned: Set<ItemID>?) -> [SyncAction] {
         requestNumber += 1
+        // A resync of a device that holds items asks for the deletions the server collected too:
+        // the evidence on which it removes an unchanged copy the account deleted (rule R10a).
         let request = PullRequest(
             requestID: RequestID(epoch: state.epoch, number: requestNumber), device: state.device,
-            zone: state.zone, cursor: cursor, isFullResync: mentioned != nil, limit: configuration.pageSize
+            zone: state.zone, cursor: cursor, isFullResync: mentioned != nil, limit: configuration.pageSize,
+            includesCollectedDeletions: mentioned != nil && !(state.records.isEmpty && localValueUnknown.isEmpty)
         )
         phase = .pulling(request, mentioned: mentioned)
         return [.pull(request)]

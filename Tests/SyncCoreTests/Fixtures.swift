@@ -21,10 +21,14 @@ enum Fixtures {
         LocalChange(item: item, scope: scope, content: content.map { [$0] }, modifiedAt: time)
     }
 
-    static func pull(_ device: DeviceID, epoch: UInt64 = 1, _ number: UInt64, after cursor: UInt64, full: Bool = false) -> SyncAction {
+    /// A pull; a full resync asks for the collected deletions unless `collected` says otherwise (a
+    /// device with nothing to reconcile does not, rule R10a).
+    static func pull(
+        _ device: DeviceID, epoch: UInt64 = 1, _ number: UInt64, after cursor: UInt64, full: Bool = false, collected: Bool? = nil
+    ) -> SyncAction {
         .pull(PullRequest(
             requestID: RequestID(epoch: epoch, number: number), device: device, zone: .keychain,
-            cursor: cursor, isFullResync: full, limit: 200
+            cursor: cursor, isFullResync: full, limit: 200, includesCollectedDeletions: collected ?? full
         ))
     }
 

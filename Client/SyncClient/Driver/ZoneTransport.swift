@@ -61,6 +61,7 @@ package struct ZoneTransport: Sendable {
     package func pull(_ request: PullRequest) async throws -> PullResponse<SealedVersion> {
         var path = base + "/changes?after=\(request.cursor)&limit=\(request.limit)"
         if request.isFullResync { path += "&resync=true" }
+        if request.includesCollectedDeletions { path += "&collected=true" }
         do {
             let page = try await connection.send(.GET, path, body: nil, as: ChangesResponse.self)
             let items = page.items.map { changed in

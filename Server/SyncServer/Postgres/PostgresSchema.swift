@@ -173,5 +173,24 @@ enum PostgresSchema {
         .init(version: 10, statements: [
             "ALTER TABLE zone_horizons ADD COLUMN collected_at timestamptz",
         ]),
+        // The tombstones a collection removes, kept as the evidence of a deletion that a device back
+        // past the horizon asks for (rule R10a of docs/sync-rules.md): the latest per item, listed
+        // only in full resyncs that ask, for items `items` no longer holds.
+        .init(version: 11, statements: [
+            """
+            CREATE TABLE collected_deletions (
+                account_id uuid NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+                zone text COLLATE "C" NOT NULL,
+                item_id text COLLATE "C" NOT NULL,
+                item_sequence bigint NOT NULL,
+                sequence bigint NOT NULL,
+                vector bytea NOT NULL,
+                deleted boolean NOT NULL,
+                blob bytea NOT NULL,
+                PRIMARY KEY (account_id, zone, item_id, sequence)
+            )
+            """,
+            "CREATE INDEX collected_deletions_feed ON collected_deletions (account_id, zone, item_sequence)",
+        ]),
     ]
 }

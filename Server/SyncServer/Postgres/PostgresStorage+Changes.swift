@@ -110,12 +110,63 @@ extension PostgresStorage {
             return .cursorExpired(horizon: UInt64(horizon))
         }
         if let restored = ChangeFeed.restoredCheck(query, restoredThrough: restoredThrough) { return restored }
-        let hasMore = items.count > limit || cut
+        var hasMore = items.count > limit || cut
         if items.count > limit { items.removeLast() }
+        if FeedRule.listsCollectedDeletions(fullResync: query.fullResync, asked: query.includesCollectedDeletions) {
+            let collected = try await collectedDeletions(query, limit: limit + 1, on: connection)
+            (items, hasMore) = FeedRule.page(
+                merging: items, hasMore: hasMore, with: collected, limit: limit, maximumBytes: query.maximumBytes)
+        }
         // The last page moves the cursor to the account's latest sequence (one snapshot: every
         // change up to it is either in this page or older than the query's cursor).
         let cursor = hasMore ? items.last!.sequence : max(query.after, UInt64(latest), items.last?.sequence ?? 0)
         return .page(ChangePage(items: items, cursor: cursor, hasMore: hasMore, deletionsCollectedAt: collectedAt))
+    }
+
+    /// Drops the oldest collected deletions past the zone's bound (rule R10a).
+    private func dropOldestCollectedDeletions(account: UUID, zone: String, on connection: PostgresConnection) async throws {
+        try await connection.query(
+            """
+            DELETE FROM collected_deletions WHERE account_id = \(account) AND zone = \(zone) AND item_sequence <= (
+                SELECT item_sequence FROM (SELECT DISTINCT item_sequence FROM collected_deletions
+                                           WHERE account_id = \(account) AND zone = \(zone)) AS kept
+                ORDER BY item_sequence DESC LIMIT 1 OFFSET \(FeedRule.maximumCollectedDeletions))
+            """,
+            logger: logger)
+    }
+
+    /// The collected deletions of items the zone no longer holds, after `after`: at most `limit`
+    /// items, in sequence order (rule R10a).
+    private func collectedDeletions(
+        _ query: ChangeQuery, limit: Int, on connection: PostgresConnection
+    ) async throws -> [ChangedItem<SealedVersion>] {
+        let account = query.account.rawValue
+        let rows = try await connection.rows(
+            """
+            WITH page AS (
+                SELECT DISTINCT c.item_id, c.item_sequence FROM collected_deletions c
+                WHERE c.account_id = \(account) AND c.zone = \(query.zone.rawValue) AND c.item_sequence > \(Int64(clamping: query.after))
+                  AND NOT EXISTS (SELECT 1 FROM items i
+                                  WHERE i.account_id = c.account_id AND i.zone = c.zone AND i.item_id = c.item_id)
+                ORDER BY c.item_sequence
+                LIMIT \(limit)
+            )
+            SELECT c.item_id, c.item_sequence, c.vector, c.deleted, c.blob
+            FROM page JOIN collected_deletions c
+              ON c.account_id = \(account) AND c.zone = \(query.zone.rawValue) AND c.item_id = page.item_id
+            ORDER BY c.item_sequence, c.sequence
+            """,
+            logger: logger)
+        var items: [ChangedItem<SealedVersion>] = []
+        for try await (id, sequence, vector, deleted, blob) in rows.decode((String, Int64, ByteBuffer, Bool, ByteBuffer).self) {
+            let version = SealedVersion(vector: try Self.vector(from: vector), isDeleted: deleted, payload: Array(buffer: blob))
+            if items.last?.item.rawValue == id {
+                items[items.count - 1].versions.append(version)
+            } else {
+                items.append(ChangedItem(item: ItemID(id), sequence: UInt64(sequence), versions: [version]))
+            }
+        }
+        return items
     }
 
     /// An acknowledgement never moves backwards and never past the account's latest sequence; one
@@ -171,7 +222,19 @@ extension PostgresStorage {
                     versions AS (
                         DELETE FROM item_versions v USING dropped d
                         WHERE v.account_id = d.account_id AND v.zone = d.zone AND v.item_id = d.item_id
-                        RETURNING v.account_id, octet_length(v.blob) AS bytes
+                        RETURNING v.account_id, v.zone, v.item_id, d.sequence AS item_sequence, v.sequence, v.vector, v.deleted, v.blob,
+                                  octet_length(v.blob) AS bytes
+                    ),
+                    -- Each collected tombstone stays as its item's collected deletion (rule R10a),
+                    -- replacing the one kept before (the statement's snapshot: the delete does not
+                    -- see the rows the insert adds).
+                    replaced AS (
+                        DELETE FROM collected_deletions c USING dropped d
+                        WHERE c.account_id = d.account_id AND c.zone = d.zone AND c.item_id = d.item_id
+                    ),
+                    kept AS (
+                        INSERT INTO collected_deletions (account_id, zone, item_id, item_sequence, sequence, vector, deleted, blob)
+                        SELECT account_id, zone, item_id, item_sequence, sequence, vector, deleted, blob FROM versions
                     ),
                     horizons AS (
                         INSERT INTO zone_horizons (account_id, zone, horizon, collected_at)
@@ -196,6 +259,7 @@ extension PostgresStorage {
                 ).decode((UUID, String, Int64, Int64).self).all()
                 for (account, zone, _, horizon) in collected {
                     try await requireResync(account: account, zone: ZoneID(zone), below: horizon, on: connection)
+                    try await dropOldestCollectedDeletions(account: account, zone: zone, on: connection)
                 }
                 return collected.reduce(0) { $0 + Int($1.2) }
             }

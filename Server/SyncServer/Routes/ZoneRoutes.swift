@@ -26,12 +26,13 @@ struct ZoneRoutes {
         let limit = try Self.parameter(query.get("limit"), "limit must be a positive integer") { Int($0).flatMap { $0 >= 1 ? $0 : nil } }
             .map { min($0, limits.maximumPageItems) } ?? limits.maximumPageItems
         let resync = try Self.parameter(query.get("resync"), "resync must be true or false") { Bool($0) } ?? false
+        let collected = try Self.parameter(query.get("collected"), "collected must be true or false") { Bool($0) } ?? false
         // Asking for changes after a cursor says everything up to it is applied: the storage records
         // it in the transaction that serves the page (decision 0102).
         let feed = try await storage.changes(
             ChangeQuery(
                 account: device.account, zone: zone, after: after, limit: limit, maximumBytes: limits.maximumPageBytes, fullResync: resync,
-                device: device.id, now: clock.now()))
+                includesCollectedDeletions: collected, device: device.id, now: clock.now()))
         switch feed {
         case .cursorExpired:
             throw APIError(.gone, ErrorCode.cursorExpired, "the cursor can no longer be served; reconcile in full with resync=true")

@@ -18,6 +18,9 @@ package struct ChangeQuery: Sendable, Equatable {
     /// full (it was told its cursor expired, or it is new) and treats items it does not see as
     /// unknown to the server.
     package var fullResync: Bool
+    /// With `fullResync`: list the collected deletions of items the zone no longer holds too
+    /// (rule R10a), for a device that has items to reconcile.
+    package var includesCollectedDeletions: Bool
     /// The asking device, or nil for a plain read. A device's pull is checked against its
     /// `mustResync` mark (a full resync from 0 clears it), and once the page is served, in the same
     /// transaction, acknowledges `after` (decision 0102).
@@ -27,8 +30,9 @@ package struct ChangeQuery: Sendable, Equatable {
 
     package init(
         account: AccountID, zone: ZoneID, after: UInt64, limit: Int, maximumBytes: Int = .max, fullResync: Bool = false,
-        device: DeviceID? = nil, now: Date = Date(timeIntervalSince1970: 0)
+        includesCollectedDeletions: Bool = false, device: DeviceID? = nil, now: Date = Date(timeIntervalSince1970: 0)
     ) {
+        self.includesCollectedDeletions = includesCollectedDeletions
         self.account = account
         self.zone = zone
         self.after = after

@@ -84,8 +84,9 @@ package protocol ServerStorage: AccountAdministration, AccountStateStorage, Appr
     /// acknowledged up to the new horizon as having to resync the zone from 0. Active: not revoked
     /// and, when `activeSince` is given, seen since then. An account without active devices keeps
     /// its tombstones. A zone that lost tombstones records `now` as the time of its latest
-    /// collection, which its feed pages carry from then on (decision 0175). Returns how many items
-    /// were dropped.
+    /// collection, which its feed pages carry from then on (decision 0175). Each dropped tombstone
+    /// is kept as its item's collected deletion (``FeedRule``, decision 0256), which a full resync
+    /// that asks lists. Returns how many items were dropped.
     func collectGarbage(activeSince: Date?, now: Date) async throws -> Int
 
     /// Runs until the task is cancelled, calling `handler` for every upload committed through this

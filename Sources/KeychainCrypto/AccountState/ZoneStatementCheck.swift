@@ -123,12 +123,15 @@ public enum ZoneStatementCheck {
     ///   version descending from it), unless `theirs` is older than `freshness` (the server's
     ///   device inactivity limit), or made more than ``clockTolerance`` ahead of `now` (stamped on
     ///   a clock ahead of the one this device reads: how old it is cannot be told, decision 0203).
-    /// - When both hold exactly the same writes, the live versions must be the same.
+    /// - When both hold exactly the same writes, the live versions must be the same, within the
+    ///   same age: a statement older than `freshness` may describe items whose tombstones were
+    ///   collected since, and two devices back past the horizon took each other's old statement
+    ///   for a fork in every round until someone wrote to the account.
     public static func compare(
         _ mine: ZoneStateView, with theirs: ZoneStatement, now: Int64, freshness: Int64 = freshness
     ) -> ZoneStatementFinding? {
-        guard let extent = theirs.extent else { return nil }
-        if (-clockTolerance...freshness).contains(now - extent.madeAt), !mine.frontier.descends(from: extent.liveFrontier) {
+        guard let extent = theirs.extent, (-clockTolerance...freshness).contains(now - extent.madeAt) else { return nil }
+        if !mine.frontier.descends(from: extent.liveFrontier) {
             return .withheld(theirs.device)
         }
         if mine.frontier == extent.frontier, !mine.digest.matches(theirs.digest) {

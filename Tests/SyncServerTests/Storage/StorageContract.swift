@@ -336,6 +336,48 @@ enum StorageContract {
             // Other zones keep their own horizon.
             #expect(try await Fixture.page(account: account, zone: "kv.other", after: 1, in: storage).items.isEmpty)
         },
+        // Rule R10a: a collected tombstone stays as the item's collected deletion, listed only to a
+        // full resync that asks, only while the zone holds nothing else of the item, the latest one.
+        StorageContractCase(name: "collectedDeletionsAreListedToAFullResyncThatAsks") { storage in
+            let account = try await Fixture.createAccount("alice", in: storage)
+            _ = try await Fixture.register("one", token: 1, account: account, in: storage)
+            _ = try await Fixture.upload(["a": ["one": 1], "gone": ["one": 1]], account: account, in: storage)
+            _ = try await Fixture.upload(["gone": ["one": 2]], deleted: true, account: account, in: storage)
+            _ = try await Fixture.upload(["c": ["one": 1]], account: account, in: storage)
+            try await storage.acknowledge(device: Fixture.device("one"), of: account, zone: "keychain", through: 4, now: Fixture.epoch)
+            #expect(try await storage.collectGarbage(activeSince: nil, now: Date()) == 1)
+            func resync(limit: Int = 10, asking: Bool = true) async throws -> [ChangedItem<SealedVersion>] {
+                var items: [ChangedItem<SealedVersion>] = []
+                var after: UInt64 = 0
+                while true {
+                    let feed = try await storage.changes(ChangeQuery(
+                        account: account, zone: "keychain", after: after, limit: limit, fullResync: true, includesCollectedDeletions: asking))
+                    guard case .page(let page) = feed else {
+                        Issue.record("full resync expired")
+                        return items
+                    }
+                    items += page.items
+                    guard page.hasMore else { return items }
+                    after = page.cursor
+                }
+            }
+            #expect(try await resync(asking: false).map(\.item) == ["a", "c"])
+            let listed = try await resync()
+            #expect(listed.map(\.item) == ["a", "gone", "c"])
+            #expect(listed.first { $0.item == "gone" }?.versions.map(\.vector) == [Fixture.vector(["one": 2])])
+            #expect(listed.first { $0.item == "gone" }?.versions.allSatisfy(\.isDeleted) == true)
+            #expect(try await resync(limit: 1).map(\.item) == ["a", "gone", "c"])
+            // A pull from the cursor never lists it.
+            #expect(try await Fixture.page(account: account, after: 3, in: storage).items.map(\.item) == ["c"])
+            // Written anew, the item is listed as it is now; deleted and collected again, its later
+            // deletion replaces the earlier one.
+            _ = try await Fixture.upload(["gone": ["two": 1]], account: account, cursor: 4, in: storage)
+            #expect(try await resync().first { $0.item == "gone" }?.versions.map(\.isDeleted) == [false])
+            _ = try await Fixture.upload(["gone": ["two": 2]], deleted: true, account: account, cursor: 4, in: storage)
+            try await storage.acknowledge(device: Fixture.device("one"), of: account, zone: "keychain", through: 6, now: Fixture.epoch)
+            #expect(try await storage.collectGarbage(activeSince: nil, now: Date()) == 1)
+            #expect(try await resync().first { $0.item == "gone" }?.versions.map(\.vector) == [Fixture.vector(["two": 2])])
+        },
         StorageContractCase(name: "itemWithALiveSiblingBesideATombstoneIsKept") { storage in
             let account = try await Fixture.createAccount("alice", in: storage)
             _ = try await Fixture.register("one", token: 1, account: account, in: storage)

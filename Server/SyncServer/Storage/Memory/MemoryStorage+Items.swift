@@ -25,13 +25,15 @@ extension MemoryStorage {
             let horizon = model.zones[zone]?.horizon ?? 0
             guard let device = query.device else {
                 if !query.fullResync && query.after < horizon { return .cursorExpired(horizon: horizon) }
-                let page = model.page(of: zone, after: query.after, limit: query.limit, maximumBytes: query.maximumBytes)
+                let page = model.page(
+                    of: zone, after: query.after, limit: query.limit, maximumBytes: query.maximumBytes,
+                    collectedDeletions: FeedRule.listsCollectedDeletions(fullResync: query.fullResync, asked: query.includesCollectedDeletions))
                 return .page(Self.page(
                     page.items, cursor: page.nextCursor, hasMore: page.hasMore, collectedAt: model.zones[zone]?.deletionsCollectedAt))
             }
             let request = PullRequest(
                 requestID: RequestID(epoch: 0, number: 0), device: device, zone: zone, cursor: query.after,
-                isFullResync: query.fullResync, limit: query.limit)
+                isFullResync: query.fullResync, limit: query.limit, includesCollectedDeletions: query.includesCollectedDeletions)
             let response = model.pull(request, maximumBytes: query.maximumBytes, now: Self.milliseconds(query.now))
             if !known.contains(device) { model.revoke(device) }
             switch response {

@@ -47,6 +47,24 @@ extension SQLiteStorage {
         }
     }
 
+    /// One page of the feed: arguments account, zone, after, limit.
+    private static let page = """
+        SELECT id, sequence, versions, bytes FROM item
+        WHERE account = ?1 AND zone = ?2 AND sequence > ?3 ORDER BY sequence LIMIT ?4
+        """
+
+    /// One page of a full resync that lists the collected deletions of items the zone no longer
+    /// holds too, each at its sequence (rule R10a); the same arguments.
+    private static let pageWithCollectedDeletions = """
+        SELECT id, sequence, versions, bytes FROM item
+        WHERE account = ?1 AND zone = ?2 AND sequence > ?3
+        UNION ALL
+        SELECT c.id, c.sequence, c.versions, c.bytes FROM collected_deletion c
+        WHERE c.account = ?1 AND c.zone = ?2 AND c.sequence > ?3
+            AND NOT EXISTS (SELECT 1 FROM item i WHERE i.account = c.account AND i.zone = c.zone AND i.id = c.id)
+        ORDER BY sequence LIMIT ?4
+        """
+
     private static func horizon(account: String, zone: ZoneID, in db: Database) throws -> Int64 {
         try Int64.fetchOne(db, sql: "SELECT horizon FROM zone WHERE account = ? AND name = ?", arguments: [account, zone.rawValue]) ?? 0
     }
@@ -76,11 +94,9 @@ extension SQLiteStorage {
         }
         let limit = max(1, query.limit)
         // A cursor, so an item past the page's item limit or byte budget is never read into memory.
+        let listsCollected = FeedRule.listsCollectedDeletions(fullResync: query.fullResync, asked: query.includesCollectedDeletions)
         let rows = try Row.fetchCursor(
-            db.cachedStatement(sql: """
-                SELECT id, sequence, versions, bytes FROM item
-                WHERE account = ? AND zone = ? AND sequence > ? ORDER BY sequence LIMIT ?
-                """),
+            db.cachedStatement(sql: listsCollected ? Self.pageWithCollectedDeletions : Self.page),
             arguments: [account, query.zone.rawValue, Int64(clamping: query.after), limit + 1])
         var items: [ChangedItem<SealedVersion>] = []
         var bytes = 0
@@ -97,6 +113,26 @@ extension SQLiteStorage {
         let latest = try latestSequence(account: account, in: db)
         let cursor = hasMore ? items.last!.sequence : max(query.after, UInt64(latest))
         return .page(ChangePage(items: items, cursor: cursor, hasMore: hasMore, deletionsCollectedAt: collectedAt))
+    }
+
+    /// Keeps the tombstones about to be collected (through sequence `floor`) as their items'
+    /// collected deletions, replacing earlier ones, and drops the oldest past the zone's bound
+    /// (rule R10a).
+    private static func keepCollectedDeletions(account: String, zone: ZoneID, through floor: Int64, in db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO collected_deletion (account, zone, id, sequence, versions, bytes)
+                SELECT account, zone, id, sequence, versions, bytes FROM item
+                WHERE account = ? AND zone = ? AND tombstone = 1 AND sequence <= ?
+                ON CONFLICT (account, zone, id) DO UPDATE SET sequence = excluded.sequence, versions = excluded.versions, bytes = excluded.bytes
+                """,
+            arguments: [account, zone.rawValue, floor])
+        try db.execute(
+            sql: """
+                DELETE FROM collected_deletion WHERE account = ?1 AND zone = ?2 AND sequence <= (
+                    SELECT sequence FROM collected_deletion WHERE account = ?1 AND zone = ?2 ORDER BY sequence DESC LIMIT 1 OFFSET ?3)
+                """,
+            arguments: [account, zone.rawValue, FeedRule.maximumCollectedDeletions])
     }
 
     package func acknowledge(
@@ -137,6 +173,7 @@ extension SQLiteStorage {
                     arguments: [account, name.rawValue, floor])
                 let count: Int = collected?["count"] ?? 0
                 guard count > 0, let newest: Int64 = collected?["newest"] else { continue }
+                try Self.keepCollectedDeletions(account: account, zone: name, through: floor, in: db)
                 try db.execute(
                     sql: "DELETE FROM item WHERE account = ? AND zone = ? AND tombstone = 1 AND sequence <= ?",
                     arguments: [account, name.rawValue, floor])

@@ -101,6 +101,23 @@ extension SQLiteStorage {
         migrator.registerMigration("collectedAt") { db in
             try db.execute(sql: "ALTER TABLE zone ADD COLUMN collectedAt REAL")
         }
+        // The tombstones a collection removes from `item`, kept as the evidence of a deletion that
+        // a device back past the horizon asks for (rule R10a of docs/sync-rules.md): the latest per
+        // item, listed only in full resyncs that ask, for items `item` no longer holds.
+        migrator.registerMigration("collectedDeletion") { db in
+            try db.execute(sql: """
+                CREATE TABLE collected_deletion (
+                    account TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                    zone TEXT NOT NULL,
+                    id TEXT NOT NULL,
+                    sequence INTEGER NOT NULL,
+                    versions BLOB NOT NULL,
+                    bytes INTEGER NOT NULL,
+                    PRIMARY KEY (account, zone, id)
+                ) STRICT, WITHOUT ROWID;
+                CREATE INDEX collected_deletion_feed ON collected_deletion(account, zone, sequence);
+                """)
+        }
         return migrator
     }
 }
