@@ -14,6 +14,11 @@ public struct ModificationTimeBound: Hashable, Sendable {
     public var localNow: Int64
     /// The server's clock now as far as this device can tell, milliseconds since 1970.
     public var serverNow: Int64
+    /// The server's time when this device last took every local change there was, if known: a
+    /// change taken now was made after it. A stamp translated below it (the device's clock jumped
+    /// ahead since the change was made, so the lead read now is not the lead it was made with) is
+    /// raised to it, less ``window``.
+    public var changesTakenBefore: Int64?
 
     /// A bound from a reading of both clocks taken at the same moment.
     public init(localNow: Int64, serverNow: Int64) {
@@ -25,10 +30,14 @@ public struct ModificationTimeBound: Hashable, Sendable {
     public var lead: Int64 { localNow - serverNow }
 
     /// The stamp of a local change made at `modifiedAt` on this device's clock: moved to the
-    /// server's time when the clock is off by more than ``window``, and never later than the
-    /// server's time plus ``window``.
+    /// server's time when the clock is off by more than ``window``, never later than the server's
+    /// time plus ``window``, and never earlier than ``changesTakenBefore`` less ``window``. A
+    /// change made before a jump of the device's clock is stamped between the last take and now,
+    /// not a year off.
     public func bounded(_ modifiedAt: Int64) -> Int64 {
         let translated = abs(lead) > Self.window ? modifiedAt &- lead : modifiedAt
-        return min(translated, serverNow &+ Self.window)
+        let latest = serverNow &+ Self.window
+        let earliest = changesTakenBefore.map { min($0 &- Self.window, serverNow) } ?? .min
+        return max(earliest, min(translated, latest))
     }
 }

@@ -30,6 +30,21 @@ import Testing
         #expect(bound.bounded(server + year) == server + ModificationTimeBound.window)
     }
 
+    /// A change made while the clock was right and taken after it jumped a year ahead was
+    /// stamped a year early, so an older copy won a later conflict (400-operation seeds).
+    @Test func aChangeMadeBeforeTheClockJumpedAheadIsNotStampedBeforeTheLastTake() {
+        let lastTake = server - 600_000
+        var bound = ModificationTimeBound(localNow: server + year, serverNow: server)
+        bound.changesTakenBefore = lastTake
+        // Made five minutes ago on the right clock: raised to the last take, less the window.
+        #expect(bound.bounded(server - 300_000) == lastTake - ModificationTimeBound.window)
+        // Made on the jumped clock: translated as before.
+        #expect(bound.bounded(server + year - 60_000) == server - 60_000)
+        // A server clock that went back below the last take never raises a stamp past its now.
+        bound.changesTakenBefore = server + year
+        #expect(bound.bounded(server - year) == server)
+    }
+
     @Test func noStampLeadsTheServerByMoreThanTheWindow() {
         var random = TestRandom(seed: 7)
         for _ in 0..<1_000 {

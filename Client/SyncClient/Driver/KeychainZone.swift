@@ -156,7 +156,9 @@ package struct KeychainZone: ZoneLocalStore {
             // Pushed from here, answered or not: a local change, taken as that version (decision
             // 0247): a server that has it answers that it does, one that lost it gets it back, and
             // one that holds a later version or a deletion over it supersedes it (decision 0253).
-            for (key, version) in kept {
+            // Only for an item the state does not know: one it knows (a crash between the two
+            // commits of its first round) is ahead of the state like any other (rule R56).
+            for (key, version) in kept where state.records[itemID(of: key)] == nil {
                 guard let sent = version.sentVersion.flatMap(SentVersionRecord.decode) else { continue }
                 sentBefore[key] = sent
                 kept[key] = nil

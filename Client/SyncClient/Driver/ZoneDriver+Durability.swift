@@ -3,8 +3,10 @@ import SyncCore
 extension ZoneDriver {
     /// Takes the local store's changes after the committed position, a page at a time, each page
     /// committed with the position it reached.
-    func takeLocalChanges(timeBound: ModificationTimeBound) throws {
+    func takeLocalChanges(timeBound measured: ModificationTimeBound) throws {
         let asideBefore = Set(machine.state.records.lazy.filter { $0.value.refusal != nil }.map(\.key))
+        var timeBound = measured
+        timeBound.changesTakenBefore = progress.changesTakenAt
         while let taken = try local.takeLocalChanges(after: progress.journalSequence, into: &machine, timeBound: timeBound) {
             progress.journalSequence = taken.position
             for item in taken.items {
@@ -14,6 +16,8 @@ extension ZoneDriver {
             }
             try commit()
         }
+        // Every change made before the measurement is taken now: the next take's are later.
+        progress.changesTakenAt = measured.serverNow
     }
 
     /// Tells the local store what a new local version was written over, once the device has

@@ -48,10 +48,12 @@ extension ZoneDriver {
     /// this device sealed now would be sealed under the older key, which a revoked device holds.
     /// Recorded as the zone's problem and thrown: the round pushes nothing, and the next reads the
     /// log again (decision 0250). A read of statements that failed is left to ``takeStatements()``.
+    /// The check holds for a push that follows the round's first pull too (a resolution, a resync
+    /// start): the statements taken then noted their later epoch already.
     func refusePushingUnderAnEarlierEpoch() async throws {
-        guard !checkedEpochBeforePush, let witness, let reading = statementsInFlight else { return }
+        guard !checkedEpochBeforePush, let witness else { return }
         checkedEpochBeforePush = true
-        _ = try? await reading.value
+        if let reading = statementsInFlight { _ = try? await reading.value }
         guard let later = try witness.laterEpoch() else { return }
         let reason = later.finding(zone: zone)
         try database.setAccountStateProblem(reason, zone: zone)

@@ -24,6 +24,14 @@ extension ClientStateDatabase {
         }
     }
 
+    /// When a zone's local changes were last all taken, on the server's clock (rule R17); NULL:
+    /// not known.
+    static func registerChangesTakenMigration(in migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v10-changes-taken-at") { db in
+            try db.execute(sql: "ALTER TABLE zone_state ADD COLUMN changes_taken_at INTEGER")
+        }
+    }
+
     static func registerMayBeOnServerMigration(in migrator: inout DatabaseMigrator) {
         migrator.registerMigration("v6-may-be-on-server") { db in
             // A pending version the server may hold unacknowledged (decision 0233).
@@ -37,6 +45,9 @@ extension ClientStateDatabase {
         package var journalSequence: Int64 = 0
         /// When the zone was last in step with the server.
         package var lastSync: Date?
+        /// The server's time (milliseconds) when every local change there was had been taken: a
+        /// change taken later was made after it (``ModificationTimeBound/changesTakenBefore``).
+        package var changesTakenAt: Int64?
 
         /// Nothing taken, never in step.
         package init() {}
@@ -107,7 +118,8 @@ extension ClientStateDatabase {
             var progress = ZoneProgress()
             if let row = try Row.fetchOne(
                 db, sql: """
-                    SELECT cursor, write_counter, next_batch_id, epoch, unanswered_batch, journal_sequence, last_sync, latest_sequence
+                    SELECT cursor, write_counter, next_batch_id, epoch, unanswered_batch, journal_sequence, last_sync, latest_sequence,
+                        changes_taken_at
                     FROM zone_state WHERE zone = ?
                     """,
                 arguments: [zone.rawValue])
@@ -130,6 +142,7 @@ extension ClientStateDatabase {
                 progress.journalSequence = row[5]
                 progress.lastSync = (row[6] as Double?).map(Date.init(timeIntervalSince1970:))
                 state.latestSequence = UInt64(clamping: row[7] as Int64)
+                progress.changesTakenAt = row[8]
             }
             let rows = try Row.fetchCursor(
                 db, sql: "SELECT item, vector, deleted, sealed, pending, baseline, seen, refusal, sequence, deleted_baseline, may_be_on_server FROM item_record WHERE zone = ?",
@@ -171,16 +184,17 @@ extension ClientStateDatabase {
             try db.executeCached(
                 sql: """
                     INSERT INTO zone_state
-                        (zone, cursor, write_counter, next_batch_id, epoch, journal_sequence, last_sync, latest_sequence)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                        (zone, cursor, write_counter, next_batch_id, epoch, journal_sequence, last_sync, latest_sequence, changes_taken_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (zone) DO UPDATE SET
                         cursor = excluded.cursor, write_counter = excluded.write_counter, next_batch_id = excluded.next_batch_id,
                         epoch = excluded.epoch, journal_sequence = excluded.journal_sequence, last_sync = excluded.last_sync,
-                        latest_sequence = excluded.latest_sequence
+                        latest_sequence = excluded.latest_sequence, changes_taken_at = excluded.changes_taken_at
                     """,
                 arguments: [
                     state.zone.rawValue, Int64(state.cursor), Int64(state.writeCounter), Int64(state.nextBatchID), Int64(state.epoch),
                     progress.journalSequence, progress.lastSync?.timeIntervalSince1970, Int64(clamping: state.latestSequence),
+                    progress.changesTakenAt,
                 ])
             if previous == nil || state.unansweredBatch != previous?.unansweredBatch || !resealing.isEmpty {
                 try db.executeCached(

@@ -105,6 +105,7 @@ package final class ClientStateDatabase: Sendable {
         registerHeldArrivalKeyMigration(in: &migrator)
         registerPublishedStatementMigration(in: &migrator)
         registerStatedEpochMigration(in: &migrator)
+        registerChangesTakenMigration(in: &migrator)
         return migrator
     }
 
