@@ -2,7 +2,8 @@ import SyncClient
 import SyncCore
 
 /// Judges a healed run of the shipped code: the devices agree (less what each set aside because
-/// the server refused it, or kept and reported because a resync no longer listed it), no
+/// the server refused it, or, under a malicious server, kept and reported because a resync no
+/// longer listed it), no
 /// acknowledged write is lost, no value a user deleted is live, no value was invented, nothing
 /// local-only reached the server, every version the server received opens, and nothing came back
 /// to a device it had left (checked online, in ``ShippedLedger/check(device:shows:)``).
@@ -29,7 +30,10 @@ struct ShippedChecker {
         for device in simulation.devices {
             var values = try device.values(synchronizable: true)
             held.formUnion(values.values)
-            let kept = Set(try keptWithoutEvidence(device))
+            // An honest server lists every deletion a device needs, collected ones too (rule R10a):
+            // every item is held to agreement. A malicious one may withhold them; a device then
+            // keeps and reports the item (R49 C7), and only what it reported is exempt.
+            let kept = simulation.configuration.malice == nil ? [] : Set(try keptWithoutEvidence(device))
             for name in kept { values[name] = nil }
             history.formUnion(try device.historyValues(accounts: (0..<simulation.configuration.items).map { "item-\($0)" }))
             if live == nil { live = values }

@@ -13,6 +13,16 @@ public enum FeedRule {
     public static func listsCollectedDeletions(fullResync: Bool, asked: Bool) -> Bool {
         fullResync && asked
     }
+
+    /// The collection time a page carries (its `deletionsCollectedAt`): when a deletion a device
+    /// never saw may have been removed without trace. A page that lists the collected deletions
+    /// leaves out only deletions the zone forgot without evidence (collected before it kept them,
+    /// or dropped past ``maximumCollectedDeletions``): it carries when that last happened (nil:
+    /// never). Any other page carries the zone's last collection. A returning device judges its
+    /// unlisted copies by it (rules R49 C1, C2, C5 of docs/sync-rules.md).
+    public static func collectionTime<Time>(listsCollectedDeletions: Bool, collectedAt: Time?, forgottenAt: Time?) -> Time? {
+        listsCollectedDeletions ? forgottenAt : collectedAt
+    }
 }
 
 extension FeedRule {

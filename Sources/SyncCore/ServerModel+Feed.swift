@@ -17,14 +17,16 @@ extension ServerModel {
         {
             return .cursorExpired(requestID: request.requestID)
         }
+        let listsCollected = FeedRule.listsCollectedDeletions(fullResync: request.isFullResync, asked: request.includesCollectedDeletions)
         let page = page(
             of: request.zone, after: request.cursor, limit: min(request.limit, configuration.maximumPageSize), maximumBytes: maximumBytes,
-            collectedDeletions: FeedRule.listsCollectedDeletions(fullResync: request.isFullResync, asked: request.includesCollectedDeletions))
+            collectedDeletions: listsCollected)
         // Only a served page acknowledges its cursor (decision 0102).
         acknowledge(request.device, zone: request.zone, cursor: request.cursor, now: now)
         return .changes(
             requestID: request.requestID, items: page.items, nextCursor: page.nextCursor, hasMore: page.hasMore,
-            deletionsCollectedAt: zone.deletionsCollectedAt)
+            deletionsCollectedAt: FeedRule.collectionTime(
+                listsCollectedDeletions: listsCollected, collectedAt: zone.deletionsCollectedAt, forgottenAt: zone.deletionsForgottenAt))
     }
 
     /// One page of `zone`'s changes after `cursor`, without any check or acknowledgement: items in
@@ -91,6 +93,7 @@ extension ServerModel {
                 let oldest = updated.collectedDeletions.sorted { $0.value.sequence < $1.value.sequence }
                     .prefix(updated.collectedDeletions.count - FeedRule.maximumCollectedDeletions)
                 for (item, _) in oldest { updated.collectedDeletions[item] = nil }
+                updated.deletionsForgottenAt = collectedAt ?? now
             }
             if updated.horizon > zone.horizon { updated.deletionsCollectedAt = collectedAt ?? now }
             zones[zoneID] = updated

@@ -80,6 +80,9 @@ public struct ServerModel: Sendable, Equatable {
         public var horizon: UInt64 = 0
         /// When (milliseconds) tombstones of the zone were last collected; nil: never.
         public var deletionsCollectedAt: Int64?
+        /// When (milliseconds) the zone last dropped a collected deletion past
+        /// ``FeedRule/maximumCollectedDeletions``: a deletion forgotten without evidence; nil: never.
+        public var deletionsForgottenAt: Int64?
     }
 
     /// What the server remembers of a device.

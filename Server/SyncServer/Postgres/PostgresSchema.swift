@@ -191,6 +191,9 @@ enum PostgresSchema {
             )
             """,
             "CREATE INDEX collected_deletions_feed ON collected_deletions (account_id, zone, item_sequence)",
+            // When the zone last dropped a deletion without keeping it: every collection before did.
+            "ALTER TABLE zone_horizons ADD COLUMN forgotten_at timestamptz",
+            "UPDATE zone_horizons SET forgotten_at = collected_at",
         ]),
     ]
 }

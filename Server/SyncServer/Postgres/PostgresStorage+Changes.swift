@@ -68,12 +68,14 @@ extension PostgresStorage {
                                  WHERE account_id = \(account) AND zone = \(query.zone.rawValue)), 0) AS horizon,
                        (SELECT collected_at FROM zone_horizons
                         WHERE account_id = \(account) AND zone = \(query.zone.rawValue)) AS collected_at,
+                       (SELECT forgotten_at FROM zone_horizons
+                        WHERE account_id = \(account) AND zone = \(query.zone.rawValue)) AS forgotten_at,
                        coalesce((SELECT last_sequence FROM account_sequences
                                  WHERE account_id = \(account)), 0) AS latest,
                        (SELECT restored_through FROM account_sequences WHERE account_id = \(account)) AS restored,
                        (SELECT count(*) FROM sized) > (SELECT count(*) FROM kept) AS cut
             )
-            SELECT meta.horizon, meta.collected_at, meta.latest, meta.restored, meta.cut, versions.item_id, versions.sequence, versions.vector,
+            SELECT meta.horizon, meta.collected_at, meta.forgotten_at, meta.latest, meta.restored, meta.cut, versions.item_id, versions.sequence, versions.vector,
                    versions.deleted, versions.blob
             FROM meta LEFT JOIN (
                 -- LATERAL: one primary-key probe per page item, whatever the table statistics say.
@@ -88,13 +90,14 @@ extension PostgresStorage {
             logger: logger
         )
         var horizon: Int64 = 0, latest: Int64 = 0, restoredThrough: Int64?, cut = false
-        var collectedAt: Date?
+        var collectedAt: Date?, forgottenAt: Date?
         var items: [ChangedItem<SealedVersion>] = []
-        for try await (zoneHorizon, zoneCollectedAt, accountLatest, accountRestored, pageCut, id, sequence, vector, deleted, blob) in rows.decode(
-            (Int64, Date?, Int64, Int64?, Bool, String?, Int64?, ByteBuffer?, Bool?, ByteBuffer?).self
-        ) {
+        for try await (zoneHorizon, zoneCollectedAt, zoneForgottenAt, accountLatest, accountRestored, pageCut, id, sequence, vector, deleted, blob)
+            in rows.decode((Int64, Date?, Date?, Int64, Int64?, Bool, String?, Int64?, ByteBuffer?, Bool?, ByteBuffer?).self)
+        {
             horizon = zoneHorizon
             collectedAt = zoneCollectedAt
+            forgottenAt = zoneForgottenAt
             latest = accountLatest
             restoredThrough = accountRestored
             cut = pageCut
@@ -112,25 +115,32 @@ extension PostgresStorage {
         if let restored = ChangeFeed.restoredCheck(query, restoredThrough: restoredThrough) { return restored }
         var hasMore = items.count > limit || cut
         if items.count > limit { items.removeLast() }
-        if FeedRule.listsCollectedDeletions(fullResync: query.fullResync, asked: query.includesCollectedDeletions) {
+        let listsCollected = FeedRule.listsCollectedDeletions(fullResync: query.fullResync, asked: query.includesCollectedDeletions)
+        if listsCollected {
             let collected = try await collectedDeletions(query, limit: limit + 1, on: connection)
             (items, hasMore) = FeedRule.page(
                 merging: items, hasMore: hasMore, with: collected, limit: limit, maximumBytes: query.maximumBytes)
         }
+        collectedAt = FeedRule.collectionTime(listsCollectedDeletions: listsCollected, collectedAt: collectedAt, forgottenAt: forgottenAt)
         // The last page moves the cursor to the account's latest sequence (one snapshot: every
         // change up to it is either in this page or older than the query's cursor).
         let cursor = hasMore ? items.last!.sequence : max(query.after, UInt64(latest), items.last?.sequence ?? 0)
         return .page(ChangePage(items: items, cursor: cursor, hasMore: hasMore, deletionsCollectedAt: collectedAt))
     }
 
-    /// Drops the oldest collected deletions past the zone's bound (rule R10a).
-    private func dropOldestCollectedDeletions(account: UUID, zone: String, on connection: PostgresConnection) async throws {
+    /// Drops the oldest collected deletions past the zone's bound (rule R10a), noting when it did.
+    private func dropOldestCollectedDeletions(account: UUID, zone: String, now: Date, on connection: PostgresConnection) async throws {
         try await connection.query(
             """
-            DELETE FROM collected_deletions WHERE account_id = \(account) AND zone = \(zone) AND item_sequence <= (
-                SELECT item_sequence FROM (SELECT DISTINCT item_sequence FROM collected_deletions
-                                           WHERE account_id = \(account) AND zone = \(zone)) AS kept
-                ORDER BY item_sequence DESC LIMIT 1 OFFSET \(FeedRule.maximumCollectedDeletions))
+            WITH dropped AS (
+                DELETE FROM collected_deletions WHERE account_id = \(account) AND zone = \(zone) AND item_sequence <= (
+                    SELECT item_sequence FROM (SELECT DISTINCT item_sequence FROM collected_deletions
+                                               WHERE account_id = \(account) AND zone = \(zone)) AS kept
+                    ORDER BY item_sequence DESC LIMIT 1 OFFSET \(FeedRule.maximumCollectedDeletions))
+                RETURNING 1
+            )
+            UPDATE zone_horizons SET forgotten_at = \(now)
+            WHERE account_id = \(account) AND zone = \(zone) AND EXISTS (SELECT 1 FROM dropped)
             """,
             logger: logger)
     }
@@ -259,7 +269,7 @@ extension PostgresStorage {
                 ).decode((UUID, String, Int64, Int64).self).all()
                 for (account, zone, _, horizon) in collected {
                     try await requireResync(account: account, zone: ZoneID(zone), below: horizon, on: connection)
-                    try await dropOldestCollectedDeletions(account: account, zone: zone, on: connection)
+                    try await dropOldestCollectedDeletions(account: account, zone: zone, now: now, on: connection)
                 }
                 return collected.reduce(0) { $0 + Int($1.2) }
             }

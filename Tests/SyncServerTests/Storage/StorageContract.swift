@@ -362,6 +362,16 @@ enum StorageContract {
                 }
             }
             #expect(try await resync(asking: false).map(\.item) == ["a", "c"])
+            // A page that lists the collected deletions carries when the zone last forgot one
+            // without evidence (never, here); any other carries the last collection.
+            func collectionTime(asking: Bool) async throws -> Date? {
+                let feed = try await storage.changes(ChangeQuery(
+                    account: account, zone: "keychain", after: 0, limit: 10, fullResync: true, includesCollectedDeletions: asking))
+                guard case .page(let page) = feed else { return nil }
+                return page.deletionsCollectedAt
+            }
+            #expect(try await collectionTime(asking: true) == nil)
+            #expect(try await collectionTime(asking: false) != nil)
             let listed = try await resync()
             #expect(listed.map(\.item) == ["a", "gone", "c"])
             #expect(listed.first { $0.item == "gone" }?.versions.map(\.vector) == [Fixture.vector(["one": 2])])

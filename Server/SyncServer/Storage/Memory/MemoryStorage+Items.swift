@@ -25,11 +25,13 @@ extension MemoryStorage {
             let horizon = model.zones[zone]?.horizon ?? 0
             guard let device = query.device else {
                 if !query.fullResync && query.after < horizon { return .cursorExpired(horizon: horizon) }
+                let listsCollected = FeedRule.listsCollectedDeletions(fullResync: query.fullResync, asked: query.includesCollectedDeletions)
                 let page = model.page(
-                    of: zone, after: query.after, limit: query.limit, maximumBytes: query.maximumBytes,
-                    collectedDeletions: FeedRule.listsCollectedDeletions(fullResync: query.fullResync, asked: query.includesCollectedDeletions))
-                return .page(Self.page(
-                    page.items, cursor: page.nextCursor, hasMore: page.hasMore, collectedAt: model.zones[zone]?.deletionsCollectedAt))
+                    of: zone, after: query.after, limit: query.limit, maximumBytes: query.maximumBytes, collectedDeletions: listsCollected)
+                let collectedAt = FeedRule.collectionTime(
+                    listsCollectedDeletions: listsCollected, collectedAt: model.zones[zone]?.deletionsCollectedAt,
+                    forgottenAt: model.zones[zone]?.deletionsForgottenAt)
+                return .page(Self.page(page.items, cursor: page.nextCursor, hasMore: page.hasMore, collectedAt: collectedAt))
             }
             let request = PullRequest(
                 requestID: RequestID(epoch: 0, number: 0), device: device, zone: zone, cursor: query.after,

@@ -69,11 +69,18 @@ extension SQLiteStorage {
         try Int64.fetchOne(db, sql: "SELECT horizon FROM zone WHERE account = ? AND name = ?", arguments: [account, zone.rawValue]) ?? 0
     }
 
-    /// The zone's horizon and when its tombstones were last collected (nil: never), in one read.
-    private static func collection(account: String, zone: ZoneID, in db: Database) throws -> (horizon: Int64, collectedAt: Date?) {
+    /// The zone's horizon, when its tombstones were last collected and when it last forgot one
+    /// without evidence (nil: never), in one read.
+    private static func collection(
+        account: String, zone: ZoneID, in db: Database
+    ) throws -> (horizon: Int64, collectedAt: Date?, forgottenAt: Date?) {
         let row = try Row.fetchOne(
-            db.cachedStatement(sql: "SELECT horizon, collectedAt FROM zone WHERE account = ? AND name = ?"), arguments: [account, zone.rawValue])
-        return (row?["horizon"] ?? 0, (row?["collectedAt"] as Double?).map { Date(timeIntervalSince1970: $0) })
+            db.cachedStatement(sql: "SELECT horizon, collectedAt, forgottenAt FROM zone WHERE account = ? AND name = ?"),
+            arguments: [account, zone.rawValue])
+        return (
+            row?["horizon"] ?? 0, (row?["collectedAt"] as Double?).map { Date(timeIntervalSince1970: $0) },
+            (row?["forgottenAt"] as Double?).map { Date(timeIntervalSince1970: $0) }
+        )
     }
 
     private static func latestSequence(account: String, in db: Database) throws -> Int64 {
@@ -83,7 +90,7 @@ extension SQLiteStorage {
     /// The horizon check and one page (`ServerModel.page(of:after:limit:)` is the reference).
     private static func feed(_ query: ChangeQuery, in db: Database) throws -> ChangeFeed {
         let account = query.account.description
-        let (horizon, collectedAt) = try collection(account: account, zone: query.zone, in: db)
+        let (horizon, lastCollection, forgottenAt) = try collection(account: account, zone: query.zone, in: db)
         if !query.fullResync && Int64(clamping: query.after) < horizon {
             return .cursorExpired(horizon: UInt64(horizon))
         }
@@ -95,6 +102,7 @@ extension SQLiteStorage {
         let limit = max(1, query.limit)
         // A cursor, so an item past the page's item limit or byte budget is never read into memory.
         let listsCollected = FeedRule.listsCollectedDeletions(fullResync: query.fullResync, asked: query.includesCollectedDeletions)
+        let collectedAt = FeedRule.collectionTime(listsCollectedDeletions: listsCollected, collectedAt: lastCollection, forgottenAt: forgottenAt)
         let rows = try Row.fetchCursor(
             db.cachedStatement(sql: listsCollected ? Self.pageWithCollectedDeletions : Self.page),
             arguments: [account, query.zone.rawValue, Int64(clamping: query.after), limit + 1])
@@ -117,8 +125,8 @@ extension SQLiteStorage {
 
     /// Keeps the tombstones about to be collected (through sequence `floor`) as their items'
     /// collected deletions, replacing earlier ones, and drops the oldest past the zone's bound
-    /// (rule R10a).
-    private static func keepCollectedDeletions(account: String, zone: ZoneID, through floor: Int64, in db: Database) throws {
+    /// (rule R10a), noting when it did.
+    private static func keepCollectedDeletions(account: String, zone: ZoneID, through floor: Int64, now: Date, in db: Database) throws {
         try db.execute(
             sql: """
                 INSERT INTO collected_deletion (account, zone, id, sequence, versions, bytes)
@@ -133,6 +141,14 @@ extension SQLiteStorage {
                     SELECT sequence FROM collected_deletion WHERE account = ?1 AND zone = ?2 ORDER BY sequence DESC LIMIT 1 OFFSET ?3)
                 """,
             arguments: [account, zone.rawValue, FeedRule.maximumCollectedDeletions])
+        if db.changesCount > 0 {
+            try db.execute(
+                sql: """
+                    INSERT INTO zone (account, name, forgottenAt) VALUES (?, ?, ?)
+                    ON CONFLICT (account, name) DO UPDATE SET forgottenAt = excluded.forgottenAt
+                    """,
+                arguments: [account, zone.rawValue, now.timeIntervalSince1970])
+        }
     }
 
     package func acknowledge(
@@ -173,7 +189,7 @@ extension SQLiteStorage {
                     arguments: [account, name.rawValue, floor])
                 let count: Int = collected?["count"] ?? 0
                 guard count > 0, let newest: Int64 = collected?["newest"] else { continue }
-                try Self.keepCollectedDeletions(account: account, zone: name, through: floor, in: db)
+                try Self.keepCollectedDeletions(account: account, zone: name, through: floor, now: now, in: db)
                 try db.execute(
                     sql: "DELETE FROM item WHERE account = ? AND zone = ? AND tombstone = 1 AND sequence <= ?",
                     arguments: [account, name.rawValue, floor])

@@ -103,7 +103,9 @@ extension SQLiteStorage {
         }
         // The tombstones a collection removes from `item`, kept as the evidence of a deletion that
         // a device back past the horizon asks for (rule R10a of docs/sync-rules.md): the latest per
-        // item, listed only in full resyncs that ask, for items `item` no longer holds.
+        // item, listed only in full resyncs that ask, for items `item` no longer holds. A zone's
+        // `forgottenAt` is when it last dropped a deletion without keeping it: every collection
+        // before this migration did.
         migrator.registerMigration("collectedDeletion") { db in
             try db.execute(sql: """
                 CREATE TABLE collected_deletion (
@@ -116,6 +118,8 @@ extension SQLiteStorage {
                     PRIMARY KEY (account, zone, id)
                 ) STRICT, WITHOUT ROWID;
                 CREATE INDEX collected_deletion_feed ON collected_deletion(account, zone, sequence);
+                ALTER TABLE zone ADD COLUMN forgottenAt REAL;
+                UPDATE zone SET forgottenAt = collectedAt;
                 """)
         }
         return migrator
