@@ -179,7 +179,10 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "SecurityCompatTests", dependencies: ["SecurityCompat"], swiftSettings: swiftSettings),
-        .testTarget(name: "KeychainCLITests", dependencies: ["keychain", "KeychainStore", "KeychainModel", "ProcessTesting"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "KeychainCLITests",
+            dependencies: ["keychain", "KeychainStore", "KeychainModel", "ProcessTesting", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings),
         .testTarget(name: "KeyValueStoreTests", dependencies: ["KeyValueStore", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: swiftSettings),
         .testTarget(name: "SyncSimulationTests", dependencies: ["SyncSimulation", "SyncCore"], swiftSettings: swiftSettings),
         // Child processes for the tests that run the built executables: output read whole, waits bounded.
