@@ -74,7 +74,7 @@ let package = Package(
         .target(
             name: "KeychainStore",
             dependencies: [
-                "KeychainModel", "KeychainSQLiteConfig",
+                "KeychainModel", "KeychainSQLiteConfig", "DurableSQLite",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -86,7 +86,8 @@ let package = Package(
         .target(name: "SecurityCompat", dependencies: ["KeychainModel", "KeychainStore"], swiftSettings: swiftSettings),
 
         // MARK: How every SQLite file but the keychain's is opened (0600, WAL, durable commits)
-        .target(name: "DurableSQLite", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], swiftSettings: swiftSettings),
+        // The keychain's opener checks its files with its `FileKind`, so it is on a `keychain` process's path.
+        .target(name: "DurableSQLite", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], swiftSettings: processPathSettings),
 
         // MARK: Key-value store (iCloud key-value store semantics; each store is its own zone)
         .target(
@@ -114,7 +115,7 @@ let package = Package(
         .target(
             name: "KeychainCLI",
             dependencies: [
-                "KeychainModel", "KeychainStore", "KeyValueStore",
+                "KeychainModel", "KeychainStore", "KeyValueStore", "DurableSQLite",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Client/KeychainCLI",

@@ -1,4 +1,5 @@
 import ArgumentParser
+import DurableSQLite
 import Foundation
 import KeyValueStore
 import KeychainModel
@@ -19,9 +20,13 @@ struct KeyValueCommand: ParsableCommand {
         @ParentCommand var kv: KeyValueCommand
 
         func open() throws -> KeyValueStore {
-            try mapped {
-                try KeyValueDatabase.open(besideKeychainAt: keychain.path ?? KeychainLocation.defaultPath()).store(named: kv.store)
+            // Not beside a keychain path that is something other than a regular file
+            // (`/dev/null` would put the database in `/dev`).
+            let keychainPath = keychain.path ?? KeychainLocation.defaultPath()
+            if let refusal = FileKind(atPath: keychainPath).refusal("the keychain path", keychainPath) {
+                throw KeychainError(.notAvailable, refusal)
             }
+            return try mapped { try KeyValueDatabase.open(besideKeychainAt: keychainPath).store(named: kv.store) }
         }
     }
 

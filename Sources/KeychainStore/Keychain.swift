@@ -68,13 +68,16 @@ public final class Keychain: Sendable {
     ///   - configuration: Settings; the defaults suit most uses.
     /// - Throws: ``KeychainStatus/notAvailable`` with a clear message when the file is corrupt,
     ///   from a newer version, not a keychain, or its device key is missing; such a file is left
-    ///   untouched.
+    ///   untouched. Also when the path, or a file beside it that belongs to the keychain, is there
+    ///   but is not a regular file (a FIFO, a device such as `/dev/null`, a directory): then
+    ///   nothing is opened for writing and no file's mode changes.
     public static func open(at path: String, configuration: Configuration = Configuration()) throws(KeychainError) -> Keychain {
         let files = KeychainFiles(databasePath: path)
         let deviceKey: SymmetricKey
-        if files.isNew() {
+        switch try files.state() {
+        case .missing, .empty:
             deviceKey = try files.create()
-        } else {
+        case .existing:
             try files.validateExisting()
             deviceKey = try files.readDeviceKey()
         }
