@@ -112,10 +112,14 @@ let package = Package(
         ),
 
         // MARK: Client side
+        // The programs the client runs (gpg for a pass store, the Secret Service's askpass): bounded
+        // in time and output, and dying with their parent.
+        .target(name: "CBoundedProcess", path: "Client/CBoundedProcess"),
+        .target(name: "BoundedProcess", dependencies: ["CBoundedProcess"], path: "Client/BoundedProcess", swiftSettings: swiftSettings),
         .target(
             name: "KeychainCLI",
             dependencies: [
-                "KeychainModel", "KeychainStore", "KeyValueStore", "DurableSQLite",
+                "KeychainModel", "KeychainStore", "KeyValueStore", "DurableSQLite", "BoundedProcess",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Client/KeychainCLI",
@@ -140,7 +144,7 @@ let package = Package(
         .target(
             name: "SecretService",
             dependencies: [
-                "CSystemdBus", "KeychainModel", "KeychainStore",
+                "CSystemdBus", "KeychainModel", "KeychainStore", "BoundedProcess",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
