@@ -55,7 +55,7 @@ struct Export: ParsableCommand {
     var sync: SyncFilter = .any
 
     func run() throws {
-        let items = try keychain.open().exportItems(synchronizable: sync.match)
+        let items = try keychain.openExisting().exportItems(synchronizable: sync.match)
         if isatty(STDOUT_FILENO) == 1 {
             StandardStream.write(Array("keychain: write \(items.count) items with their passwords to the terminal? [y/N] ".utf8), to: .error)
             guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased()) else {

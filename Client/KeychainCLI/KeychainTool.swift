@@ -30,6 +30,7 @@ public struct KeychainTool: ParsableCommand {
             guard arguments.count <= maximumArguments else {
                 throw ValidationError("too many arguments (\(arguments.count); at most \(maximumArguments))")
             }
+            let arguments = KeychainOptions.movedAfterVerb(arguments)
             if try FastPath.run(arguments) { return ExitStatus.success }
             var command = try parseAsRoot(ArgumentEscaping.escape(arguments))
             try command.run()

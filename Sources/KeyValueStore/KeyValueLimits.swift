@@ -48,7 +48,8 @@ public enum KeyValueLimits {
 
     /// Refuses an empty store name, one longer than ``maximumStoreNameBytes``, or one with control
     /// characters.
-    static func validate(storeName: String) throws(KeyValueStoreError) {
+    /// - Throws: ``KeyValueStoreError/Code/invalidStoreName``.
+    public static func validate(storeName: String) throws(KeyValueStoreError) {
         guard !storeName.isEmpty, storeName.utf8.count <= maximumStoreNameBytes,
             !storeName.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         else {

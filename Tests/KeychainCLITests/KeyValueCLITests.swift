@@ -62,6 +62,7 @@ import Testing
     @Test func exitCodesAndOneLineErrors() throws {
         let keychain = KeychainProcess.temporary()
         defer { keychain.remove() }
+        #expect(try kv(keychain, "set", ["other", "x"]).status == 0)
         #expect(try kv(keychain, "get", ["missing"]).status == 44)
         #expect(try kv(keychain, "remove", ["missing"]).status == 44)
         let tooLong = try kv(keychain, "set", [String(repeating: "k", count: 65), "v"])
@@ -72,7 +73,7 @@ import Testing
             #expect(refused.status != 0 && refused.status != 44, "\(bad)")
             #expect(refused.stderr.split(separator: "\n").count == 1, "\(bad)")
         }
-        #expect(try kv(keychain, "list", []).text.isEmpty)
+        #expect(try kv(keychain, "list", []).text == "other\tstring\tx\n")
         let noStore = try keychain.run(["kv", "get", "k"])
         #expect(noStore.status != 0 && noStore.status != 44)
     }
