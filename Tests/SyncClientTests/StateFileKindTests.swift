@@ -3,7 +3,7 @@ import ProcessTesting
 import Testing
 
 /// The sync state file (`<keychain>.sync`) opens through `DurableSQLite`, which refuses a path that
-/// is there and is not a regular file before SQLite opens it for writing (decision 0256). Before,
+/// is there and is not a regular file before SQLite opens it for writing (decision 0258). Before,
 /// SQLite opened whatever was there (a device too) and a FIFO failed as "cannot open the sync
 /// state file", naming neither the file nor what was wrong with it.
 @Suite struct StateFileKindTests {
