@@ -72,7 +72,7 @@ let package = Package(
         .target(
             name: "KeychainStore",
             dependencies: [
-                "KeychainModel", "KeychainSQLiteConfig",
+                "KeychainModel", "KeychainSQLiteConfig", "DurableSQLite",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -84,7 +84,8 @@ let package = Package(
         .target(name: "SecurityCompat", dependencies: ["KeychainModel", "KeychainStore"], swiftSettings: swiftSettings),
 
         // MARK: How every SQLite file but the keychain's is opened (0600, WAL, durable commits)
-        .target(name: "DurableSQLite", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], swiftSettings: swiftSettings),
+        // The keychain's opener checks its files with its `FileKind`, so it is on a `keychain` process's path.
+        .target(name: "DurableSQLite", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], swiftSettings: processPathSettings),
 
         // MARK: Key-value store (iCloud key-value store semantics; each store is its own zone)
         .target(
@@ -101,10 +102,14 @@ let package = Package(
         .target(name: "SyncProtocol", dependencies: ["SyncCore"], swiftSettings: swiftSettings),
 
         // MARK: Client side
+        // The programs the client runs (gpg for a pass store, the Secret Service's askpass): bounded
+        // in time and output, and dying with their parent.
+        .target(name: "CBoundedProcess", path: "Client/CBoundedProcess"),
+        .target(name: "BoundedProcess", dependencies: ["CBoundedProcess"], path: "Client/BoundedProcess", swiftSettings: swiftSettings),
         .target(
             name: "KeychainCLI",
             dependencies: [
-                "KeychainModel", "KeychainStore", "KeyValueStore",
+                "KeychainModel", "KeychainStore", "KeyValueStore", "DurableSQLite", "BoundedProcess",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Client/KeychainCLI",
@@ -129,7 +134,7 @@ let package = Package(
         .target(
             name: "SecretService",
             dependencies: [
-                "CSystemdBus", "KeychainModel", "KeychainStore",
+                "CSystemdBus", "KeychainModel", "KeychainStore", "BoundedProcess",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
@@ -169,7 +174,10 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "SecurityCompatTests", dependencies: ["SecurityCompat"], swiftSettings: swiftSettings),
-        .testTarget(name: "KeychainCLITests", dependencies: ["keychain", "KeychainStore", "KeychainModel", "ProcessTesting"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "KeychainCLITests",
+            dependencies: ["keychain", "KeychainStore", "KeychainModel", "ProcessTesting", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings),
         .testTarget(name: "KeyValueStoreTests", dependencies: ["KeyValueStore", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: swiftSettings),
         // Child processes for the tests that run the built executables: output read whole, waits bounded.
         .target(name: "ProcessTesting", path: "Tests/ProcessTesting", swiftSettings: swiftSettings),

@@ -4,18 +4,30 @@ import KeychainModel
 import KeychainStore
 import Synchronization
 
-/// `--keychain PATH`, taken by every verb.
+/// `--keychain PATH`, taken by every verb (and before the verb: ``movedAfterVerb(_:)``).
+///
+/// A verb that stores something (`add-…`, `import`, `set-passcode`) creates the keychain when there
+/// is none; every other verb needs it to exist and otherwise fails naming the path, so that a
+/// mistyped path creates nothing and is not taken for an empty keychain (exit 44).
 struct KeychainOptions: ParsableArguments {
     @Option(name: .customLong("keychain"), parsing: .unconditional, help: "Keychain database (default: $KEYCHAIN_PATH, else the per-user data directory).", transform: ArgumentEscaping.unescape)
     var path: String?
 
+    /// Opens the keychain for a verb that stores something: created when missing.
     func open() throws -> Keychain {
-        try Self.open(path)
+        try Self.open(path, creating: true)
     }
 
-    /// Opens the keychain at `path`, else at the default location, for the rest of the process.
-    static func open(_ path: String?) throws -> Keychain {
-        let keychain = try Keychain.open(at: path ?? KeychainLocation.defaultPath())
+    /// Opens the keychain for a verb that reads or changes what is there: refused when missing.
+    func openExisting() throws -> Keychain {
+        try Self.open(path, creating: false)
+    }
+
+    /// Opens the keychain at `path`, else at the default location, for the rest of the process;
+    /// without `creating`, only an existing one.
+    static func open(_ path: String?, creating: Bool) throws -> Keychain {
+        let path = path ?? KeychainLocation.defaultPath()
+        let keychain = try creating ? Keychain.open(at: path) : Keychain.openExisting(at: path)
         openKeychains.withLock { $0.append(keychain) }
         return keychain
     }
@@ -26,6 +38,19 @@ struct KeychainOptions: ParsableArguments {
     /// lost by not closing: every verb has committed (or failed) before the process exits, and the
     /// kernel releases the file and its locks (docs/decisions/0160).
     private static let openKeychains = Mutex<[Keychain]>([])
+
+    /// `keychain --keychain PATH VERB …` (or `--keychain=PATH`): the option given before the verb,
+    /// as design §7 promises every tool takes it, moved to just after the verb, where the verb
+    /// reads it. Anything else is returned unchanged.
+    static func movedAfterVerb(_ arguments: [String]) -> [String] {
+        guard let first = arguments.first else { return arguments }
+        let optionCount = first == "--keychain" ? 2 : first.hasPrefix("--keychain=") ? 1 : 0
+        guard optionCount > 0, arguments.count > optionCount else { return arguments }
+        let verb = arguments[optionCount]
+        // No verb follows (help, another option): the parser says what is wrong.
+        guard !verb.hasPrefix("-") else { return arguments }
+        return [verb] + arguments[0..<optionCount] + arguments[(optionCount + 1)...]
+    }
 }
 
 /// `--sync yes|no|any` of the search verbs.

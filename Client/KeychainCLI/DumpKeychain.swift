@@ -10,7 +10,7 @@ struct DumpKeychain: ParsableCommand {
     @Flag(name: .customLong("json"), help: "Print a JSON array.") var json = false
 
     func run() throws {
-        let keychain = try keychain.open()
+        let keychain = try keychain.openExisting()
         var results: [ItemResult] = []
         for itemClass in ItemClass.allCases {
             let query = Query(

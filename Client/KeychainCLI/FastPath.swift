@@ -56,7 +56,7 @@ enum FastPath {
                 sync = filter
             }
             let request = SearchRequest(label: given["-l"], accessGroup: given["--access-group"], sync: sync, accessible: accessible)
-            let keychain = try KeychainOptions.open(given["--keychain"])
+            let keychain = try KeychainOptions.open(given["--keychain"], creating: false)
             try ItemPrinter.printFound(request.query(itemClass, key), passwordOnly: given.flags.contains("-w"), in: keychain)
         } else {
             var changes = ItemAttributes()
@@ -68,7 +68,7 @@ enum FastPath {
             let request = AddRequest(
                 itemClass: itemClass, keyAttributes: key, changes: changes, password: given["-w"]!,
                 accessGroup: given["--access-group"], sync: given.flags.contains("--sync"), updateExisting: given.flags.contains("-U"))
-            try request.run(KeychainOptions.open(given["--keychain"]))
+            try request.run(KeychainOptions.open(given["--keychain"], creating: true))
         }
         return true
     }

@@ -40,7 +40,7 @@ struct FindGenericPassword: ParsableCommand {
     @Flag(name: .customShort("w"), help: "Print only the password.") var passwordOnly = false
 
     func run() throws {
-        try ItemPrinter.printFound(filters.query(), passwordOnly: passwordOnly, in: keychain.open())
+        try ItemPrinter.printFound(filters.query(), passwordOnly: passwordOnly, in: keychain.openExisting())
     }
 }
 
@@ -51,6 +51,6 @@ struct DeleteGenericPassword: ParsableCommand {
     @OptionGroup var filters: GenericPasswordFilters
 
     func run() throws {
-        try keychain.open().delete(filters.query(limit: .all))
+        try keychain.openExisting().delete(filters.query(limit: .all))
     }
 }

@@ -22,7 +22,7 @@ struct History: ParsableCommand {
     var restore: Int64?
 
     func run() throws {
-        let keychain = try keychain.open()
+        let keychain = try keychain.openExisting()
         var attributes = ItemAttributes()
         attributes.account = account
         attributes.service = service

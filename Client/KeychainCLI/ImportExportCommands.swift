@@ -29,6 +29,9 @@ struct Import: ParsableCommand {
             items = try ExportDocument.decode(try ImportFormat.text(source))
         } else {
             let logins = try format.logins(at: source)
+            for login in logins {
+                if let reason = login.skipped { StandardStream.write(Array("keychain: skipped \(login.position): \(reason)\n".utf8), to: .error) }
+            }
             items = logins.flatMap { $0.items(synchronizable: sync) }
             skipped = logins.filter { $0.items(synchronizable: sync).isEmpty }.count
         }
@@ -52,7 +55,7 @@ struct Export: ParsableCommand {
     var sync: SyncFilter = .any
 
     func run() throws {
-        let items = try keychain.open().exportItems(synchronizable: sync.match)
+        let items = try keychain.openExisting().exportItems(synchronizable: sync.match)
         if isatty(STDOUT_FILENO) == 1 {
             StandardStream.write(Array("keychain: write \(items.count) items with their passwords to the terminal? [y/N] ".utf8), to: .error)
             guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased()) else {

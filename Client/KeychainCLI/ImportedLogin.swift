@@ -15,6 +15,9 @@ struct ImportedLogin {
     var totp: String?
     /// HTTP authentication realm (Firefox), kept as the security domain.
     var realm: String?
+    /// Why the entry was skipped without being read (a pass entry that is not a regular file);
+    /// `import` says so on standard error and counts it as skipped.
+    var skipped: String?
 
     /// Apple's protocol codes for the schemes a login URL has.
     static let protocols: [String: String] = [

@@ -58,7 +58,7 @@ struct FindInternetPassword: ParsableCommand {
     @Flag(name: .customShort("w"), help: "Print only the password.") var passwordOnly = false
 
     func run() throws {
-        try ItemPrinter.printFound(filters.query(), passwordOnly: passwordOnly, in: keychain.open())
+        try ItemPrinter.printFound(filters.query(), passwordOnly: passwordOnly, in: keychain.openExisting())
     }
 }
 
@@ -69,6 +69,6 @@ struct DeleteInternetPassword: ParsableCommand {
     @OptionGroup var filters: InternetPasswordFilters
 
     func run() throws {
-        try keychain.open().delete(filters.query(limit: .all))
+        try keychain.openExisting().delete(filters.query(limit: .all))
     }
 }

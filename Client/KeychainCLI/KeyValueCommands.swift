@@ -1,4 +1,5 @@
 import ArgumentParser
+import DurableSQLite
 import Foundation
 import KeyValueStore
 import KeychainModel
@@ -12,16 +13,51 @@ struct KeyValueCommand: ParsableCommand {
         subcommands: [Set.self, Get.self, Remove.self, List.self])
 
     @Option(name: .customLong("store"), help: "The store's name (an app's identifier).") var store: String
+    /// `keychain --keychain PATH kv …` arrives here (``KeychainOptions/movedAfterVerb(_:)``).
+    @Option(name: .customLong("keychain"), parsing: .unconditional, help: "Keychain database (default: $KEYCHAIN_PATH, else the per-user data directory).", transform: ArgumentEscaping.unescape)
+    var keychainPath: String?
 
     /// `--keychain PATH` of a kv verb: the store lives beside that keychain.
+    ///
+    /// `set` creates the store's database; `get`, `list` and `remove` create nothing: with no
+    /// database yet beside an existing keychain the store is empty, and with no keychain there
+    /// either the path is refused, as every reading verb refuses it (a mistyped path).
     struct StoreOptions: ParsableArguments {
         @OptionGroup var keychain: KeychainOptions
         @ParentCommand var kv: KeyValueCommand
 
+        /// The keychain's path: the verb's `--keychain`, else the one given before `kv`'s own
+        /// options, else the default.
+        var keychainPath: String { keychain.path ?? kv.keychainPath ?? KeychainLocation.defaultPath() }
+
+        /// The store, its database created when missing.
         func open() throws -> KeyValueStore {
-            try mapped {
-                try KeyValueDatabase.open(besideKeychainAt: keychain.path ?? KeychainLocation.defaultPath()).store(named: kv.store)
+            let database = try checkedDatabasePath()
+            return try mapped { try KeyValueDatabase(path: database).store(named: kv.store) }
+        }
+
+        /// The store when its database exists; nil for an existing keychain without one.
+        /// - Throws: When neither the database nor the keychain exists.
+        func openExisting() throws -> KeyValueStore? {
+            let database = try checkedDatabasePath()
+            guard FileKind(atPath: database) != .missing else {
+                guard FileKind(atPath: keychainPath) != .missing else {
+                    throw KeychainError(.notAvailable, "there is no keychain at \(keychainPath)")
+                }
+                try mapped { try KeyValueLimits.validate(storeName: kv.store) }
+                return nil
             }
+            return try mapped { try KeyValueDatabase(path: database).store(named: kv.store) }
+        }
+
+        /// The database's path beside the keychain, once the keychain's path is known not to be
+        /// something other than a regular file (`/dev/null` would put the database in `/dev`).
+        private func checkedDatabasePath() throws -> String {
+            let keychainPath = keychainPath
+            if let refusal = FileKind(atPath: keychainPath).refusal("the keychain path", keychainPath) {
+                throw KeychainError(.notAvailable, refusal)
+            }
+            return KeyValueDatabase.path(besideKeychainAt: keychainPath)
         }
     }
 
@@ -55,8 +91,8 @@ struct KeyValueCommand: ParsableCommand {
         @Argument(help: "The key.", transform: ArgumentEscaping.unescape) var key: String
 
         func run() throws {
-            let store = try options.open()
-            guard let value = try mapped({ try store.value(forKey: key) }) else {
+            let store = try options.openExisting()
+            guard let value = try mapped({ try store?.value(forKey: key) }) else {
                 throw KeychainError(.itemNotFound, "the store has no value for this key")
             }
             ItemPrinter.write(Array(((json ? try KeyValueText.typedJSON(value) : KeyValueText.display(value)) + "\n").utf8))
@@ -70,8 +106,7 @@ struct KeyValueCommand: ParsableCommand {
         @Argument(help: "The key.", transform: ArgumentEscaping.unescape) var key: String
 
         func run() throws {
-            let store = try options.open()
-            guard try mapped({ try store.removeValue(forKey: key) }) else {
+            guard let store = try options.openExisting(), try mapped({ try store.removeValue(forKey: key) }) else {
                 throw KeychainError(.itemNotFound, "the store has no value for this key")
             }
         }
@@ -84,8 +119,7 @@ struct KeyValueCommand: ParsableCommand {
         @Flag(name: .customLong("json"), help: "Print one JSON object of typed values, e.g. {\"count\":{\"int\":5}}.") var json = false
 
         func run() throws {
-            let store = try options.open()
-            let values = try mapped { try store.dictionaryRepresentation() }
+            let values = try options.openExisting().map { store in try mapped { try store.dictionaryRepresentation() } } ?? [:]
             if json {
                 ItemPrinter.write(Array((try KeyValueText.typedJSON(values) + "\n").utf8))
                 return

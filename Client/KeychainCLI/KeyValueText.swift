@@ -14,6 +14,9 @@ enum KeyValueText {
         }
         if double {
             guard let value = Double(text) else { throw ValidationError("the value is not a number") }
+            // `nan`, `inf` and numbers beyond the double's range (1e400 reads as infinity) have no
+            // JSON form and no meaning as a preference: the store refuses them too.
+            guard value.isFinite else { throw ValidationError("the value is not a finite number (not nan, inf, or beyond ±1.8e308)") }
             return .double(value)
         }
         if bool {
@@ -51,7 +54,9 @@ enum KeyValueText {
     }
 
     /// The typed JSON form of ``KeyValue``'s Codable conformance (of a value, or of a dictionary
-    /// of them), keys sorted.
+    /// of them), keys sorted. A non-finite double, which the store no longer takes but an earlier
+    /// build could store, is written as the string `"nan"`, `"inf"` or `"-inf"` (`{"double":"nan"}`),
+    /// as the text form prints it, rather than failing the whole output.
     static func typedJSON(_ value: some Encodable) throws -> String {
         String(decoding: try encoder.encode(value), as: UTF8.self)
     }
@@ -59,6 +64,7 @@ enum KeyValueText {
     private static var encoder: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
         return encoder
     }
 }

@@ -16,10 +16,21 @@ public struct KeychainTool: ParsableCommand {
     /// Creates the root command (the verbs do the work).
     public init() {}
 
+    /// The most arguments a command line may have (without the program name). The longest command
+    /// line the verbs take has about 35; swift-argument-parser's work grows with the square of the
+    /// count (8,000 arguments took 26 s in a debug build, 1,000 took 0.5 s, 256 take 0.07 s), so a
+    /// longer one is refused before anything reads it. Their bytes need no bound of ours: the
+    /// kernel's (128 KiB an argument, `ARG_MAX` in all) keeps the parser's work small.
+    static let maximumArguments = 256
+
     /// Runs the tool with `arguments` (without the program name) and returns the exit code.
     /// Errors are written to stderr as one line.
     public static func run(arguments: [String]) -> Int32 {
         do {
+            guard arguments.count <= maximumArguments else {
+                throw ValidationError("too many arguments (\(arguments.count); at most \(maximumArguments))")
+            }
+            let arguments = KeychainOptions.movedAfterVerb(arguments)
             if try FastPath.run(arguments) { return ExitStatus.success }
             var command = try parseAsRoot(ArgumentEscaping.escape(arguments))
             try command.run()

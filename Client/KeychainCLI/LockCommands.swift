@@ -38,7 +38,7 @@ struct Lock: ParsableCommand {
     @OptionGroup var keychain: KeychainOptions
 
     func run() throws {
-        try keychain.open().lock()
+        try keychain.openExisting().lock()
     }
 }
 
@@ -50,7 +50,7 @@ struct Unlock: ParsableCommand {
     var passcodeFile: String?
 
     func run() throws {
-        let keychain = try keychain.open()
+        let keychain = try keychain.openExisting()
         guard try keychain.lockStatus().hasPasscode else {
             try keychain.unlock(passcode: nil)
             return

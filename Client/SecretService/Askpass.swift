@@ -1,12 +1,14 @@
-import Dispatch
+import BoundedProcess
 import Foundation
 
 /// The program that asks the person at the desktop for the keychain's passcode when a client
 /// unlocks it (decision 0141): `$SYNCKEYCHAIN_ASKPASS`, else `$SSH_ASKPASS`, run as ssh and
 /// `sudo -A` run it: one argument, the message to show; the passcode is the first line it prints.
+/// It runs as a ``BoundedProcess``: ended after ``timeout`` or past ``maximumBytes`` of output, and
+/// with the service if the service dies.
 struct Askpass: Sendable {
     /// How long a person has to answer before the prompt counts as dismissed.
-    static let timeout: TimeInterval = 120
+    static let timeout: Duration = .seconds(120)
     /// More output than this is no passcode.
     static let maximumBytes = 4096
     static let message = "Unlock the SyncKeychain keychain: enter its passcode"
@@ -26,30 +28,10 @@ struct Askpass: Sendable {
     /// not end within ``timeout``. `started` gets the running process's ID, so that it can be
     /// ended.
     func ask(started: (pid_t) -> Void) -> String? {
-        let process = Process()
-        // A bare name is found on `PATH` by env(1), which execs it: the process ID stays the program's.
-        let byName = !program.contains("/")
-        process.executableURL = URL(fileURLWithPath: byName ? "/usr/bin/env" : program)
-        process.arguments = (byName ? [program] : []) + [Self.message]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardInput = FileHandle.nullDevice
-        do { try process.run() } catch { return nil }
-        let pid = process.processIdentifier
-        started(pid)
-        let deadline = DispatchWorkItem { kill(pid, SIGKILL) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + Self.timeout, execute: deadline)
-        defer { deadline.cancel() }
-        var bytes = Data()
-        while bytes.count <= Self.maximumBytes {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            bytes += chunk
-        }
-        if bytes.count > Self.maximumBytes { kill(pid, SIGKILL) }
-        process.waitUntilExit()
-        guard process.terminationReason == .exit, process.terminationStatus == 0, bytes.count <= Self.maximumBytes else { return nil }
-        let line = String(decoding: bytes, as: UTF8.self).split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        let process = BoundedProcess(program, [Self.message], timeout: Self.timeout, maximumOutputBytes: Self.maximumBytes, inheritsStandardError: true)
+        let result = process.run(started: started)
+        guard result.outcome == .exited(0) else { return nil }
+        let line = String(decoding: result.output, as: UTF8.self).split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         let passcode = line.hasSuffix("\r") ? String(line.dropLast()) : String(line)
         return passcode.isEmpty ? nil : passcode
     }

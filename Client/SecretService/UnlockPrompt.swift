@@ -46,8 +46,8 @@ final class UnlockPrompt: Sendable {
     /// Marks the prompt started without asking (no askpass program); false when already started.
     func startWithoutAsking() -> Bool { !started.exchange(true, ordering: .acquiringAndReleasing) }
 
-    /// Dismiss: ends a running askpass program. SIGKILL: the program holds nothing to save, and
-    /// it inherits the service's ignoring of SIGTERM (SIG_IGN survives exec).
+    /// Dismiss: ends a running askpass program. SIGKILL: the program holds nothing to save (it
+    /// leads its own process group and dies with the service too: ``BoundedProcess``).
     func dismiss() {
         dismissed.store(true, ordering: .releasing)
         askpass.withLock { pid in

@@ -48,6 +48,18 @@ public enum KeyValue: Hashable, Sendable {
     public var arrayValue: [KeyValue]? { if case .array(let value) = self { value } else { nil } }
     /// The entries, when this is a dictionary.
     public var dictionaryValue: [String: KeyValue]? { if case .dictionary(let value) = self { value } else { nil } }
+
+    /// False when this is, or an array or dictionary in it holds, a double that is NaN or
+    /// infinite. A store refuses to set such a value; one stored by an earlier build, or synced
+    /// from one, still decodes.
+    public var isFinite: Bool {
+        switch self {
+        case .double(let number): number.isFinite
+        case .array(let values): values.allSatisfy(\.isFinite)
+        case .dictionary(let entries): entries.values.allSatisfy(\.isFinite)
+        case .string, .integer, .bool, .data: true
+        }
+    }
 }
 
 extension KeyValue: Codable {

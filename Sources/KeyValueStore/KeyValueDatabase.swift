@@ -60,12 +60,15 @@ public final class KeyValueDatabase: Sendable {
 
     /// Opens the database at `path`, creating it (0600, and its directory 0700) when there is none.
     /// - Throws: ``KeyValueStoreError/Code/storage`` when the file cannot be created or opened,
-    ///   or is a database of another application.
+    ///   is a database of another application, or it, its lock file or a file SQLite keeps beside
+    ///   it is there and is not a regular file (then nothing was opened for writing).
     public init(path: String, configuration: Configuration = Configuration()) throws(KeyValueStoreError) {
         self.path = path
         self.configuration = configuration
         do {
             try DurableSQLite.createPrivateFile(atPath: path)
+        } catch let error as NotARegularFile {
+            throw KeyValueStoreError(.storage, error.description, underlying: error)
         } catch {
             throw KeyValueStoreError(.storage, "cannot create the key-value database", underlying: error)
         }
@@ -136,6 +139,7 @@ public final class KeyValueDatabase: Sendable {
 
     static func mapped(_ error: any Error) -> KeyValueStoreError {
         if let error = error as? KeyValueStoreError { return error }
+        if let error = error as? NotARegularFile { return KeyValueStoreError(.storage, error.description, underlying: error) }
         // GRDB's description may hold SQL arguments: keep only the result code in the message.
         if let error = error as? DatabaseError {
             return KeyValueStoreError(.storage, "the key-value database failed (SQLite \(error.resultCode.primaryResultCode.rawValue))", underlying: error)
@@ -151,8 +155,16 @@ extension KeyValueDatabase {
     /// Opens `<path>.lock` (0600) and takes an exclusive `flock` on it, waiting for another
     /// process's setup to finish (a migration: short).
     fileprivate static func lockForSetup(_ path: String) throws(KeyValueStoreError) -> Int32 {
-        let descriptor = openPrivateFile(path + ".lock")
+        let lockPath = path + ".lock"
+        if let refusal = FileKind(atPath: lockPath).refusal("the key-value database's lock file", lockPath) {
+            throw KeyValueStoreError(.storage, refusal)
+        }
+        let descriptor = openPrivateFile(lockPath)
         guard descriptor >= 0 else { throw KeyValueStoreError(.storage, "cannot open the key-value database's lock file (errno \(errno))") }
+        if let refusal = FileKind(descriptor: descriptor).refusal("the key-value database's lock file", lockPath) {
+            close(descriptor)
+            throw KeyValueStoreError(.storage, refusal)
+        }
         while flock(descriptor, LOCK_EX) != 0 {
             guard errno == EINTR else {
                 close(descriptor)
@@ -166,7 +178,8 @@ extension KeyValueDatabase {
 /// `open(2)` of `path` for reading and writing, created 0600 when absent (outside the class, whose
 /// own names would hide the C function).
 private func openPrivateFile(_ path: String) -> Int32 {
-    open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    // Non-blocking: a FIFO put there since the check fails the kind check instead of blocking.
+    open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0o600)
 }
 
 private func releaseSetupLock(_ descriptor: Int32) {

@@ -31,7 +31,8 @@ public enum KeyValueLimits {
         }
     }
 
-    /// Refuses a value larger than ``maximumValueBytes`` or nested too deeply.
+    /// Refuses a value larger than ``maximumValueBytes``, nested too deeply, or holding a double
+    /// that is not finite.
     static func validate(value: KeyValue) throws(KeyValueStoreError) {
         let bytes = value.encodedSize
         guard bytes <= maximumValueBytes else {
@@ -40,11 +41,15 @@ public enum KeyValueLimits {
         guard value.nestingDepth <= KeyValue.maximumNestingDepth else {
             throw KeyValueStoreError(.nestedTooDeeply, "the value nests deeper than \(KeyValue.maximumNestingDepth) levels")
         }
+        guard value.isFinite else {
+            throw KeyValueStoreError(.nonFiniteNumber, "the value holds a double that is NaN or infinite")
+        }
     }
 
     /// Refuses an empty store name, one longer than ``maximumStoreNameBytes``, or one with control
     /// characters.
-    static func validate(storeName: String) throws(KeyValueStoreError) {
+    /// - Throws: ``KeyValueStoreError/Code/invalidStoreName``.
+    public static func validate(storeName: String) throws(KeyValueStoreError) {
         guard !storeName.isEmpty, storeName.utf8.count <= maximumStoreNameBytes,
             !storeName.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         else {

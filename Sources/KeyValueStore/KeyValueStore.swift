@@ -68,7 +68,8 @@ public struct KeyValueStore: Sendable {
 
     /// Sets `value` for `key`, replacing any value it had.
     /// - Throws: ``KeyValueStoreError`` when the key or value breaks a limit of
-    ///   ``KeyValueLimits``; then nothing changes.
+    ///   ``KeyValueLimits``, or the value is or holds a double that is NaN or infinite
+    ///   (``KeyValueStoreError/Code/nonFiniteNumber``); then nothing changes.
     public func set(_ value: KeyValue, forKey key: String) throws(KeyValueStoreError) {
         try KeyValueLimits.validate(key: key)
         try KeyValueLimits.validate(value: value)

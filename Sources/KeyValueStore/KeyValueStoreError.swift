@@ -19,6 +19,9 @@ public struct KeyValueStoreError: Error, Sendable, CustomStringConvertible {
         public static let storeTooLarge = Code(rawValue: "storeTooLarge")
         /// A value nests arrays and dictionaries deeper than ``KeyValue/maximumNestingDepth``.
         public static let nestedTooDeeply = Code(rawValue: "nestedTooDeeply")
+        /// A value is or holds a double that is NaN or infinite: JSON cannot carry it, and no
+        /// preference means it.
+        public static let nonFiniteNumber = Code(rawValue: "nonFiniteNumber")
         /// A store name is empty, too long or holds control characters.
         public static let invalidStoreName = Code(rawValue: "invalidStoreName")
         /// There is no value for the key (used by callers that require one, such as the CLI).

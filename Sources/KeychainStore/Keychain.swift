@@ -68,13 +68,30 @@ public final class Keychain: Sendable {
     ///   - configuration: Settings; the defaults suit most uses.
     /// - Throws: ``KeychainStatus/notAvailable`` with a clear message when the file is corrupt,
     ///   from a newer version, not a keychain, or its device key is missing; such a file is left
-    ///   untouched.
+    ///   untouched. Also when the path, or a file beside it that belongs to the keychain, is there
+    ///   but is not a regular file (a FIFO, a device such as `/dev/null`, a directory): then
+    ///   nothing is opened for writing and no file's mode changes.
     public static func open(at path: String, configuration: Configuration = Configuration()) throws(KeychainError) -> Keychain {
-        let files = KeychainFiles(databasePath: path)
+        try open(KeychainFiles(databasePath: path), creating: true, configuration: configuration)
+    }
+
+    /// Opens the keychain at `path` only when there is one: for a reader, which would otherwise
+    /// create a keychain (and its directories) at a mistyped path and then find nothing in it.
+    ///
+    /// - Throws: ``KeychainStatus/notAvailable`` naming the path when no file is there, creating
+    ///   nothing; otherwise as ``open(at:configuration:)``.
+    public static func openExisting(at path: String, configuration: Configuration = Configuration()) throws(KeychainError) -> Keychain {
+        try open(KeychainFiles(databasePath: path), creating: false, configuration: configuration)
+    }
+
+    private static func open(_ files: KeychainFiles, creating: Bool, configuration: Configuration) throws(KeychainError) -> Keychain {
         let deviceKey: SymmetricKey
-        if files.isNew() {
+        switch try files.state() {
+        case .missing where !creating:
+            throw KeychainError(.notAvailable, "there is no keychain at \(files.databasePath)")
+        case .missing, .empty:
             deviceKey = try files.create()
-        } else {
+        case .existing:
             try files.validateExisting()
             deviceKey = try files.readDeviceKey()
         }

@@ -1,4 +1,5 @@
 import Crypto
+import DurableSQLite
 import Foundation
 import KeychainModel
 
@@ -14,7 +15,10 @@ import Darwin
 ///
 /// Every file is created 0600 and a created directory 0700. An existing database is checked by
 /// reading its header only, so a file that is not a keychain, or one from a newer version, is left
-/// byte-for-byte untouched.
+/// byte-for-byte untouched. A path where the database, its device key or a file SQLite keeps
+/// beside it is anything but a regular file (a FIFO, a device, a directory, a link to nothing) is
+/// refused before anything is opened for writing: opening a FIFO blocks, and a device such as
+/// `/dev/null` would be written to and made 0600.
 struct KeychainFiles {
     let databasePath: String
 
@@ -24,13 +28,36 @@ struct KeychainFiles {
     /// The files SQLite may add beside the database.
     var companionPaths: [String] { [databasePath + "-wal", databasePath + "-shm"] }
 
-    /// True when there is no keychain yet (no file, or an empty one).
-    func isNew() -> Bool {
-        // stat(2), not FileManager's attributes: those look up the owner's user and group names
-        // (reading /etc/passwd and /etc/group) on every keychain process.
-        var status = stat()
-        guard stat(databasePath, &status) == 0 else { return true }
-        return status.st_size == 0
+    /// What is at the database's path.
+    enum State {
+        /// No file: a keychain is created there, or refused by a read.
+        case missing
+        /// An empty file: a keychain another process is creating (or its crash left), finished here.
+        case empty
+        /// A file with contents, to be checked as a keychain.
+        case existing
+    }
+
+    /// What is at the database's path, after checking that it and the files beside it are regular
+    /// files or absent. stat(2) only: no FileManager, whose attributes look up the owner's user
+    /// and group names (reading /etc/passwd and /etc/group) on every keychain process.
+    /// - Throws: ``KeychainStatus/notAvailable`` naming the path that is not a regular file.
+    func state() throws(KeychainError) -> State {
+        let kind = FileKind(atPath: databasePath)
+        let state: State
+        switch kind {
+        case .missing: state = .missing
+        case .regular(let size): state = size == 0 ? .empty : .existing
+        case .directory, .other: throw KeychainError(.notAvailable, kind.refusal("the keychain path", databasePath) ?? kind.description)
+        // stat(2) could not tell (no permission, a component that is not a directory): the open
+        // that follows fails with its errno.
+        case .unknown: state = .existing
+        }
+        // The device key is checked where it is opened (``readPrefix``, and creation with O_EXCL).
+        for path in companionPaths {
+            if let refusal = FileKind(atPath: path).refusal("the keychain's file", path) { throw KeychainError(.notAvailable, refusal) }
+        }
+        return state
     }
 
     /// Creates the directory (0700), the empty database file and the device key file (0600).
@@ -57,7 +84,7 @@ struct KeychainFiles {
 
     /// Checks that the existing file is a keychain this build can open, without writing to it.
     func validateExisting() throws(KeychainError) {
-        guard let header = readPrefix(databasePath, count: 100) else {
+        guard let header = try readPrefix(databasePath, count: 100, naming: "the keychain path") else {
             throw KeychainError(.notAvailable, "cannot read the keychain file")
         }
         guard header.count == 100, header.starts(with: Array("SQLite format 3\0".utf8)) else {
@@ -83,7 +110,7 @@ struct KeychainFiles {
 
     /// Reads the device key; a keychain without its device key cannot be opened.
     func readDeviceKey() throws(KeychainError) -> SymmetricKey {
-        guard let data = readPrefix(deviceKeyPath, count: 33) else {
+        guard let data = try readPrefix(deviceKeyPath, count: 33, naming: "the keychain's file") else {
             throw KeychainError(.notAvailable, "the keychain's device key file is missing")
         }
         guard data.count == 32 else {
@@ -93,10 +120,13 @@ struct KeychainFiles {
     }
 
     /// Up to `count` bytes from the start of the file at `path`, or nil when it cannot be read.
-    private func readPrefix(_ path: String, count: Int) -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    /// - Throws: When it is not a regular file (`what` names it in the message): opened without
+    ///   blocking, and refused before any read, so a FIFO or a device put there is never read.
+    private func readPrefix(_ path: String, count: Int, naming what: String) throws(KeychainError) -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
+        if let refusal = FileKind(descriptor: descriptor).refusal(what, path) { throw KeychainError(.notAvailable, refusal) }
         var bytes = [UInt8](repeating: 0, count: count)
         var filled = 0
         while filled < count {
@@ -110,12 +140,15 @@ struct KeychainFiles {
     }
 
     private func createPrivateFile(_ path: String, contents: UnsafeRawBufferPointer, exclusive: Bool) throws(KeychainError) {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (exclusive ? O_EXCL : 0), 0o600)
+        // Non-blocking, and checked once open before any change: a FIFO or a device put there
+        // since ``state()`` fails to open or is refused, its mode untouched.
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK | (exclusive ? O_EXCL : 0), 0o600)
         if descriptor < 0 && errno == EEXIST { throw KeychainError(.duplicateItem) }
         guard descriptor >= 0 else {
             throw KeychainError(.notAvailable, "cannot create a keychain file (errno \(errno))")
         }
         defer { close(descriptor) }
+        if let refusal = FileKind(descriptor: descriptor).refusal("the keychain's file", path) { throw KeychainError(.notAvailable, refusal) }
         // open(2) applies the umask only to narrow the mode; make 0600 exact even for an existing file.
         fchmod(descriptor, 0o600)
         var written = 0

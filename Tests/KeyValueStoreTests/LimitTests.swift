@@ -104,4 +104,19 @@ import Testing
             try store.set(.array([value]), forKey: "too-deep")
         }
     }
+
+    /// NaN and the infinities have no JSON form (`kv list --json` failed for the whole store) and
+    /// mean nothing as a preference: refused at the top and inside arrays and dictionaries.
+    @Test(arguments: [Double.nan, .infinity, -.infinity, Double("1e400")!])
+    func aDoubleThatIsNotFiniteIsRefused(number: Double) throws {
+        let stores = TemporaryStores()
+        defer { stores.remove() }
+        let store = try stores.store()
+        try store.set(.double(.greatestFiniteMagnitude), forKey: "largest")
+        for value in [KeyValue.double(number), .array([.integer(1), .double(number)]), .dictionary(["a": .array([.double(number)])])] {
+            try expectRefusedWhole(store, code: .nonFiniteNumber) { () throws(KeyValueStoreError) in try store.set(value, forKey: "k") }
+        }
+        try expectRefusedWhole(store, code: .nonFiniteNumber) { () throws(KeyValueStoreError) in try store.set(number, forKey: "largest") }
+        #expect(try store.double(forKey: "largest") == .greatestFiniteMagnitude)
+    }
 }

@@ -11,7 +11,9 @@ import Testing
         .dictionary(["a": .integer(1), "é": .dictionary(["nested": .array([.string("deep")])]), "": .bool(true)]),
     ]
 
-    @Test(arguments: values)
+    /// Every value but the infinity, which the store refuses (``LimitTests``); its encoding still
+    /// round-trips below, for values an earlier build stored or synced.
+    @Test(arguments: values.filter(\.isFinite))
     func everyTypeRoundTripsThroughTheStoreAndAReopen(value: KeyValue) throws {
         let stores = TemporaryStores()
         defer { stores.remove() }

@@ -52,6 +52,7 @@ import Testing
     func aMalformedFileIsRefusedWithItsLineAndNothingIsImported(text: String, line: String) throws {
         let keychain = KeychainProcess.temporary()
         defer { keychain.remove() }
+        #expect(try keychain.run(["add-generic-password", "-a", "me", "-s", "svc", "-w", "pw"]).status == 0)
         let file = try write(text, in: keychain)
         let result = try keychain.run(["import", "--format", "chrome-csv", file])
         #expect(result.status != 0 && result.status != 44)

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 
 @Suite struct KeyValueCLITests {
@@ -61,6 +62,7 @@ import Testing
     @Test func exitCodesAndOneLineErrors() throws {
         let keychain = KeychainProcess.temporary()
         defer { keychain.remove() }
+        #expect(try kv(keychain, "set", ["other", "x"]).status == 0)
         #expect(try kv(keychain, "get", ["missing"]).status == 44)
         #expect(try kv(keychain, "remove", ["missing"]).status == 44)
         let tooLong = try kv(keychain, "set", [String(repeating: "k", count: 65), "v"])
@@ -71,7 +73,7 @@ import Testing
             #expect(refused.status != 0 && refused.status != 44, "\(bad)")
             #expect(refused.stderr.split(separator: "\n").count == 1, "\(bad)")
         }
-        #expect(try kv(keychain, "list", []).text.isEmpty)
+        #expect(try kv(keychain, "list", []).text == "other\tstring\tx\n")
         let noStore = try keychain.run(["kv", "get", "k"])
         #expect(noStore.status != 0 && noStore.status != 44)
     }
@@ -104,5 +106,46 @@ import Testing
         // Without --keychain, $KEYCHAIN_PATH decides where the stores are.
         let viaEnvironment = try keychain.run(["kv", "--store", "one", "get", "k"], environment: ["KEYCHAIN_PATH": keychain.path], keychainOption: false)
         #expect(viaEnvironment.text == "1\n")
+    }
+
+    /// `nan`, `inf` and numbers beyond a double's range have no JSON form: refused where they are
+    /// read (a usage error), the store unchanged. Before, they were stored and `kv list --json`
+    /// then failed for the whole store.
+    @Test(arguments: ["nan", "NaN", "inf", "-inf", "infinity", "1e400", "-1e400"])
+    func aDoubleThatIsNotFiniteIsRefused(text: String) throws {
+        let keychain = KeychainProcess.temporary()
+        defer { keychain.remove() }
+        #expect(try kv(keychain, "set", ["k", "--double", "2.5"]).status == 0)
+        let database = (keychain.path as NSString).deletingPathExtension + ".kv.sqlite"
+        let before = FileManager.default.contents(atPath: database)
+        let refused = try kv(keychain, "set", ["k", "--double", text])
+        #expect(refused.status == 64)
+        #expect(refused.stderr == "keychain: the value is not a finite number (not nan, inf, or beyond ±1.8e308)\n")
+        #expect(FileManager.default.contents(atPath: database) == before)
+        #expect(try kv(keychain, "list", ["--json"]).text == #"{"k":{"double":2.5}}"# + "\n")
+    }
+
+    /// A non-finite double an earlier build stored (written here into the database as it did)
+    /// does not fail the listing: JSON shows it as the string the text form prints.
+    @Test(arguments: [(UInt64(0x7FF8_0000_0000_0000), "nan"), (0x7FF0_0000_0000_0000, "inf"), (0xFFF0_0000_0000_0000, "-inf")])
+    func aStoredDoubleThatIsNotFiniteIsListedAsAString(bits: UInt64, text: String) throws {
+        let keychain = KeychainProcess.temporary()
+        defer { keychain.remove() }
+        #expect(try kv(keychain, "set", ["a", "--double", "1.5"]).status == 0)
+        #expect(try kv(keychain, "set", ["b", "--json", "[1.5]"]).status == 0)
+        #expect(try kv(keychain, "set", ["c", "text"]).status == 0)
+        let nonFinite = [UInt8(3)] + withUnsafeBytes(of: bits.bigEndian) { Array($0) }
+        let database = try DatabaseQueue(path: (keychain.path as NSString).deletingPathExtension + ".kv.sqlite")
+        try database.write { db in
+            try db.execute(sql: "UPDATE kv_value SET value = ? WHERE key = 'a'", arguments: [Data(nonFinite)])
+            try db.execute(sql: "UPDATE kv_value SET value = ? WHERE key = 'b'", arguments: [Data([7, 0, 0, 0, 1] + nonFinite)])
+        }
+        try database.close()
+
+        let json = try kv(keychain, "list", ["--json"])
+        #expect(json.status == 0, "\(json.stderr)")
+        #expect(json.text == #"{"a":{"double":"\#(text)"},"b":{"array":[{"double":"\#(text)"}]},"c":{"string":"text"}}"# + "\n")
+        #expect(try kv(keychain, "get", ["a", "--json"]).text == #"{"double":"\#(text)"}"# + "\n")
+        #expect(try kv(keychain, "list", []).text == "a\tdouble\t\(text)\nb\tarray\t[\"\(text)\"]\nc\tstring\ttext\n")
     }
 }

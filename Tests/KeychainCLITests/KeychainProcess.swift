@@ -30,13 +30,16 @@ struct KeychainProcess {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    /// Runs `keychain ARGUMENTS --keychain PATH` (unless `keychainOption` is false).
+    /// Runs `keychain ARGUMENTS --keychain PATH` (unless `keychainOption` is false); throws when it
+    /// has not ended within `timeout` (it is then killed).
     @discardableResult
-    func run(_ arguments: [String], environment extra: [String: String] = [:], keychainOption: Bool = true) throws -> Output {
+    func run(
+        _ arguments: [String], environment extra: [String: String] = [:], keychainOption: Bool = true, timeout: Duration = .seconds(60)
+    ) throws -> Output {
         let result = try ChildProcess.runBlocking(
             Self.binary, arguments + (keychainOption ? ["--keychain", path] : []),
             environment: extra.merging(["HOME": directory.path]) { own, _ in own },
-            removing: ChildProcess.developerSettings + ["XDG_DATA_HOME"])
+            removing: ChildProcess.developerSettings + ["XDG_DATA_HOME"], timeout: timeout)
         return Output(status: result.status, stdout: Data(result.stdoutBytes), stderr: result.stderr)
     }
 }

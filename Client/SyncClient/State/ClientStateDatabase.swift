@@ -49,6 +49,8 @@ package final class ClientStateDatabase: Sendable {
             // Durable commits, like the keychain's: the state never claims what the disk lost.
             queue = try DurableSQLite.queue(path: path, label: "sync-state")
             try Self.migrator.migrate(queue)
+        } catch let error as NotARegularFile {
+            throw SyncClientError(.localStorage, error.description, underlying: error)
         } catch {
             throw SyncClientError(.localStorage, "cannot open the sync state file", underlying: error)
         }
