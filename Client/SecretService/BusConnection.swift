@@ -15,6 +15,8 @@ struct BusCall {
 protocol BusCallHandler: AnyObject, Sendable {
     /// Answers `call`, appending the reply's arguments with `reply`, or throws a ``BusError``.
     func handle(_ call: BusCall, reply: BusWriter) throws(BusError)
+    /// The client with unique name `client` left the bus (its connection closed).
+    func clientLeft(_ client: String)
 }
 
 /// The session bus through sd-bus: owns a well-known name and routes every call on a path prefix
@@ -27,6 +29,7 @@ final class BusConnection: @unchecked Sendable {
     private let pending = Mutex<[@Sendable (BusConnection) -> Void]>([])
     private let running = Atomic<Bool>(true)
     private var slot: OpaquePointer?
+    private var departures: OpaquePointer?
     private var handler: (any BusCallHandler)?
 
     /// Connects to the session bus (`DBUS_SESSION_BUS_ADDRESS`) and takes `name`.
@@ -59,6 +62,7 @@ final class BusConnection: @unchecked Sendable {
 
     deinit {
         if let slot { sd_bus_slot_unref(slot) }
+        if let departures { sd_bus_slot_unref(departures) }
         sd_bus_flush_close_unref(bus)
         close(wake.read)
         close(wake.write)
@@ -73,6 +77,16 @@ final class BusConnection: @unchecked Sendable {
             return Unmanaged<BusConnection>.fromOpaque(userdata).takeUnretainedValue().dispatch(message)
         }, context)
         guard result >= 0 else { throw .failed("cannot serve \(prefix) (\(Self.describe(result)))") }
+        // A client that leaves the bus: the bus daemon says so with NameOwnerChanged (its unique
+        // name, its old owner, no new one).
+        let watched = sd_bus_match_signal(
+            bus, &departures, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameOwnerChanged",
+            { message, userdata, _ in
+                guard let message, let userdata else { return 0 }
+                Unmanaged<BusConnection>.fromOpaque(userdata).takeUnretainedValue().nameOwnerChanged(message)
+                return 0
+            }, context)
+        guard watched >= 0 else { throw .failed("cannot watch clients leave the bus (\(Self.describe(watched)))") }
         while running.load(ordering: .acquiring) {
             while true {
                 let processed = sd_bus_process(bus, nil)
@@ -139,6 +153,14 @@ final class BusConnection: @unchecked Sendable {
             sd_bus_error_free(&failure)
         }
         return 1
+    }
+
+    private func nameOwnerChanged(_ message: OpaquePointer) {
+        let reader = BusReader(message: message)
+        guard let name = try? reader.string(), let _ = try? reader.string(), let newOwner = try? reader.string(),
+            name.hasPrefix(":"), newOwner.isEmpty
+        else { return }
+        handler?.clientLeft(name)
     }
 
     /// Waits for the bus or the wake descriptor, within sd-bus's own timeout.

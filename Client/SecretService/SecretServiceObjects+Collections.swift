@@ -12,8 +12,7 @@ extension SecretServiceObjects {
             let properties = try arguments.properties()
             let transported = try arguments.secret()
             let replace = try arguments.bool()
-            let value = try transport(transported.session).decode(transported)
-            let id = try createItem(in: name, properties, secret: (value, transported.contentType), replace: replace)
+            let id = try createItem(in: name, properties, secret: (try opened(transported, for: call.sender), transported.contentType), replace: replace)
             try reply.objectPath(Self.path(collection: name, item: id))
             try reply.objectPath("/")
         case "Delete":

@@ -9,14 +9,12 @@ extension SecretServiceObjects {
         switch call.member {
         case "GetSecret":
             let sessionPath = try arguments.objectPath()
-            let session = try transport(sessionPath)
+            let session = try transport(sessionPath, for: call.sender)
             let value = try secret(collection, id)
             try reply.secret(try session.encode(value.secret, contentType: value.contentType, session: sessionPath))
         case "SetSecret":
             let transported = try arguments.secret()
-            let value = try transport(transported.session).decode(transported)
-            try Self.checkSize(value)
-            try change(collection, id, secret: (value, transported.contentType))
+            try change(collection, id, secret: (try opened(transported, for: call.sender), transported.contentType))
         case "Delete":
             if collection == Self.session {
                 guard memoryItems.removeValue(forKey: id) != nil else { throw .noSuchObject(call.path) }
@@ -61,6 +59,16 @@ extension SecretServiceObjects {
 
     static func checkSize(_ secret: [UInt8]) throws(BusError) {
         guard secret.count <= maximumSecretBytes else { throw .invalidArguments("the secret is larger than \(maximumSecretBytes) bytes") }
+    }
+
+    /// The secret `transported` carries, opened through `client`'s session: one too large is
+    /// refused before anything else (an encrypted one pads at most one block), then one whose
+    /// session is not `client`'s.
+    func opened(_ transported: TransportSecret, for client: String) throws(BusError) -> [UInt8] {
+        try Self.checkSize(Array(transported.value.dropLast(16)))
+        let value = try transport(transported.session, for: client).decode(transported)
+        try Self.checkSize(value)
+        return value
     }
 
     func secret(_ collection: String, _ id: String) throws(BusError) -> (secret: [UInt8], contentType: String) {

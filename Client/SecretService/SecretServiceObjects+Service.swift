@@ -6,7 +6,7 @@ extension SecretServiceObjects {
         let arguments = call.arguments
         switch call.member {
         case "OpenSession":
-            try openSession(arguments, reply: reply)
+            try openSession(arguments, for: call.sender, reply: reply)
         case "SearchItems":
             let wanted = try arguments.stringMap()
             let found = try search(wanted, in: nil)
@@ -16,7 +16,7 @@ extension SecretServiceObjects {
         case "GetSecrets":
             let paths = try arguments.objectPaths()
             let sessionPath = try arguments.objectPath()
-            let session = try transport(sessionPath)
+            let session = try transport(sessionPath, for: call.sender)
             try reply.container("a", "{o(oayays)}") { () throws(BusError) in
                 for path in paths {
                     guard case .item(let collection, let id) = try? target(of: path),

@@ -25,7 +25,9 @@ final class SecretServiceObjects: BusCallHandler, @unchecked Sendable {
     let store: SecretStore
     /// Emits signals; set by the runner once the bus is up.
     var connection: BusConnection?
-    var sessions: [String: TransportSession] = [:]
+    /// Open sessions by path, each with the unique bus name of the client that opened it: only
+    /// that client may use or close it, and it goes when the client leaves the bus.
+    var sessions: [String: (transport: TransportSession, owner: String)] = [:]
     private var sessionCount = 0
     /// Unlock prompts not yet completed, by path.
     var prompts: [String: UnlockPrompt] = [:]
@@ -114,24 +116,32 @@ final class SecretServiceObjects: BusCallHandler, @unchecked Sendable {
 
     // MARK: Session
 
-    func openSession(_ arguments: BusReader, reply: BusWriter) throws(BusError) {
+    func openSession(_ arguments: BusReader, for client: String, reply: BusWriter) throws(BusError) {
         let algorithm = try arguments.string()
         let input = try arguments.variant()
         let session = try TransportSession.open(algorithm: algorithm, input: input)
         sessionCount += 1
         let path = "\(Self.root)/session/s\(sessionCount)"
-        sessions[path] = session
+        sessions[path] = (session, client)
         try reply.variant(session.output)
         try reply.objectPath(path)
     }
 
     private func session(_ path: String, _ call: BusCall, reply: BusWriter) throws(BusError) {
         guard call.member == "Close" else { throw .unknownMethod(Self.sessionInterface, call.member) }
+        _ = try transport(path, for: call.sender)
         sessions[path] = nil
     }
 
-    func transport(_ path: String) throws(BusError) -> TransportSession {
-        guard let session = sessions[path] else { throw .noSession(path) }
-        return session
+    /// The session at `path`, for `client`: another client's session is no session to it (its
+    /// keys are that client's), so it can neither read secrets through it nor close it.
+    func transport(_ path: String, for client: String) throws(BusError) -> TransportSession {
+        guard let session = sessions[path], session.owner == client else { throw .noSession(path) }
+        return session.transport
+    }
+
+    /// A client left the bus: its sessions go with it.
+    func clientLeft(_ client: String) {
+        sessions = sessions.filter { $0.value.owner != client }
     }
 }
