@@ -26,7 +26,16 @@ struct Import: ParsableCommand {
         let items: [Item]
         var skipped = 0
         if format == .json {
-            items = try ExportDocument.decode(try ImportFormat.text(source))
+            // Another device's own sync secrets (in an export made before they were left out)
+            // would break this device's sync: never imported.
+            let decoded = try ExportDocument.decode(try ImportFormat.text(source))
+            items = decoded.filter { !ItemRules.isProductSecret($0) }
+            skipped = decoded.count - items.count
+            if skipped > 0 {
+                StandardStream.write(
+                    Array("keychain: skipped \(skipped) item(s) of the sync client's own secrets (another device's keys and token); they are never imported\n".utf8),
+                    to: .error)
+            }
         } else {
             let logins = try format.logins(at: source)
             for login in logins {
@@ -53,9 +62,18 @@ struct Export: ParsableCommand {
     @Option(name: .customLong("format"), help: "json (the only format).") var format: Format = .json
     @Option(name: .customLong("sync"), help: "Which items: synchronizable (yes), local (no) or both (any, the default).")
     var sync: SyncFilter = .any
+    @Flag(
+        name: .customLong("include-this-device-only"),
+        help: "Also write the items marked to never leave this device (ThisDeviceOnly); the sync client's own keys are never written.")
+    var includeThisDeviceOnly = false
 
     func run() throws {
-        let items = try keychain.openExisting().exportItems(synchronizable: sync.match)
+        let items = try keychain.openExisting().exportItems(synchronizable: sync.match, includingThisDeviceOnly: includeThisDeviceOnly)
+        if includeThisDeviceOnly {
+            StandardStream.write(
+                Array("keychain: the export includes items marked to never leave this device; keep the file as safe as they are\n".utf8),
+                to: .error)
+        }
         if isatty(STDOUT_FILENO) == 1 {
             StandardStream.write(Array("keychain: write \(items.count) items with their passwords to the terminal? [y/N] ".utf8), to: .error)
             guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased()) else {

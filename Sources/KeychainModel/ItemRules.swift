@@ -5,6 +5,16 @@ public enum ItemRules {
     /// The access group of items added without one.
     public static let defaultAccessGroup = "default"
 
+    /// The access groups the product keeps its own secrets in (the sync client's account keys,
+    /// device keys and token: `synckeychain.sync-client`): this device's alone, never exported and
+    /// never imported; another device's would break this one's sync.
+    public static let productAccessGroupPrefix = "synckeychain."
+
+    /// Whether `item` is one of the product's own secrets (``productAccessGroupPrefix``).
+    public static func isProductSecret(_ item: Item) -> Bool {
+        item.attributes.accessGroup?.hasPrefix(productAccessGroupPrefix) == true
+    }
+
     /// Validates a new item and applies the defaults: accessibility "when unlocked", not
     /// synchronizable, the default access group, empty values for missing key attributes,
     /// creation and modification dates `now`. An item added without data keeps none (Apple's

@@ -70,9 +70,16 @@ extension Keychain {
     }
 
     /// Every item matching the search (all classes, the given synchronizable filter) with its
-    /// secret and attributes: what `keychain export` writes.
+    /// secret and attributes: what `keychain export` writes. Never the product's own secrets
+    /// (``ItemRules/isProductSecret(_:)``); `ThisDeviceOnly` items only when `includingThisDeviceOnly`.
     /// - Throws: ``KeychainStatus/interactionNotAllowed`` while locked.
-    public func exportItems(synchronizable: SynchronizableMatch) throws(KeychainError) -> [Item] {
+    public func exportItems(synchronizable: SynchronizableMatch, includingThisDeviceOnly: Bool = false) throws(KeychainError) -> [Item] {
+        try allItems(synchronizable: synchronizable).filter {
+            !ItemRules.isProductSecret($0) && (includingThisDeviceOnly || !$0.accessibility.isThisDeviceOnly)
+        }
+    }
+
+    private func allItems(synchronizable: SynchronizableMatch) throws(KeychainError) -> [Item] {
         var items: [Item] = []
         for itemClass in ItemClass.allCases {
             let query = Query(itemClass: itemClass, synchronizable: synchronizable, limit: .all, returns: [.attributes, .data])
