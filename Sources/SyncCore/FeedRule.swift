@@ -2,6 +2,44 @@
 /// upload's ``BatchMerge``: what a collection keeps, and what a full resync lists (rules R6–R10a
 /// of docs/sync-rules.md).
 public enum FeedRule {
+    /// What a pull is answered.
+    public enum Admission: Hashable, Sendable {
+        /// A page. `startsResync`: the device was marked to resync (R11) and this full resync from
+        /// 0 clears the mark, in the transaction that serves the page (R8).
+        case serve(startsResync: Bool)
+        /// The cursor can no longer be served: it is below the zone's horizon, or the device must
+        /// resync from 0 first (`cursor_expired`, R8).
+        case expired
+        /// The account was restored from a backup that ended at sequence `through`, and the
+        /// cursor is ahead of it, below the restore's jump: the device has seen changes the server
+        /// lost (`feed_restored`, R9).
+        case restored(through: UInt64)
+    }
+
+    /// How far a restore moves every account's sequence on: past any cursor a device can hold from
+    /// before the restore, so the writes made after it reach every device (R9, decision 0153).
+    public static let restoredSequenceJump: UInt64 = 1 << 40
+
+    /// The answer to a pull after `after` (a full resync's pages, `fullResync`, are positions in
+    /// the resync, not cursors) by a device marked `mustResync` or not, in a zone whose horizon is
+    /// `horizon`, of an account restored from a backup that ended at `restoredThrough` (nil: never).
+    public static func admission(
+        after: UInt64, fullResync: Bool, mustResync: Bool, horizon: UInt64, restoredThrough: UInt64?
+    ) -> Admission {
+        if mustResync { return fullResync && after == 0 ? .serve(startsResync: true) : .expired }
+        guard !fullResync else { return .serve(startsResync: false) }
+        if after < horizon { return .expired }
+        if let backup = restoredThrough, after > backup, after < backup &+ restoredSequenceJump { return .restored(through: backup) }
+        return .serve(startsResync: false)
+    }
+
+    /// The cursor a page hands back: its last item's sequence while more follow; on the last page
+    /// the account's latest sequence, never below the pull's cursor (R6).
+    public static func cursor(after: UInt64, lastItem: UInt64?, hasMore: Bool, latest: UInt64) -> UInt64 {
+        if hasMore, let lastItem { return lastItem }
+        return max(after, latest)
+    }
+
     /// The most collected deletions a zone keeps (rule R10a); past it, the oldest (lowest
     /// sequence) go first. A device away longer than those deletions took to accumulate keeps and
     /// reports the items whose evidence went, as before rule R10a.

@@ -10,12 +10,12 @@ extension ServerModel {
     public mutating func pull(_ request: PullRequest, maximumBytes: Int = .max, now: Int64) -> PullResponse<SealedVersion> {
         register(request.device, now: now)
         let zone = zones[request.zone] ?? Zone()
-        if request.isFullResync, request.cursor == 0 {
-            devices[request.device]?.mustResync.remove(request.zone)
-        } else if devices[request.device]?.mustResync.contains(request.zone) == true
-            || (!request.isFullResync && request.cursor < zone.horizon)
-        {
-            return .cursorExpired(requestID: request.requestID)
+        let admission = FeedRule.admission(
+            after: request.cursor, fullResync: request.isFullResync, mustResync: devices[request.device]?.mustResync.contains(request.zone) == true,
+            horizon: zone.horizon, restoredThrough: nil)
+        switch admission {
+        case .expired, .restored: return .cursorExpired(requestID: request.requestID)
+        case .serve(let startsResync): if startsResync { devices[request.device]?.mustResync.remove(request.zone) }
         }
         let listsCollected = FeedRule.listsCollectedDeletions(fullResync: request.isFullResync, asked: request.includesCollectedDeletions)
         let page = page(
@@ -50,7 +50,7 @@ extension ServerModel {
             bytes += BatchMerge.bytes(stored.versions)
         }
         let hasMore = newer.count > page.count
-        return (page, hasMore ? page.last!.sequence : max(cursor, sequence), hasMore)
+        return (page, FeedRule.cursor(after: cursor, lastItem: page.last?.sequence, hasMore: hasMore, latest: sequence), hasMore)
     }
 
     /// Records that `device` has durably applied the zone's feed up to `cursor`.

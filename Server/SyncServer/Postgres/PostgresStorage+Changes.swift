@@ -13,21 +13,9 @@ extension PostgresStorage {
             }
             return try await client.inTransaction(logger: logger) { connection in
                 let state = try await deviceZoneState(device, of: query.account, zone: query.zone, on: connection)
-                if query.fullResync && query.after == 0 {
-                    if state?.mustResync == true {
-                        try await resyncStarted(device, of: query.account, zone: query.zone, on: connection)
-                    }
-                } else if state?.mustResync == true {
-                    let horizon = try await connection.rows(
-                        """
-                        SELECT coalesce((SELECT horizon FROM zone_horizons
-                                         WHERE account_id = \(query.account.rawValue) AND zone = \(query.zone.rawValue)), 0)
-                        """,
-                        logger: logger
-                    ).decode(Int64.self).all().first ?? 0
-                    return .cursorExpired(horizon: UInt64(horizon))
+                let feed = try await feed(query, mustResync: state?.mustResync == true, on: connection) {
+                    try await resyncStarted(device, of: query.account, zone: query.zone, on: connection)
                 }
-                let feed = try await feed(query, on: connection)
                 if case .page = feed {
                     try await recordDeviceZoneState(
                         device, of: query.account, zone: query.zone, acknowledged: query.after, now: query.now, on: connection)
@@ -41,7 +29,11 @@ extension PostgresStorage {
     /// that walks the `items_change_feed` index on (account, zone, sequence), so its cost depends
     /// on the page, not on the account's size. The byte budget is applied in the statement (a
     /// running sum of the items' blob bytes), so versions past it are never sent.
-    private func feed(_ query: ChangeQuery, on connection: PostgresConnection) async throws -> ChangeFeed {
+    /// ``FeedRule`` decides what is served; `startingResync` runs when the pull clears the
+    /// device's `mustResync` mark, in the caller's transaction.
+    private func feed(
+        _ query: ChangeQuery, mustResync: Bool = false, on connection: PostgresConnection, startingResync: () async throws -> Void = {}
+    ) async throws -> ChangeFeed {
         let limit = max(1, query.limit)
         let account = query.account.rawValue
         let rows = try await connection.rows(
@@ -109,10 +101,11 @@ extension PostgresStorage {
                 items.append(ChangedItem(item: ItemID(id), sequence: UInt64(sequence), versions: [version]))
             }
         }
-        if !query.fullResync && Int64(clamping: query.after) < horizon {
-            return .cursorExpired(horizon: UInt64(horizon))
-        }
-        if let restored = ChangeFeed.restoredCheck(query, restoredThrough: restoredThrough) { return restored }
+        let admission = FeedRule.admission(
+            after: query.after, fullResync: query.fullResync, mustResync: mustResync, horizon: UInt64(horizon),
+            restoredThrough: restoredThrough.flatMap { $0 >= 0 ? UInt64($0) : nil })
+        if let refusal = ChangeFeed.refusal(admission, horizon: UInt64(horizon)) { return refusal }
+        if admission == .serve(startsResync: true) { try await startingResync() }
         var hasMore = items.count > limit || cut
         if items.count > limit { items.removeLast() }
         let listsCollected = FeedRule.listsCollectedDeletions(fullResync: query.fullResync, asked: query.includesCollectedDeletions)
@@ -124,7 +117,8 @@ extension PostgresStorage {
         collectedAt = FeedRule.collectionTime(listsCollectedDeletions: listsCollected, collectedAt: collectedAt, forgottenAt: forgottenAt)
         // The last page moves the cursor to the account's latest sequence (one snapshot: every
         // change up to it is either in this page or older than the query's cursor).
-        let cursor = hasMore ? items.last!.sequence : max(query.after, UInt64(latest), items.last?.sequence ?? 0)
+        let cursor = FeedRule.cursor(
+            after: query.after, lastItem: items.last?.sequence, hasMore: hasMore, latest: max(UInt64(latest), items.last?.sequence ?? 0))
         return .page(ChangePage(items: items, cursor: cursor, hasMore: hasMore, deletionsCollectedAt: collectedAt))
     }
 

@@ -13,19 +13,16 @@ package enum ChangeFeed: Sendable, Equatable {
     /// It reconciles in full and pushes again what the server no longer lists (decision 0154).
     case restored(through: UInt64)
 
-    /// How far a restore moves every account's sequence on: past any cursor a device can hold from
-    /// before the restore, so the writes made after it reach every device (decision 0153).
-    package static let restoredSequenceJump: Int64 = 1 << 40
+    /// How far a restore moves every account's sequence on (``FeedRule/restoredSequenceJump``).
+    package static let restoredSequenceJump = Int64(FeedRule.restoredSequenceJump)
 
-    /// The answer to `query` on an account restored from a backup that ended at `restoredThrough`
-    /// (nil: never restored): ``restored(through:)`` for an incremental query whose cursor, from
-    /// before the restore, is ahead of the backup (and below the jump, where the feed resumed);
-    /// nil otherwise.
-    static func restoredCheck(_ query: ChangeQuery, restoredThrough: Int64?) -> ChangeFeed? {
-        guard !query.fullResync, let restoredThrough, restoredThrough >= 0 else { return nil }
-        let backup = UInt64(restoredThrough)
-        let after = query.after
-        return after > backup && after < backup + UInt64(restoredSequenceJump) ? .restored(through: backup) : nil
+    /// The answer for `admission` when it is not a page: nil for a page, which the storage reads.
+    static func refusal(_ admission: FeedRule.Admission, horizon: UInt64) -> ChangeFeed? {
+        switch admission {
+        case .serve: nil
+        case .expired: .cursorExpired(horizon: horizon)
+        case .restored(let through): .restored(through: through)
+        }
     }
 }
 

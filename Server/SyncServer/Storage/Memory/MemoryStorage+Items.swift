@@ -24,7 +24,9 @@ extension MemoryStorage {
         let feed: ChangeFeed = try withModel(query.account) { model, known in
             let horizon = model.zones[zone]?.horizon ?? 0
             guard let device = query.device else {
-                if !query.fullResync && query.after < horizon { return .cursorExpired(horizon: horizon) }
+                let admission = FeedRule.admission(
+                    after: query.after, fullResync: query.fullResync, mustResync: false, horizon: horizon, restoredThrough: nil)
+                if let refusal = ChangeFeed.refusal(admission, horizon: horizon) { return refusal }
                 let listsCollected = FeedRule.listsCollectedDeletions(fullResync: query.fullResync, asked: query.includesCollectedDeletions)
                 let page = model.page(
                     of: zone, after: query.after, limit: query.limit, maximumBytes: query.maximumBytes, collectedDeletions: listsCollected)

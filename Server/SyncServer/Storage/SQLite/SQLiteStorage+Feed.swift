@@ -30,13 +30,9 @@ extension SQLiteStorage {
         }
         return try await write("reading changes") { db in
             let state = try DeviceZoneState.fetch(account: account, device: device, zone: query.zone, in: db)
-            if state?.mustResync == true {
-                guard query.fullResync && query.after == 0 else {
-                    return .cursorExpired(horizon: UInt64(try Self.horizon(account: account, zone: query.zone, in: db)))
-                }
+            let feed = try Self.feed(query, mustResync: state?.mustResync == true, in: db) {
                 try DeviceZoneState.resyncStarted(account: account, device: device, zone: query.zone, in: db)
             }
-            let feed = try Self.feed(query, in: db)
             if case .page = feed {
                 try DeviceZoneState.record(
                     account: account, device: device, zone: query.zone,
@@ -87,18 +83,19 @@ extension SQLiteStorage {
         try Int64.fetchOne(db, sql: "SELECT latestSequence FROM account WHERE id = ?", arguments: [account]) ?? 0
     }
 
-    /// The horizon check and one page (`ServerModel.page(of:after:limit:)` is the reference).
-    private static func feed(_ query: ChangeQuery, in db: Database) throws -> ChangeFeed {
+    /// The feed rule's admission and one page (``FeedRule``); `startingResync` runs when the
+    /// pull clears the device's `mustResync` mark, in the same transaction.
+    private static func feed(
+        _ query: ChangeQuery, mustResync: Bool = false, in db: Database, startingResync: () throws -> Void = {}
+    ) throws -> ChangeFeed {
         let account = query.account.description
         let (horizon, lastCollection, forgottenAt) = try collection(account: account, zone: query.zone, in: db)
-        if !query.fullResync && Int64(clamping: query.after) < horizon {
-            return .cursorExpired(horizon: UInt64(horizon))
-        }
-        if !query.fullResync, let restored = ChangeFeed.restoredCheck(
-            query, restoredThrough: try Int64.fetchOne(db, sql: "SELECT restoredThrough FROM account WHERE id = ?", arguments: [account]))
-        {
-            return restored
-        }
+        let restoredThrough = try Int64.fetchOne(db, sql: "SELECT restoredThrough FROM account WHERE id = ?", arguments: [account])
+        let admission = FeedRule.admission(
+            after: query.after, fullResync: query.fullResync, mustResync: mustResync, horizon: UInt64(horizon),
+            restoredThrough: restoredThrough.flatMap { $0 >= 0 ? UInt64($0) : nil })
+        if let refusal = ChangeFeed.refusal(admission, horizon: UInt64(horizon)) { return refusal }
+        if admission == .serve(startsResync: true) { try startingResync() }
         let limit = max(1, query.limit)
         // A cursor, so an item past the page's item limit or byte budget is never read into memory.
         let listsCollected = FeedRule.listsCollectedDeletions(fullResync: query.fullResync, asked: query.includesCollectedDeletions)
@@ -119,7 +116,7 @@ extension SQLiteStorage {
             bytes += row["bytes"] as Int
         }
         let latest = try latestSequence(account: account, in: db)
-        let cursor = hasMore ? items.last!.sequence : max(query.after, UInt64(latest))
+        let cursor = FeedRule.cursor(after: query.after, lastItem: items.last?.sequence, hasMore: hasMore, latest: UInt64(latest))
         return .page(ChangePage(items: items, cursor: cursor, hasMore: hasMore, deletionsCollectedAt: collectedAt))
     }
 
