@@ -1,3 +1,4 @@
+import KeychainModel
 import SyncClient
 import SyncCore
 
@@ -160,14 +161,18 @@ struct ShippedChecker {
         return try problemItems(device) { refusals.contains($0) || $0.hasPrefix("too large to sync") }
     }
 
-    /// The names of the items with a problem whose reason `matches`.
+    /// The names of the items with a problem whose reason `matches`: every synchronizable item the
+    /// run writes, whether the keychain still holds it or not (a deletion set aside is a problem of
+    /// an item the keychain no longer shows).
     private func problemItems(_ device: ShippedDevice, matching matches: (String) -> Bool) throws -> [String] {
         guard ClientStateDatabase.exists(forKeychain: device.keychainPath) else { return [] }
         let database = try ClientStateDatabase(keychainPath: device.keychainPath, create: false)
         let items = Set(try database.problems(zone: .keychain).filter { matches($0.reason) }.map(\.item))
         guard !items.isEmpty else { return [] }
-        return try device.keychain.synchronizableItems().compactMap { key, attributes in
-            items.contains(simulation.sealer.itemID(of: key).rawValue) ? ShippedDevice.name(attributes) : nil
+        return (0..<simulation.configuration.items).compactMap { index in
+            let attributes = ShippedSimulation.syncedAttributes("item-\(index)")
+            let key = PrimaryKey(itemClass: .genericPassword, attributes: attributes)
+            return items.contains(simulation.sealer.itemID(of: key).rawValue) ? ShippedDevice.name(attributes) : nil
         }
     }
 }
