@@ -36,16 +36,17 @@ test_status=${PIPESTATUS[0]}
 set -e
 
 simulate="$(swift build --show-bin-path)/sync-simulate"
-# Runs the simulation of the shipped driver on seeds 1..COUNT in two processes (one per core),
-# with the options after KNOWN. A violation prints its seed and how to reproduce it; one of a seed
-# not in KNOWN (the seeds whose violation is understood and left open) fails the run.
+# Runs the simulation of the shipped driver on seeds 1..COUNT of OPERATIONS operations each in two
+# processes (one per core), with the options after KNOWN. A violation prints its seed and how to
+# reproduce it; one of a seed not in KNOWN (the seeds whose violation is understood and left open)
+# fails the run.
 simulate_seeds() {
-  local name=$1 count=$2 known=$3
-  shift 3
+  local name=$1 count=$2 operations=$3 known=$4
+  shift 4
   local half=$((count / 2)) status=0 first second failed unexpected
-  "$simulate" --first-seed 1 --seeds "$half" --operations 120 "$@" > "$work/$name-1.log" 2>&1 &
+  "$simulate" --first-seed 1 --seeds "$half" --operations "$operations" "$@" > "$work/$name-1.log" 2>&1 &
   first=$!
-  "$simulate" --first-seed $((half + 1)) --seeds $((count - half)) --operations 120 "$@" > "$work/$name-2.log" 2>&1 &
+  "$simulate" --first-seed $((half + 1)) --seeds $((count - half)) --operations "$operations" "$@" > "$work/$name-2.log" 2>&1 &
   second=$!
   wait "$first" || status=$?
   wait "$second" || status=$?
@@ -63,7 +64,7 @@ simulate_seeds() {
 simulation_status=0
 # The shipped driver over real SQLite storage, with every fault, on 2,000 seeds (issue 11).
 echo "== simulation of the shipped driver (seeds 1-2000)"
-simulate_seeds simulate 2000 "" || simulation_status=$?
+simulate_seeds simulate 2000 120 "" || simulation_status=$?
 # The same with a malicious server in one seed in three (issue 12, decision 0203): withholding,
 # replays, forced resyncs, hidden statements, a fork between device groups, a stale key epoch
 # (decision 0252). Known open: none (seeds 1-600). Fixed: 32 (0239), 50 (0241), 101 and 191 (0236,
@@ -71,7 +72,12 @@ simulate_seeds simulate 2000 "" || simulation_status=$?
 # 485 (0243, 0248), 389, 419 and 464 (0248), 302 (0253).
 # Which seeds meet a case moves with any change of the driver's effects.
 echo "== simulation of the shipped driver with a malicious server (seeds 1-300)"
-simulate_seeds malice 300 "" --malice || simulation_status=$?
+simulate_seeds malice 300 120 "" --malice || simulation_status=$?
+# Longer histories: 400 operations a seed, honest and malicious (docs/simulation.md).
+echo "== simulation of the shipped driver, long histories (seeds 1-100, 400 operations)"
+simulate_seeds long 100 400 "" || simulation_status=$?
+echo "== the same with a malicious server (seeds 1-60, 400 operations)"
+simulate_seeds long-malice 60 400 "" --malice || simulation_status=$?
 [ "$test_status" -ne 0 ] || test_status=$simulation_status
 
 other_status=0
