@@ -111,6 +111,12 @@ final class RewritingProxy: Sendable {
         try? FileManager.default.removeItem(at: file("statement"))
     }
 
+    /// Every answer from now on says, in its `Date` header, a time `seconds` ahead of the real one
+    /// (a server whose clock jumped, or that lies about it).
+    func shiftDate(by seconds: Int) throws {
+        try write(String(seconds), to: "date-offset")
+    }
+
     private func file(_ name: String) -> URL { URL(fileURLWithPath: modeFile.path + "." + name) }
 
     private func write(_ text: String, to name: String) throws {
@@ -173,6 +179,10 @@ final class RewritingProxy: Sendable {
 
             def log_message(self, *args):
                 pass
+
+            def date_time_string(self, timestamp=None):
+                offset = float(side("date-offset") or 0)
+                return super().date_time_string((timestamp if timestamp is not None else time.time()) + offset)
 
             def forward(self):
                 length = int(self.headers.get("Content-Length") or 0)

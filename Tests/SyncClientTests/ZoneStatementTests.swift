@@ -189,6 +189,27 @@ struct ZoneStatementTests {
     }
 
     /// A plain-HTTP server; devices A and C enrolled directly, B through the proxy; none synced.
+    /// A server that sends a time a month ahead (its `Date` header) once aged every statement past
+    /// the freshness window, so a hidden write counted for nothing. Ages are measured on the
+    /// device's own clock since it last trusted the server's time (design §8).
+    @Test func aServerClockAMonthAheadDoesNotAgeTheStatementsADeviceIsHeldTo() async throws {
+        try await withDevices { a, b, _, proxy in
+            try await a.add(service: "x", account: "max", password: "one")
+            try await a.sync()
+            // B syncs once honestly: it has read the server's time.
+            try await b.sync()
+            try await a.add(service: "y", account: "max", password: "two")
+            try await a.sync()
+
+            try proxy.shiftDate(by: 31 * 24 * 3600)
+            try proxy.set(.hideLast)
+            let hidden = try await b.syncClient(["sync"])
+            #expect(hidden.status != 0)
+            #expect(hidden.stderr.contains("hidden items or a forked history"), "\(hidden.stderr)")
+            #expect(try await b.password(service: "y", account: "max") == nil)
+        }
+    }
+
     private func withDevices(_ body: (TestDevice, TestDevice, TestDevice, RewritingProxy) async throws -> Void) async throws {
         try await withProxiedAccount(["a", "b", "c"], proxied: ["b"]) { account in
             try await body(account.devices[0], account.devices[1], account.devices[2], account.proxy)

@@ -19,9 +19,11 @@ package struct ZoneWitness: Sendable {
     private let verified = VerifiedLog()
     /// The hasher of the zone-state digest (the account key's epoch).
     package let hasher: ZoneStateDigest.Hasher
-    /// The server's clock as this device tells it (decision 0239): when a statement is made, and
-    /// how old the ones it checks are. The server's, because freshness stands for the server's
-    /// inactivity limit, which runs on that clock; a device's own clock may be a year off.
+    /// The server's clock as this device trusts it (decision 0239, ``TrustedServerClock``): when a
+    /// statement is made, and how old the ones it checks are. The server's, because freshness
+    /// stands for the server's inactivity limit, which runs on that clock (a device's own clock may
+    /// be a year off); trusted only as far as this device's own clock advanced, so a server that
+    /// jumps its clock ahead cannot age the statements it is held to.
     package let now: @Sendable () -> Date
     /// How long another device's statement counts for the "withheld" check, milliseconds: the
     /// server's device inactivity limit (``ZoneStatementCheck/freshness``, its default).
@@ -52,10 +54,10 @@ package struct ZoneWitness: Sendable {
     /// (it neither publishes nor checks statements).
     package static func of(_ session: ClientSession) throws(SyncClientError) -> ZoneWitness? {
         guard let identity = try DeviceSecrets(keychain: session.keychain).identity() else { return nil }
-        let serverClock = session.connection.serverClock
+        let clock = TrustedServerClock(server: session.connection.serverClock, database: session.database)
         return try ZoneWitness(
             database: session.database, account: session.enrolment.account, device: session.enrolment.device,
-            signingKey: identity.signingKey, keys: session.keys, now: { serverClock.now() ?? Date() })
+            signingKey: identity.signingKey, keys: session.keys, now: { clock.now() })
     }
 
     /// What a round starts from: the verified log, the current members' latest statements, and

@@ -108,6 +108,7 @@ package final class ClientStateDatabase: Sendable {
         registerPublishedStatementMigration(in: &migrator)
         registerStatedEpochMigration(in: &migrator)
         registerChangesTakenMigration(in: &migrator)
+        registerClockAnchorMigration(in: &migrator)
         return migrator
     }
 
