@@ -122,10 +122,12 @@ import Testing
         }
         let importing = try ChildProcess(
             KeychainProcess.binary, ["import", "--format", "pass", fixture.store.path, "--keychain", keychain.path],
-            environment: ["HOME": keychain.directory.path, "GNUPGHOME": fixture.stuckHome.path])
+            // keychain's own limit on gpg far past the test's wait: on a loaded machine the test
+            // once saw gpg only after keychain had given up on it.
+            environment: ["HOME": keychain.directory.path, "GNUPGHOME": fixture.stuckHome.path, "KEYCHAIN_GPG_TIMEOUT": "600"])
         defer { importing.stop() }
         var gpg: [ProcessTable.Process] = []
-        try await eventually(timeout: .seconds(30), "gpg to start under keychain") {
+        try await eventually(timeout: .seconds(120), "gpg to start under keychain") {
             gpg = ProcessTable.children(of: importing.pid).filter { ProcessTable.processes(withEnvironment: marker).contains($0) }
             return !gpg.isEmpty || !importing.isRunning
         }
