@@ -6,8 +6,8 @@ import SyncServer
 import Testing
 
 /// Bad input to the built `sync-server` over real HTTP: a body over the limit is `413 too_large`
-/// whether or not it announced its length (design §6: a 4xx JSON error with a stable code, never a
-/// 5xx, never a partial write).
+/// whether or not it announced its length, and KDF parameters no client accepts are refused at the
+/// door (design §6: a 4xx JSON error with a stable code, never a 5xx, never a partial write).
 @Suite("Bad input, live", .serialized)
 struct BadInputTests {
     static let limit = 1024
@@ -67,6 +67,61 @@ struct BadInputTests {
             let (status, _) = try await Self.post(
                 server, "/v1/sign-in/parameters", body: Array(#"{"account":"alice"}"#.utf8), chunked: true)
             #expect(status == 200)
+        }
+    }
+
+    /// KDF parameters outside KeychainCrypto's `KDFParameters` floors and limits, which every
+    /// client applies to what the server hands back.
+    static let refusedKDFs: [PasswordKDF] = [
+        PasswordKDF(algorithm: "scrypt", logN: 255, r: .max, p: .max),
+        PasswordKDF(algorithm: "scrypt", logN: 14, r: 8, p: 1),
+        PasswordKDF(algorithm: "scrypt", logN: 21, r: 8, p: 1),
+        PasswordKDF(algorithm: "scrypt", logN: 17, r: 7, p: 1),
+        PasswordKDF(algorithm: "scrypt", logN: 17, r: 17, p: 1),
+        PasswordKDF(algorithm: "scrypt", logN: 17, r: 8, p: 5),
+        // Within each range, over the memory (2 GiB) or work (2^24) limit.
+        PasswordKDF(algorithm: "scrypt", logN: 20, r: 16, p: 1),
+        PasswordKDF(algorithm: "scrypt", logN: 19, r: 8, p: 4),
+        PasswordKDF(algorithm: "argon2id", logN: 17, r: 8, p: 1),
+    ]
+
+    static func keys(_ kdf: PasswordKDF) -> AccountKeyBundle {
+        AccountKeyBundle(kdf: kdf, salt: APIClient.keys.salt, wrappedAccountKey: APIClient.keys.wrappedAccountKey)
+    }
+
+    @Test func kdfParametersNoClientAcceptsAreRefused() async throws {
+        try await withTemporaryDirectory { directory in
+            let server = try await TestServer(dataDirectory: directory)
+            defer { server.stop() }
+            for (index, kdf) in Self.refusedKDFs.enumerated() {
+                let create = try await RawHTTPConnection.request(
+                    port: server.port, pin: server.pin, method: "POST", path: "/v1/accounts",
+                    json: ServerProcessTests.json(CreateAccountRequest(account: "bad-\(index)", authKey: APIClient.authKey(1), keys: Self.keys(kdf))))
+                #expect(create.status == 400, "\(kdf)")
+                #expect(create.body.contains(ErrorCode.unsupportedKDF), "\(kdf): \(create.body)")
+                let preSignIn = try await RawHTTPConnection.request(
+                    port: server.port, pin: server.pin, method: "POST", path: "/v1/sign-in/parameters",
+                    json: ServerProcessTests.json(PreSignInRequest(account: "bad-\(index)")))
+                // Nothing was stored: the account's parameters are the decoy's.
+                #expect(try WireCoding.makeDecoder().decode(PreSignInResponse.self, from: Data(preSignIn.body.utf8)).kdf == .standard)
+            }
+            // The edges clients accept are accepted.
+            for (index, kdf) in [
+                PasswordKDF(algorithm: "scrypt", logN: 15, r: 16, p: 4), PasswordKDF(algorithm: "scrypt", logN: 20, r: 8, p: 1),
+            ].enumerated() {
+                let create = try await RawHTTPConnection.request(
+                    port: server.port, pin: server.pin, method: "POST", path: "/v1/accounts",
+                    json: ServerProcessTests.json(CreateAccountRequest(account: "edge-\(index)", authKey: APIClient.authKey(1), keys: Self.keys(kdf))))
+                #expect(create.status == 201, "\(kdf): \(create.body)")
+            }
+            // A password change is held to the same rule.
+            let token = try await ServerProcessTests.enroll(server)
+            let change = try await RawHTTPConnection.request(
+                port: server.port, pin: server.pin, method: "PUT", path: "/v1/account/credentials", token: token,
+                json: ServerProcessTests.json(ChangeCredentialsRequest(
+                    currentAuthKey: APIClient.authKey(1), authKey: APIClient.authKey(2), keys: Self.keys(Self.refusedKDFs[0]))))
+            #expect(change.status == 400)
+            #expect(change.body.contains(ErrorCode.unsupportedKDF), "\(change.body)")
         }
     }
 }
