@@ -68,7 +68,7 @@ package struct SyncApplication: Sendable {
         let http = HTTPServerBuilder.http1WebSocketUpgrade(
             configuration: .init(http1: .init(additionalChannelHandlers: [ExpectContinueHandler(maximumBodyBytes: maximumBody)]))
         ) { request, channel, _ in
-            await upgrade.shouldUpgrade(request, from: SyncRequestContext.address(of: channel))
+            await upgrade.shouldUpgrade(request, from: AddressKey(channel.remoteAddress))
         }
         let server = try tls.map { try HTTPServerBuilder.tls(http, tlsConfiguration: $0.serverConfiguration()) } ?? http
         return Application(

@@ -45,18 +45,18 @@ struct RecoveryRoutes {
     ) async throws -> AccountRecord {
         try Validation.accountName(name)
         try validation.authKey(recoveryAuthKey)
-        try rateLimiter.checkSignInAttempt(account: name, address: context.remoteAddress)
+        try rateLimiter.checkSignInAttempt(account: name, address: context.addressKey)
         let account = try await storage.account(named: name)
         let verifier = try account?.credentials.recoveryVerifier.map(AccountRoutes.storedVerifier) ?? AccountRoutes.decoy
         guard verifier.matches(authKey: recoveryAuthKey.bytes), let account, account.credentials.recoveryVerifier != nil,
             account.credentials.wrappedRecoveryKey != nil
         else {
             metrics.signInFailures.increment()
-            rateLimiter.recordSignInFailure(account: name, address: context.remoteAddress)
+            rateLimiter.recordSignInFailure(account: name, address: context.addressKey)
             context.logger.notice("recovery refused")
             throw APIError.signInFailed
         }
-        rateLimiter.recordSignInSuccess(account: name, address: context.remoteAddress)
+        rateLimiter.recordSignInSuccess(account: name, address: context.addressKey)
         guard try await !storage.isDisabled(account.id) else { throw APIError.accountDisabled }
         return account
     }
