@@ -7,6 +7,11 @@ package struct ServerConfiguration: Sendable {
     package struct Limits: Sendable, Equatable {
         /// The largest request body, in bytes (8 MiB).
         package var maximumRequestBytes = 8 << 20
+        /// The largest body of a route that needs no token (account creation, pre-sign-in, sign-in,
+        /// recovery), in bytes: 64 KiB, against about 12 KiB for the largest of them (an account's
+        /// keys), so that a stranger cannot make the server hold 8 MiB per connection (decision
+        /// 0256). ``maximumRequestBytes`` when that is smaller.
+        package var maximumUnauthenticatedRequestBytes = 64 << 10
         /// The most items in one upload batch.
         package var maximumBatchItems = 500
         /// The largest sealed blob, in bytes (64 KiB).
@@ -35,6 +40,9 @@ package struct ServerConfiguration: Sendable {
         package var maximumKeyMaterialBytes = 4_096
 
         package init() {}
+
+        /// The body limit of a route that needs no token.
+        var unauthenticatedBodyLimit: Int { min(maximumRequestBytes, maximumUnauthenticatedRequestBytes) }
     }
 
     /// Sign-in and account-creation budgets (decision 0151), per window.

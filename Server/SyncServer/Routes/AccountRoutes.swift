@@ -23,7 +23,7 @@ struct AccountRoutes {
     private var validation: Validation { Validation(limits: configuration.limits) }
 
     private func createAccount(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
-        let body = try await JSONBody.decode(CreateAccountRequest.self, from: request, limit: configuration.limits.maximumRequestBytes)
+        let body = try await JSONBody.decode(CreateAccountRequest.self, from: request, limit: configuration.limits.unauthenticatedBodyLimit)
         try Validation.accountName(body.account)
         try validation.authKey(body.authKey)
         try validation.keys(body.keys)
@@ -38,7 +38,7 @@ struct AccountRoutes {
     }
 
     private func preSignIn(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
-        let body = try await JSONBody.decode(PreSignInRequest.self, from: request, limit: configuration.limits.maximumRequestBytes)
+        let body = try await JSONBody.decode(PreSignInRequest.self, from: request, limit: configuration.limits.unauthenticatedBodyLimit)
         try Validation.accountName(body.account)
         try rateLimiter.checkSignInAttempt(account: nil, address: context.addressKey)
         guard let account = try await storage.account(named: body.account) else {
@@ -49,7 +49,7 @@ struct AccountRoutes {
     }
 
     private func signIn(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
-        let body = try await JSONBody.decode(SignInRequest.self, from: request, limit: configuration.limits.maximumRequestBytes)
+        let body = try await JSONBody.decode(SignInRequest.self, from: request, limit: configuration.limits.unauthenticatedBodyLimit)
         try Validation.accountName(body.account)
         try Validation.deviceName(body.deviceName)
         try validation.authKey(body.authKey)

@@ -19,13 +19,13 @@ struct RecoveryRoutes {
     private var validation: Validation { Validation(limits: configuration.limits) }
 
     private func keys(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
-        let body = try await JSONBody.decode(RecoveryKeysRequest.self, from: request, limit: configuration.limits.maximumRequestBytes)
+        let body = try await JSONBody.decode(RecoveryKeysRequest.self, from: request, limit: configuration.limits.unauthenticatedBodyLimit)
         let account = try await verifiedAccount(body.account, recoveryAuthKey: body.recoveryAuthKey, context)
         return JSONBody.response(RecoveryKeysResponse(keys: try AccountRoutes.keys(of: account.credentials)))
     }
 
     private func recover(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
-        let body = try await JSONBody.decode(RecoverCredentialsRequest.self, from: request, limit: configuration.limits.maximumRequestBytes)
+        let body = try await JSONBody.decode(RecoverCredentialsRequest.self, from: request, limit: configuration.limits.unauthenticatedBodyLimit)
         try validation.authKey(body.authKey)
         try validation.keys(body.keys)
         let account = try await verifiedAccount(body.account, recoveryAuthKey: body.recoveryAuthKey, context)

@@ -70,6 +70,27 @@ struct BadInputTests {
         }
     }
 
+    @Test func routesThatNeedNoTokenTakeSmallBodiesOnly() async throws {
+        try await withTemporaryDirectory { directory in
+            let server = try await TestServer(dataDirectory: directory)
+            defer { server.stop() }
+            let token = try await ServerProcessTests.enroll(server)
+            // 100 KiB: far below the 8 MiB a device may send, far above any sign-in.
+            let body = Self.oversizedBody(100 << 10)
+            for path in ["/v1/accounts", "/v1/sign-in/parameters", "/v1/sign-in", "/v1/recovery/keys", "/v1/recovery/credentials"] {
+                for chunked in [false, true] {
+                    let (status, code) = try await Self.post(server, path, body: body, chunked: chunked)
+                    #expect(status == 413 && code == ErrorCode.tooLarge, "\(path), chunked: \(chunked): \(status)")
+                }
+            }
+            let upload = try ServerProcessTests.json(UploadRequest(
+                cursor: 0, items: (0..<3).map { APIClient.item("large-\($0)", ["laptop": 1], blobSize: 40_000) }))
+            #expect(upload.count > 100 << 10)
+            let (status, _) = try await Self.post(server, "/v1/zones/keychain/items", token: token, body: upload, chunked: true)
+            #expect(status == 200)
+        }
+    }
+
     /// KDF parameters outside KeychainCrypto's `KDFParameters` floors and limits, which every
     /// client applies to what the server hands back.
     static let refusedKDFs: [PasswordKDF] = [
