@@ -1,7 +1,7 @@
 #if SYNCKEYCHAIN_NETWORK
 import Foundation
 
-/// Legitimate devices syncing beside hostile connections (decision 0256): accounts of a writer and
+/// Legitimate devices syncing beside hostile connections (decision 0266): accounts of a writer and
 /// a push subscriber each write one item a round, timed from the upload sent to the other device's
 /// push (the push-subscriber figure's machinery), first alone, then while ``HostileClients`` hold
 /// 1,000 connections open (100 in a quick run) that trickle bytes, send garbage or send nothing,

@@ -10,7 +10,7 @@ package struct ServerConfiguration: Sendable {
         /// The largest body of a route that needs no token (account creation, pre-sign-in, sign-in,
         /// recovery), in bytes: 64 KiB, against about 12 KiB for the largest of them (an account's
         /// keys), so that a stranger cannot make the server hold 8 MiB per connection (decision
-        /// 0256). ``maximumRequestBytes`` when that is smaller.
+        /// 0266). ``maximumRequestBytes`` when that is smaller.
         package var maximumUnauthenticatedRequestBytes = 64 << 10
         /// The most items in one upload batch.
         package var maximumBatchItems = 500
@@ -74,7 +74,7 @@ package struct ServerConfiguration: Sendable {
     }
 
     /// How many connections the server holds open and how long each may take to send what it
-    /// owes (decision 0256), whatever the connection carries; see docs/operations.md, "Hostile
+    /// owes (decision 0266), whatever the connection carries; see docs/operations.md, "Hostile
     /// connections".
     package struct Connections: Sendable, Equatable {
         /// The most connections open at once from one client address (an ``AddressKey``: an IPv6

@@ -60,7 +60,7 @@ package struct SyncApplication: Sendable {
 
     /// The application on `host:port` (port 0: any free port), over TLS unless `tls` is nil;
     /// `onRunning` gets the bound port. Every connection is counted against the connection caps
-    /// and held to the connection timeouts (``GuardedChildChannel``, decision 0256).
+    /// and held to the connection timeouts (``GuardedChildChannel``, decision 0266).
     package func makeApplication(
         host: String, port: Int, tls: TLSIdentity?, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {

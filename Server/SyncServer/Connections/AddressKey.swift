@@ -5,7 +5,7 @@ import Darwin
 #endif
 import NIOCore
 
-/// The client a per-address limit counts against (decision 0256): an IPv4 address whole, an IPv6
+/// The client a per-address limit counts against (decision 0266): an IPv4 address whole, an IPv6
 /// address by its /64 prefix, an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`, what a dual-stack
 /// listener on `::` sees of an IPv4 client) as the IPv4 address.
 ///

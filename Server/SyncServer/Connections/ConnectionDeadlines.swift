@@ -1,4 +1,4 @@
-/// When a connection must next have made progress, and why (decision 0256): a value-type state
+/// When a connection must next have made progress, and why (decision 0266): a value-type state
 /// machine fed what happens on the connection, with no clock and no I/O of its own;
 /// ``ConnectionGuard`` feeds it and closes the connection once ``deadline`` has passed.
 ///

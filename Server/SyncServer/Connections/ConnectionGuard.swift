@@ -1,7 +1,7 @@
 import Logging
 import NIOCore
 
-/// The first handler of every connection, before TLS (decision 0256): it holds the connection to
+/// The first handler of every connection, before TLS (decision 0266): it holds the connection to
 /// its ``ConnectionDeadlines`` and closes it, at the socket, once one has passed; it drops what
 /// the client sends after the server closed its side; and on a graceful shutdown it closes the
 /// connection at once when no request is being read or answered.

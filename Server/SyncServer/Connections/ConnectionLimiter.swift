@@ -1,7 +1,7 @@
 import Synchronization
 
 /// The connections open now, by ``AddressKey`` and in all, held to
-/// ``ServerConfiguration/Connections``'s caps (decision 0256). A connection over a cap is closed
+/// ``ServerConfiguration/Connections``'s caps (decision 0266). A connection over a cap is closed
 /// as soon as it is accepted, before a TLS handshake or a byte is read.
 final class ConnectionLimiter: Sendable {
     private struct Counts {

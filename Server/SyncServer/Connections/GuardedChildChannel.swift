@@ -2,7 +2,7 @@ import HummingbirdCore
 import Logging
 import NIOCore
 
-/// The server's connections, whatever they carry (decision 0256): `Base` (TLS, HTTP/1.1 with the
+/// The server's connections, whatever they carry (decision 0266): `Base` (TLS, HTTP/1.1 with the
 /// WebSocket upgrade) set up between a ``ConnectionGuard`` in front and an
 /// ``HTTPExchangeObserver`` after the upgrade handler, each connection counted against the
 /// ``ConnectionLimiter``'s caps first.

@@ -4,7 +4,7 @@ import NIOHTTP1
 import SyncProtocol
 
 /// Watches HTTP/1.1 requests and answers go by, right after the WebSocket-upgrade handler, and
-/// tells the connection's ``ConnectionGuard`` where each begins and ends (decision 0256).
+/// tells the connection's ``ConnectionGuard`` where each begins and ends (decision 0266).
 ///
 /// It also answers a connection whose first request is not HTTP/1.1 (garbage, `HTTP/9.9`, a bad
 /// or doubled `Content-Length`, too many or too long headers): `400 malformed_request` and the

@@ -2,7 +2,7 @@ import NIOCore
 import SyncServer
 import Testing
 
-/// The key every per-address limit counts by (decision 0256): an IPv4 address whole, an IPv6
+/// The key every per-address limit counts by (decision 0266): an IPv4 address whole, an IPv6
 /// address by its /64, an IPv4-mapped IPv6 address as the IPv4 address.
 @Suite struct AddressKeyTests {
     @Test(arguments: [

@@ -1,7 +1,7 @@
 import SyncServer
 import Testing
 
-/// The connection deadlines as a transcript (decision 0256): events in, the next deadline out.
+/// The connection deadlines as a transcript (decision 0266): events in, the next deadline out.
 @Suite struct ConnectionDeadlinesTests {
     let start = ContinuousClock.now
     let timeouts = ConnectionDeadlines.Timeouts(header: .seconds(30), body: .seconds(120), idle: .seconds(90))

@@ -2,7 +2,7 @@ import Foundation
 import ProcessTesting
 import Testing
 
-/// The connection caps of the built `sync-server` (decision 0256), with loopback addresses
+/// The connection caps of the built `sync-server` (decision 0266), with loopback addresses
 /// 127.0.0.x standing for clients: a connection over the per-address or the total cap is closed
 /// unanswered; the others are served; a closed connection frees its place.
 @Suite("Connection caps, live", .serialized)

@@ -4,7 +4,7 @@ import SyncProtocol
 import Testing
 
 /// Connections that are not honest HTTP/1.1 clients, against the built `sync-server` (decision
-/// 0256): a malformed first request gets `400 malformed_request` and the end of the connection; a
+/// 0266): a malformed first request gets `400 malformed_request` and the end of the connection; a
 /// connection that sends nothing, trickles its head or its body, or idles is closed after its
 /// timeout; a graceful shutdown does not wait for connections that hold no request.
 @Suite("Hostile connections, live", .serialized)
