@@ -14,7 +14,8 @@ final class BenchServer: Sendable {
     /// The server's public-key pin (nil over plain HTTP).
     let pin: String?
 
-    init(_ executables: Executables, directory: URL, database: String? = nil, insecure: Bool = false) async throws {
+    /// Starts a server; `options` are further `sync-server` options.
+    init(_ executables: Executables, directory: URL, database: String? = nil, insecure: Bool = false, options: [String] = []) async throws {
         let data = directory.appendingPathComponent("server-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
         var arguments = [
@@ -24,6 +25,7 @@ final class BenchServer: Sendable {
         ]
         if let database { arguments += ["--database", database] }
         if insecure { arguments.append("--insecure-http") }
+        arguments += options
         let process = try ChildProcess(
             executables.server, arguments, environment: ["LOG_LEVEL": "warning"], log: directory.appendingPathComponent("server.log"))
         do {

@@ -126,6 +126,11 @@ final class ChildProcess: Sendable {
         return (try kilobytes("VmRSS") / 1024, try kilobytes("VmHWM") / 1024)
     }
 
+    /// The file descriptors the process has open, from /proc (sockets, database files, pipes).
+    func openDescriptors() throws -> Int {
+        try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count
+    }
+
     /// CPU time (user + system) the process has used so far, from /proc, in seconds.
     func cpuSeconds() throws -> Double {
         let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)

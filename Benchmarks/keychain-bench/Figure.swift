@@ -13,6 +13,11 @@ struct Figure: Sendable, Codable {
         case timeAtMost(Double)
         /// Median and 99th-percentile times, in the figure's unit, not to exceed.
         case latencyAtMost(median: Double, p99: Double)
+        /// product / baseline 99th percentiles (times) must be at most this.
+        case p99RatioAtMost(Double)
+        /// product / baseline medians of a quantity that should come back to its baseline (open
+        /// descriptors, resident memory) must be at most this.
+        case ratioAtMost(Double)
         /// Reported only.
         case report
     }
@@ -26,10 +31,12 @@ struct Figure: Sendable, Codable {
     var target: Target
     var note: String?
 
-    /// product / baseline medians, when there is a baseline.
+    /// product / baseline medians (99th percentiles for a ``Target/p99RatioAtMost(_:)`` figure),
+    /// when there is a baseline.
     var ratio: Double? {
-        guard let product, let baseline, baseline.median > 0 else { return nil }
-        return product.median / baseline.median
+        guard let product, let baseline else { return nil }
+        if case .p99RatioAtMost = target { return baseline.p99 > 0 ? product.p99 / baseline.p99 : nil }
+        return baseline.median > 0 ? product.median / baseline.median : nil
     }
 
     /// Whether the figure meets its target; `nil` when it only reports.
@@ -40,6 +47,7 @@ struct Figure: Sendable, Codable {
         case .throughputAtLeast(let minimum): product.map { $0.median >= minimum }
         case .timeAtMost(let maximum): product.map { $0.median <= maximum }
         case .latencyAtMost(let median, let p99): product.map { $0.median <= median && $0.p99 <= p99 }
+        case .p99RatioAtMost(let maximum), .ratioAtMost(let maximum): ratio.map { $0 <= maximum }
         case .report: nil
         }
     }
@@ -51,6 +59,8 @@ struct Figure: Sendable, Codable {
         case .throughputAtLeast(let minimum): "≥ \(format(minimum, digits: 0)) \(unit)"
         case .timeAtMost(let maximum): "≤ \(format(maximum, digits: 0)) \(unit)"
         case .latencyAtMost(let median, let p99): "median ≤ \(format(median, digits: 0)), p99 ≤ \(format(p99, digits: 0)) \(unit)"
+        case .p99RatioAtMost(let maximum): "p99 ≤ \(format(maximum))× baseline"
+        case .ratioAtMost(let maximum): "≤ \(format(maximum))× baseline"
         case .report: "report"
         }
     }

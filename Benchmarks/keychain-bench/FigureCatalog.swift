@@ -22,6 +22,7 @@ enum FigureCatalog {
         PropagationFigure.benchmark,
         ScaleOutFigures.twoProcesses,
         ScaleOutFigures.pushSubscribers,
+        HostileConnectionsFigure.benchmark,
     ]
     #else
     /// A core-only build has no server, client or HTTP stack: one row says so.

@@ -88,13 +88,24 @@ struct Scale: Sendable {
     var propagationWrites: Int
     /// Processes per sample in the CLI figure.
     var processRuns: Int
+    /// Hostile connections held open beside the legitimate devices of the hostile-connections
+    /// figure, those devices (accounts of a writer and a push subscriber), and the rounds of one
+    /// write per account timed with and without the hostile connections.
+    var hostileConnections: Int
+    var hostileAccounts: Int
+    var hostileRounds: Int
+    /// The pause between two rounds: a full run's hostile phase outlasts the server's header
+    /// timeout (30 s), so its trickling and silent connections are closed and come back.
+    var hostileRoundPause: Duration
 
     static let quick = Scale(
         samples: 3, iterations: 200, items: 1_000, writeSamples: 2, writeBatches: 1, feedItems: 2_000, deviceItems: 500,
-        deviceSamples: 1, kdfLogN: 15, propagationWrites: 5, processRuns: 3)
+        deviceSamples: 1, kdfLogN: 15, propagationWrites: 5, processRuns: 3, hostileConnections: 100,
+        hostileAccounts: 4, hostileRounds: 10, hostileRoundPause: .zero)
     static let full = Scale(
         samples: 15, iterations: 2_000, items: 10_000, writeSamples: 7, writeBatches: 10, feedItems: 100_000, deviceItems: 10_000,
-        deviceSamples: 5, kdfLogN: 17, propagationWrites: 50, processRuns: 10)
+        deviceSamples: 5, kdfLogN: 17, propagationWrites: 50, processRuns: 10, hostileConnections: 1_000,
+        hostileAccounts: 10, hostileRounds: 100, hostileRoundPause: .milliseconds(400))
 }
 
 /// One named measurement in the catalog: one or more table rows from one setup.

@@ -21,6 +21,9 @@ struct Report: Codable {
             if case .latencyAtMost = figure.target, let product = figure.product {
                 notes.append("p99 \(Self.value(product.p99, figure.unit)), n=\(product.count)")
             }
+            if case .p99RatioAtMost = figure.target, let product = figure.product, let baseline = figure.baseline {
+                notes.append("p99 \(Self.value(product.p99, figure.unit)) vs \(Self.value(baseline.p99, figure.unit)), n=\(product.count)/\(baseline.count)")
+            }
             if let note = figure.note { notes.append(note) }
             lines.append("| \(figure.name) | \(product) | \(baseline) | \(ratio) | \(figure.targetText) | \(met) | \(spread) | \(notes.joined(separator: "; ")) |")
         }

@@ -7,6 +7,11 @@ package struct ServerConfiguration: Sendable {
     package struct Limits: Sendable, Equatable {
         /// The largest request body, in bytes (8 MiB).
         package var maximumRequestBytes = 8 << 20
+        /// The largest body of a route that needs no token (account creation, pre-sign-in, sign-in,
+        /// recovery), in bytes: 64 KiB, against about 12 KiB for the largest of them (an account's
+        /// keys), so that a stranger cannot make the server hold 8 MiB per connection (decision
+        /// 0266). ``maximumRequestBytes`` when that is smaller.
+        package var maximumUnauthenticatedRequestBytes = 64 << 10
         /// The most items in one upload batch.
         package var maximumBatchItems = 500
         /// The largest sealed blob, in bytes (64 KiB).
@@ -35,6 +40,9 @@ package struct ServerConfiguration: Sendable {
         package var maximumKeyMaterialBytes = 4_096
 
         package init() {}
+
+        /// The body limit of a route that needs no token.
+        var unauthenticatedBodyLimit: Int { min(maximumRequestBytes, maximumUnauthenticatedRequestBytes) }
     }
 
     /// Sign-in and account-creation budgets (decision 0151), per window.
@@ -65,7 +73,31 @@ package struct ServerConfiguration: Sendable {
         package init() {}
     }
 
+    /// How many connections the server holds open and how long each may take to send what it
+    /// owes (decision 0266), whatever the connection carries; see docs/operations.md, "Hostile
+    /// connections".
+    package struct Connections: Sendable, Equatable {
+        /// The most connections open at once from one client address (an ``AddressKey``: an IPv6
+        /// client by its /64). A device holds one push connection and opens a few short ones, so
+        /// 128 lets about forty devices share one address (a household, an office behind NAT).
+        package var maximumPerAddress = 128
+        /// The most connections open at once from all clients together: under the file
+        /// descriptors a server is given (`LimitNOFILE=65536`), with room for the database.
+        package var maximumTotal = 10_000
+        /// How long a request head may take to arrive: from the connection's start (the TLS
+        /// handshake included), or on a kept-alive connection from its first byte.
+        package var headerTimeout: Duration = .seconds(30)
+        /// How long a request body may take to arrive, from the end of its head (8 MiB at 70 KB/s).
+        package var bodyTimeout: Duration = .seconds(120)
+        /// How long a kept-alive connection may wait for its next request, and how long a client
+        /// may leave an answer unread while the server cannot write more.
+        package var idleTimeout: Duration = .seconds(90)
+
+        package init() {}
+    }
+
     package var limits = Limits()
+    package var connections = Connections()
     package var signInRateLimit = SignInRateLimit()
     package var tokenFailureRateLimit = TokenFailureRateLimit()
     /// Devices not seen for this long stop holding tombstones back (`--device-inactivity-limit`,

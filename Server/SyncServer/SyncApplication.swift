@@ -59,18 +59,29 @@ package struct SyncApplication: Sendable {
     }
 
     /// The application on `host:port` (port 0: any free port), over TLS unless `tls` is nil;
-    /// `onRunning` gets the bound port.
+    /// `onRunning` gets the bound port. Every connection is counted against the connection caps
+    /// and held to the connection timeouts (``GuardedChildChannel``, decision 0266).
     package func makeApplication(
         host: String, port: Int, tls: TLSIdentity?, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
         let upgrade = PushUpgrade(authenticator: authenticator, hub: hub)
         let maximumBody = configuration.limits.maximumRequestBytes
-        let http = HTTPServerBuilder.http1WebSocketUpgrade(
-            configuration: .init(http1: .init(additionalChannelHandlers: [ExpectContinueHandler(maximumBodyBytes: maximumBody)]))
-        ) { request, channel, _ in
-            await upgrade.shouldUpgrade(request, from: SyncRequestContext.address(of: channel))
+        let limiter = ConnectionLimiter(configuration.connections)
+        let timeouts = ConnectionDeadlines.Timeouts(
+            header: configuration.connections.headerTimeout, body: configuration.connections.bodyTimeout,
+            idle: configuration.connections.idleTimeout)
+        let tlsConfiguration = try tls?.serverConfiguration()
+        let server = HTTPServerBuilder { [metrics] responder -> any ServerChildChannel in
+            let http = HTTP1WebSocketUpgradeChannel(
+                responder: responder,
+                configuration: .init(http1: .init(additionalChannelHandlers: [ExpectContinueHandler(maximumBodyBytes: maximumBody)]))
+            ) { request, channel, _ in
+                await upgrade.shouldUpgrade(request, from: AddressKey(channel.remoteAddress))
+            }
+            guard let tlsConfiguration else { return GuardedChildChannel(base: http, limiter: limiter, timeouts: timeouts, metrics: metrics) }
+            return GuardedChildChannel(
+                base: try TLSChannel(http, tlsConfiguration: tlsConfiguration), limiter: limiter, timeouts: timeouts, metrics: metrics)
         }
-        let server = try tls.map { try HTTPServerBuilder.tls(http, tlsConfiguration: $0.serverConfiguration()) } ?? http
         return Application(
             router: makeRouter(),
             server: server,

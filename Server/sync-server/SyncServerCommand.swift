@@ -38,11 +38,24 @@ struct SyncServerCommand: AsyncParsableCommand {
     var signInAttemptsPerAddress = ServerConfiguration.SignInRateLimit().attemptsPerAddress
     @Option(help: "Failed bearer-token authentications per client address per minute.")
     var tokenFailuresPerAddress = ServerConfiguration.TokenFailureRateLimit().failuresPerAddress
+    @Option(help: "The most connections open at once from one client address (an IPv6 client counts by its /64).")
+    var maxConnectionsPerAddress = ServerConfiguration.Connections().maximumPerAddress
+    @Option(help: "The most connections open at once from all clients together.")
+    var maxConnections = ServerConfiguration.Connections().maximumTotal
+    @Option(help: "How long a request head may take to arrive: from the connection's start (TLS handshake included), or from its first byte on a kept-alive connection (90s, 15m, 1h, 30d).")
+    var headerTimeout = WrittenDuration("30s")!
+    @Option(help: "How long a request body may take to arrive after its head (90s, 15m, 1h, 30d).")
+    var bodyTimeout = WrittenDuration("2m")!
+    @Option(help: "How long a kept-alive connection may wait for its next request, and a client leave an answer unread (90s, 15m, 1h, 30d).")
+    var idleTimeout = WrittenDuration("90s")!
 
     func validate() throws {
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
         if insecureHttp && tlsCert != nil { throw ValidationError("--insecure-http and --tls-cert exclude each other") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
+        guard maxConnections > 0, maxConnectionsPerAddress > 0 else {
+            throw ValidationError("--max-connections and --max-connections-per-address must be at least 1")
+        }
     }
 
     func run() async throws {
@@ -75,6 +88,12 @@ struct SyncServerCommand: AsyncParsableCommand {
         configuration.signInRateLimit.failuresPerAccount = signInFailuresPerAccount
         configuration.signInRateLimit.accountCreationsPerAddress = accountCreationsPerAddress
         configuration.tokenFailureRateLimit.failuresPerAddress = tokenFailuresPerAddress
+        configuration.connections.maximumPerAddress = maxConnectionsPerAddress
+        configuration.connections.maximumTotal = maxConnections
+        configuration.connections.headerTimeout = headerTimeout.duration
+        configuration.connections.bodyTimeout = bodyTimeout.duration
+        configuration.connections.idleTimeout = idleTimeout.duration
+        if let problem = Self.raiseDescriptorLimit(for: maxConnections) { Self.say("warning: \(problem)") }
 
         let tls: TLSIdentity?
         if insecureHttp {

@@ -4,6 +4,9 @@ public enum ErrorCode {
     public static let malformedRequest = "malformed_request"
     /// 400: a field is out of its allowed range (name, ID, vector, zone…).
     public static let invalidField = "invalid_field"
+    /// 400: the KDF parameters of an account's keys are outside what clients accept (scrypt and
+    /// KeychainCrypto's `KDFParameters` floors and limits).
+    public static let unsupportedKDF = "unsupported_kdf"
     /// 413: the body, the batch or a blob is larger than allowed (oversized blobs are listed in
     /// `items`).
     public static let tooLarge = "too_large"

@@ -14,7 +14,7 @@ struct PushUpgrade: Sendable {
     let hub: PushHub
 
     func shouldUpgrade(
-        _ request: HTTPRequest, from address: String
+        _ request: HTTPRequest, from address: AddressKey
     ) async -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
         guard request.path?.split(separator: "?").first.map(String.init) == Self.path,
             let device = try? await authenticator.device(for: request.headerFields[.authorization], from: address),

@@ -23,12 +23,12 @@ struct AccountRoutes {
     private var validation: Validation { Validation(limits: configuration.limits) }
 
     private func createAccount(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
-        let body = try await JSONBody.decode(CreateAccountRequest.self, from: request, limit: configuration.limits.maximumRequestBytes)
+        let body = try await JSONBody.decode(CreateAccountRequest.self, from: request, limit: configuration.limits.unauthenticatedBodyLimit)
         try Validation.accountName(body.account)
         try validation.authKey(body.authKey)
         try validation.keys(body.keys)
         if let recoveryAuthKey = body.recoveryAuthKey { try validation.authKey(recoveryAuthKey) }
-        try rateLimiter.checkAccountCreation(address: context.remoteAddress)
+        try rateLimiter.checkAccountCreation(address: context.addressKey)
         let verifier = AuthKeyVerifier.make(authKey: body.authKey.bytes)
         var credentials = try Self.credentials(verifier: verifier, keys: body.keys)
         credentials.recoveryVerifier = body.recoveryAuthKey.map { AuthKeyVerifier.make(authKey: $0.bytes).encoded }
@@ -38,9 +38,9 @@ struct AccountRoutes {
     }
 
     private func preSignIn(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
-        let body = try await JSONBody.decode(PreSignInRequest.self, from: request, limit: configuration.limits.maximumRequestBytes)
+        let body = try await JSONBody.decode(PreSignInRequest.self, from: request, limit: configuration.limits.unauthenticatedBodyLimit)
         try Validation.accountName(body.account)
-        try rateLimiter.checkSignInAttempt(account: nil, address: context.remoteAddress)
+        try rateLimiter.checkSignInAttempt(account: nil, address: context.addressKey)
         guard let account = try await storage.account(named: body.account) else {
             return JSONBody.response(PreSignInResponse(kdf: .standard, salt: Base64Bytes(try await fakeSalts.salt(for: body.account))))
         }
@@ -49,21 +49,21 @@ struct AccountRoutes {
     }
 
     private func signIn(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
-        let body = try await JSONBody.decode(SignInRequest.self, from: request, limit: configuration.limits.maximumRequestBytes)
+        let body = try await JSONBody.decode(SignInRequest.self, from: request, limit: configuration.limits.unauthenticatedBodyLimit)
         try Validation.accountName(body.account)
         try Validation.deviceName(body.deviceName)
         try validation.authKey(body.authKey)
-        try rateLimiter.checkSignInAttempt(account: body.account, address: context.remoteAddress)
+        try rateLimiter.checkSignInAttempt(account: body.account, address: context.addressKey)
         let account = try await storage.account(named: body.account)
         // An unknown account costs the same verifier work as a wrong key.
         let verifier = try account.map { try Self.storedVerifier($0.credentials) } ?? Self.decoy
         guard verifier.matches(authKey: body.authKey.bytes), let account else {
             metrics.signInFailures.increment()
-            rateLimiter.recordSignInFailure(account: body.account, address: context.remoteAddress)
+            rateLimiter.recordSignInFailure(account: body.account, address: context.addressKey)
             context.logger.notice("sign-in failed")
             throw APIError.signInFailed
         }
-        rateLimiter.recordSignInSuccess(account: body.account, address: context.remoteAddress)
+        rateLimiter.recordSignInSuccess(account: body.account, address: context.addressKey)
         guard try await !storage.isDisabled(account.id) else { throw APIError.accountDisabled }
         let token = DeviceToken.generate()
         guard let tokenHash = DeviceToken.hash(token) else { throw APIError(.internalServerError, "internal", "internal error") }
@@ -109,10 +109,10 @@ struct AccountRoutes {
     /// The caller's account, when `currentAuthKey` is its password's (counted like a sign-in).
     private func passwordHolder(_ device: DeviceRecord, currentAuthKey: Base64Bytes, _ context: SyncRequestContext) async throws -> AccountRecord {
         guard let account = try await storage.account(id: device.account) else { throw APIError.unauthorized }
-        try rateLimiter.checkSignInAttempt(account: account.name, address: context.remoteAddress)
+        try rateLimiter.checkSignInAttempt(account: account.name, address: context.addressKey)
         guard try Self.storedVerifier(account.credentials).matches(authKey: currentAuthKey.bytes) else {
             metrics.signInFailures.increment()
-            rateLimiter.recordSignInFailure(account: account.name, address: context.remoteAddress)
+            rateLimiter.recordSignInFailure(account: account.name, address: context.addressKey)
             throw APIError.signInFailed
         }
         return account

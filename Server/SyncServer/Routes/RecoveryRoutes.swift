@@ -19,13 +19,13 @@ struct RecoveryRoutes {
     private var validation: Validation { Validation(limits: configuration.limits) }
 
     private func keys(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
-        let body = try await JSONBody.decode(RecoveryKeysRequest.self, from: request, limit: configuration.limits.maximumRequestBytes)
+        let body = try await JSONBody.decode(RecoveryKeysRequest.self, from: request, limit: configuration.limits.unauthenticatedBodyLimit)
         let account = try await verifiedAccount(body.account, recoveryAuthKey: body.recoveryAuthKey, context)
         return JSONBody.response(RecoveryKeysResponse(keys: try AccountRoutes.keys(of: account.credentials)))
     }
 
     private func recover(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
-        let body = try await JSONBody.decode(RecoverCredentialsRequest.self, from: request, limit: configuration.limits.maximumRequestBytes)
+        let body = try await JSONBody.decode(RecoverCredentialsRequest.self, from: request, limit: configuration.limits.unauthenticatedBodyLimit)
         try validation.authKey(body.authKey)
         try validation.keys(body.keys)
         let account = try await verifiedAccount(body.account, recoveryAuthKey: body.recoveryAuthKey, context)
@@ -45,18 +45,18 @@ struct RecoveryRoutes {
     ) async throws -> AccountRecord {
         try Validation.accountName(name)
         try validation.authKey(recoveryAuthKey)
-        try rateLimiter.checkSignInAttempt(account: name, address: context.remoteAddress)
+        try rateLimiter.checkSignInAttempt(account: name, address: context.addressKey)
         let account = try await storage.account(named: name)
         let verifier = try account?.credentials.recoveryVerifier.map(AccountRoutes.storedVerifier) ?? AccountRoutes.decoy
         guard verifier.matches(authKey: recoveryAuthKey.bytes), let account, account.credentials.recoveryVerifier != nil,
             account.credentials.wrappedRecoveryKey != nil
         else {
             metrics.signInFailures.increment()
-            rateLimiter.recordSignInFailure(account: name, address: context.remoteAddress)
+            rateLimiter.recordSignInFailure(account: name, address: context.addressKey)
             context.logger.notice("recovery refused")
             throw APIError.signInFailed
         }
-        rateLimiter.recordSignInSuccess(account: name, address: context.remoteAddress)
+        rateLimiter.recordSignInSuccess(account: name, address: context.addressKey)
         guard try await !storage.isDisabled(account.id) else { throw APIError.accountDisabled }
         return account
     }

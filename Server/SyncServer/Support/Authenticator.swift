@@ -12,13 +12,13 @@ struct Authenticator: RouterMiddleware {
         _ request: Request, context: SyncRequestContext, next: (Request, SyncRequestContext) async throws -> Response
     ) async throws -> Response {
         var context = context
-        context.device = try await device(for: request.headers[.authorization], from: context.remoteAddress)
+        context.device = try await device(for: request.headers[.authorization], from: context.addressKey)
         return try await next(request, context)
     }
 
     /// The active device the header's token belongs to: `429 rate_limited` without a lookup when
     /// `address` is over its budget of failures, `401 unauthorized` (counted) when there is none.
-    func device(for header: String?, from address: String) async throws -> DeviceRecord {
+    func device(for header: String?, from address: AddressKey) async throws -> DeviceRecord {
         guard !rateLimiter.isTokenBlocked(address) else { throw APIError.tokenRateLimited(retryAfter: rateLimiter.tokenRetryAfter(address)) }
         let device: DeviceRecord
         do {

@@ -1,6 +1,8 @@
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
+import NIOHTTP1
 import SyncProtocol
 
 /// Turns every error into a JSON error answer with a stable code: malformed input is a 4xx, only a
@@ -40,6 +42,11 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             }
         case is DecodingError:
             return APIError(.badRequest, ErrorCode.malformedRequest, "the body is not the JSON this endpoint expects")
+        case is NIOTooManyBytesError:
+            return .tooLarge("the request body is too large")
+        case is HTTPParserError:
+            // The body broke HTTP/1.1 framing (a bad chunk) while a route read it.
+            return APIError(.badRequest, ErrorCode.malformedRequest, "the request is not HTTP/1.1")
         case let error as HTTPError:
             switch error.status {
             case .notFound: return .notFound

@@ -15,8 +15,9 @@ enum JSONBody {
             body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
-    /// Collects and decodes the body, refusing one over `limit` bytes with `413 too_large` (at once,
-    /// from `Content-Length`, when the client announced it).
+    /// Collects and decodes the body, refusing one over `limit` bytes with `413 too_large`: at once,
+    /// from `Content-Length`, when the client announced it, and once `limit` bytes have come in for
+    /// a body sent in chunks.
     static func decode<Value: Decodable>(_ type: Value.Type, from request: Request, limit: Int) async throws -> Value {
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
             throw APIError.tooLarge("the request body is larger than \(limit) bytes")
@@ -28,6 +29,9 @@ enum JSONBody {
         do {
             buffer = try await request.body.collect(upTo: limit)
         } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw APIError.tooLarge("the request body is larger than \(limit) bytes")
+        } catch is NIOTooManyBytesError {
+            // A chunked body: no length to check up front, the collector stops at the limit.
             throw APIError.tooLarge("the request body is larger than \(limit) bytes")
         }
         return try WireCoding.makeDecoder().decode(Value.self, from: Data(buffer.readableBytesView))

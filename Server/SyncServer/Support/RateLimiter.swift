@@ -15,7 +15,8 @@ import Synchronization
 ///   `429 rate_limited` for every bearer-token request, valid token or not, until its window
 ///   ends. The token is not even looked up, so guessing gains nothing and costs the database
 ///   nothing.
-/// Every refusal says when to come back (`Retry-After`).
+/// Every refusal says when to come back (`Retry-After`). Addresses are ``AddressKey``s: an IPv6
+/// client is counted by its /64.
 struct RateLimiter: Sendable {
     private let signIn: ServerConfiguration.SignInRateLimit
     private let tokenFailures: ServerConfiguration.TokenFailureRateLimit
@@ -39,8 +40,8 @@ struct RateLimiter: Sendable {
     /// failures from everywhere are over budget.
     ///
     /// - Throws: `429 rate_limited` with the seconds until the exhausted window ends.
-    func checkSignInAttempt(account: String?, address: String) throws(APIError) {
-        let addressKey = "n:" + address
+    func checkSignInAttempt(account: String?, address: AddressKey) throws(APIError) {
+        let addressKey = "n:" + address.description
         guard attemptWindows.count([(key: addressKey, budget: signIn.attemptsPerAddress)]) == [true] else {
             throw APIError.rateLimited(retryAfter: attemptWindows.secondsLeft(addressKey))
         }
@@ -56,7 +57,7 @@ struct RateLimiter: Sendable {
     }
 
     /// Counts a failed sign-in (wrong auth key or unknown account) against `account`.
-    func recordSignInFailure(account: String, address: String) {
+    func recordSignInFailure(account: String, address: AddressKey) {
         _ = failureWindows.count([
             (key: Self.pairKey(account: account, address: address), budget: signIn.attemptsPerAccount),
             (key: "a:" + account, budget: signIn.failuresPerAccount),
@@ -65,34 +66,35 @@ struct RateLimiter: Sendable {
 
     /// Remembers that `address` signed in to `account`: the account-wide failure budget no longer
     /// applies to it.
-    func recordSignInSuccess(account: String, address: String) {
+    func recordSignInSuccess(account: String, address: AddressKey) {
         knownAddresses.insert(address, for: account)
     }
 
     /// Counts one account creation from `address`.
     ///
     /// - Throws: `429 rate_limited` when the address created its budget of accounts this window.
-    func checkAccountCreation(address: String) throws(APIError) {
+    func checkAccountCreation(address: AddressKey) throws(APIError) {
         try checkSignInAttempt(account: nil, address: address)
-        guard creationWindows.count([(key: address, budget: signIn.accountCreationsPerAddress)]) == [true] else {
-            throw APIError.rateLimited(retryAfter: creationWindows.secondsLeft(address), "too many new accounts from this address; retry later")
+        guard creationWindows.count([(key: address.description, budget: signIn.accountCreationsPerAddress)]) == [true] else {
+            throw APIError.rateLimited(
+                retryAfter: creationWindows.secondsLeft(address.description), "too many new accounts from this address; retry later")
         }
     }
 
     /// Whether `address` has spent its budget of failed token authentications.
-    func isTokenBlocked(_ address: String) -> Bool {
-        tokenFailureWindows.current(address) >= tokenFailures.failuresPerAddress
+    func isTokenBlocked(_ address: AddressKey) -> Bool {
+        tokenFailureWindows.current(address.description) >= tokenFailures.failuresPerAddress
     }
 
     /// Seconds until `address`'s window of token failures ends.
-    func tokenRetryAfter(_ address: String) -> Int { tokenFailureWindows.secondsLeft(address) }
+    func tokenRetryAfter(_ address: AddressKey) -> Int { tokenFailureWindows.secondsLeft(address.description) }
 
     /// Counts one failed token authentication from `address`.
-    func recordTokenFailure(_ address: String) {
-        _ = tokenFailureWindows.count([(key: address, budget: tokenFailures.failuresPerAddress)])
+    func recordTokenFailure(_ address: AddressKey) {
+        _ = tokenFailureWindows.count([(key: address.description, budget: tokenFailures.failuresPerAddress)])
     }
 
-    private static func pairKey(account: String, address: String) -> String { "p:" + address + "\u{0}" + account }
+    private static func pairKey(account: String, address: AddressKey) -> String { "p:" + address.description + "\u{0}" + account }
 }
 
 /// The addresses that signed in to each account, as far as this process has seen (bounded: the
@@ -102,16 +104,16 @@ private final class KnownAddresses: Sendable {
     private static let capacity = 100_000
     private let entries = Mutex<Set<String>>([])
 
-    func insert(_ address: String, for account: String) {
+    func insert(_ address: AddressKey, for account: String) {
         entries.withLock { entries in
             if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
             entries.insert(Self.key(address, account))
         }
     }
 
-    func contains(_ address: String, for account: String) -> Bool {
+    func contains(_ address: AddressKey, for account: String) -> Bool {
         entries.withLock { $0.contains(Self.key(address, account)) }
     }
 
-    private static func key(_ address: String, _ account: String) -> String { address + "\u{0}" + account }
+    private static func key(_ address: AddressKey, _ account: String) -> String { address.description + "\u{0}" + account }
 }

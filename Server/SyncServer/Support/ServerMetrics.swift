@@ -2,7 +2,8 @@ import Foundation
 import Prometheus
 
 /// The server's Prometheus metrics: requests by route and status, accepted and stale item writes,
-/// failed sign-ins, open push connections. Labels are route templates, never values.
+/// failed sign-ins, open push connections, open, refused and timed-out connections, malformed
+/// requests. Labels are route templates and fixed reasons, never values.
 package final class ServerMetrics: Sendable {
     private let registry = PrometheusCollectorRegistry()
     let signInFailures: Counter
@@ -13,6 +14,9 @@ package final class ServerMetrics: Sendable {
     let collectionRuns: Counter
     let collectionFailures: Counter
     let lastCollection: Gauge
+    let openConnections: Gauge
+    let connectionsRefused: Counter
+    let malformedRequests: Counter
 
     package init() {
         signInFailures = registry.makeCounter(name: "sync_sign_in_failures_total", help: "Failed sign-in attempts")
@@ -25,6 +29,18 @@ package final class ServerMetrics: Sendable {
             name: "sync_tombstone_collection_failures_total", help: "Tombstone collection passes that failed")
         lastCollection = registry.makeGauge(
             name: "sync_tombstone_collection_last_timestamp_seconds", help: "When the last collection pass completed (Unix time)")
+        openConnections = registry.makeGauge(name: "sync_connections", help: "Open client connections")
+        connectionsRefused = registry.makeCounter(
+            name: "sync_connections_refused_total", help: "Connections closed on accept: over the per-address or total cap")
+        malformedRequests = registry.makeCounter(
+            name: "sync_malformed_requests_total", help: "Connections whose first request was not HTTP/1.1 (answered 400)")
+    }
+
+    /// Counts a connection closed for being too slow (`reason`: header, body, idle, unread, linger).
+    func recordConnectionTimeout(_ reason: String) {
+        registry.makeCounter(
+            name: "sync_connection_timeouts_total", labels: [("reason", reason)], help: "Connections closed for being too slow"
+        ).increment()
     }
 
     func record(_ receipt: UploadReceipt) {

@@ -3,20 +3,16 @@ import HummingbirdWebSocket
 import NIOCore
 
 /// The per-request context: the authenticated device (set by ``Authenticator``) and the client's
-/// address (for sign-in rate limits).
+/// address key (for the per-address rate limits).
 package struct SyncRequestContext: RequestContext {
     package var coreContext: CoreRequestContextStorage
     var device: DeviceRecord?
-    let remoteAddress: String
+    /// The client's address as the per-address limits count it (an IPv6 client by its /64).
+    let addressKey: AddressKey
 
     package init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
-        remoteAddress = Self.address(of: source.channel)
-    }
-
-    /// The client's IP address, the key of the per-address rate limits.
-    static func address(of channel: any Channel) -> String {
-        channel.remoteAddress?.ipAddress ?? "unknown"
+        addressKey = AddressKey(source.channel.remoteAddress)
     }
 
     /// The authenticated device; the routes that call this sit behind ``Authenticator``.

@@ -1,3 +1,4 @@
+import KeychainCrypto
 import SyncCore
 import SyncProtocol
 
@@ -63,15 +64,32 @@ struct Validation {
 
     func keys(_ keys: AccountKeyBundle) throws {
         guard (16...64).contains(keys.salt.bytes.count) else { throw APIError.invalid("salt must be 16...64 bytes") }
-        guard !keys.kdf.algorithm.isEmpty, keys.kdf.algorithm.utf8.count <= 32 else {
-            throw APIError.invalid("kdf.algorithm must be 1...32 bytes")
-        }
+        try Self.kdf(keys.kdf, salt: keys.salt)
         for wrapped in [keys.wrappedAccountKey, keys.wrappedRecoveryKey].compactMap({ $0 }) {
             guard (1...limits.maximumKeyMaterialBytes).contains(wrapped.bytes.count) else {
                 throw APIError.invalid("wrapped keys must be 1...\(limits.maximumKeyMaterialBytes) bytes")
             }
         }
     }
+
+    /// KDF parameters every client accepts: KeychainCrypto's `KDFParameters`, the one definition
+    /// of the floors and limits, which clients apply to what the server hands back. Anything else
+    /// would make an account no device can sign in to, or one whose derivation costs every device
+    /// that tries more memory and time than a client allows.
+    ///
+    /// - Throws: `400 unsupported_kdf`.
+    static func kdf(_ kdf: PasswordKDF, salt: Base64Bytes) throws {
+        do {
+            _ = try KDFParameters(algorithm: kdf.algorithm, logN: kdf.logN, r: kdf.r, p: kdf.p, salt: salt.bytes)
+        } catch {
+            throw APIError(.badRequest, ErrorCode.unsupportedKDF, Self.kdfRule)
+        }
+    }
+
+    static let kdfRule = "kdf must be \(KDFParameters.scryptAlgorithm) with logN \(KDFParameters.minimumLogN)...\(KDFParameters.maximumLogN), "
+        + "r \(KDFParameters.blockSizeRange.lowerBound)...\(KDFParameters.blockSizeRange.upperBound), "
+        + "p \(KDFParameters.parallelismRange.lowerBound)...\(KDFParameters.parallelismRange.upperBound), "
+        + "128·N·r at most \(KDFParameters.maximumMemoryBytes >> 20) MiB and N·r·p at most 2^\(KDFParameters.maximumWork.trailingZeroBitCount)"
 
     /// 1...128 bytes of UTF-8 without control characters.
     private static func humanText(_ text: String, field: String) throws {

@@ -69,6 +69,20 @@ final class RawHTTPConnection: Sendable {
         try await read(timeout: timeout) { text in (try? Self.parse(text)) != nil }
     }
 
+    /// Everything the server sends until it ends the connection, cleanly or not (a reset, a TLS
+    /// stream cut without `close_notify`), failing after `timeout` if it does not.
+    func readUntilClosed(timeout: Duration = .seconds(180)) async throws -> String {
+        try await withTimeLimit(timeout) { [received] in
+            var text = ""
+            do {
+                for try await buffer in received { text += String(buffer: buffer) }
+            } catch {
+                // The connection ended with an error: ended all the same.
+            }
+            return text
+        }
+    }
+
     private func read(timeout: Duration, until complete: @escaping @Sendable (String) -> Bool) async throws -> String {
         try await withTimeLimit(timeout) { [received] in
             var text = ""
