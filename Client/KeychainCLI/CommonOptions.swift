@@ -141,4 +141,7 @@ struct SearchOptions: ParsableArguments {
         SearchRequest(label: label, accessGroup: accessGroup, sync: sync, accessible: accessible)
             .query(itemClass, filters, limit: limit, returns: returns)
     }
+
+    /// Whether any of these options narrows the search to particular items (`--sync` alone does not).
+    var narrows: Bool { label != nil || accessGroup != nil || accessible != nil }
 }

@@ -55,12 +55,10 @@ struct Export: ParsableCommand {
     var sync: SyncFilter = .any
 
     func run() throws {
-        let items = try keychain.openExisting().exportItems(synchronizable: sync.match)
+        // What sync-client and the Secret Service keep for themselves stays (decision 0260).
+        let items = try keychain.openExisting().exportItems(synchronizable: sync.match, excludedAccessGroups: ItemRules.privateAccessGroups)
         if isatty(STDOUT_FILENO) == 1 {
-            StandardStream.write(Array("keychain: write \(items.count) items with their passwords to the terminal? [y/N] ".utf8), to: .error)
-            guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased()) else {
-                throw KeychainError(.authFailed, "export cancelled")
-            }
+            try Confirmation.require("write \(items.count) items with their passwords to the terminal?", cancelled: "export cancelled")
         }
         ItemPrinter.write(try ExportDocument(items).encoded())
     }

@@ -4,6 +4,15 @@ import Foundation
 public enum ItemRules {
     /// The access group of items added without one.
     public static let defaultAccessGroup = "default"
+    /// The access group of what `sync-client` keeps for itself: the account key of every epoch,
+    /// the device's identity keys and its token (`DeviceSecrets`).
+    public static let syncClientAccessGroup = "synckeychain.sync-client"
+    /// The access group of the Secret Service's items and of its collection and alias records.
+    public static let secretServiceAccessGroup = "org.freedesktop.secrets"
+    /// The access groups the programs of this product keep for themselves: the `keychain`
+    /// command's searches (find, delete, export) leave them out unless `--access-group` names
+    /// one of them (decision 0260).
+    public static let privateAccessGroups = [syncClientAccessGroup, secretServiceAccessGroup]
 
     /// Validates a new item and applies the defaults: accessibility "when unlocked", not
     /// synchronizable, the default access group, empty values for missing key attributes,

@@ -69,13 +69,14 @@ extension Keychain {
         return left == right
     }
 
-    /// Every item matching the search (all classes, the given synchronizable filter) with its
-    /// secret and attributes: what `keychain export` writes.
+    /// Every item matching the search (all classes, the given synchronizable filter, none of the
+    /// `excludedAccessGroups`) with its secret and attributes: what `keychain export` writes.
     /// - Throws: ``KeychainStatus/interactionNotAllowed`` while locked.
-    public func exportItems(synchronizable: SynchronizableMatch) throws(KeychainError) -> [Item] {
+    public func exportItems(synchronizable: SynchronizableMatch, excludedAccessGroups: [String] = []) throws(KeychainError) -> [Item] {
         var items: [Item] = []
         for itemClass in ItemClass.allCases {
-            let query = Query(itemClass: itemClass, synchronizable: synchronizable, limit: .all, returns: [.attributes, .data])
+            var query = Query(itemClass: itemClass, synchronizable: synchronizable, limit: .all, returns: [.attributes, .data])
+            query.excludedAccessGroups = excludedAccessGroups
             do {
                 items += try find(query).map { Item(itemClass: $0.itemClass, attributes: $0.attributes ?? ItemAttributes(), data: $0.data) }
             } catch where error.code == .itemNotFound {
