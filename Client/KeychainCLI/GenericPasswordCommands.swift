@@ -2,7 +2,7 @@ import ArgumentParser
 import KeychainModel
 import KeychainStore
 
-struct AddGenericPassword: ParsableCommand {
+struct AddGenericPassword: PasswordTakingCommand {
     static let configuration = CommandConfiguration(commandName: "add-generic-password", abstract: "Add a generic password.")
 
     @OptionGroup var keychain: KeychainOptions

@@ -24,7 +24,7 @@ struct InternetKeyOptions: ParsableArguments {
     }
 }
 
-struct AddInternetPassword: ParsableCommand {
+struct AddInternetPassword: PasswordTakingCommand {
     static let configuration = CommandConfiguration(commandName: "add-internet-password", abstract: "Add an internet password.")
 
     @OptionGroup var keychain: KeychainOptions
