@@ -174,10 +174,15 @@ struct RunCommand: AsyncParsableCommand {
             guard let mode = JournalWatcher.Mode(rawValue: watch) else { throw SyncClientError(.invalidInput, "--watch must be inotify or poll") }
             let lock = try StateLock.acquire(keychainPath: keychain.path)
             defer { lock.release() }
-            try await ClientSession.with(keychainPath: keychain.path, logger: logger, waitForServer: true, keepsKeychainOpen: true) { session in
+            let reachability = ServerReachability()
+            try await ClientSession.with(
+                keychainPath: keychain.path, logger: logger, waitForServer: true, keepsKeychainOpen: true, reachability: reachability
+            ) { session in
                 var configuration = SyncDaemon.Configuration()
                 configuration.watchMode = mode
-                let daemon = SyncDaemon(session: session, sync: try AccountSync(session: session), keychainPath: keychain.path, configuration: configuration)
+                let daemon = SyncDaemon(
+                    session: session, sync: try AccountSync(session: session), keychainPath: keychain.path, configuration: configuration,
+                    reachability: reachability)
                 FileHandle.standardOutput.write(Data("sync-client: running for device \(session.enrolment.device)\n".utf8))
                 try await daemon.runInServiceGroup(logger: logger)
             }
@@ -186,15 +191,23 @@ struct RunCommand: AsyncParsableCommand {
 }
 
 struct StatusCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "status", abstract: "Account, server, pin, device, last sync, pending changes, problems.")
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Account, server and whether it takes this device's requests, pin, device, last sync, pending changes, problems; exits 1 when the server is unreachable, the device revoked or the account disabled.")
 
     @OptionGroup var keychain: KeychainOptions
     @Flag(help: "Print JSON.") var json = false
 
     func run() async throws {
+        let logger = makeLogger("sync-client")
         try await runReportingErrors {
-            let status = try ClientStatus.read(keychainPath: keychain.path)
+            var status = try ClientStatus.read(keychainPath: keychain.path)
+            // One request of this device: design §7's status says when the server is unreachable,
+            // the device revoked or the account disabled, and exits non-zero then (decision 0261).
+            let check = await ServerCheck.run(keychainPath: keychain.path, logger: logger)
+            status.connection = check
             print(json ? try status.jsonText() : status.text)
+            if let error = check.error { throw error }
         }
     }
 }
