@@ -50,7 +50,8 @@ struct History: ParsableCommand {
         var output = Array((Self.header + (passwords ? ["PASSWORD"] : [])).joined(separator: "\t").utf8) + [UInt8(ascii: "\n")]
         for version in versions {
             output += Array(Self.columns(version).joined(separator: "\t").utf8)
-            if passwords { output += [UInt8(ascii: "\t")] + (version.item.data ?? []) }
+            // A column like the others: a tab or newline in a password cannot break the row.
+            if passwords { output += Array(("\t" + TextEscaping.escape(String(decoding: version.item.data ?? [], as: UTF8.self), .cell)).utf8) }
             output.append(UInt8(ascii: "\n"))
         }
         ItemPrinter.write(output)
@@ -64,7 +65,7 @@ struct History: ParsableCommand {
         let attributes = version.item.attributes
         return [
             "\(version.id)", version.recorded.formatted(.iso8601), attributes.modificationDate?.formatted(.iso8601) ?? "-",
-            attributes.synchronizable == true ? "yes" : "no", attributes.label.map { $0.isEmpty ? "-" : $0 } ?? "-",
+            attributes.synchronizable == true ? "yes" : "no", attributes.label.map { $0.isEmpty ? "-" : TextEscaping.escape($0, .cell) } ?? "-",
         ]
     }
 
@@ -73,8 +74,8 @@ struct History: ParsableCommand {
         let attributes = version.item.attributes
         let kind = attributes.synchronizable == true ? "synchronizable" : "local"
         var line = "restored version \(version.id) (recorded \(version.recorded.formatted(.iso8601))"
-        if let label = attributes.label, !label.isEmpty { line += ", label \"\(label)\"" }
-        line += ") as the current \(kind) item, account \"\(attributes.account ?? "")\", service \"\(attributes.service ?? "")\""
+        if let label = attributes.label, !label.isEmpty { line += ", label \(TextEscaping.quoted(label))" }
+        line += ") as the current \(kind) item, account \(TextEscaping.quoted(attributes.account ?? "")), service \(TextEscaping.quoted(attributes.service ?? ""))"
         line += replaced.map { "; the item it replaced is kept as version \($0)" } ?? "; there was no current item"
         return line + "\n"
     }

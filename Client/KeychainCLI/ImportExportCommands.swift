@@ -30,7 +30,9 @@ struct Import: ParsableCommand {
         } else {
             let logins = try format.logins(at: source)
             for login in logins {
-                if let reason = login.skipped { StandardStream.write(Array("keychain: skipped \(login.position): \(reason)\n".utf8), to: .error) }
+                if let reason = login.skipped {
+                    StandardStream.write(Array("keychain: \(ExitStatus.oneLine("skipped \(login.position): \(reason)"))\n".utf8), to: .error)
+                }
             }
             items = logins.flatMap { $0.items(synchronizable: sync) }
             skipped = logins.filter { $0.items(synchronizable: sync).isEmpty }.count

@@ -41,7 +41,7 @@ enum ItemPrinter {
         if let history { lines.append("    \(history)") }
         if let data = result.data {
             lines.append("data:")
-            lines.append(String(decoding: data, as: UTF8.self))
+            lines.append(TextEscaping.quoted(String(decoding: data, as: UTF8.self)))
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -113,8 +113,10 @@ enum ItemPrinter {
         return formatter.string(from: Date(timeIntervalSince1970: seconds))
     }
 
+    /// A value as the text form shows it: a string quoted, its quotes and control characters
+    /// escaped (``TextEscaping``), so that no value can break a line or reach the terminal raw.
     private static func describe(_ value: Any) -> String {
-        if let text = value as? String { return "\"\(text)\"" }
+        if let text = value as? String { return TextEscaping.quoted(text) }
         return "\(value)"
     }
 }
