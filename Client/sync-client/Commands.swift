@@ -234,43 +234,6 @@ struct DevicesCommand: AsyncParsableCommand {
     }
 }
 
-struct RevokeCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "revoke",
-        abstract: "Revoke a device: signed into the device log, its token stops working, and a new account key (epoch) seals everything written from now on.")
-
-    @OptionGroup var keychain: KeychainOptions
-    @Argument(help: "The device ID.") var device: String
-    @Option(help: "A file whose first line is the account password, which the new epoch's key is wrapped under (default: $SYNC_PASSWORD, else a prompt).")
-    var passwordFile: String?
-
-    func run() async throws {
-        let logger = makeLogger("sync-client")
-        try await runReportingErrors {
-            guard let id = DeviceID(device) else { throw SyncClientError(.invalidInput, "not a device ID: \(device)") }
-            let password = try PasswordInput.read(environment: "SYNC_PASSWORD", file: passwordFile, prompt: "Password: ")
-            let change = try await ClientSession.with(keychainPath: keychain.path, logger: logger) { session in
-                try await AccountAdministration(session: session).revoke(id, password: password)
-            }
-            print("revoked \(id)")
-            print("key epoch \(change.epoch)\(change.madeHere ? ": a new account key, sealed to the remaining devices" : "")")
-            if change.repairedWraps > 0 {
-                let recipients = "\(change.repairedWraps) recipient\(change.repairedWraps == 1 ? "" : "s")"
-                print("key epoch \(change.epoch): sealed to the \(recipients) its entries had missed")
-            }
-            for device in change.unreachable {
-                FileHandle.standardError.write(Data("sync-client: warning: device \(device) has no key-agreement key in the device log: it cannot read what is written from now on; enrol it again\n".utf8))
-            }
-            if change.madeHere && !change.sealedToRecovery {
-                // Decision 0178: an account created before the recovery key had a public half.
-                FileHandle.standardError.write(Data(("sync-client: warning: this account's recovery key has no public key in the device log "
-                    + "(made before decision 0178): it opens only the account key of epoch 1, so with it alone items written from now on "
-                    + "cannot be recovered; keep a second device, or enrol one by approval\n").utf8))
-            }
-        }
-    }
-}
-
 struct ChangePasswordCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "change-password", abstract: "Re-wrap the account key under a new password; other devices keep working.")
