@@ -15,8 +15,9 @@ private let systemRead = Darwin.read
 /// command line, as macOS `security` does it. On a terminal it is asked twice without echo and
 /// must match; otherwise one line of standard input is the password (its newline removed).
 enum PasswordPrompt {
-    /// The verbs whose `-w` takes a value that may be typed instead.
-    static let verbs: Set<String> = ["add-generic-password", "add-internet-password"]
+    /// The verbs whose `-w` takes a value that may be typed instead. An array, not a set: every
+    /// `keychain` process asks, and builds no hashed collection for it (decision 0160).
+    static let verbs = ["add-generic-password", "add-internet-password"]
 
     /// The longest password read from standard input, in bytes (a bound where it enters, 0258).
     static let maximumBytes = 1 << 20
@@ -24,7 +25,8 @@ enum PasswordPrompt {
     /// `arguments` without their last token when it is `-w` in an option's place (not another
     /// option's value, not after `--`) and the verb is an add verb; nil otherwise.
     static func withoutTrailingDashW(_ arguments: [String]) -> [String]? {
-        guard let verb = arguments.first, verbs.contains(verb), arguments.count > 1, arguments.last == "-w" else { return nil }
+        // The last token first: the common command line stops here.
+        guard arguments.count > 1, arguments.last == "-w", let verb = arguments.first, verbs.contains(verb) else { return nil }
         let takesValue = ArgumentEscaping.valueOptions.subtracting(ArgumentEscaping.flagsByVerb[verb] ?? [])
         var index = 1
         while index < arguments.count - 1 {
