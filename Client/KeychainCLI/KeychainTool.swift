@@ -10,7 +10,8 @@ public struct KeychainTool: ParsableCommand {
         subcommands: [
             AddGenericPassword.self, FindGenericPassword.self, DeleteGenericPassword.self,
             AddInternetPassword.self, FindInternetPassword.self, DeleteInternetPassword.self,
-            DumpKeychain.self, History.self, Import.self, Export.self, Lock.self, Unlock.self, SetPasscode.self, KeyValueCommand.self, SecretServiceCommand.self,
+            DumpKeychain.self, History.self, Import.self, Export.self, Generate.self, Lock.self, Unlock.self, SetPasscode.self, KeyValueCommand.self,
+            SecretServiceCommand.self,
         ])
 
     /// Creates the root command (the verbs do the work).
