@@ -95,10 +95,18 @@ extension Accessibility: ExpressibleByArgument {
     var name: String { Self.names.first { $0.value == self }!.key }
 }
 
+/// An add verb, whose password ``KeychainTool`` sets when `-w` was given last, to be typed.
+protocol PasswordTakingCommand: ParsableCommand {
+    var options: AddOptions { get set }
+}
+
 /// The optional attributes of the add verbs, and `-w`, `--sync`, `-U`.
 struct AddOptions: ParsableArguments {
-    @Option(name: .customShort("w"), parsing: .unconditional, help: "The password (any value, including one beginning with -).", transform: ArgumentEscaping.unescape)
-    var password: String
+    @Option(
+        name: .customShort("w"), parsing: .unconditional,
+        help: "The password (any value, including one beginning with -). Given last without a value: typed without echo on a terminal (twice), else one line of standard input.",
+        transform: ArgumentEscaping.unescape)
+    var password: String?
     @Option(name: .customShort("l"), parsing: .unconditional, help: "Label.", transform: ArgumentEscaping.unescape) var label: String?
     @Option(name: .customShort("j"), parsing: .unconditional, help: "Comment.", transform: ArgumentEscaping.unescape) var comment: String?
     @Option(name: .customShort("D"), parsing: .unconditional, help: "Kind (description).", transform: ArgumentEscaping.unescape) var kind: String?
@@ -122,6 +130,7 @@ struct AddOptions: ParsableArguments {
 
     /// Adds the item; with `-U`, updates the existing item with the same primary key instead.
     func add(_ itemClass: ItemClass, keyAttributes: ItemAttributes, to keychain: Keychain) throws {
+        guard let password else { throw ValidationError("missing -w PASSWORD (or -w last, to type the password)") }
         let request = AddRequest(
             itemClass: itemClass, keyAttributes: keyAttributes, changes: changes, password: password, accessGroup: accessGroup,
             sync: sync, updateExisting: updateExisting)
@@ -141,4 +150,7 @@ struct SearchOptions: ParsableArguments {
         SearchRequest(label: label, accessGroup: accessGroup, sync: sync, accessible: accessible)
             .query(itemClass, filters, limit: limit, returns: returns)
     }
+
+    /// Whether any of these options narrows the search to particular items (`--sync` alone does not).
+    var narrows: Bool { label != nil || accessGroup != nil || accessible != nil }
 }

@@ -25,7 +25,7 @@ struct DumpKeychain: ParsableCommand {
         if json {
             ItemPrinter.write(Array(try ItemPrinter.json(results).utf8))
         } else {
-            ItemPrinter.write(Array(results.map(ItemPrinter.text).joined().utf8))
+            ItemPrinter.write(Array(results.map { ItemPrinter.text($0) }.joined().utf8))
         }
     }
 }

@@ -25,8 +25,9 @@ enum ExitStatus {
         return (code, KeychainTool.message(for: error))
     }
 
-    /// One line: newlines and tabs become spaces.
+    /// One line: newlines and tabs become spaces, other control characters are escaped
+    /// (``TextEscaping``: a path or name in a message cannot drive the terminal).
     static func oneLine(_ message: String) -> String {
-        String(message.map { $0.isNewline || $0 == "\t" ? " " : $0 }).trimmingCharacters(in: .whitespaces)
+        TextEscaping.escape(message, .message).trimmingCharacters(in: .whitespaces)
     }
 }

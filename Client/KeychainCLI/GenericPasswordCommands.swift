@@ -2,7 +2,7 @@ import ArgumentParser
 import KeychainModel
 import KeychainStore
 
-struct AddGenericPassword: ParsableCommand {
+struct AddGenericPassword: PasswordTakingCommand {
     static let configuration = CommandConfiguration(commandName: "add-generic-password", abstract: "Add a generic password.")
 
     @OptionGroup var keychain: KeychainOptions
@@ -30,6 +30,9 @@ struct GenericPasswordFilters: ParsableArguments {
         filters.service = service
         return search.query(.genericPassword, filters, limit: limit, returns: returns)
     }
+
+    /// Whether a filter narrows the search to particular items.
+    var narrows: Bool { account != nil || service != nil || search.narrows }
 }
 
 struct FindGenericPassword: ParsableCommand {
@@ -45,12 +48,16 @@ struct FindGenericPassword: ParsableCommand {
 }
 
 struct DeleteGenericPassword: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "delete-generic-password", abstract: "Delete generic passwords.")
+    static let configuration = CommandConfiguration(
+        commandName: "delete-generic-password",
+        abstract: "Delete the matching generic password; with --all, every match (asked first on a terminal).")
 
     @OptionGroup var keychain: KeychainOptions
     @OptionGroup var filters: GenericPasswordFilters
+    @Flag(name: .customLong("all"), help: "Delete every match (on a terminal, asks first).") var all = false
 
     func run() throws {
-        try keychain.openExisting().delete(filters.query(limit: .all))
+        let request = DeleteRequest(query: filters.query(limit: .all), narrowed: filters.narrows, all: all, filterNames: "-a, -s, -l")
+        try request.run(keychain.openExisting())
     }
 }

@@ -39,7 +39,9 @@ struct Import: ParsableCommand {
         } else {
             let logins = try format.logins(at: source)
             for login in logins {
-                if let reason = login.skipped { StandardStream.write(Array("keychain: skipped \(login.position): \(reason)\n".utf8), to: .error) }
+                if let reason = login.skipped {
+                    StandardStream.write(Array("keychain: \(ExitStatus.oneLine("skipped \(login.position): \(reason)"))\n".utf8), to: .error)
+                }
             }
             items = logins.flatMap { $0.items(synchronizable: sync) }
             skipped = logins.filter { $0.items(synchronizable: sync).isEmpty }.count
@@ -68,6 +70,8 @@ struct Export: ParsableCommand {
     var includeThisDeviceOnly = false
 
     func run() throws {
+        // The Secret Service's items are the user's (stored with secret-tool or an application):
+        // exported. The sync client's own secrets never are (decision 0260).
         let items = try keychain.openExisting().exportItems(synchronizable: sync.match, includingThisDeviceOnly: includeThisDeviceOnly)
         if includeThisDeviceOnly {
             StandardStream.write(
@@ -75,10 +79,7 @@ struct Export: ParsableCommand {
                 to: .error)
         }
         if isatty(STDOUT_FILENO) == 1 {
-            StandardStream.write(Array("keychain: write \(items.count) items with their passwords to the terminal? [y/N] ".utf8), to: .error)
-            guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased()) else {
-                throw KeychainError(.authFailed, "export cancelled")
-            }
+            try Confirmation.require("write \(items.count) items with their passwords to the terminal?", cancelled: "export cancelled")
         }
         ItemPrinter.write(try ExportDocument(items).encoded())
     }

@@ -24,7 +24,7 @@ struct InternetKeyOptions: ParsableArguments {
     }
 }
 
-struct AddInternetPassword: ParsableCommand {
+struct AddInternetPassword: PasswordTakingCommand {
     static let configuration = CommandConfiguration(commandName: "add-internet-password", abstract: "Add an internet password.")
 
     @OptionGroup var keychain: KeychainOptions
@@ -48,6 +48,9 @@ struct InternetPasswordFilters: ParsableArguments {
     func query(limit: MatchLimit = .one) -> Query {
         search.query(.internetPassword, key.attributes(account: account, server: server), limit: limit)
     }
+
+    /// Whether a filter narrows the search to particular items.
+    var narrows: Bool { !key.attributes(account: account, server: server).present.isEmpty || search.narrows }
 }
 
 struct FindInternetPassword: ParsableCommand {
@@ -63,12 +66,17 @@ struct FindInternetPassword: ParsableCommand {
 }
 
 struct DeleteInternetPassword: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "delete-internet-password", abstract: "Delete internet passwords.")
+    static let configuration = CommandConfiguration(
+        commandName: "delete-internet-password",
+        abstract: "Delete the matching internet password; with --all, every match (asked first on a terminal).")
 
     @OptionGroup var keychain: KeychainOptions
     @OptionGroup var filters: InternetPasswordFilters
+    @Flag(name: .customLong("all"), help: "Delete every match (on a terminal, asks first).") var all = false
 
     func run() throws {
-        try keychain.openExisting().delete(filters.query(limit: .all))
+        let request = DeleteRequest(
+            query: filters.query(limit: .all), narrowed: filters.narrows, all: all, filterNames: "-a, -s, -r, -P, -p, -l")
+        try request.run(keychain.openExisting())
     }
 }

@@ -11,23 +11,37 @@ enum ItemPrinter {
         if passwordOnly {
             write((result.data ?? []) + [UInt8(ascii: "\n")])
         } else {
-            write(Array(text(result).utf8))
+            write(Array(text(result, history: try historyLine(result, in: keychain)).utf8))
         }
+    }
+
+    /// `history: N earlier versions (…)` when conflict resolution kept versions of the item
+    /// (its primary key); nil when it kept none.
+    static func historyLine(_ result: ItemResult, in keychain: Keychain) throws -> String? {
+        guard let attributes = result.attributes else { return nil }
+        let count = try keychain.historyCount(of: PrimaryKey(itemClass: result.itemClass, attributes: attributes))
+        guard count > 0 else { return nil }
+        let versions = count == 1 ? "1 earlier version" : "\(count) earlier versions"
+        guard result.itemClass == .genericPassword else { return "history: \(versions) (kept by conflict resolution)" }
+        var command = "keychain history -a \(describe(attributes.account ?? "")) -s \(describe(attributes.service ?? ""))"
+        if let group = attributes.accessGroup, group != ItemRules.defaultAccessGroup { command += " --access-group \(describe(group))" }
+        return "history: \(versions) (\(command))"
     }
 
     static func write(_ bytes: [UInt8]) {
         StandardStream.write(bytes, to: .output)
     }
 
-    /// The text form: the class, then one attribute per line.
-    static func text(_ result: ItemResult) -> String {
+    /// The text form: the class, then one attribute per line, then `history` when given.
+    static func text(_ result: ItemResult, history: String? = nil) -> String {
         var lines = ["class: \"\(result.itemClass.rawValue)\"", "attributes:"]
         for (name, value) in fields(result) where name != "class" && name != "data" {
             lines.append("    \(name): \(describe(value))")
         }
+        if let history { lines.append("    \(history)") }
         if let data = result.data {
             lines.append("data:")
-            lines.append(String(decoding: data, as: UTF8.self))
+            lines.append(TextEscaping.quoted(String(decoding: data, as: UTF8.self)))
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -99,8 +113,10 @@ enum ItemPrinter {
         return formatter.string(from: Date(timeIntervalSince1970: seconds))
     }
 
+    /// A value as the text form shows it: a string quoted, its quotes and control characters
+    /// escaped (``TextEscaping``), so that no value can break a line or reach the terminal raw.
     private static func describe(_ value: Any) -> String {
-        if let text = value as? String { return "\"\(text)\"" }
+        if let text = value as? String { return TextEscaping.quoted(text) }
         return "\(value)"
     }
 }

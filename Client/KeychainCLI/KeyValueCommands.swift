@@ -125,7 +125,7 @@ struct KeyValueCommand: ParsableCommand {
                 return
             }
             let lines = values.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }.map { key, value in
-                "\(key)\t\(value.typeName)\t\(KeyValueText.display(value))\n"
+                "\(TextEscaping.escape(key, .cell))\t\(value.typeName)\t\(TextEscaping.escape(KeyValueText.display(value), .cell))\n"
             }
             ItemPrinter.write(Array(lines.joined().utf8))
         }

@@ -10,7 +10,8 @@ public struct KeychainTool: ParsableCommand {
         subcommands: [
             AddGenericPassword.self, FindGenericPassword.self, DeleteGenericPassword.self,
             AddInternetPassword.self, FindInternetPassword.self, DeleteInternetPassword.self,
-            DumpKeychain.self, History.self, Import.self, Export.self, Lock.self, Unlock.self, SetPasscode.self, KeyValueCommand.self, SecretServiceCommand.self,
+            DumpKeychain.self, History.self, Import.self, Export.self, Generate.self, Lock.self, Unlock.self, SetPasscode.self, KeyValueCommand.self,
+            SecretServiceCommand.self,
         ])
 
     /// Creates the root command (the verbs do the work).
@@ -30,9 +31,20 @@ public struct KeychainTool: ParsableCommand {
             guard arguments.count <= maximumArguments else {
                 throw ValidationError("too many arguments (\(arguments.count); at most \(maximumArguments))")
             }
-            let arguments = KeychainOptions.movedAfterVerb(arguments)
-            if try FastPath.run(arguments) { return ExitStatus.success }
+            var arguments = KeychainOptions.movedAfterVerb(arguments)
+            // `-w` last, to be typed: the parser reads the rest, then the password is asked.
+            let typed = PasswordPrompt.withoutTrailingDashW(arguments)
+            if let typed {
+                arguments = typed
+            } else if try FastPath.run(arguments) {
+                return ExitStatus.success
+            }
             var command = try parseAsRoot(ArgumentEscaping.escape(arguments))
+            if typed != nil, var adding = command as? any PasswordTakingCommand {
+                guard adding.options.password == nil else { throw ValidationError("-w is given twice") }
+                adding.options.password = try PasswordPrompt.read()
+                command = adding
+            }
             try command.run()
             return ExitStatus.success
         } catch {

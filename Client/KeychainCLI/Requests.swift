@@ -34,7 +34,8 @@ struct AddRequest {
 }
 
 /// The search options every find and delete verb shares (`-l`, `--access-group`, `--sync`,
-/// `--accessible`), turned into a query.
+/// `--accessible`), turned into a query. Without `--access-group`, the query leaves out the groups
+/// sync-client and the Secret Service keep for themselves (decision 0260).
 struct SearchRequest {
     var label: String?
     var accessGroup: String?
@@ -46,6 +47,8 @@ struct SearchRequest {
         attributes.label = label
         attributes.accessGroup = accessGroup
         attributes.accessible = accessible
-        return Query(itemClass: itemClass, attributes: attributes, synchronizable: sync.match, limit: limit, returns: returns)
+        var query = Query(itemClass: itemClass, attributes: attributes, synchronizable: sync.match, limit: limit, returns: returns)
+        if accessGroup == nil { query.excludedAccessGroups = ItemRules.privateAccessGroups }
+        return query
     }
 }

@@ -21,7 +21,7 @@ final class SecretStore: @unchecked Sendable {
         var modified: UInt64
     }
 
-    static let accessGroup = "org.freedesktop.secrets"
+    static let accessGroup = ItemRules.secretServiceAccessGroup
     /// The synchronizable collection the `default` alias names.
     static let login = "login"
 

@@ -174,10 +174,15 @@ struct RunCommand: AsyncParsableCommand {
             guard let mode = JournalWatcher.Mode(rawValue: watch) else { throw SyncClientError(.invalidInput, "--watch must be inotify or poll") }
             let lock = try StateLock.acquire(keychainPath: keychain.path)
             defer { lock.release() }
-            try await ClientSession.with(keychainPath: keychain.path, logger: logger, waitForServer: true, keepsKeychainOpen: true) { session in
+            let reachability = ServerReachability()
+            try await ClientSession.with(
+                keychainPath: keychain.path, logger: logger, waitForServer: true, keepsKeychainOpen: true, reachability: reachability
+            ) { session in
                 var configuration = SyncDaemon.Configuration()
                 configuration.watchMode = mode
-                let daemon = SyncDaemon(session: session, sync: try AccountSync(session: session), keychainPath: keychain.path, configuration: configuration)
+                let daemon = SyncDaemon(
+                    session: session, sync: try AccountSync(session: session), keychainPath: keychain.path, configuration: configuration,
+                    reachability: reachability)
                 FileHandle.standardOutput.write(Data("sync-client: running for device \(session.enrolment.device)\n".utf8))
                 try await daemon.runInServiceGroup(logger: logger)
             }
@@ -186,15 +191,23 @@ struct RunCommand: AsyncParsableCommand {
 }
 
 struct StatusCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "status", abstract: "Account, server, pin, device, last sync, pending changes, problems.")
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Account, server and whether it takes this device's requests, pin, device, last sync, pending changes, problems; exits 1 when the server is unreachable, the device revoked or the account disabled.")
 
     @OptionGroup var keychain: KeychainOptions
     @Flag(help: "Print JSON.") var json = false
 
     func run() async throws {
+        let logger = makeLogger("sync-client")
         try await runReportingErrors {
-            let status = try ClientStatus.read(keychainPath: keychain.path)
+            var status = try ClientStatus.read(keychainPath: keychain.path)
+            // One request of this device: design §7's status says when the server is unreachable,
+            // the device revoked or the account disabled, and exits non-zero then (decision 0261).
+            let check = await ServerCheck.run(keychainPath: keychain.path, logger: logger)
+            status.connection = check
             print(json ? try status.jsonText() : status.text)
+            if let error = check.error { throw error }
         }
     }
 }
@@ -216,43 +229,6 @@ struct DevicesCommand: AsyncParsableCommand {
                 throw SyncClientError(
                     .untrustedAccountState,
                     "the server lists \(unbacked) device\(unbacked == 1 ? "" : "s") that the device log does not back; revoke any you do not know")
-            }
-        }
-    }
-}
-
-struct RevokeCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "revoke",
-        abstract: "Revoke a device: signed into the device log, its token stops working, and a new account key (epoch) seals everything written from now on.")
-
-    @OptionGroup var keychain: KeychainOptions
-    @Argument(help: "The device ID.") var device: String
-    @Option(help: "A file whose first line is the account password, which the new epoch's key is wrapped under (default: $SYNC_PASSWORD, else a prompt).")
-    var passwordFile: String?
-
-    func run() async throws {
-        let logger = makeLogger("sync-client")
-        try await runReportingErrors {
-            guard let id = DeviceID(device) else { throw SyncClientError(.invalidInput, "not a device ID: \(device)") }
-            let password = try PasswordInput.read(environment: "SYNC_PASSWORD", file: passwordFile, prompt: "Password: ")
-            let change = try await ClientSession.with(keychainPath: keychain.path, logger: logger) { session in
-                try await AccountAdministration(session: session).revoke(id, password: password)
-            }
-            print("revoked \(id)")
-            print("key epoch \(change.epoch)\(change.madeHere ? ": a new account key, sealed to the remaining devices" : "")")
-            if change.repairedWraps > 0 {
-                let recipients = "\(change.repairedWraps) recipient\(change.repairedWraps == 1 ? "" : "s")"
-                print("key epoch \(change.epoch): sealed to the \(recipients) its entries had missed")
-            }
-            for device in change.unreachable {
-                FileHandle.standardError.write(Data("sync-client: warning: device \(device) has no key-agreement key in the device log: it cannot read what is written from now on; enrol it again\n".utf8))
-            }
-            if change.madeHere && !change.sealedToRecovery {
-                // Decision 0178: an account created before the recovery key had a public half.
-                FileHandle.standardError.write(Data(("sync-client: warning: this account's recovery key has no public key in the device log "
-                    + "(made before decision 0178): it opens only the account key of epoch 1, so with it alone items written from now on "
-                    + "cannot be recovered; keep a second device, or enrol one by approval\n").utf8))
             }
         }
     }

@@ -34,7 +34,7 @@ package struct SyncApplication: Sendable {
     package func makeRouter() -> Router<SyncRequestContext> {
         let router = Router(context: SyncRequestContext.self)
         router.add(middleware: MetricsMiddleware(metrics: metrics))
-        router.add(middleware: LogRequestsMiddleware(.info))
+        router.add(middleware: RequestLogMiddleware(level: .info))
         router.add(middleware: ErrorMiddleware())
         let authenticated = router.group().add(middleware: authenticator)
         AccountRoutes(storage: storage, configuration: configuration, clock: clock, rateLimiter: rateLimiter, fakeSalts: fakeSalts,
@@ -56,6 +56,13 @@ package struct SyncApplication: Sendable {
             throw APIError(.upgradeRequired, ErrorCode.upgradeRequired, "the push channel is a WebSocket")
         }
         return router
+    }
+
+    /// Whether `error`, from running the application, is a bind that failed because the address
+    /// is taken (NIO's `IOError` with `EADDRINUSE`).
+    package static func isAddressInUse(_ error: any Error) -> Bool {
+        if let error = error as? IOError, error.errnoCode == EADDRINUSE { return true }
+        return "\(error)".contains("Address already in use")
     }
 
     /// The application on `host:port` (port 0: any free port), over TLS unless `tls` is nil;

@@ -34,7 +34,7 @@ struct AdminCommand: AsyncParsableCommand {
 
         func run() async throws {
             let devices = try await storage.withStorage { storage in
-                guard let record = try await storage.account(named: account) else { throw ValidationError("no account named \(account)") }
+                guard let record = try await storage.account(named: account) else { throw OperatorError("no account named \(account)") }
                 return try await storage.devices(of: record.id)
             }
             print(["DEVICE", "NAME", "CREATED", "LAST-SEEN", "STATE"].joined(separator: "\t"))
@@ -74,6 +74,7 @@ struct AdminCommand: AsyncParsableCommand {
 extension StorageOptions {
     /// Opens the storage, runs what it needs running (PostgreSQL's pool) around `body`, and stops it.
     func withStorage<T: Sendable>(_ body: @escaping @Sendable (any ServerStorage) async throws -> T) async throws -> T {
+        try requireExistingDatabase()
         let storage = try await location.open()
         return try await withThrowingTaskGroup(of: T?.self) { group in
             for service in storage.services {
@@ -95,7 +96,7 @@ extension StorageOptions {
 
     func setDisabled(_ disabled: Bool, account: String) async throws {
         try await withStorage { storage in
-            guard let record = try await storage.account(named: account) else { throw ValidationError("no account named \(account)") }
+            guard let record = try await storage.account(named: account) else { throw OperatorError("no account named \(account)") }
             try await storage.setDisabled(disabled, account: record.id)
         }
     }

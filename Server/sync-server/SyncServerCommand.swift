@@ -67,12 +67,16 @@ struct SyncServerCommand: AsyncParsableCommand {
         let logger = Logger(label: "sync-server")
         let directory = URL(fileURLWithPath: dataDir, isDirectory: true)
         let location: StorageLocation
+        var servingLock: ServingLock?
         if let database {
             guard let url = URL(string: database) else { throw ValidationError("--database must be a URL") }
             location = .database(url)
         } else {
             location = .directory(directory)
+            // Held while this process lives: `restore` refuses while a server serves the directory.
+            servingLock = try ServingLock.serving(directory)
         }
+        defer { withExtendedLifetime(servingLock) {} }
         let storage = try await location.open()
         var configuration = ServerConfiguration()
         configuration.limits.maximumRequestBytes = maxRequestBytes
@@ -105,17 +109,24 @@ struct SyncServerCommand: AsyncParsableCommand {
         }
         if let tls {
             for problem in tls.problems { Self.say("warning: \(problem)") }
-            Self.say("pin \(tls.pin)")
         }
         let scheme = tls == nil ? "http" : "https"
         let host = host
+        let pin = tls?.pin
         let application = try SyncApplication(storage: storage, configuration: configuration, logger: logger)
             .makeApplication(host: host, port: port, tls: tls) { port in
+                // Once the port is bound: a server that cannot listen prints no pin (decision 0262).
+                if let pin { Self.say("pin \(pin)") }
                 let shown = host.contains(":") ? "[\(host)]" : host
                 Self.say("listening on \(scheme)://\(shown):\(port)")
             }
-        try await application.runService()
+        do {
+            try await application.runService()
+        } catch where SyncApplication.isAddressInUse(error) {
+            throw OperatorError("port \(port) on \(host) is in use (another sync-server?); stop it or choose another --port")
+        }
     }
+
 
     /// One line on stdout, flushed at once (tests and scripts read these lines).
     static func say(_ line: String) {

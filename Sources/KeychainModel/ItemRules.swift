@@ -4,15 +4,21 @@ import Foundation
 public enum ItemRules {
     /// The access group of items added without one.
     public static let defaultAccessGroup = "default"
+    /// The access group of what `sync-client` keeps for itself: the account key of every epoch,
+    /// the device's identity keys and its token (`DeviceSecrets`).
+    public static let syncClientAccessGroup = "synckeychain.sync-client"
+    /// The access group of the Secret Service's items and of its collection and alias records.
+    public static let secretServiceAccessGroup = "org.freedesktop.secrets"
+    /// The access groups the programs of this product keep for themselves: the `keychain`
+    /// command's searches (find, delete, export) leave them out unless `--access-group` names
+    /// one of them (decision 0260).
+    public static let privateAccessGroups = [syncClientAccessGroup, secretServiceAccessGroup]
 
-    /// The access groups the product keeps its own secrets in (the sync client's account keys,
-    /// device keys and token: `synckeychain.sync-client`): this device's alone, never exported and
-    /// never imported; another device's would break this one's sync.
-    public static let productAccessGroupPrefix = "synckeychain."
-
-    /// Whether `item` is one of the product's own secrets (``productAccessGroupPrefix``).
+    /// Whether `item` is one of the sync client's own secrets (``syncClientAccessGroup``): this
+    /// device's alone, never exported and never imported; another device's would break this
+    /// one's sync.
     public static func isProductSecret(_ item: Item) -> Bool {
-        item.attributes.accessGroup?.hasPrefix(productAccessGroupPrefix) == true
+        item.attributes.accessGroup == syncClientAccessGroup
     }
 
     /// Validates a new item and applies the defaults: accessibility "when unlocked", not

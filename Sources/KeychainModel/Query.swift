@@ -45,6 +45,9 @@ public struct Query: Sendable, Hashable {
     public var returns: ReturnTypes
     /// When set, matches only the item with this persistent reference.
     public var persistentReference: PersistentReference?
+    /// Access groups whose items never match (empty: none is left out). The `keychain` command
+    /// leaves out ``ItemRules/privateAccessGroups`` unless its search names an access group.
+    public var excludedAccessGroups: [String] = []
 
     /// Creates a query. A `.synchronizable` value in `attributes` is moved to ``synchronizable``.
     public init(

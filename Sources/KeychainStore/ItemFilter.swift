@@ -22,6 +22,10 @@ struct ItemFilter {
         case .yes: clauses.append("\"sync\" = 1")
         case .any: break
         }
+        if !query.excludedAccessGroups.isEmpty {
+            clauses.append("\"\(Attribute.accessGroup.rawValue)\" NOT IN (\(query.excludedAccessGroups.map { _ in "?" }.joined(separator: ", ")))")
+            arguments += query.excludedAccessGroups.map { AttributeValue.string($0).databaseValue }
+        }
         if let reference = query.persistentReference {
             clauses.append("id = ? AND identity = ?")
             arguments += [reference.rowID.databaseValue, Data(reference.itemIdentity).databaseValue]

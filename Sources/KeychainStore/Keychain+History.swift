@@ -30,13 +30,23 @@ extension Keychain {
         }
     }
 
+    /// How many history versions a primary key has: one indexed count, no secret opened, so the
+    /// `find` verbs can say that an item has some.
+    public func historyCount(of primaryKey: PrimaryKey) throws(KeychainError) -> Int {
+        try readOneStatement { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item_history WHERE primary_key = ?", arguments: [primaryKey.storageBytes]) ?? 0
+        }
+    }
+
     /// Makes a history version the current item again, in one transaction: the current item (if
     /// any) takes its place in the history, and the change is journaled like a local edit, so it
     /// syncs as a new version.
+    /// - Returns: The number the replaced current item got in the history; nil when there was none.
     /// - Throws: ``KeychainStatus/itemNotFound`` for an unknown version.
-    public func restoreHistoryVersion(_ id: Int64) throws(KeychainError) {
+    @discardableResult
+    public func restoreHistoryVersion(_ id: Int64) throws(KeychainError) -> Int64? {
         let restoredAt = now
-        try write { db, state in
+        return try write { db, state -> Int64? in
             guard let row = try Row.fetchOne(db, sql: "SELECT \(Self.historyColumns) FROM item_history WHERE id = ?", arguments: [id])
             else { throw KeychainError(.itemNotFound) }
             var restored = try Self.historyItem(row, offset: 0, state: state)
@@ -45,13 +55,16 @@ extension Keychain {
             if let current = try fetchStored(db, primaryKey: restored.primaryKey) {
                 let displaced = try opened(current, state: state)
                 try insertHistory(db, displaced, versionTag: nil, state: state, recorded: restoredAt)
+                let displacedID = db.lastInsertedRowID
                 try replace(db, current, with: restored, state: state)
+                return displacedID
             } else {
                 let identity = Self.newIdentity()
                 try insert(db, restored, identity: identity, state: state)
                 if restored.isSynchronizable {
                     try appendJournal(db, identity: identity, primaryKey: restored.primaryKey, operation: .add)
                 }
+                return nil
             }
         }
     }

@@ -70,25 +70,24 @@ extension Keychain {
     }
 
     /// Every item matching the search (all classes, the given synchronizable filter) with its
-    /// secret and attributes: what `keychain export` writes. Never the product's own secrets
-    /// (``ItemRules/isProductSecret(_:)``); `ThisDeviceOnly` items only when `includingThisDeviceOnly`.
+    /// secret and attributes: what `keychain export` writes. Never the sync client's own secrets
+    /// (``ItemRules/syncClientAccessGroup``: its account keys, device keys and token), nor any of
+    /// `excludedAccessGroups`; `ThisDeviceOnly` items only when `includingThisDeviceOnly`.
     /// - Throws: ``KeychainStatus/interactionNotAllowed`` while locked.
-    public func exportItems(synchronizable: SynchronizableMatch, includingThisDeviceOnly: Bool = false) throws(KeychainError) -> [Item] {
-        try allItems(synchronizable: synchronizable).filter {
-            !ItemRules.isProductSecret($0) && (includingThisDeviceOnly || !$0.accessibility.isThisDeviceOnly)
-        }
-    }
-
-    private func allItems(synchronizable: SynchronizableMatch) throws(KeychainError) -> [Item] {
+    public func exportItems(
+        synchronizable: SynchronizableMatch, includingThisDeviceOnly: Bool = false, excludedAccessGroups: [String] = []
+    ) throws(KeychainError) -> [Item] {
+        let excludedAccessGroups = excludedAccessGroups + [ItemRules.syncClientAccessGroup]
         var items: [Item] = []
         for itemClass in ItemClass.allCases {
-            let query = Query(itemClass: itemClass, synchronizable: synchronizable, limit: .all, returns: [.attributes, .data])
+            var query = Query(itemClass: itemClass, synchronizable: synchronizable, limit: .all, returns: [.attributes, .data])
+            query.excludedAccessGroups = excludedAccessGroups
             do {
                 items += try find(query).map { Item(itemClass: $0.itemClass, attributes: $0.attributes ?? ItemAttributes(), data: $0.data) }
             } catch where error.code == .itemNotFound {
                 continue
             }
         }
-        return items
+        return includingThisDeviceOnly ? items : items.filter { !$0.accessibility.isThisDeviceOnly }
     }
 }

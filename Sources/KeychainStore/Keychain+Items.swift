@@ -108,6 +108,32 @@ extension Keychain {
         }
     }
 
+    /// Deletes, in one transaction, the items `query` matches that have these persistent
+    /// references (a search's results, confirmed before the deletion): an item that no longer
+    /// matches is left, and one that came to match meanwhile is not deleted.
+    ///
+    /// - Returns: How many items were deleted.
+    /// - Throws: ``KeychainStatus/itemNotFound`` when none of them is there any more,
+    ///   ``KeychainStatus/interactionNotAllowed`` as ``delete(_:)``.
+    @discardableResult
+    public func delete(_ query: Query, references: [PersistentReference]) throws(KeychainError) -> Int {
+        try ItemRules.validate(query)
+        return try write { db, state in
+            guard state.mayTouch(query) else { throw KeychainError(.interactionNotAllowed) }
+            var deleted = 0
+            for reference in references {
+                var one = query
+                one.persistentReference = reference
+                for stored in try ItemFilter(one).fetch(db, attributes: true, secrets: false, limit: 1) {
+                    try deleteRow(db, stored, journaled: true)
+                    deleted += 1
+                }
+            }
+            if deleted == 0 { throw KeychainError(.itemNotFound) }
+            return deleted
+        }
+    }
+
     // MARK: - Row writes shared with the sync methods
 
     static func newIdentity() -> [UInt8] {

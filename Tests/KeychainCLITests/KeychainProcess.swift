@@ -42,4 +42,21 @@ struct KeychainProcess {
             removing: ChildProcess.developerSettings + ["XDG_DATA_HOME"], timeout: timeout)
         return Output(status: result.status, stdout: Data(result.stdoutBytes), stderr: result.stderr)
     }
+
+    /// Runs `keychain --keychain PATH ARGUMENTS` (the option first, so that the command line ends
+    /// as given) on a real pseudo-terminal, answering each of `steps`' prompts; standard output and
+    /// error are both the terminal's.
+    func runOnTerminal(_ arguments: [String], steps: [PseudoTerminal.Step], timeout: Duration = .seconds(60)) throws -> PseudoTerminal.Result {
+        try PseudoTerminal.run(
+            Self.binary, ["--keychain", path] + arguments, environment: ["HOME": directory.path],
+            removing: ChildProcess.developerSettings + ["XDG_DATA_HOME"], steps: steps, timeout: timeout)
+    }
+
+    /// Runs `keychain --keychain PATH ARGUMENTS` with `input` as its standard input (a pipe).
+    func run(_ arguments: [String], input: String, timeout: Duration = .seconds(60)) throws -> Output {
+        let result = try ChildProcess.runBlocking(
+            URL(fileURLWithPath: "/bin/sh"), ["-c", "input=$1; shift; printf '%s' \"$input\" | \"$0\" \"$@\"", Self.binary.path, input, "--keychain", path] + arguments,
+            environment: ["HOME": directory.path], removing: ChildProcess.developerSettings + ["XDG_DATA_HOME"], timeout: timeout)
+        return Output(status: result.status, stdout: Data(result.stdoutBytes), stderr: result.stderr)
+    }
 }

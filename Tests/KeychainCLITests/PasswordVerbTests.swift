@@ -52,7 +52,7 @@ import Testing
         try keychain.run(["add-generic-password", "-a", "me", "-s", "svc", "-w", "synced", "--sync"])
         #expect(try keychain.run(["find-generic-password", "-a", "me", "-w"]).text == "local\n")
         #expect(try keychain.run(["find-generic-password", "-a", "me", "--sync", "yes", "-w"]).text == "synced\n")
-        #expect(try keychain.run(["delete-generic-password", "-a", "me", "--sync", "any"]).status == 0)
+        #expect(try keychain.run(["delete-generic-password", "-a", "me", "--sync", "any", "--all"]).status == 0)
         #expect(try keychain.run(["find-generic-password", "-a", "me", "--sync", "any"]).status == 44)
         let refused = try keychain.run(["add-generic-password", "-a", "x", "-s", "y", "-w", "z", "--sync", "--accessible", "when-unlocked-this-device-only"])
         #expect(refused.status != 0 && refused.status != 44 && refused.status != 45)
@@ -65,7 +65,7 @@ import Testing
         #expect(try keychain.run(["add-internet-password", "-a", "bob", "-s", "example.com", "-r", "htps", "-P", "8443", "-w", "pw2"]).status == 0)
         #expect(try keychain.run(["add-internet-password", "-a", "bob", "-s", "example.com", "-r", "htps", "-P", "443", "-p", "/login", "-w", "x"]).status == 45)
         #expect(try keychain.run(["find-internet-password", "-s", "example.com", "-P", "8443", "-w"]).text == "pw2\n")
-        #expect(try keychain.run(["delete-internet-password", "-s", "example.com"]).status == 0)
+        #expect(try keychain.run(["delete-internet-password", "-s", "example.com", "--all"]).status == 0)
         #expect(try keychain.run(["find-internet-password", "-s", "example.com"]).status == 44)
     }
 

@@ -12,7 +12,10 @@ struct HistoryRestoreTests {
             try await a.sync()
             try await b.sync()
             let listing = try await b.keychain(["history", "-s", "undo", "-a", "gus", "--sync", "-w"])
-            let number = try #require(listing.stdout.split(separator: "\t").first.map(String.init))
+            // The first line is the header row.
+            let rows = listing.stdout.split(separator: "\n")
+            #expect(rows.first?.hasPrefix("VERSION\t") == true)
+            let number = try #require(rows.dropFirst().first?.split(separator: "\t").first.map(String.init))
             #expect(listing.stdout.hasSuffix("\tfirst\n"))
             #expect(try await b.keychain(["history", "-s", "undo", "-a", "gus", "--sync", "--restore", number]).status == 0)
             #expect(try await b.password(service: "undo", account: "gus") == "first")

@@ -30,13 +30,15 @@ import Testing
                 #expect(result.status == 1, "\(command): exit \(result.status): \(result.stderr)")
                 #expect(!result.stderr.isEmpty, "\(command) printed no error")
             }
-            let daemon = try ChildProcess(Products.syncClient, ["run", "--keychain", device.keychainPath], environment: ["LOG_LEVEL": "warning"])
+            let daemon = try ChildProcess(Products.syncClient, ["run", "--keychain", device.keychainPath], environment: ["LOG_LEVEL": "debug"])
             defer { daemon.stop() }
-            // Three failed attempts: the daemon says so, retries, and backs off in between.
+            // Three failed attempts: the daemon says so once, retries, and backs off in between
+            // (each retry is a debug line, decision 0261).
             try await eventually(timeout: .seconds(60), "the daemon retries") {
-                (daemon.stdout + daemon.stderr).components(separatedBy: "server unreachable; retrying").count > 3 || !daemon.isRunning
+                (daemon.stdout + daemon.stderr).components(separatedBy: "server still not answering; retrying").count > 3 || !daemon.isRunning
             }
             #expect(daemon.isRunning, "the daemon stopped: \(daemon.stdout)\(daemon.stderr)")
+            #expect(daemon.stderr.components(separatedBy: "server unreachable; retrying until it answers").count == 2, "\(daemon.stderr)")
         }
     }
 }

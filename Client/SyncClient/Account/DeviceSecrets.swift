@@ -8,7 +8,7 @@ import KeychainStore
 /// 0136), in an access group of their own.
 package struct DeviceSecrets: Sendable {
     package static let service = "synckeychain.sync-client"
-    package static let accessGroup = "synckeychain.sync-client"
+    package static let accessGroup = ItemRules.syncClientAccessGroup
     private static let accountKeyName = "account-key"
     private static let tokenName = "device-token"
     private static let signingKeyName = "device-signing-key"

@@ -75,10 +75,11 @@ package final class ClientSession: Sendable {
     }
 
     /// Runs `body` with an open session and closes it afterwards. With `waitForServer` (the
-    /// daemon), an unreachable server is retried with backoff and jitter instead of failing.
+    /// daemon), an unreachable server is retried with backoff and jitter instead of failing, and
+    /// `reachability` says so once.
     package static func with<T: Sendable>(
         keychainPath: String, logger: Logger, waitForServer: Bool = false, keepsKeychainOpen: Bool = false,
-        _ body: (ClientSession) async throws -> T
+        reachability: ServerReachability = ServerReachability(), _ body: (ClientSession) async throws -> T
     ) async throws -> T {
         var backoff = Backoff(base: .milliseconds(500), maximum: .seconds(30))
         var opened: ClientSession?
@@ -86,10 +87,11 @@ package final class ClientSession: Sendable {
             do {
                 opened = try await open(keychainPath: keychainPath, logger: logger, keepsKeychainOpen: keepsKeychainOpen)
             } catch let error as SyncClientError where waitForServer && error.code == .unreachable {
-                logger.warning("server unreachable; retrying", metadata: ["error": "\(error.message)"])
+                reachability.failed(error, logger: logger)
                 try await Task.sleep(for: backoff.next())
             }
         }
+        if waitForServer { reachability.answered(logger: logger) }
         guard let session = opened else { throw CancellationError() }
         do {
             let result = try await body(session)

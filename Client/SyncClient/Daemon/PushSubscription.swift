@@ -5,6 +5,7 @@ import Logging
 import NIOSSL
 import SyncCore
 import SyncProtocol
+import Synchronization
 
 /// Keeps the server's push channel (`GET /v1/push`, WebSocket) open and notes why a pass is due:
 /// the zone and sequence of every change message, and every zone on every (re)connection (changes
@@ -33,11 +34,13 @@ package struct PushSubscription: Sendable {
         // name is not what is checked for an IP server (PinnedTrust), so it gets a placeholder name.
         if PinnedTrust.isIPAddress(endpoint.host) { configuration.sniHostname = "localhost" }
         while !Task.isCancelled {
+            let opened = OpenedFlag()
             do {
                 try await WebSocketClient.connect(
                     url: url, configuration: configuration, tlsConfiguration: tlsConfiguration, logger: logger
                 ) { inbound, _, _ in
                     logger.debug("push channel open")
+                    opened.value.withLock { $0 = true }
                     reasons.everything()
                     for try await message in inbound.messages(maxSize: Self.maximumMessageBytes) {
                         Self.note(message, in: reasons)
@@ -48,12 +51,20 @@ package struct PushSubscription: Sendable {
             } catch {
                 logger.debug("push channel failed", metadata: ["error": "\(error)"])
             }
+            // A channel that was open has closed: the server may have gone away. A pass now finds
+            // out (and the daemon says so once) instead of at the next check (decision 0261).
+            if opened.value.withLock({ $0 }) { reasons.everything() }
             do {
                 try await Task.sleep(for: backoff.next())
             } catch {
                 return
             }
         }
+    }
+
+    /// Whether one connection's channel opened.
+    private final class OpenedFlag: Sendable {
+        let value = Mutex(false)
     }
 
     /// Push messages are a few dozen bytes; a longer one is refused by the WebSocket layer.

@@ -18,12 +18,18 @@ package struct SyncDaemon: Service {
     package let sync: AccountSync
     package let keychainPath: String
     package let configuration: Configuration
+    /// Says once when the server goes away and once when it answers again.
+    package let reachability: ServerReachability
 
-    package init(session: ClientSession, sync: AccountSync, keychainPath: String, configuration: Configuration) {
+    package init(
+        session: ClientSession, sync: AccountSync, keychainPath: String, configuration: Configuration,
+        reachability: ServerReachability = ServerReachability()
+    ) {
         self.session = session
         self.sync = sync
         self.keychainPath = keychainPath
         self.configuration = configuration
+        self.reachability = reachability
     }
 
     package func run() async throws {
@@ -79,6 +85,7 @@ package struct SyncDaemon: Service {
             do {
                 let report = try await sync.syncUntilInStep(maximumRounds: 20, zones: zones)
                 backoff.reset()
+                reachability.answered(logger: logger)
                 if report.pushed + report.applied > 0 {
                     logger.info("synced", metadata: ["pushed": "\(report.pushed)", "applied": "\(report.applied)"])
                 }
@@ -90,7 +97,10 @@ package struct SyncDaemon: Service {
             } catch is CancellationError {
                 return
             } catch {
-                logger.warning("sync failed; retrying", metadata: ["error": "\(error)"])
+                // An unreachable server (or a disabled account) is said once, not at every retry.
+                if !reachability.failed(error, logger: logger) {
+                    logger.warning("sync failed; retrying", metadata: ["error": "\(error)"])
+                }
                 try await Task.sleep(for: backoff.next())
                 reasons.everything()
             }

@@ -2,7 +2,8 @@ import Foundation
 import KeychainStore
 import SyncCore
 
-/// What `sync-client status` shows; read from the local state only (no server round trip).
+/// What `sync-client status` shows: read from the local state (``read(keychainPath:)``), and
+/// the server's answer to one request of this device (``connection``, set by the command).
 package struct ClientStatus: Sendable, Codable, Equatable {
     package var account: String
     package var server: String
@@ -20,6 +21,8 @@ package struct ClientStatus: Sendable, Codable, Equatable {
     package var keyValueStores: [KeyValueStoreStatus] = []
     /// Rejected versions of the store directory (zone `kv`, decision 0070).
     package var keyValueDirectoryProblems: [ClientStateDatabase.Problem] = []
+    /// Whether the server takes this device's requests now; nil when not checked.
+    package var connection: ServerCheck?
 
     /// Reads the status of the keychain at `keychainPath`.
     package static func read(keychainPath: String) throws -> ClientStatus {
@@ -63,6 +66,7 @@ extension ClientStatus {
         var lines = [
             "account:         \(account)",
             "server:          \(server)",
+            "connection:      \(connection.map { "\($0.state == .ok ? "ok" : $0.state.rawValue.uppercased()): \(TerminalText.sanitized($0.message))" } ?? "not checked")",
             "pin:             \(pin ?? "none (plain http)")",
             "device:          \(device) (\(TerminalText.sanitized(deviceName)))",
             "last sync:       \(lastSync.map { ISO8601DateFormatter().string(from: $0) } ?? "never")",

@@ -32,6 +32,8 @@ struct GarbageCollectionService: Service {
             metrics.recordCollection(collected: dropped, at: clock.now())
             logger.info("tombstones collected", metadata: ["count": "\(dropped)"])
         } catch {
+            // A pass cut short by the server stopping (SIGTERM, a port in use) is not a failure.
+            if Task.isCancelled { return }
             metrics.recordCollectionFailure()
             logger.error("tombstone collection failed", metadata: ["error": "\(ErrorMiddleware<SyncRequestContext>.describe(error))"])
         }

@@ -14,6 +14,18 @@ package enum PrivateFile {
         try handle.synchronize()
     }
 
+    /// Creates `path`, empty and 0600; refuses a path where anything is already (O_EXCL, so no
+    /// other process can slip a file in between a check and the creation).
+    /// - Throws: `startupFailure` naming the path, saying so when something is there already.
+    package static func createNew(_ path: String) throws {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600)
+        guard descriptor >= 0 else {
+            if errno == EEXIST { throw SyncServerError(.startupFailure, "\(path) exists already") }
+            throw SyncServerError(.startupFailure, "cannot create \(path) (errno \(errno))")
+        }
+        close(descriptor)
+    }
+
     /// Creates the directory 0700 when it is missing.
     package static func createDirectory(_ url: URL) throws {
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

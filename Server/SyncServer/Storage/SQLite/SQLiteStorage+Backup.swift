@@ -11,18 +11,20 @@ extension SQLiteStorage {
 
     /// Copies the database in `directory` to `file` with SQLite's online backup API, in one read
     /// transaction: a consistent snapshot while servers keep writing. `file` must not exist; it is
-    /// created 0600.
+    /// created 0600 (exclusively: an existing file is never written over, decision 0262).
     package static func backup(directory: URL, to file: URL) throws -> BackupSummary {
         let source = directory.appendingPathComponent(fileName)
         guard FileManager.default.fileExists(atPath: source.path) else {
-            throw SyncServerError(.notFound, "no database in the data directory")
+            throw SyncServerError(.notFound, "no sync-server database in \(directory.path)")
         }
-        guard !FileManager.default.fileExists(atPath: file.path) else {
-            throw SyncServerError(.startupFailure, "the backup file exists already; choose a new name")
+        do {
+            try PrivateFile.createNew(file.path)
+        } catch let error as SyncServerError where error.message.hasSuffix("exists already") {
+            // Never written over: it may be an earlier backup.
+            throw SyncServerError(.startupFailure, "\(file.path) exists already; a backup goes to a new file: choose another name (nothing was written)")
         }
         do {
             let pool = try DatabasePool(path: source.path, configuration: readOnly)
-            try PrivateFile.write([], to: file.path)
             let destination = try DatabaseQueue(path: file.path)
             try pool.backup(to: destination)
             return try summary(of: destination)
@@ -37,9 +39,14 @@ extension SQLiteStorage {
     /// Replaces the database in `directory` (created when missing) with the backup `file`, after
     /// checking that the file is an intact sync-server database; migrates it to this version and
     /// moves every account's sequence on by ``ChangeFeed/restoredSequenceJump``, remembering where
-    /// the backup ended (decision 0154). Every server process on the
-    /// directory must be stopped first.
+    /// the backup ended (decision 0154). Every server process on the directory must be stopped
+    /// first: the restore refuses while one holds the directory's ``ServingLock`` (decision 0262).
     package static func restore(from file: URL, into directory: URL) throws -> BackupSummary {
+        let lock = try ServingLock.restoring(directory)
+        defer { withExtendedLifetime(lock) {} }
+        guard FileManager.default.isReadableFile(atPath: file.path) else {
+            throw SyncServerError(.notFound, "cannot read \(file.path)")
+        }
         do {
             let backup = try DatabaseQueue(path: file.path, configuration: readOnly)
             let check = try backup.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }

@@ -1,0 +1,51 @@
+import ArgumentParser
+import Foundation
+import SyncClient
+import SyncCore
+
+/// `sync-client revoke DEVICE`: DEVICE is an ID or a name (decision 0264); a name several devices
+/// share is refused, and so is this device, which `sync-client leave` signs out.
+struct RevokeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "revoke",
+        abstract: "Revoke a device: signed into the device log, its token stops working, and a new account key (epoch) seals everything written from now on.")
+
+    @OptionGroup var keychain: KeychainOptions
+    @Argument(help: "The device: its ID, or its name as `sync-client devices` lists it (a name two devices share is refused).")
+    var device: String
+    @Option(help: "A file whose first line is the account password, which the new epoch's key is wrapped under (default: $SYNC_PASSWORD, else a prompt).")
+    var passwordFile: String?
+
+    func run() async throws {
+        let logger = makeLogger("sync-client")
+        try await runReportingErrors {
+            let (id, name, change) = try await ClientSession.with(keychainPath: keychain.path, logger: logger) { session in
+                let administration = AccountAdministration(session: session)
+                let own = session.enrolment.device
+                // This device's own ID is refused before anything is asked of the server.
+                if let id = DeviceID(device) { try DeviceSelector.refuseOwn(id, own: own, shown: device) }
+                let devices = try await administration.devices()
+                let id = try DeviceSelector.select(device, among: devices, own: own)
+                // Asked only once the device is known: a refused name asks nothing.
+                let password = try PasswordInput.read(environment: "SYNC_PASSWORD", file: passwordFile, prompt: "Password: ")
+                let change = try await administration.revoke(id, password: password)
+                return (id, devices.first { $0.id == id }?.name, change)
+            }
+            print("revoked \(id)\(name.map { " (\(TerminalText.sanitized($0)))" } ?? "")")
+            print("key epoch \(change.epoch)\(change.madeHere ? ": a new account key, sealed to the remaining devices" : "")")
+            if change.repairedWraps > 0 {
+                let recipients = "\(change.repairedWraps) recipient\(change.repairedWraps == 1 ? "" : "s")"
+                print("key epoch \(change.epoch): sealed to the \(recipients) its entries had missed")
+            }
+            for device in change.unreachable {
+                FileHandle.standardError.write(Data("sync-client: warning: device \(device) has no key-agreement key in the device log: it cannot read what is written from now on; enrol it again\n".utf8))
+            }
+            if change.madeHere && !change.sealedToRecovery {
+                // Decision 0178: an account created before the recovery key had a public half.
+                FileHandle.standardError.write(Data(("sync-client: warning: this account's recovery key has no public key in the device log "
+                    + "(made before decision 0178): it opens only the account key of epoch 1, so with it alone items written from now on "
+                    + "cannot be recovered; keep a second device, or enrol one by approval\n").utf8))
+            }
+        }
+    }
+}
