@@ -22,12 +22,12 @@ import Testing
 
             let export = try await a.keychain(["export", "--format", "json"])
             #expect(export.status == 0, "\(export.stderr)")
-            #expect(export.stdout.contains("synced secret".data(using: .utf8)!.base64EncodedString()))
-            for secret in [token, Data(accountKey).base64EncodedString(), "synckeychain.sync-client", "stays here".data(using: .utf8)!.base64EncodedString()] {
+            #expect(export.stdout.contains("synced secret"), "\(export.stdout)")
+            for secret in [token, Data(accountKey).base64EncodedString(), "synckeychain.sync-client", "stays here"] {
                 #expect(!export.stdout.contains(secret), "the export holds \(secret.prefix(6))…")
             }
             let everything = try await a.keychain(["export", "--format", "json", "--include-this-device-only"])
-            #expect(everything.stdout.contains("stays here".data(using: .utf8)!.base64EncodedString()))
+            #expect(everything.stdout.contains("stays here"))
             #expect(everything.stderr.contains("never leave this device"), "\(everything.stderr)")
             #expect(!everything.stdout.contains(token))
 
