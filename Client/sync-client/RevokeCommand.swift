@@ -13,8 +13,12 @@ struct RevokeCommand: AsyncParsableCommand {
     @OptionGroup var keychain: KeychainOptions
     @Argument(help: "The device: its ID, or its name as `sync-client devices` lists it (a name two devices share is refused).")
     var device: String
-    @Option(help: "A file whose first line is the account password, which the new epoch's key is wrapped under (default: $SYNC_PASSWORD, else a prompt).")
+    @Option(help: "A file whose first line is the account's current password (default: $SYNC_PASSWORD, else a prompt).")
     var passwordFile: String?
+    @Option(help: "A file whose first line is the new password, which the new epoch's key is wrapped under (default: $SYNC_NEW_PASSWORD, else a prompt).")
+    var newPasswordFile: String?
+    @Flag(help: "Keep the current password (the revoked device's holder, if they know it, can still open what is written from now on).")
+    var keepPassword = false
 
     func run() async throws {
         let logger = makeLogger("sync-client")
@@ -27,12 +31,25 @@ struct RevokeCommand: AsyncParsableCommand {
                 let devices = try await administration.devices()
                 let id = try DeviceSelector.select(device, among: devices, own: own)
                 // Asked only once the device is known: a refused name asks nothing.
-                let password = try PasswordInput.read(environment: "SYNC_PASSWORD", file: passwordFile, prompt: "Password: ")
-                let change = try await administration.revoke(id, password: password)
+                let password = try PasswordInput.read(environment: "SYNC_PASSWORD", file: passwordFile, prompt: "Current password: ")
+                let newPassword = try readNewPassword(current: password)
+                let change = try await administration.revoke(id, password: password, newPassword: newPassword)
                 return (id, devices.first { $0.id == id }?.name, change)
             }
             print("revoked \(id)\(name.map { " (\(TerminalText.sanitized($0)))" } ?? "")")
             print("key epoch \(change.epoch)\(change.madeHere ? ": a new account key, sealed to the remaining devices" : "")")
+            if change.passwordChanged {
+                print("password changed: the old one no longer signs in or opens the account key; the other devices keep working")
+            } else {
+                FileHandle.standardError.write(Data(("sync-client: warning: the password is unchanged: whoever holds the revoked device "
+                    + "and knows it can still sign in and, unless the account requires approval, open the key of epoch \(change.epoch); "
+                    + "change it with `sync-client change-password`\n").utf8))
+            }
+            // What revocation cannot take back (decision 0272).
+            print("""
+                the revoked device's holder keeps what it had synced, and its old key opens any item not written since, \
+                should the server hand it out; what is written from now on is sealed under epoch \(change.epoch)
+                """)
             if change.repairedWraps > 0 {
                 let recipients = "\(change.repairedWraps) recipient\(change.repairedWraps == 1 ? "" : "s")"
                 print("key epoch \(change.epoch): sealed to the \(recipients) its entries had missed")
@@ -47,5 +64,17 @@ struct RevokeCommand: AsyncParsableCommand {
                     + "cannot be recovered; keep a second device, or enrol one by approval\n").utf8))
             }
         }
+    }
+
+    /// The new password, unless `--keep-password`; the current one again is refused (decision 0272).
+    private func readNewPassword(current: String) throws -> String? {
+        guard !keepPassword else { return nil }
+        let new = try PasswordInput.read(
+            environment: "SYNC_NEW_PASSWORD", file: newPasswordFile,
+            prompt: "New password (the revoked device's holder may know the current one): ")
+        guard new != current else {
+            throw SyncClientError(.invalidInput, "the new password is the current one; give another, or --keep-password to keep it")
+        }
+        return new
     }
 }

@@ -28,9 +28,17 @@ struct TestDevice: Sendable {
     }
 
     @discardableResult
-    func syncClient(_ arguments: [String], password: String? = TestDevice.password) async throws -> ChildProcess.Result {
+    /// Runs `sync-client` on this device's keychain. `revoke` keeps the password (a test that
+    /// changes it passes `newPassword`; RevokePasswordTests): the tests enrol with it afterwards.
+    func syncClient(_ arguments: [String], password: String? = TestDevice.password, newPassword: String? = nil) async throws -> ChildProcess.Result {
         var environment: [String: String] = [:]
         if let password { environment["SYNC_PASSWORD"] = password }
+        var arguments = arguments
+        if let newPassword {
+            environment["SYNC_NEW_PASSWORD"] = newPassword
+        } else if arguments.first == "revoke" {
+            arguments.append("--keep-password")
+        }
         return try await run(Products.syncClient, [arguments[0], "--keychain", keychainPath] + arguments.dropFirst(), environment: environment)
     }
 

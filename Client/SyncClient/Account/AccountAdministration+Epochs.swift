@@ -21,6 +21,9 @@ extension AccountAdministration {
         /// How many wraps of the epoch's key this run appended for recipients that an earlier
         /// run's follow-on entries missed (decision 0200); 0 when nothing was missing.
         package var repairedWraps: Int = 0
+        /// Whether the password changed with the wrap (decision 0272): the old one no longer signs
+        /// in or opens the account key.
+        package var passwordChanged = false
     }
 
     /// Checks the password (the server's check) before anything changes, by making the server's
@@ -50,7 +53,12 @@ extension AccountAdministration {
     /// entries (``completeEpochWraps(_:exchange:identity:)``); cut off before they all landed,
     /// `revoke` run again — or the next `sync` of a device holding the key — appends the rest
     /// (decision 0200).
-    func startEpochIfNeeded(secrets: AccountSecrets, log verified: DeviceLog, exchange: DeviceLogExchange) async throws -> EpochChange {
+    ///
+    /// With `newSecrets` (a new password's, decision 0272) the wrap moves to the new password in the
+    /// same request: the password the revoked device's holder may know opens nothing from then on.
+    func startEpochIfNeeded(
+        secrets: AccountSecrets, newSecrets: AccountSecrets? = nil, log verified: DeviceLog, exchange: DeviceLogExchange
+    ) async throws -> EpochChange {
         let identity = try identity()
         let me = session.enrolment.device
         var log = verified
@@ -106,7 +114,7 @@ extension AccountAdministration {
         // Only now that the log announces the key (this device's or the winner's) does the
         // password wrap it (decision 0181).
         do {
-            try await replacePasswordWrap(secrets, key: key, epoch: epoch)
+            try await replacePasswordWrap(secrets, new: newSecrets, key: key, epoch: epoch)
         } catch let error as SyncClientError {
             throw SyncClientError(
                 error.code, "epoch \(epoch) is in the device log, but the password's wrap was not moved to it (\(error.message)): run revoke again",
@@ -114,7 +122,7 @@ extension AccountAdministration {
         }
         return EpochChange(
             epoch: epoch, madeHere: won, unreachable: won ? unreachable : [], sealedToRecovery: log.recoveryKey != nil,
-            repairedWraps: owedBefore - log.missingEpochWraps.count)
+            repairedWraps: owedBefore - log.missingEpochWraps.count, passwordChanged: newSecrets != nil)
     }
 
     /// Seals the current epoch's key, in `epochKeys` entries of at most ``DeviceLog/wrapsPerEntry``
@@ -195,28 +203,43 @@ extension AccountAdministration {
         return try AccountSecrets.derive(password: password, parameters: parameters)
     }
 
-    /// Replaces the server's password wrap with `key`'s, same password and parameters; the server
-    /// checks the password and keeps no wrap when the account requires approval.
-    private func replacePasswordWrap(_ secrets: AccountSecrets, key: AccountKey, epoch: UInt32) async throws {
-        try await Self.replacePasswordWrap(
-            connection: session.connection, account: session.enrolment.account, secrets: secrets, key: key, epoch: epoch,
-            wrappedRecoveryKey: session.enrolment.wrappedRecoveryKey)
+    /// A new password's secrets: the server's current parameters raised to the cost this device
+    /// pinned (decision 0131), with a fresh salt.
+    func newSecrets(password: String, current: AccountSecrets) throws -> AccountSecrets {
+        guard !password.isEmpty else { throw SyncClientError(.invalidInput, "the new password must not be empty") }
+        let pinned = session.enrolment.pinnedKDF ?? PinnedKDF(current.parameters)
+        return try AccountSecrets.derive(password: password, parameters: try pinned.strengthened(current.parameters))
     }
 
-    /// ``replacePasswordWrap(_:key:epoch:)`` over any signed-in connection (a recovery enrolment).
+    /// Replaces the server's password wrap with `key`'s: under the same password and parameters,
+    /// or under `new` (a changed password, which becomes this device's pinned cost); the server
+    /// checks the current password and keeps no wrap when the account requires approval.
+    func replacePasswordWrap(_ secrets: AccountSecrets, new: AccountSecrets? = nil, key: AccountKey, epoch: UInt32) async throws {
+        try await Self.replacePasswordWrap(
+            connection: session.connection, account: session.enrolment.account, secrets: secrets, new: new, key: key, epoch: epoch,
+            wrappedRecoveryKey: session.enrolment.wrappedRecoveryKey)
+        guard let new else { return }
+        var enrolment = session.enrolment
+        enrolment.pinnedKDF = PinnedKDF(new.parameters)
+        try session.database.saveEnrolment(enrolment)
+    }
+
+    /// ``replacePasswordWrap(_:new:key:epoch:)`` over any signed-in connection (a recovery enrolment).
     static func replacePasswordWrap(
-        connection: ServerConnection, account: String, secrets: AccountSecrets, key: AccountKey, epoch: UInt32, wrappedRecoveryKey: [UInt8]?
+        connection: ServerConnection, account: String, secrets: AccountSecrets, new: AccountSecrets? = nil, key: AccountKey, epoch: UInt32,
+        wrappedRecoveryKey: [UInt8]?
     ) async throws {
-        let parameters = secrets.parameters
+        let wrapping = new ?? secrets
+        let parameters = wrapping.parameters
         let bundle = AccountKeyBundle(
             kdf: PasswordKDF(algorithm: parameters.algorithm, logN: parameters.logN, r: parameters.r, p: parameters.p),
             salt: Base64Bytes(parameters.salt),
-            wrappedAccountKey: Base64Bytes(try key.wrapped(with: secrets, account: account, epoch: epoch)),
+            wrappedAccountKey: Base64Bytes(try key.wrapped(with: wrapping, account: account, epoch: epoch)),
             wrappedRecoveryKey: wrappedRecoveryKey.map(Base64Bytes.init))
         do {
             try await connection.send(
                 .PUT, "/v1/account/credentials",
-                body: ChangeCredentialsRequest(currentAuthKey: Base64Bytes(secrets.authKey), authKey: Base64Bytes(secrets.authKey), keys: bundle))
+                body: ChangeCredentialsRequest(currentAuthKey: Base64Bytes(secrets.authKey), authKey: Base64Bytes(wrapping.authKey), keys: bundle))
         } catch let error as SyncClientError where error.code == .signInFailed {
             throw SyncClientError(error.code, "the password is not the account's current one", underlying: error)
         }

@@ -74,12 +74,17 @@ package struct AccountAdministration: Sendable {
     /// The device log is read once, by the password check; the revocation and the epoch's entries
     /// are appended to that log through one exchange (which keeps every epoch key a re-read
     /// shows), and it is read again only when another device appended first (decision 0202).
-    package func revoke(_ device: DeviceID, password: String) async throws -> EpochChange {
-        // The password is checked before anything changes: a wrong one revokes nothing.
+    ///
+    /// With `newPassword` the password changes with the wrap (decision 0272): the revoked device's
+    /// holder may know the current one, which would open the new epoch's key through the wrap.
+    package func revoke(_ device: DeviceID, password: String, newPassword: String?) async throws -> EpochChange {
+        // The password is checked before anything changes: a wrong one revokes nothing; the new
+        // one is derived first too, so a refused one changes nothing either.
         let (secrets, log) = try await checkedSecrets(password: password)
+        let newSecrets = try newPassword.map { try self.newSecrets(password: $0, current: secrets) }
         let exchange = logExchange(try identity())
         let revoked = try await signRevocation(of: device, in: log, exchange: exchange)
-        return try await startEpochIfNeeded(secrets: secrets, log: revoked, exchange: exchange)
+        return try await startEpochIfNeeded(secrets: secrets, newSecrets: newSecrets, log: revoked, exchange: exchange)
     }
 
     /// This device revokes itself (`leave`, decision 0135). It cannot start the next epoch (a
@@ -142,29 +147,11 @@ package struct AccountAdministration: Sendable {
     /// (decision 0131) before anything is derived; the new cost is never below the pinned one, and
     /// becomes the new pin.
     package func changePassword(current: String, new: String) async throws {
-        guard !new.isEmpty else { throw SyncClientError(.invalidInput, "the new password must not be empty") }
-        let account = session.enrolment.account
-        let pre = try await session.connection.send(
-            .POST, "/v1/sign-in/parameters", body: PreSignInRequest(account: account), as: PreSignInResponse.self)
-        let currentParameters = try DeviceEnrolment.parameters(pre.kdf, salt: pre.salt)
-        let pinned = session.enrolment.pinnedKDF ?? PinnedKDF(currentParameters)
-        try pinned.check(currentParameters)
-        let currentSecrets = try AccountSecrets.derive(password: current, parameters: currentParameters)
-        let newParameters = try pinned.strengthened(currentParameters)
-        let newSecrets = try AccountSecrets.derive(password: new, parameters: newParameters)
+        let currentSecrets = try await currentSecrets(password: current)
+        let newSecrets = try newSecrets(password: new, current: currentSecrets)
         // The newest epoch this device holds: a password set by `recover` after a revocation
         // wraps an older one, and this is what brings it forward (decision 0178).
-        let newestKey = try await newestEpochKey()
-        let bundle = AccountKeyBundle(
-            kdf: PasswordKDF(algorithm: newParameters.algorithm, logN: newParameters.logN, r: newParameters.r, p: newParameters.p),
-            salt: Base64Bytes(newParameters.salt),
-            wrappedAccountKey: Base64Bytes(try newestKey.key.wrapped(with: newSecrets, account: account, epoch: newestKey.epoch)),
-            wrappedRecoveryKey: session.enrolment.wrappedRecoveryKey.map(Base64Bytes.init))
-        try await session.connection.send(
-            .PUT, "/v1/account/credentials",
-            body: ChangeCredentialsRequest(currentAuthKey: Base64Bytes(currentSecrets.authKey), authKey: Base64Bytes(newSecrets.authKey), keys: bundle))
-        var enrolment = session.enrolment
-        enrolment.pinnedKDF = PinnedKDF(newParameters)
-        try session.database.saveEnrolment(enrolment)
+        let (epoch, key) = try await newestEpochKey()
+        try await replacePasswordWrap(currentSecrets, new: newSecrets, key: key, epoch: epoch)
     }
 }
