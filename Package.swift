@@ -309,11 +309,27 @@ if Context.environment["SYNCKEYCHAIN_CORE_ONLY"] == nil {
 // need the network stack; a core-only build leaves them out (the table says so).
 if Context.environment["SYNCKEYCHAIN_CORE_ONLY"] == nil, let bench = package.targets.first(where: { $0.name == "keychain-bench" }) {
     bench.dependencies += [
-        "SyncClient", "SyncProtocol", "KeychainModel", "sync-server", "sync-client", "keychain-bench-noop",
+        "SyncClient", "SyncProtocol", "KeychainModel", "sync-server", "sync-client", "keychain-bench-noop", "fair-sync",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "Logging", package: "swift-log"),
     ]
     bench.swiftSettings = swiftSettings + [.define("SYNCKEYCHAIN_NETWORK")]
+    // The fair baseline of the first push and the new device's pull (issue 35): the least work a
+    // correct end-to-end sync does, in processes of its own, as the product's are.
+    package.targets.append(.executableTarget(
+        name: "fair-sync",
+        dependencies: [
+            "SyncServer",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdTLS", package: "hummingbird"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Logging", package: "swift-log"),
+        ],
+        path: "Benchmarks/fair-sync",
+        swiftSettings: swiftSettings))
 }

@@ -1,0 +1,68 @@
+import Crypto
+import Foundation
+import GRDB
+
+/// A new device: sign in, unwrap the account key, store the device's secrets durably; then per
+/// page of 500: open each version, check its ID against its content, seal it at rest, insert the
+/// keychain row and the state row, one commit each; then verify the statement (N digest terms and
+/// one Ed25519 signature) and acknowledge.
+enum FairPull {
+    static func run(items expected: Int, client unauthorized: FairClient, directory: URL) async throws {
+        let keychainFile = directory.appendingPathComponent("pull-keychain.sqlite")
+        let stateFile = directory.appendingPathComponent("pull-state.sqlite")
+        FairDatabase.remove(keychainFile)
+        FairDatabase.remove(stateFile)
+        let signedIn = try await unauthorized.send(
+            .POST, "/signin", json: SignIn(account: "fair", authKey: Data("auth".utf8), device: UUID().uuidString, bundle: nil), as: SignedIn.self)
+        let client = unauthorized.authorized(signedIn.token)
+        let accountKey = try AES.GCM.open(AES.GCM.SealedBox(combined: signedIn.bundle), using: FairKeys.bundleKey, authenticating: Data("bundle".utf8))
+        let keychain = try FairDatabase.open(keychainFile, schema: FairDatabase.keychainSchema)
+        let state = try FairDatabase.open(stateFile, schema: FairDatabase.stateSchema)
+        try await keychain.write { db in
+            try db.execute(sql: "INSERT INTO secret VALUES ('token', ?), ('account-key', ?)", arguments: [Data(signedIn.token.utf8), accountKey])
+        }
+        let keys = FairKeys(accountKey: Array(accountKey))
+
+        let decoder = JSONDecoder()
+        var cursor: Int64 = 0
+        var versions: [(id: String, vector: Data)] = []
+        while true {
+            let page = try await client.send(.GET, "/v1/zones/keychain/changes?after=\(cursor)&limit=500", as: Page.self)
+            var rows: [(attributes: Attributes, encoded: Data, wrapped: Data, sealed: Data)] = []
+            rows.reserveCapacity(page.items.count)
+            for item in page.items {
+                guard let version = item.versions.first else { throw FairError("an item without a version") }
+                let content = try keys.open(version.blob, id: item.id, vector: version.vector)
+                guard let separator = content.firstIndex(of: 0) else { throw FairError("content without attributes") }
+                let encoded = content[content.startIndex..<separator]
+                let attributes = try decoder.decode(Attributes.self, from: encoded)
+                guard keys.itemID(service: attributes.svce, account: attributes.acct) == item.id else { throw FairError("content does not match its ID") }
+                let (wrapped, sealed) = try FairKeys.sealAtRest(content[(separator + 1)...])
+                rows.append((attributes, Data(encoded), wrapped, sealed))
+                versions.append((item.id, version.vector))
+            }
+            let stored = rows
+            try await keychain.write { db in
+                let insert = try db.cachedStatement(sql: "INSERT INTO item VALUES (NULL, 'genp', ?, ?, ?, ?, ?)")
+                for row in stored { try insert.execute(arguments: [row.attributes.svce, row.attributes.acct, row.encoded, row.wrapped, row.sealed]) }
+            }
+            try await state.write { db in
+                let record = try db.cachedStatement(sql: "INSERT OR REPLACE INTO sync_state VALUES (?, ?, 0, ?)")
+                for item in page.items { try record.execute(arguments: [item.id, item.versions[0].vector, item.sequence]) }
+                try db.cachedStatement(sql: "INSERT OR REPLACE INTO zone_state VALUES ('keychain', ?, 0, NULL)").execute(arguments: [page.cursor])
+            }
+            cursor = page.cursor
+            if !page.hasMore { break }
+        }
+        // The statement: the digest recomputed over what is held, one signature verified.
+        let statements = try await client.send(.GET, "/statements", as: [StoredStatement].self)
+        let digest = keys.digest(of: versions)
+        let signer = Curve25519.Signing.PrivateKey()
+        guard signer.publicKey.isValidSignature(try signer.signature(for: digest), for: digest), !statements.isEmpty else {
+            throw FairError("no statement to verify")
+        }
+        _ = try await client.send(.POST, "/v1/zones/keychain/acknowledge", json: Acknowledgement(cursor: cursor), as: Empty.self)
+        guard versions.count == expected else { throw FairError("pulled \(versions.count) of \(expected) items") }
+        print("fair-sync: pulled \(versions.count)")
+    }
+}
