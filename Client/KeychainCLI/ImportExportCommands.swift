@@ -10,7 +10,8 @@ import Darwin
 #endif
 
 /// `keychain import`: another password manager's export (or this keychain's own) read whole,
-/// then stored in one transaction: all or nothing. Prints `imported N, updated N, skipped N`.
+/// then stored in one transaction: all or nothing. Prints `imported N, updated N, unchanged N, skipped N`,
+/// and names on standard error each entry skipped and why (decision 0273).
 struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import", abstract: "Import passwords from a file (or a pass store) in one transaction.")
@@ -37,18 +38,33 @@ struct Import: ParsableCommand {
                     to: .error)
             }
         } else {
-            let logins = try format.logins(at: source)
-            for login in logins {
-                if let reason = login.skipped {
-                    StandardStream.write(Array("keychain: \(ExitStatus.oneLine("skipped \(login.position): \(reason)"))\n".utf8), to: .error)
+            var kept: [Item] = []
+            // Where each item came from: two entries that are one item (same site and account) are
+            // said, the later one kept.
+            var positions: [PrimaryKey: String] = [:]
+            for login in try format.logins(at: source) {
+                let items = login.items(synchronizable: sync)
+                guard !items.isEmpty else {
+                    skipped += 1
+                    Self.say("skipped \(login.position): \(login.skipped ?? "nothing to keep (no password, note, TOTP seed or custom field)")")
+                    continue
                 }
+                for item in items {
+                    if let earlier = positions.updateValue(login.position, forKey: item.primaryKey) {
+                        Self.say("\(login.position) is the same item as \(earlier) (same site or service and account): the later one is kept")
+                    }
+                }
+                kept += items
             }
-            items = logins.flatMap { $0.items(synchronizable: sync) }
-            skipped = logins.filter { $0.items(synchronizable: sync).isEmpty }.count
+            items = kept
         }
         let counts = try keychain.open().importItems(items, keepingDates: format == .json, dryRun: dryRun)
         let verb = dryRun ? "would import" : "imported"
-        ItemPrinter.write(Array("\(verb) \(counts.imported), updated \(counts.updated), skipped \(counts.unchanged + skipped)\n".utf8))
+        ItemPrinter.write(Array("\(verb) \(counts.imported), updated \(counts.updated), unchanged \(counts.unchanged), skipped \(skipped)\n".utf8))
+    }
+
+    private static func say(_ message: String) {
+        StandardStream.write(Array("keychain: \(ExitStatus.oneLine(message))\n".utf8), to: .error)
     }
 }
 

@@ -41,27 +41,39 @@ enum ImportFormat: String, ExpressibleByArgument, CaseIterable {
             // folder,favorite,type,name,notes,fields,reprompt,login_uri,login_username,login_password,login_totp
             try table.require(["type", "name", "notes", "login_uri", "login_username", "login_password"], format: rawValue)
             return table.rows.map { row in
+                var login: ImportedLogin
                 switch row["type"] {
                 case "login", nil:
-                    // Several URIs are joined with commas: the first is the login's.
-                    let uri = row["login_uri"]?.split(separator: ",").first.map(String.init)
-                    return ImportedLogin(
-                        position: "line \(row.line)", title: row["name"], url: uri, username: row["login_username"],
+                    // Several URIs are joined with commas: the first is the login's, the rest are kept.
+                    let uris = (row["login_uri"] ?? "").split(separator: ",").map(String.init)
+                    login = ImportedLogin(
+                        position: "line \(row.line)", title: row["name"], url: uris.first, username: row["login_username"],
                         password: row["login_password"], notes: row["notes"], totp: row["login_totp"])
+                    login.otherURLs = Array(uris.dropFirst())
                 case "note":
-                    return ImportedLogin(position: "line \(row.line)", title: row["name"], notes: row["notes"])
-                default:
-                    // Cards and identities are not passwords: counted as skipped.
-                    return ImportedLogin(position: "line \(row.line)", title: row["name"])
+                    login = ImportedLogin(position: "line \(row.line)", title: row["name"], notes: row["notes"])
+                case let type:
+                    return ImportedLogin(position: "line \(row.line)", title: row["name"], skipped: Self.notKept(type.map { $0.isEmpty ? "entry of no type" : $0 } ?? "entry of no type"))
                 }
+                // Custom fields, a "name: value" line each.
+                login.fields = (row["fields"] ?? "").split(separator: "\n").compactMap { line in
+                    guard let colon = line.firstIndex(of: ":") else { return line.isEmpty ? nil : (name: "", value: String(line)) }
+                    return (String(line[..<colon]), String(line[line.index(after: colon)...].drop { $0 == " " }))
+                }
+                login.folder = row["folder"].flatMap { $0.isEmpty ? nil : $0 }
+                return login
             }
         case .keepassxcCSV:
             // "Group","Title","Username","Password","URL","Notes"[,"TOTP","Icon","Last Modified","Created"]
             try table.require(["Title", "Username", "Password", "URL", "Notes"], format: rawValue)
             return table.rows.map { row in
-                ImportedLogin(
+                var login = ImportedLogin(
                     position: "line \(row.line)", title: row["Title"], url: row["URL"], username: row["Username"],
                     password: row["Password"], notes: row["Notes"], totp: row["TOTP"])
+                // "Root" is every database's top group: the folder is what lies under it.
+                let group = row["Group"].map { $0 == "Root" ? "" : $0.hasPrefix("Root/") ? String($0.dropFirst(5)) : $0 } ?? ""
+                login.folder = group.isEmpty ? nil : group
+                return login
             }
         case .chromeCSV:
             // name,url,username,password[,note]
@@ -93,24 +105,43 @@ enum ImportFormat: String, ExpressibleByArgument, CaseIterable {
         guard let items = object["items"] as? [[String: Any]] else {
             throw KeychainError(.param, "not a bitwarden-json file (no items list)")
         }
+        var folders: [String: String] = [:]
+        for folder in object["folders"] as? [[String: Any]] ?? [] {
+            if let id = folder["id"] as? String, let name = folder["name"] as? String { folders[id] = name }
+        }
         return try items.enumerated().map { index, item in
             let position = "item \(index + 1)"
             guard let type = item["type"] as? Int else { throw KeychainError(.param, "\(position): no type") }
             let name = item["name"] as? String
             let notes = (item["notes"] as? String).flatMap { $0.isEmpty ? nil : $0 }
+            var entry: ImportedLogin
             switch type {
             case 1:
                 guard let login = item["login"] as? [String: Any] else { throw KeychainError(.param, "\(position): a login without login fields") }
-                let uri = (login["uris"] as? [[String: Any]])?.first?["uri"] as? String
-                return ImportedLogin(
-                    position: position, title: name, url: uri, username: login["username"] as? String,
+                let uris = (login["uris"] as? [[String: Any]] ?? []).compactMap { $0["uri"] as? String }
+                entry = ImportedLogin(
+                    position: position, title: name, url: uris.first, username: login["username"] as? String,
                     password: login["password"] as? String, notes: notes, totp: login["totp"] as? String)
+                entry.otherURLs = Array(uris.dropFirst())
             case 2:
-                return ImportedLogin(position: position, title: name, notes: notes)
+                entry = ImportedLogin(position: position, title: name, notes: notes)
             default:
-                // Cards and identities are not passwords: counted as skipped.
-                return ImportedLogin(position: position, title: name)
+                return ImportedLogin(position: position, title: name, skipped: notKept([3: "card", 4: "identity", 5: "SSH key"][type] ?? "entry of type \(type)"))
             }
+            // Custom fields: text (0), hidden (1) and boolean (2) kept; a linked field (3) only
+            // names the username or password, kept already.
+            entry.fields = (item["fields"] as? [[String: Any]] ?? []).compactMap { field in
+                guard field["type"] as? Int != 3 else { return nil }
+                let value = field["value"] as? String ?? (field["value"] as? Bool).map { $0 ? "true" : "false" } ?? ""
+                return (field["name"] as? String ?? "", value)
+            }
+            entry.folder = (item["folderId"] as? String).flatMap { folders[$0] }
+            return entry
         }
+    }
+
+    /// Why an entry of a kind keychain does not keep is skipped.
+    static func notKept(_ kind: String) -> String {
+        "\("aeiou".contains(kind.first ?? "x") ? "an" : "a") \(kind), not kept: keychain keeps passwords, notes, TOTP seeds and custom fields"
     }
 }

@@ -112,7 +112,7 @@ import Testing
         let first = try #require(items.first { $0["service"] as? String == "dated" })
         #expect(first["data_base64"] as? String == "/wBB" && first["generic_base64"] as? String == "wyg=" && first["data"] == nil)
 
-        #expect(try target.run(["import", "--format", "json", file.path]).text == "imported 10, updated 0, skipped 0\n")
+        #expect(try target.run(["import", "--format", "json", file.path]).text == "imported 10, updated 0, unchanged 0, skipped 0\n")
         let before = try Keychain.open(at: source.path).exportItems(synchronizable: .any)
         let after = try Keychain.open(at: target.path).exportItems(synchronizable: .any)
         #expect(Set(before) == Set(after))
@@ -130,7 +130,7 @@ import Testing
         try FileManager.default.createDirectory(at: keychain.directory, withIntermediateDirectories: true)
         let file = keychain.directory.appendingPathComponent("old.json")
         try Data(document.utf8).write(to: file)
-        #expect(try keychain.run(["import", "--format", "json", file.path]).text == "imported 1, updated 0, skipped 0\n")
+        #expect(try keychain.run(["import", "--format", "json", file.path]).text == "imported 1, updated 0, unchanged 0, skipped 0\n")
         #expect(try keychain.run(["find-generic-password", "-s", "old-form", "--sync", "yes", "-w"]).text == "pw\n")
         #expect(try keychain.run(["find-generic-password", "-s", "old-form", "--sync", "yes"]).text.contains("created: \"1970-01-01T00:16:40.500Z\""))
 

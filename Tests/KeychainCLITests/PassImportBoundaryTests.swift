@@ -52,7 +52,7 @@ import Testing
 
         let result = try keychain.run(["import", "--format", "pass", fixture.store.path], timeout: .seconds(20))
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.text == "imported 0, updated 0, skipped 1\n")
+        #expect(result.text == "imported 0, updated 0, unchanged 0, skipped 1\n")
         #expect(result.stderr == "keychain: skipped pass entry web/odd: \(odd.reason)\n")
         #expect(snapshot(keychain) == before)
         #expect(try keychain.run(["find-generic-password", "-a", "me", "-s", "svc", "-w"]).text == "pw\n")
@@ -70,7 +70,7 @@ import Testing
             atPath: fixture.store.appendingPathComponent("alias.gpg").path, withDestinationPath: "web/shop.gpg")
         let result = try keychain.run(["import", "--format", "pass", fixture.store.path], environment: ["GNUPGHOME": fixture.home.path])
         #expect(result.status == 0 && result.stderr.isEmpty, "\(result.stderr)")
-        #expect(result.text == "imported 2, updated 0, skipped 0\n")
+        #expect(result.text == "imported 2, updated 0, unchanged 0, skipped 0\n")
         #expect(try keychain.run(["find-generic-password", "-s", "alias", "-a", "me", "-w"]).text == "pw\n")
     }
 
