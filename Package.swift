@@ -111,6 +111,7 @@ let package = Package(
             dependencies: [
                 "KeychainModel", "KeychainStore", "KeyValueStore", "DurableSQLite", "BoundedProcess",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Client/KeychainCLI",
             swiftSettings: processPathSettings
