@@ -16,6 +16,7 @@ enum NewDeviceFigures {
             .init(name: "new device: enrol + pull", unit: "s", target: .report),
             .init(name: "new device: enrol + pull, less one KDF", unit: "s", target: .timeAtMost(1)),
             .init(name: "new device: enrol + pull, less one KDF, vs the fair pull", unit: "s", target: .timeRatioAtMost(2)),
+            .init(name: "quiet sync", unit: "ms", target: .timeAtMost(50)),
             .init(name: "daemon resident memory", unit: "MiB", target: .report),
             .init(name: "server resident memory", unit: "MiB", target: .report),
         ]
@@ -59,6 +60,15 @@ enum NewDeviceFigures {
             kdfs.append(kdf)
             withoutKDF.append(total - kdf)
         }
+        progress("timing quiet syncs")
+        var quiet: [Double] = []
+        let synced = try device.newKeychainPath("new-0")
+        for _ in 0..<max(5, scale.deviceSamples * 2) {
+            let start = ContinuousClock.now
+            let output = try device.syncOnce(keychain: synced)
+            quiet.append((ContinuousClock.now - start).seconds * 1000)
+            guard output.contains("pushed 0,"), output.contains("applied 0") else { throw BenchmarkError("a quiet sync did something: \(output)") }
+        }
         progress("timing the fair pull")
         let fair = try await FairBaseline.measure(items: items, samples: scale.deviceSamples, directory: directory).pull
         progress("a daemon pulls the account")
@@ -78,6 +88,9 @@ enum NewDeviceFigures {
                 name: "new device: enrol + pull \(label), less one KDF, vs the fair pull", unit: "s", product: Statistics(withoutKDF),
                 baselineName: "fair-sync pull: sign-in, key unwrap, per page open + ID check + seal at rest + durable commits, statement verify",
                 baseline: Statistics(fair), target: .timeRatioAtMost(2), note: "the fair baseline is a process of its own, as sync-client is (issue 35)"),
+            Figure(
+                name: "quiet sync of a \(label) account", unit: "ms", product: Statistics(quiet), baselineName: nil, baseline: nil,
+                target: .timeAtMost(50), note: "one sync-client sync process (TLS, pin check, statements) of a device in step: nothing to push or pull"),
             Figure(
                 name: "daemon resident memory, \(label)", unit: "MiB", product: Statistics([memory.daemon.current]),
                 baselineName: nil, baseline: nil, target: .report, note: "VmRSS after syncing; peak (VmHWM) \(format(memory.daemon.peak)) MiB"),
