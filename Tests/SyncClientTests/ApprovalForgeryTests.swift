@@ -75,6 +75,45 @@ struct ApprovalForgeryTests {
         }
     }
 
+    /// The approval is the approver's, but the server's sign-in answer carries a password wrap of
+    /// another account key: the new device refuses it, where it used to pass it over (`try?`).
+    @Test func aPasswordWrapOfAnotherKeyThanTheApprovalHandedOverIsRefused() async throws {
+        try await withApprovalThroughProxy { proxy, a, b, account in
+            let parameters = try await Self.signInParameters(of: account, at: proxy.url)
+            let secrets = try AccountSecrets.derive(
+                password: TestDevice.password,
+                parameters: try KDFParameters(
+                    algorithm: parameters.kdf.algorithm, logN: parameters.kdf.logN, r: parameters.kdf.r, p: parameters.kdf.p,
+                    salt: parameters.salt.bytes))
+            try proxy.serveSignInWrap(try AccountKey.generate().wrapped(with: secrets, account: account, epoch: 1))
+            let run = try await ApprovalRun.start(
+                b, approver: a, serverArguments: ["--server", proxy.url, "--insecure-http"], account: account, password: TestDevice.password)
+            defer { run.stop() }
+            let codes = try await run.codes()
+            #expect(codes.newDevice == codes.approver)
+            try run.answer(newDevice: "y", approver: "y")
+            #expect(try await run.approver.waitForExit(timeout: .seconds(60)).status == 0)
+            let refused = try await run.newDevice.waitForExit(timeout: .seconds(60))
+            #expect(refused.status != 0)
+            #expect(refused.stderr.contains("the password's wrap opens to another account key than the approving device handed over"), "\(refused.stderr)")
+            #expect(!ClientStateDatabase.exists(forKeychain: b.keychainPath), "nothing was saved")
+        }
+    }
+
+    /// The account's KDF parameters and salt, as `POST /v1/sign-in/parameters` answers (Python's
+    /// standard library makes the request).
+    private static func signInParameters(of account: String, at url: String) async throws -> PreSignInResponse {
+        let script = """
+            import json, sys, urllib.request
+            request = urllib.request.Request(sys.argv[1] + "/v1/sign-in/parameters", data=json.dumps({"account": sys.argv[2]}).encode(),
+                                             headers={"Content-Type": "application/json"}, method="POST")
+            sys.stdout.write(urllib.request.urlopen(request, timeout=30).read().decode())
+            """
+        let fetched = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", script, url, account])
+        guard fetched.status == 0 else { throw TestFailure("cannot read the sign-in parameters: \(fetched.stderr)") }
+        return try WireCoding.makeDecoder().decode(PreSignInResponse.self, from: Data(fetched.stdout.utf8))
+    }
+
     /// A server, the proxy in front of it, device `a` that created an account (straight to the
     /// server) with an item synced, and device `b`, not enrolled.
     private func withApprovalThroughProxy(_ body: (RewritingProxy, TestDevice, TestDevice, String) async throws -> Void) async throws {

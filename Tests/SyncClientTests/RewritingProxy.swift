@@ -29,7 +29,7 @@ import SyncProtocol
 /// (``approvalSeen()``) and the last reveal it carried (``approvalReveal()``), and serves what a
 /// server answering in the approver's place would: its own offer in place of the approver's
 /// (``serveApprovalOffer(_:)``), its own answer (``serveApprovalAnswer(_:)``) and its own device log
-/// (``serveDeviceLog(_:)``).
+/// (``serveDeviceLog(_:)``); and a password wrap of its own at sign-in (``serveSignInWrap(_:)``).
 final class RewritingProxy: Sendable {
     enum Mode: String, Sendable {
         case pass, wipe, replay, replayAlways, hide, hideLast, hideLastAndStatements, hideKeyValue, shiftAndHide
@@ -144,6 +144,11 @@ final class RewritingProxy: Sendable {
     /// Serves `answer` as the answer of every approval request read from now on.
     func serveApprovalAnswer(_ answer: [UInt8]) throws {
         try write(Data(answer).base64EncodedString(), to: "approval-answer")
+    }
+
+    /// Serves `wrap` as the password's wrap of the account key in every sign-in answer.
+    func serveSignInWrap(_ wrap: [UInt8]) throws {
+        try write(Data(wrap).base64EncodedString(), to: "sign-in-wrap")
     }
 
     /// Serves `entries` as the whole device log, in place of the server's.
@@ -322,6 +327,14 @@ final class RewritingProxy: Sendable {
                     status, headers, data = self.forward()
                     if status < 300 and self.sent_body:
                         write_side("approval-reveal", self.sent_body.decode())
+                    return self.answer(status, headers, data)
+                wrap = side("sign-in-wrap") if request == "POST /v1/sign-in" else None
+                if wrap is not None:
+                    status, headers, data = self.forward()
+                    if status == 200:
+                        answer = json.loads(data)
+                        answer["keys"]["wrappedAccountKey"] = wrap
+                        data = json.dumps(answer).encode()
                     return self.answer(status, headers, data)
                 withheld = side("withheldlog") if request == "GET /v1/device-log" else None
                 if withheld is not None:
