@@ -50,7 +50,7 @@ struct EnrollCommand: AsyncParsableCommand {
     @Option(help: "log2 of scrypt's N for a new account (default 17, floor 15).") var kdfLogN: UInt8 = 17
     @Option(help: "Open the account keys with the recovery key instead of the password's wrap (after `recover` on an account that revoked a device).")
     var recoveryKey: String?
-    @Flag(help: "Ask an enrolled device to approve this one: prints a code to compare and waits for `sync-client approve`.")
+    @Flag(help: "Ask an enrolled device to approve this one: prints a request ID for `sync-client approve`, then a code to compare and confirm on both devices.")
     var requestApproval = false
     @Option(name: [.customLong("timeout"), .customLong("approval-timeout")],
             help: "How long to wait for an approval, in seconds (the server keeps a request 600).") var approvalTimeout: Int = 600
@@ -76,16 +76,13 @@ struct EnrollCommand: AsyncParsableCommand {
                 }
             }
             if requestApproval {
-                enrolment.approval = DeviceEnrolment.Approval(timeout: .seconds(max(1, approvalTimeout))) { code, id in
-                    // Written at once, unbuffered: the user (or a script) reads it while this waits.
-                    let text = """
-                        approval code: \(code)
-                        request: \(id)
-                        on an enrolled device, compare the code and run: sync-client approve \(id) --code \(code)
-
-                        """
-                    FileHandle.standardOutput.write(Data(text.utf8))
-                }
+                enrolment.approval = DeviceEnrolment.Approval(
+                    timeout: .seconds(max(1, approvalTimeout)),
+                    requested: { id in
+                        // Written at once, unbuffered: the user (or a script) reads it while this waits.
+                        FileHandle.standardOutput.write(Data("request: \(id)\non an enrolled device, run: sync-client approve \(id)\n".utf8))
+                    },
+                    confirm: { code in await CodeConfirmation.ask(code, otherDevice: "the approving device") })
             }
             let outcome = try await enrolment.run(keychainPath: keychain.path, logger: logger)
             if let pin = outcome.trustedPin {

@@ -1,8 +1,9 @@
 import SyncCore
 
 /// `POST /v1/approval-requests`: a device signed in with the password asks the account's devices
-/// to approve it (decision 0133). The request is opaque to the server: the device's public keys,
-/// a nonce and its name, from which both sides compute the approval code.
+/// to approve it (decisions 0133, 0271). The request is opaque to the server: the device's name
+/// and its commitment to its public keys and a nonce, which it reveals once an approver offered
+/// its own part; both sides compute the approval code from the two.
 public struct ApprovalRequestCreate: Hashable, Sendable, Codable {
     /// The request's bytes.
     public var request: Base64Bytes
@@ -28,14 +29,20 @@ public struct ApprovalRequestMessage: Hashable, Sendable, Codable {
     public var device: DeviceID
     /// The request's bytes.
     public var request: Base64Bytes
+    /// The approving device's part (decision 0271); absent until a device offered to approve.
+    public var offer: Base64Bytes?
+    /// The asking device's part, revealed after the offer; absent until then.
+    public var reveal: Base64Bytes?
     /// The approving device's answer, sealed to the asking device; absent until approved.
     public var response: Base64Bytes?
 
     /// Creates a message.
-    public init(id: String, device: DeviceID, request: Base64Bytes, response: Base64Bytes?) {
+    public init(id: String, device: DeviceID, request: Base64Bytes, offer: Base64Bytes? = nil, reveal: Base64Bytes? = nil, response: Base64Bytes?) {
         self.id = id
         self.device = device
         self.request = request
+        self.offer = offer
+        self.reveal = reveal
         self.response = response
     }
 }
@@ -65,4 +72,24 @@ public struct ApprovalResponseRequest: Hashable, Sendable, Codable {
 
     /// Creates a request.
     public init(response: Base64Bytes) { self.response = response }
+}
+
+/// `PUT /v1/approval-requests/{id}/offer`: an enrolled device's part of the approval (decision
+/// 0271), made after it read the asking device's commitment; once per request.
+public struct ApprovalOfferRequest: Hashable, Sendable, Codable {
+    /// The approving device's part.
+    public var offer: Base64Bytes
+
+    /// Creates a request.
+    public init(offer: Base64Bytes) { self.offer = offer }
+}
+
+/// `PUT /v1/approval-requests/{id}/reveal`: the asking device's part, which its commitment bound,
+/// revealed once an offer is there (decision 0271); once, by the asking device only.
+public struct ApprovalRevealRequest: Hashable, Sendable, Codable {
+    /// The asking device's part.
+    public var reveal: Base64Bytes
+
+    /// Creates a request.
+    public init(reveal: Base64Bytes) { self.reveal = reveal }
 }

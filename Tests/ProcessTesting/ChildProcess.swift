@@ -14,6 +14,8 @@ public final class ChildProcess: Sendable {
     private let process: SpawnedProcess
     private let output: OutputPipe
     private let errors: OutputPipe
+    /// The write end of the child's standard input, when the test types into it (``type(_:)``).
+    private let input: Int32?
 
     public var pid: Int32 { process.pid }
     public var isRunning: Bool { process.isRunning }
@@ -25,22 +27,41 @@ public final class ChildProcess: Sendable {
     public static let developerSettings = ["SYNC_PASSWORD", "KEYCHAIN_PATH", "KEYCHAIN_PASSCODE", "KEYCHAIN_NEW_PASSCODE"]
 
     /// Starts `executable` with the test process's environment, less `removing`, plus `environment`;
-    /// standard input is empty.
+    /// standard input is empty, or with `typing`, a pipe the test writes to with ``type(_:)``.
     public init(
-        _ executable: URL, _ arguments: [String], environment: [String: String] = [:], removing: [String] = ChildProcess.developerSettings
+        _ executable: URL, _ arguments: [String], environment: [String: String] = [:], removing: [String] = ChildProcess.developerSettings,
+        typing: Bool = false
     ) throws {
         let output = try OutputPipe()
         let errors = try OutputPipe()
+        let typed = typing ? try OutputPipe.makePipe() : nil
         defer {
             output.childStarted()
             errors.childStarted()
+            if let typed { close(typed.read) }
         }
         self.output = output
         self.errors = errors
+        input = typed?.write
         process = try SpawnedProcess(
             executable.path, arguments, environment: SpawnedProcess.environment(adding: environment, removing: removing),
-            standardOutput: output.writeEnd.fileDescriptor, standardError: errors.writeEnd.fileDescriptor
+            standardInput: typed?.read, standardOutput: output.writeEnd.fileDescriptor, standardError: errors.writeEnd.fileDescriptor
         )
+    }
+
+    deinit {
+        if let input { close(input) }
+    }
+
+    /// Writes `text` to the child's standard input (started with `typing`), as a person types a line.
+    public func type(_ text: String) throws {
+        guard let input else { throw ProcessFailure("\(process.name) was started without typing") }
+        // A child that already ended makes the write fail with EPIPE, not kill the test process
+        // (children start with every signal at its default: SpawnedProcess).
+        _ = Glibc.signal(SIGPIPE, SIG_IGN)
+        let bytes = Array(text.utf8)
+        let written = bytes.withUnsafeBytes { write(input, $0.baseAddress, $0.count) }
+        guard written == bytes.count else { throw ProcessFailure("cannot type into \(process.name) (errno \(errno))") }
     }
 
     /// Runs a process to its end (at most `timeout`).

@@ -1,5 +1,6 @@
 import Foundation
 import ProcessTesting
+import SyncProtocol
 
 /// A rewriting proxy in front of the real server (a real process: Python's standard library),
 /// standing for a malicious or broken server as one device sees it. It forwards every request,
@@ -23,6 +24,12 @@ import ProcessTesting
 /// (``hold(_:_:)``: a race put in a chosen order), a short device log served once
 /// (``serveShortDeviceLogOnce(entries:)``), and a statement served in place of a device's own
 /// (``serve(statement:of:zone:)``).
+///
+/// For approval enrolment (decision 0271), the proxy keeps the last approval request it served
+/// (``approvalSeen()``) and the last reveal it carried (``approvalReveal()``), and serves what a
+/// server answering in the approver's place would: its own offer in place of the approver's
+/// (``serveApprovalOffer(_:)``), its own answer (``serveApprovalAnswer(_:)``) and its own device log
+/// (``serveDeviceLog(_:)``); and a password wrap of its own at sign-in (``serveSignInWrap(_:)``).
 final class RewritingProxy: Sendable {
     enum Mode: String, Sendable {
         case pass, wipe, replay, replayAlways, hide, hideLast, hideLastAndStatements, hideKeyValue, shiftAndHide
@@ -117,6 +124,39 @@ final class RewritingProxy: Sendable {
         try write(String(seconds), to: "date-offset")
     }
 
+    /// The last approval request (`GET /v1/approval-requests/ID`) the proxy served, as served.
+    func approvalSeen() throws -> ApprovalRequestMessage? {
+        guard let data = try? Data(contentsOf: file("approval-seen")) else { return nil }
+        return try JSONDecoder().decode(ApprovalRequestMessage.self, from: data)
+    }
+
+    /// The last reveal (`PUT /v1/approval-requests/ID/reveal`) the proxy carried.
+    func approvalReveal() throws -> ApprovalRevealRequest? {
+        guard let data = try? Data(contentsOf: file("approval-reveal")) else { return nil }
+        return try JSONDecoder().decode(ApprovalRevealRequest.self, from: data)
+    }
+
+    /// Serves `offer` in place of the approver's in every approval request that has one.
+    func serveApprovalOffer(_ offer: [UInt8]) throws {
+        try write(Data(offer).base64EncodedString(), to: "approval-offer")
+    }
+
+    /// Serves `answer` as the answer of every approval request read from now on.
+    func serveApprovalAnswer(_ answer: [UInt8]) throws {
+        try write(Data(answer).base64EncodedString(), to: "approval-answer")
+    }
+
+    /// Serves `wrap` as the password's wrap of the account key in every sign-in answer.
+    func serveSignInWrap(_ wrap: [UInt8]) throws {
+        try write(Data(wrap).base64EncodedString(), to: "sign-in-wrap")
+    }
+
+    /// Serves `entries` as the whole device log, in place of the server's.
+    func serveDeviceLog(_ entries: [[UInt8]]) throws {
+        let encoded = entries.map { Data($0).base64EncodedString() }
+        try write(String(decoding: try JSONEncoder().encode(encoded), as: UTF8.self), to: "forged-log")
+    }
+
     private func file(_ name: String) -> URL { URL(fileURLWithPath: modeFile.path + "." + name) }
 
     private func write(_ text: String, to name: String) throws {
@@ -188,6 +228,7 @@ final class RewritingProxy: Sendable {
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length) if length else None
                 headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP and k.lower() != "host"}
+                self.sent_body = body
                 connection = http.client.HTTPConnection("127.0.0.1", UPSTREAM, timeout=30)
                 connection.request(self.command, self.path, body=body, headers=headers)
                 response = connection.getresponse()
@@ -262,6 +303,39 @@ final class RewritingProxy: Sendable {
                         page["entries"] = [entry for entry in page["entries"] if entry["index"] < int(short)]
                         page["hasMore"] = False
                         return self.answer(status, headers, json.dumps(page).encode())
+                forged_log = side("forged-log") if request == "GET /v1/device-log" else None
+                if forged_log is not None:
+                    self.forward()
+                    start = int(query.get("from", ["0"])[0])
+                    entries = [{"index": index, "entry": entry} for index, entry in enumerate(json.loads(forged_log)) if index >= start]
+                    return self.answer(200, [("Content-Type", "application/json")], json.dumps({"entries": entries, "hasMore": False}).encode())
+                approval_parts = url.path.rstrip("/").split("/")
+                if len(approval_parts) == 4 and approval_parts[2] == "approval-requests" and self.command == "GET":
+                    status, headers, data = self.forward()
+                    if status == 200:
+                        message = json.loads(data)
+                        offer = side("approval-offer")
+                        if offer is not None and message.get("offer") is not None:
+                            message["offer"] = offer
+                        answer = side("approval-answer")
+                        if answer is not None:
+                            message["response"] = answer
+                        data = json.dumps(message).encode()
+                        write_side("approval-seen", data.decode())
+                    return self.answer(status, headers, data)
+                if len(approval_parts) == 5 and approval_parts[2] == "approval-requests" and approval_parts[4] == "reveal":
+                    status, headers, data = self.forward()
+                    if status < 300 and self.sent_body:
+                        write_side("approval-reveal", self.sent_body.decode())
+                    return self.answer(status, headers, data)
+                wrap = side("sign-in-wrap") if request == "POST /v1/sign-in" else None
+                if wrap is not None:
+                    status, headers, data = self.forward()
+                    if status == 200:
+                        answer = json.loads(data)
+                        answer["keys"]["wrappedAccountKey"] = wrap
+                        data = json.dumps(answer).encode()
+                    return self.answer(status, headers, data)
                 withheld = side("withheldlog") if request == "GET /v1/device-log" else None
                 if withheld is not None:
                     status, headers, data = self.forward()

@@ -47,6 +47,30 @@ extension DeviceEnrolment {
         }
     }
 
+    /// Whether the password's wrap, next to an approval that handed over `epochKeys`, opens to the
+    /// key the approval gave for the epoch it opens under (true: its KDF parameters are verified),
+    /// or opens under none of them (false: an account that requires approval, or a wrap a
+    /// revocation has not moved yet). A wrap that opens to another key is the server's and is
+    /// refused (decision 0271).
+    package static func passwordWrapAgrees(
+        _ keys: AccountKeyBundle, secrets: AccountSecrets, account: String, with epochKeys: [UInt32: AccountKey]
+    ) throws(SyncClientError) -> Bool {
+        guard !keys.wrappedAccountKey.bytes.isEmpty, (try? parameters(keys.kdf, salt: keys.salt)) == secrets.parameters else { return false }
+        for (epoch, handed) in epochKeys.sorted(by: { $0.key > $1.key }) {
+            guard let opened = try? AccountKey.unwrap(keys.wrappedAccountKey.bytes, with: secrets, account: account, epoch: epoch) else {
+                continue
+            }
+            guard opened.isSameKey(as: handed) else {
+                throw SyncClientError(
+                    .untrustedAccountState,
+                    "the password's wrap opens to another account key than the approving device handed over (epoch \(epoch)): "
+                        + "the server's account state is not the approver's; refused, nothing was saved")
+            }
+            return true
+        }
+        return false
+    }
+
     /// The account key from the recovery wrap.
     static func openRecoveryWrap(_ keys: AccountKeyBundle, recoveryKey: RecoveryKey, account: String) throws(SyncClientError) -> AccountKey {
         guard let wrapped = keys.wrappedRecoveryKey else { throw SyncClientError(.signInFailed, "the server sent no recovery wrap") }

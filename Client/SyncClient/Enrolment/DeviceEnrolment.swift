@@ -25,15 +25,21 @@ package struct DeviceEnrolment: Sendable {
     /// account that requires approval enrols the device this way, decision 0134).
     package var recoveryKey: RecoveryKey?
 
-    /// How an approval enrolment shows its code and how long it waits.
+    /// How an approval enrolment shows its request and code, and how long it waits.
     package struct Approval: Sendable {
         package var timeout: Duration
-        /// Gets the code and the request ID as soon as they exist.
-        package var show: @Sendable (ApprovalCode, String) -> Void
+        /// Gets the request ID as soon as it exists.
+        package var requested: @Sendable (String) -> Void
+        /// Gets the code once both devices took part; answers whether the user confirmed that the
+        /// approving device shows the same (decision 0271).
+        package var confirm: @Sendable (ApprovalCode) async -> Bool
 
-        package init(timeout: Duration, show: @escaping @Sendable (ApprovalCode, String) -> Void) {
+        package init(
+            timeout: Duration, requested: @escaping @Sendable (String) -> Void, confirm: @escaping @Sendable (ApprovalCode) async -> Bool
+        ) {
             self.timeout = timeout
-            self.show = show
+            self.requested = requested
+            self.confirm = confirm
         }
     }
 
@@ -119,14 +125,12 @@ package struct DeviceEnrolment: Sendable {
                 try await ApprovalRequester(
                     connection: authorized, account: account, device: signIn.device, name: deviceName, identity: identity,
                     timeout: approval.timeout
-                ).run(show: approval.show)
+                ).run(requested: approval.requested, confirm: approval.confirm)
             }
             (epochKeys, log, handedStatements) = (approved.epochKeys, approved.log, approved.statements)
-            // When the password's wrap opens too, to the same key, its parameters are verified.
-            if let epoch = log.epoch, let accountKey = epochKeys[epoch],
-                let passwordKey = try? Self.openPasswordWrap(signIn.keys, secrets: secrets, account: account, epoch: epoch),
-                passwordKey.isSameKey(as: accountKey)
-            {
+            // When the password's wrap opens too, it must open to the key the approval handed over;
+            // then its parameters are verified (decision 0271).
+            if try Self.passwordWrapAgrees(signIn.keys, secrets: secrets, account: account, with: epochKeys) {
                 pinnedKDF = PinnedKDF(secrets.parameters)
             }
         } else {

@@ -195,5 +195,10 @@ enum PostgresSchema {
             "ALTER TABLE zone_horizons ADD COLUMN forgotten_at timestamptz",
             "UPDATE zone_horizons SET forgotten_at = collected_at",
         ]),
+        // The two parts of an approval made in turn (decision 0271).
+        .init(version: 12, statements: [
+            "ALTER TABLE approval_requests ADD COLUMN offer bytea",
+            "ALTER TABLE approval_requests ADD COLUMN reveal bytea",
+        ]),
     ]
 }

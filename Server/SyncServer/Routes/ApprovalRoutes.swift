@@ -3,10 +3,11 @@ import Hummingbird
 import SyncCore
 import SyncProtocol
 
-/// Approval requests (decisions 0130, 0133): a device signed in with the password posts a request,
-/// the account's other devices list it, one of them answers with the account key sealed to the
-/// asking device. The server relays bytes it cannot read; what makes the answer trustworthy is
-/// the code the user compares and the entry the approver signs into the device log.
+/// Approval requests (decisions 0130, 0133, 0271): a device signed in with the password posts a
+/// request (its commitment), another device of the account offers its part, the asking device
+/// reveals its own, and the approver answers with the account key sealed to the asking device.
+/// The server relays bytes it cannot read; what makes the answer trustworthy is the code the user
+/// compares on both devices and the approver's signature the code binds.
 struct ApprovalRoutes {
     let storage: any ServerStorage
     let configuration: ServerConfiguration
@@ -16,6 +17,8 @@ struct ApprovalRoutes {
         group.post("/v1/approval-requests") { request, context in try await create(request, context) }
         group.get("/v1/approval-requests") { _, context in try await list(context) }
         group.get("/v1/approval-requests/:id") { _, context in try await read(context) }
+        group.put("/v1/approval-requests/:id/offer") { request, context in try await offer(request, context) }
+        group.put("/v1/approval-requests/:id/reveal") { request, context in try await reveal(request, context) }
         group.put("/v1/approval-requests/:id/response") { request, context in try await answer(request, context) }
     }
 
@@ -48,23 +51,54 @@ struct ApprovalRoutes {
         return JSONBody.response(Self.message(found))
     }
 
+    private func offer(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        try await record(
+            request, context, ApprovalOfferRequest.self, \.offer, what: "an approval offer", maximum: ApprovalRules.maximumRequestBytes,
+            missing: "open to an offer: offered or answered already, expired, never made, or your own"
+        ) { id, device, bytes in
+            try await storage.offerApprovalRequest(id, of: device.account, by: device.id, offer: bytes, now: clock.now())
+        }
+    }
+
+    private func reveal(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        try await record(
+            request, context, ApprovalRevealRequest.self, \.reveal, what: "an approval reveal", maximum: ApprovalRules.maximumRequestBytes,
+            missing: "of this device waiting for its reveal: none offered yet, revealed already, or expired"
+        ) { id, device, bytes in
+            try await storage.revealApprovalRequest(id, of: device.account, by: device.id, reveal: bytes, now: clock.now())
+        }
+    }
+
     private func answer(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        try await record(
+            request, context, ApprovalResponseRequest.self, \.response, what: "an approval answer", maximum: ApprovalRules.maximumResponseBytes,
+            missing: "open: answered already, expired, or never made"
+        ) { id, device, bytes in
+            try await storage.answerApprovalRequest(id, of: device.account, response: bytes, now: clock.now())
+        }
+    }
+
+    /// One step of an approval (decision 0271): the body's bytes, bounded, stored by `store`, which
+    /// answers false when the request is not in the state the step needs (`missing` says which).
+    private func record<Body: Decodable & Sendable>(
+        _ request: Request, _ context: SyncRequestContext, _ type: Body.Type, _ field: KeyPath<Body, Base64Bytes>, what: String, maximum: Int,
+        missing: String, store: (String, DeviceRecord, [UInt8]) async throws -> Bool
+    ) async throws -> Response {
         let device = try context.requireDevice()
         let id = try Self.id(context)
-        let body = try await JSONBody.decode(ApprovalResponseRequest.self, from: request, limit: configuration.limits.maximumRequestBytes)
-        guard (1...ApprovalRules.maximumResponseBytes).contains(body.response.bytes.count) else {
-            throw APIError.invalid("an approval answer must hold 1 to \(ApprovalRules.maximumResponseBytes) bytes")
+        let bytes = try await JSONBody.decode(type, from: request, limit: configuration.limits.maximumRequestBytes)[keyPath: field].bytes
+        guard (1...maximum).contains(bytes.count) else { throw APIError.invalid("\(what) must hold 1 to \(maximum) bytes") }
+        guard try await store(id, device, bytes) else {
+            throw APIError(.notFound, ErrorCode.notFound, "no approval request \(id) \(missing)")
         }
-        guard try await storage.answerApprovalRequest(id, of: device.account, response: body.response.bytes, now: clock.now()) else {
-            throw APIError(.notFound, ErrorCode.notFound, "no open approval request \(id): answered already, expired, or never made")
-        }
-        context.logger.info("approval answered", metadata: ["account": "\(device.account)", "device": "\(device.id)"])
+        context.logger.info("\(what) recorded", metadata: ["account": "\(device.account)", "device": "\(device.id)"])
         return Response(status: .noContent)
     }
 
     private static func message(_ record: ApprovalRecord) -> ApprovalRequestMessage {
         ApprovalRequestMessage(
-            id: record.id, device: record.device, request: Base64Bytes(record.request), response: record.response.map(Base64Bytes.init))
+            id: record.id, device: record.device, request: Base64Bytes(record.request), offer: record.offer.map(Base64Bytes.init),
+            reveal: record.reveal.map(Base64Bytes.init), response: record.response.map(Base64Bytes.init))
     }
 
     /// Eight characters a user can type: 40 random bits in lower-case base 32.

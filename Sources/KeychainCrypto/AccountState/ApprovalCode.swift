@@ -1,41 +1,27 @@
-import Crypto
-
-/// The code two devices compare during approval enrolment (docs/decisions/0130): 60 bits of a hash
-/// of the requesting device's public keys and a fresh nonce, printed as 12 Crockford base-32
-/// characters in groups of four (`7KQ2-M9XD-4TRA`).
+/// The code two devices show during approval enrolment (docs/decisions/0271): the first 40 bits of
+/// a key derived from the approval's transcript (``ApprovalTranscript/code``), printed as 8
+/// Crockford base-32 characters in two groups of four (`7KQ2-M9XD`).
 ///
-/// The requesting device prints it before any approver answers, so a server in the middle could
-/// try substitute keys until one gives the same code; 60 bits put that out of reach within a
-/// request's life, where a 6-digit code would fall in a second.
-///
-/// Hash: SHA-256 of `len(label) ‖ label ‖ len(account) ‖ account ‖ len(device) ‖ device ‖
-/// len(signing key) ‖ signing key ‖ len(agreement key) ‖ agreement key ‖ len(nonce) ‖ nonce`,
-/// label `synckeychain/v1/approval-code`; the code is its first 60 bits, most significant first.
+/// The new device commits to its keys before it sees the approver's, so a party in the middle
+/// gets one try per request at a chance of 2⁻⁴⁰, however much it computes; the user compares the
+/// code on both screens and confirms on both.
 public struct ApprovalCode: Sendable, Equatable, CustomStringConvertible {
-    /// The 12 characters, without dashes.
+    /// The 8 characters, without dashes.
     public let characters: String
 
-    private static let label = "synckeychain/v1/approval-code"
     private static let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
+    static let characterCount = 8
 
-    /// The code of a request.
-    public init(account: String, device: String, signingKey: [UInt8], agreementKey: [UInt8], nonce: [UInt8]) {
-        var message: [UInt8] = []
-        message.appendLengthPrefixed(Self.label.utf8)
-        message.appendLengthPrefixed(account.utf8)
-        message.appendLengthPrefixed(device.utf8)
-        message.appendLengthPrefixed(signingKey)
-        message.appendLengthPrefixed(agreementKey)
-        message.appendLengthPrefixed(nonce)
-        let digest = Array(SHA256.hash(data: message))
-        let bits = digest.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } >> 4
-        characters = String((0..<12).map { Self.alphabet[Int(bits >> (55 - 5 * $0)) & 31] })
+    /// The code of 5 bytes (40 bits), most significant first.
+    init(bits bytes: [UInt8]) {
+        let bits = bytes.prefix(5).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        characters = String((0..<Self.characterCount).map { Self.alphabet[Int(bits >> (35 - 5 * $0)) & 31] })
     }
 
-    /// The code as printed: three groups of four characters.
+    /// The code as printed: two groups of four characters.
     public var description: String {
         let chars = Array(characters)
-        return [chars[0..<4], chars[4..<8], chars[8..<12]].map { String($0) }.joined(separator: "-")
+        return String(chars[0..<4]) + "-" + String(chars[4..<8])
     }
 
     /// Whether `typed` is this code, ignoring case, dashes and spaces, and reading the letters
@@ -49,9 +35,6 @@ public struct ApprovalCode: Sendable, Equatable, CustomStringConvertible {
             default: character
             }
         }
-        let typedBytes = Array(String(normalized).utf8)
-        let expected = Array(characters.utf8)
-        guard typedBytes.count == expected.count else { return false }
-        return zip(typedBytes, expected).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+        return ConstantTime.equals(Array(String(normalized).utf8), Array(characters.utf8))
     }
 }

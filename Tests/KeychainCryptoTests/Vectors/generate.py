@@ -215,17 +215,41 @@ write("account-state.json", {
     "deviceLog": {"secondSigningKey": hx(seq(32, 0x52)), "entries": [hx(first_wire), hx(second_wire)]},
 })
 
-# Approval codes (docs/decisions/0130): 60 bits of SHA-256, Crockford base 32.
-def approval_code(account, device, signing_key, agreement_key, nonce):
-    message = lp(b"synckeychain/v1/approval-code") + lp(account.encode()) + lp(device.encode()) + lp(signing_key) + lp(agreement_key) + lp(nonce)
-    bits = int.from_bytes(hashlib.sha256(message).digest()[:8], "big") >> 4
+# Approval protocol 2 (docs/decisions/0271): the new device's commitment, the transcript of both
+# parts, its code (40 bits of HKDF, Crockford base 32) and the approver's signed hand-over.
+def approval_commitment(account, device, signing_key, agreement_key, nonce):
+    return hashlib.sha256(lp(b"synckeychain/v2/approval-commitment") + lp(account.encode()) + lp(device.encode())
+                          + lp(signing_key) + lp(agreement_key) + lp(nonce)).digest()
+def approval_transcript(account, requester, approver):
+    device, signing_key, agreement_key, nonce = requester
+    a_device, a_signing_key, a_nonce = approver
+    return hashlib.sha256(lp(b"synckeychain/v2/approval-transcript") + lp(account.encode())
+                          + lp(approval_commitment(account, *requester)) + lp(device.encode()) + lp(signing_key)
+                          + lp(agreement_key) + lp(nonce) + lp(a_device.encode()) + lp(a_signing_key) + lp(a_nonce)).digest()
+def approval_code(transcript_hash):
+    bits = int.from_bytes(hkdf(transcript_hash, b"synckeychain/v2/approval-code", 5), "big")
     alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
-    chars = "".join(alphabet[(bits >> (55 - 5 * i)) & 31] for i in range(12))
-    return "-".join(chars[i:i + 4] for i in range(0, 12, 4))
+    chars = "".join(alphabet[(bits >> (35 - 5 * i)) & 31] for i in range(8))
+    return chars[:4] + "-" + chars[4:]
 approval_cases = [
-    (account, "deviceN", raw_public(second), seq(1216, 0x07), seq(32, 0x99)),
-    ("bob", "0123456789abcdef0123456789abcdef", seq(32, 0x01), b"", seq(32, 0x00)),
+    (account, ("deviceN", raw_public(second), seq(1216, 0x07), seq(32, 0x99)), ("deviceA", raw_public(signing), seq(32, 0x33))),
+    ("bob", ("0123456789abcdef0123456789abcdef", seq(32, 0x01), b"", seq(32, 0x00)), ("fedcba9876543210fedcba9876543210", seq(32, 0x02), seq(32, 0xff))),
 ]
-write("approval-codes.json", [
-    {"account": a, "device": d, "signingKey": hx(s), "agreementKey": hx(k), "nonce": hx(n), "code": approval_code(a, d, s, k, n)}
-    for a, d, s, k, n in approval_cases])
+def approval_vector(a, requester, approver):
+    transcript = approval_transcript(a, requester, approver)
+    return {"account": a,
+            "requester": {"device": requester[0], "signingKey": hx(requester[1]), "agreementKey": hx(requester[2]), "nonce": hx(requester[3])},
+            "approver": {"device": approver[0], "signingKey": hx(approver[1]), "nonce": hx(approver[2])},
+            "commitment": hx(approval_commitment(a, *requester)), "transcript": hx(transcript), "code": approval_code(transcript)}
+transcript = approval_transcript(*approval_cases[0])
+key_commitment = hashlib.sha256(lp(b"synckeychain/v2/approval-account-key") + lp(account.encode()) + u32(2) + lp(account_key)).digest()
+statements_digest = hashlib.sha256(lp(b"synckeychain/v2/approval-statements") + lp(b"keychain") + lp(b"deviceA") + lp(statement_wire)).digest()
+hand_over = (lp(b"synckeychain/v2/approval-hand-over") + lp(transcript) + u32(2) + u64(3) + lp(seq(32, 0x20))
+             + lp(key_commitment) + lp(statements_digest))
+write("approval-codes.json", {
+    "cases": [approval_vector(*case) for case in approval_cases],
+    "handOver": {"signingKey": hx(seq(32, 0x42)), "accountKey": hx(account_key), "epoch": 2, "logLength": 3, "logHead": hx(seq(32, 0x20)),
+                 "statement": {"zone": "keychain", "device": "deviceA", "wire": hx(statement_wire)},
+                 "accountKeyCommitment": hx(key_commitment), "statementsDigest": hx(statements_digest),
+                 "signedBytes": hx(hand_over), "signature": hx(signing.sign(hand_over))},
+})

@@ -100,7 +100,8 @@ struct LimitsAndBadInputTests {
         (.post, "/v1/zones/keychain/items"), (.post, "/v1/zones/keychain/acknowledge"), (.put, "/v1/account/credentials"),
         (.get, "/v1/push"), (.get, "/v1/device-log"), (.post, "/v1/device-log"), (.get, "/v1/zones/keychain/statements"),
         (.put, "/v1/zones/keychain/statement"), (.get, "/v1/approval-requests"), (.post, "/v1/approval-requests"),
-        (.get, "/v1/approval-requests/abc"), (.put, "/v1/approval-requests/abc/response"),
+        (.get, "/v1/approval-requests/abc"), (.put, "/v1/approval-requests/abc/offer"), (.put, "/v1/approval-requests/abc/reveal"),
+        (.put, "/v1/approval-requests/abc/response"),
     ]
 
     @Test(arguments: ["", "Bearer", "Bearer nonsense", "Bearer " + String(repeating: "A", count: 43), "Basic abc"], Backend.all)

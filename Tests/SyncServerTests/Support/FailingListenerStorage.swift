@@ -76,6 +76,12 @@ final class FailingListenerStorage: ServerStorage {
     func approvalRequests(of account: AccountID, now: Date) async throws -> [ApprovalRecord] {
         try await inner.approvalRequests(of: account, now: now)
     }
+    func offerApprovalRequest(_ id: String, of account: AccountID, by device: DeviceID, offer: [UInt8], now: Date) async throws -> Bool {
+        try await inner.offerApprovalRequest(id, of: account, by: device, offer: offer, now: now)
+    }
+    func revealApprovalRequest(_ id: String, of account: AccountID, by device: DeviceID, reveal: [UInt8], now: Date) async throws -> Bool {
+        try await inner.revealApprovalRequest(id, of: account, by: device, reveal: reveal, now: now)
+    }
     func answerApprovalRequest(_ id: String, of account: AccountID, response: [UInt8], now: Date) async throws -> Bool {
         try await inner.answerApprovalRequest(id, of: account, response: response, now: now)
     }

@@ -15,6 +15,15 @@ package protocol ApprovalStorage: Sendable {
     /// The account's unexpired requests (answered ones included), oldest first.
     func approvalRequests(of account: AccountID, now: Date) async throws -> [ApprovalRecord]
 
+    /// Records `offer`, the part of `device` (another device than the one that asked), in the
+    /// account's request `id`; false when there is no such unexpired request without an offer and
+    /// an answer (decision 0271).
+    func offerApprovalRequest(_ id: String, of account: AccountID, by device: DeviceID, offer: [UInt8], now: Date) async throws -> Bool
+
+    /// Records `reveal`, the asking device's part, in the account's request `id`; false unless the
+    /// request is unexpired, was made by `device`, has an offer and no reveal yet (decision 0271).
+    func revealApprovalRequest(_ id: String, of account: AccountID, by device: DeviceID, reveal: [UInt8], now: Date) async throws -> Bool
+
     /// Records `response` to the account's request `id`; false when there is no such unexpired,
     /// unanswered request (someone answered first, it expired, or it never existed).
     func answerApprovalRequest(_ id: String, of account: AccountID, response: [UInt8], now: Date) async throws -> Bool
@@ -27,14 +36,23 @@ package struct ApprovalRecord: Sendable, Equatable {
     /// The device that asked (signed in with the password, not yet trusted by any device).
     package var device: DeviceID
     package var request: [UInt8]
+    /// The approving device's part (decision 0271).
+    package var offer: [UInt8]?
+    /// The asking device's part, revealed after the offer.
+    package var reveal: [UInt8]?
     package var response: [UInt8]?
     package var createdAt: Date
 
-    package init(id: String, account: AccountID, device: DeviceID, request: [UInt8], response: [UInt8]? = nil, createdAt: Date) {
+    package init(
+        id: String, account: AccountID, device: DeviceID, request: [UInt8], offer: [UInt8]? = nil, reveal: [UInt8]? = nil,
+        response: [UInt8]? = nil, createdAt: Date
+    ) {
         self.id = id
         self.account = account
         self.device = device
         self.request = request
+        self.offer = offer
+        self.reveal = reveal
         self.response = response
         self.createdAt = createdAt
     }
@@ -46,7 +64,7 @@ package enum ApprovalRules {
     package static let lifetime: TimeInterval = 10 * 60
     /// The most unanswered requests an account may have at once.
     package static let maximumPending = 16
-    /// The largest request (two public keys, a nonce, a name).
+    /// The largest request, offer or reveal (two public keys, a nonce, a name).
     package static let maximumRequestBytes = 8 * 1024
     /// The largest response (the account key sealed to the new device, a log head, statements).
     package static let maximumResponseBytes = ApprovalLimits.maximumResponseBytes

@@ -18,6 +18,32 @@ extension MemoryStorage {
         return state.withLock { state in (state.approvals[account] ?? []).filter { $0.createdAt > expiry } }
     }
 
+    package func offerApprovalRequest(_ id: String, of account: AccountID, by device: DeviceID, offer: [UInt8], now: Date) async throws -> Bool {
+        let expiry = ApprovalRules.expiry(at: now)
+        return state.withLock { state in
+            guard
+                let index = state.approvals[account]?.firstIndex(where: {
+                    $0.id == id && $0.device != device && $0.offer == nil && $0.response == nil && $0.createdAt > expiry
+                })
+            else { return false }
+            state.approvals[account]?[index].offer = offer
+            return true
+        }
+    }
+
+    package func revealApprovalRequest(_ id: String, of account: AccountID, by device: DeviceID, reveal: [UInt8], now: Date) async throws -> Bool {
+        let expiry = ApprovalRules.expiry(at: now)
+        return state.withLock { state in
+            guard
+                let index = state.approvals[account]?.firstIndex(where: {
+                    $0.id == id && $0.device == device && $0.offer != nil && $0.reveal == nil && $0.createdAt > expiry
+                })
+            else { return false }
+            state.approvals[account]?[index].reveal = reveal
+            return true
+        }
+    }
+
     package func answerApprovalRequest(_ id: String, of account: AccountID, response: [UInt8], now: Date) async throws -> Bool {
         let expiry = ApprovalRules.expiry(at: now)
         return state.withLock { state in

@@ -18,6 +18,11 @@ extension SQLiteStorage {
                 ) STRICT, WITHOUT ROWID
                 """)
         }
+        // The two parts of an approval made in turn (decision 0271).
+        migrator.registerMigration("approvalRequestParts") { db in
+            try db.execute(sql: "ALTER TABLE approvalRequest ADD COLUMN offer BLOB")
+            try db.execute(sql: "ALTER TABLE approvalRequest ADD COLUMN reveal BLOB")
+        }
     }
 
     package func createApprovalRequest(_ request: ApprovalRecord, now: Date) async throws {
@@ -42,7 +47,7 @@ extension SQLiteStorage {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT id, device, request, response, createdAt FROM approvalRequest
+                    SELECT id, device, request, offer, reveal, response, createdAt FROM approvalRequest
                     WHERE account = ? AND createdAt > ? ORDER BY createdAt, id
                     """,
                 arguments: [account.description, ApprovalRules.expiry(at: now).timeIntervalSince1970]
@@ -50,11 +55,35 @@ extension SQLiteStorage {
                 guard let device = DeviceID(row["device"] as String) else {
                     throw SyncServerError(.storageFailure, "corrupt approval request")
                 }
-                let response: Data? = row["response"]
+                let (offer, reveal, response): (Data?, Data?, Data?) = (row["offer"], row["reveal"], row["response"])
                 return ApprovalRecord(
-                    id: row["id"], account: account, device: device, request: Array(row["request"] as Data),
-                    response: response.map { Array($0) }, createdAt: Date(timeIntervalSince1970: row["createdAt"]))
+                    id: row["id"], account: account, device: device, request: Array(row["request"] as Data), offer: offer.map { Array($0) },
+                    reveal: reveal.map { Array($0) }, response: response.map { Array($0) }, createdAt: Date(timeIntervalSince1970: row["createdAt"]))
             }
+        }
+    }
+
+    package func offerApprovalRequest(_ id: String, of account: AccountID, by device: DeviceID, offer: [UInt8], now: Date) async throws -> Bool {
+        try await write("offering to approve a request") { db in
+            try db.execute(
+                sql: """
+                    UPDATE approvalRequest SET offer = ?
+                    WHERE account = ? AND id = ? AND device <> ? AND offer IS NULL AND response IS NULL AND createdAt > ?
+                    """,
+                arguments: [Data(offer), account.description, id, device.rawValue, ApprovalRules.expiry(at: now).timeIntervalSince1970])
+            return db.changesCount == 1
+        }
+    }
+
+    package func revealApprovalRequest(_ id: String, of account: AccountID, by device: DeviceID, reveal: [UInt8], now: Date) async throws -> Bool {
+        try await write("revealing an approval request's part") { db in
+            try db.execute(
+                sql: """
+                    UPDATE approvalRequest SET reveal = ?
+                    WHERE account = ? AND id = ? AND device = ? AND offer IS NOT NULL AND reveal IS NULL AND createdAt > ?
+                    """,
+                arguments: [Data(reveal), account.description, id, device.rawValue, ApprovalRules.expiry(at: now).timeIntervalSince1970])
+            return db.changesCount == 1
         }
     }
 
