@@ -5,8 +5,9 @@ import KeychainStore
 
 /// Secret Service items over the local keychain (decision 0140): each item is a generic password
 /// in the access group `org.freedesktop.secrets` whose service is its collection's name and whose
-/// account is its ID (derived from the collection and the attribute set, decision 0268); the label is the item's label, the generic attribute its attribute
-/// dictionary (canonical JSON), the description its content type. Items of every persisted
+/// account is its ID (derived from the collection and the attribute set, decision 0268); the label
+/// is the item's label, the generic attribute its attribute dictionary (canonical JSON), the
+/// description its content type. Items of every persisted
 /// collection are synchronizable ("when unlocked": locking the keychain locks them); collections
 /// and aliases are recorded beside them (``SecretStore+Collections``, decision 0141). Secrets
 /// are read from the keychain only when asked for.
@@ -140,8 +141,8 @@ final class SecretStore: @unchecked Sendable {
     }
 
     /// 128 random bits in lower-case hex: a valid element of an object path, the same on every
-    /// machine the item syncs to. What an item stored before decision 0268 is named, and one whose
-    /// own ID an item of other attributes already has.
+    /// machine the item syncs to: the ID of the items stored before decision 0268, and of a new
+    /// item whose ``id(for:in:)`` another item holds (one whose attributes changed since).
     static func newID() -> String {
         var generator = SystemRandomNumberGenerator()
         return hex((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) })

@@ -31,7 +31,7 @@ struct DaemonPropagationTests {
             }
 
             #expect(try await a.secretTool(["clear"] + attributes).status == 0)
-            try await eventually(timeout: Self.propagation, "the clear on B") { try await b.itemPaths(attributes).isEmpty }
+            try await eventually(timeout: Self.propagation, "the clear on B") { try await b.itemIDs(attributes).isEmpty }
             #expect(try await b.lookup(attributes) == nil)
         }
     }

@@ -45,9 +45,10 @@ extension PrivateDesktop {
         return found.status == 0 ? found.stdout : nil
     }
 
-    /// The object paths of every item `secret-tool search --all` finds for `attributes`.
-    func itemPaths(_ attributes: [String]) async throws -> [String] {
+    /// The IDs (the last element of the object path, which `secret-tool` prints as `[/ID]`) of
+    /// every item `secret-tool search --all` finds for `attributes`.
+    func itemIDs(_ attributes: [String]) async throws -> [String] {
         let found = try await secretTool(["search", "--all"] + attributes)
-        return found.stdout.split(separator: "\n").filter { $0.hasPrefix("[/") }.map { String($0.dropFirst().dropLast()) }
+        return found.stdout.split(separator: "\n").filter { $0.hasPrefix("[/") }.map { String($0.dropFirst(2).dropLast()) }
     }
 }
