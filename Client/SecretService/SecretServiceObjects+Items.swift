@@ -29,31 +29,72 @@ extension SecretServiceObjects {
         }
     }
 
-    /// CreateItem: a new item, or with `replace` the item of the same attributes changed.
+    /// CreateItem. One attribute set in one collection is one item (decision 0268): a store of a
+    /// set the collection holds changes that item (CreateItem's `replace` or not), and folds any other
+    /// item of the same set into it (one stored before the rule, or on another machine meanwhile);
+    /// a new item is named after its collection and attribute set (``SecretStore/id(for:in:)``).
     func createItem(
-        in collection: String, _ properties: [String: BusValue], secret: (value: [UInt8], contentType: String), replace: Bool
+        in collection: String, _ properties: [String: BusValue], secret: (value: [UInt8], contentType: String)
     ) throws(BusError) -> String {
         try Self.checkSize(secret.value)
         guard case .stringMap(let attributes)? = properties[Self.itemInterface + ".Attributes"] ?? .stringMap([:]) else {
             throw .invalidArguments("Attributes must be a{ss}")
         }
         let label = try Self.label(in: properties, of: Self.itemInterface)
-        if replace, let existing = try entries(in: collection).first(where: { $0.attributes == attributes }) {
-            try change(collection, existing.id, label: label, attributes: attributes, secret: secret)
-            return existing.id
+        let id = SecretStore.id(for: attributes, in: collection)
+        if let kept = try storeOverSameAttributes(in: collection, id: id, label: label, attributes: attributes, secret: secret) {
+            return kept
         }
         if collection == Self.session {
             let now = UInt64(Date().timeIntervalSince1970)
             let entry = SecretStore.Entry(
-                id: SecretStore.newID(), collection: collection, label: label, attributes: attributes, contentType: secret.contentType,
-                created: now, modified: now)
+                id: memoryItems[id] == nil ? id : SecretStore.newID(), collection: collection, label: label, attributes: attributes,
+                contentType: secret.contentType, created: now, modified: now)
             memoryItems[entry.id] = (entry, secret.value)
             signal(.item(collection: collection, id: entry.id, .created))
             return entry.id
         }
-        let entry = try store.add(to: collection, label: label, attributes: attributes, secret: secret.value, contentType: secret.contentType)
+        let add = { (id: String) throws(BusError) -> SecretStore.Entry? in
+            try self.store.add(id, to: collection, label: label, attributes: attributes, secret: secret.value, contentType: secret.contentType)
+        }
+        guard let entry = try add(id) else {
+            // Another process wrote the item since the index was read (sync brought it in): the
+            // store changes it. Or an item whose attributes were changed since it was stored has
+            // this ID: the new item takes a random one.
+            if let kept = try storeOverSameAttributes(in: collection, id: id, label: label, attributes: attributes, secret: secret) {
+                return kept
+            }
+            guard let entry = try add(SecretStore.newID()) else { throw .failed("an item with this ID exists") }
+            return created(entry)
+        }
+        return created(entry)
+    }
+
+    /// The store of an attribute set the collection holds: the item named after the set (else the
+    /// newest of the set) takes the label and secret, and every other item of the set is folded
+    /// into it. Nil when the collection holds no item of the set.
+    private func storeOverSameAttributes(
+        in collection: String, id: String, label: String, attributes: [String: String], secret: (value: [UInt8], contentType: String)
+    ) throws(BusError) -> String? {
+        let same = try entries(in: collection).filter { $0.attributes == attributes }
+        guard let kept = same.first(where: { $0.id == id }) ?? same.max(by: { ($0.modified, $0.id) < ($1.modified, $1.id) }) else { return nil }
+        try change(collection, kept.id, label: label, secret: secret)
+        for other in same where other.id != kept.id {
+            if collection == Self.session {
+                memoryItems[other.id] = nil
+            } else {
+                try store.fold(other.id, into: kept.id, in: collection)
+                index?.items[other.id] = nil
+            }
+            signal(.item(collection: collection, id: other.id, .deleted))
+        }
+        return kept.id
+    }
+
+    /// A new persisted item, in the index and signalled.
+    private func created(_ entry: SecretStore.Entry) -> String {
         index?.add(entry)
-        signal(.item(collection: collection, id: entry.id, .created))
+        signal(.item(collection: entry.collection, id: entry.id, .created))
         return entry.id
     }
 

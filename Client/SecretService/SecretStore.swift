@@ -1,11 +1,13 @@
+import Crypto
 import Foundation
 import KeychainModel
 import KeychainStore
 
 /// Secret Service items over the local keychain (decision 0140): each item is a generic password
 /// in the access group `org.freedesktop.secrets` whose service is its collection's name and whose
-/// account is its ID; the label is the item's label, the generic attribute its attribute
-/// dictionary (canonical JSON), the description its content type. Items of every persisted
+/// account is its ID (derived from the collection and the attribute set, decision 0268); the label
+/// is the item's label, the generic attribute its attribute dictionary (canonical JSON), the
+/// description its content type. Items of every persisted
 /// collection are synchronizable ("when unlocked": locking the keychain locks them); collections
 /// and aliases are recorded beside them (``SecretStore+Collections``, decision 0141). Secrets
 /// are read from the keychain only when asked for.
@@ -55,9 +57,11 @@ final class SecretStore: @unchecked Sendable {
         }
     }
 
-    /// Adds an item; returns its entry.
-    func add(to collection: String, label: String, attributes: [String: String], secret: [UInt8], contentType: String) throws(BusError) -> Entry {
-        let id = Self.newID()
+    /// Adds an item named `id`; returns its entry, or nil when the collection has an item of that
+    /// ID already.
+    func add(
+        _ id: String, to collection: String, label: String, attributes: [String: String], secret: [UInt8], contentType: String
+    ) throws(BusError) -> Entry? {
         let item = Item.genericPassword(service: collection, account: id, data: secret) { item in
             item.accessGroup = Self.accessGroup
             item.synchronizable = true
@@ -69,8 +73,28 @@ final class SecretStore: @unchecked Sendable {
             let stored = try keychain.add(item)
             return Self.entry(collection, stored) ?? Entry(id: id, collection: collection, label: label, attributes: attributes,
                                                            contentType: contentType, created: 0, modified: 0)
+        } catch where error.code == .duplicateItem {
+            return nil
         } catch {
             throw Self.mapped(error)
+        }
+    }
+
+    /// Deletes item `id`, keeping its label and secret as a version in the history of item
+    /// `kept` (``keychain history``): a second item of `kept`'s attribute set, which a store
+    /// folds into it (decision 0268).
+    func fold(_ id: String, into kept: String, in collection: String) throws(BusError) {
+        do {
+            guard let found = try keychain.find(query(collection, id: id, returns: [.data, .attributes])).first,
+                var attributes = found.attributes
+            else { return }
+            attributes.account = kept
+            try keychain.recordHistoryVersion(Item(itemClass: .genericPassword, attributes: attributes, data: found.data))
+            try keychain.delete(query(collection, id: id))
+        } catch where error.code == .itemNotFound {
+            return
+        } catch {
+            throw Self.mapped(error, id: id)
         }
     }
 
@@ -117,10 +141,39 @@ final class SecretStore: @unchecked Sendable {
     }
 
     /// 128 random bits in lower-case hex: a valid element of an object path, the same on every
-    /// machine the item syncs to.
+    /// machine the item syncs to: the ID of the items stored before decision 0268, and of a new
+    /// item whose ``id(for:in:)`` another item holds (one whose attributes changed since).
     static func newID() -> String {
         var generator = SystemRandomNumberGenerator()
-        return (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+        return hex((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) })
+    }
+
+    /// The ID of the item that holds `attributes` in `collection` (decision 0268): the first 128
+    /// bits of SHA-256 over the collection and the attribute set, each string in Unicode's
+    /// canonical composition (NFC: the strings Swift compares as equal are one), the pairs in the
+    /// byte order of their names, every string length-prefixed. Every machine names an attribute
+    /// set the same, so the stores of one set on two machines are writes of one keychain item, and
+    /// sync meets them as a conflict of that item.
+    static func id(for attributes: [String: String], in collection: String) -> String {
+        var message = Array("org.freedesktop.secrets item id v1".utf8)
+        func append(_ text: String) {
+            let bytes = Array(text.precomposedStringWithCanonicalMapping.utf8)
+            withUnsafeBytes(of: UInt32(bytes.count).bigEndian) { message += $0 }
+            message += bytes
+        }
+        append(collection)
+        let pairs = attributes.map { (name: Array($0.key.precomposedStringWithCanonicalMapping.utf8), value: $0.value) }
+            .sorted { $0.name.lexicographicallyPrecedes($1.name) }
+        withUnsafeBytes(of: UInt32(pairs.count).bigEndian) { message += $0 }
+        for pair in pairs {
+            append(String(decoding: pair.name, as: UTF8.self))
+            append(pair.value)
+        }
+        return hex(Array(SHA256.hash(data: message).prefix(16)))
+    }
+
+    private static func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { String(format: "%02x", $0) }.joined()
     }
 
     static func encode(_ attributes: [String: String]) -> [UInt8] {

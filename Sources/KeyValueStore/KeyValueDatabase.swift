@@ -113,10 +113,12 @@ public final class KeyValueDatabase: Sendable {
         try read { db in try String.fetchAll(db, sql: "SELECT DISTINCT store FROM kv_version ORDER BY store") }
     }
 
-    /// Runs `body` in an immediate write transaction.
+    /// Runs `body` in an immediate write transaction, then, once it committed, posts the change
+    /// notice that wakes the sync daemon (decision 0268).
     func write<T>(_ body: (Database) throws -> T) throws(KeyValueStoreError) -> T {
+        let result: T
         do {
-            return try queue.writeWithoutTransaction { db in
+            result = try queue.writeWithoutTransaction { db in
                 var result: T?
                 try db.inTransaction(.immediate) {
                     result = try body(db)
@@ -127,6 +129,8 @@ public final class KeyValueDatabase: Sendable {
         } catch {
             throw Self.mapped(error)
         }
+        ChangeNotice(databasePath: path).post()
+        return result
     }
 
     func read<T>(_ body: (Database) throws -> T) throws(KeyValueStoreError) -> T {

@@ -1,4 +1,5 @@
 import Crypto
+import DurableSQLite
 import Foundation
 import GRDB
 import GRDBSQLite
@@ -203,10 +204,13 @@ public final class Keychain: Sendable {
         }
     }
 
-    /// Runs `body` in an immediate write transaction with the current key state.
+    /// Runs `body` in an immediate write transaction with the current key state, then, once it
+    /// committed, posts the change notice: every write of the keychain, whatever its path (an
+    /// item, an import, a history restore, a sync's apply, the lock), runs here (decision 0268).
     func write<T>(_ body: (Database, KeyState) throws -> T) throws(KeychainError) -> T {
+        let result: T
         do {
-            return try database.writeWithoutTransaction { db in
+            result = try database.writeWithoutTransaction { db in
                 var result: T?
                 try db.inTransaction(.immediate) {
                     result = try body(db, try currentState(db))
@@ -217,6 +221,8 @@ public final class Keychain: Sendable {
         } catch {
             throw Self.mapped(error)
         }
+        files.changeNotice.post()
+        return result
     }
 
     /// Runs `body` in a read transaction with the current key state.

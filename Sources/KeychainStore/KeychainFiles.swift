@@ -25,6 +25,10 @@ struct KeychainFiles {
     /// The device key file: 32 random bytes, standing in for a hardware key.
     var deviceKeyPath: String { databasePath + ".devicekey" }
 
+    /// The file each commit writes to after it committed, for the processes that watch the
+    /// keychain (decision 0268).
+    var changeNotice: ChangeNotice { ChangeNotice(databasePath: databasePath) }
+
     /// The files SQLite may add beside the database.
     var companionPaths: [String] { [databasePath + "-wal", databasePath + "-shm"] }
 

@@ -7,9 +7,10 @@ import Synchronization
 import Glibc
 #endif
 
-/// Notices writes to the keychain by any process: inotify on the keychain's directory (every
-/// commit touches the database's `-wal` file), or, where inotify is unavailable or `poll` is
-/// asked for, a short poll of the journal's newest sequence (decision 0053).
+/// Notices writes to the keychain (or a key-value store database) by any process: inotify on its
+/// change notice, which every commit writes once it is visible (decision 0268), or, where inotify
+/// is unavailable or `poll` is asked for, a short poll of the journal's newest sequence (decision
+/// 0053).
 package struct JournalWatcher: Sendable {
     package enum Mode: String, Sendable, CaseIterable {
         case inotify, poll
@@ -40,7 +41,7 @@ package struct JournalWatcher: Sendable {
     }
 
     /// Reads events on a thread of its own (the wait times out every 200 ms so cancellation is
-    /// noticed) and rings for events on the keychain's files.
+    /// noticed) and rings for events on the change notice.
     private func run(_ watch: KeychainFileWatch, doorbell: Doorbell) async throws {
         let stop = Atomic<Bool>(false)
         let finished = Doorbell()

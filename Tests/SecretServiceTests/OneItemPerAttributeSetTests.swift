@@ -1,0 +1,64 @@
+import Foundation
+import ProcessTesting
+import Testing
+
+/// One attribute set in one collection is one keychain item on every machine (decision 0268):
+/// stored on two machines before they sync, it meets as a conflict of one item, and the item left
+/// on both is the winner's; a later store replaces it everywhere.
+@Suite(.serialized)
+struct OneItemPerAttributeSetTests {
+    @Test func theSameAttributeSetStoredOnTwoMachinesBeforeTheySyncIsOneItem() async throws {
+        try await PrivateDesktop.twoMachines { a, b in
+            let attributes = ["service", "git.example.com", "user", "alice"]
+            #expect(try await a.secretTool(["store", "--label=Git"] + attributes, input: "from A").status == 0)
+            // B's store is the later one: the conflict rule's winner (an update beats a delete, then
+            // the later time).
+            #expect(try await b.secretTool(["store", "--label=Git"] + attributes, input: "from B").status == 0)
+            let idOnB = try #require(try await b.itemIDs(attributes).first)
+            try await a.sync()
+            try await b.sync()
+            try await a.sync()
+            for machine in [a, b] {
+                #expect(try await machine.itemIDs(attributes) == [idOnB])
+                #expect(try await machine.lookup(attributes) == "from B")
+            }
+            // The losing secret is kept in the item's history, not lost.
+            let history = try await b.run(
+                Binaries.keychain.path, ["history", "-a", idOnB, "-s", "login", "--access-group", "org.freedesktop.secrets", "-w"])
+            #expect(history.stdout.contains("from A"), "\(history.stdout) \(history.stderr)")
+
+            try await a.startDaemon()
+            try await b.startDaemon()
+            #expect(try await a.secretTool(["store", "--label=Git"] + attributes, input: "later").status == 0)
+            try await eventually(timeout: DaemonPropagationTests.propagation, "the later store on B") {
+                try await b.lookup(attributes) == "later"
+            }
+            for machine in [a, b] { #expect(try await machine.itemIDs(attributes) == [idOnB]) }
+        }
+    }
+
+    /// Items stored before decision 0268 have random IDs, and the bug it fixes left two of them for
+    /// one set: they keep their IDs, and the next store of the set folds them into one item, the
+    /// newest, the other's secret kept in its history.
+    @Test func aStoreFoldsItemsOfItsSetStoredBeforeTheRule() async throws {
+        try await PrivateDesktop.with { desktop in
+            let older = "0123456789abcdef0123456789abcdef", newer = "fedcba9876543210fedcba9876543210"
+            for (id, secret) in [(older, "stale"), (newer, "current")] {
+                let added = try await desktop.run(Binaries.keychain.path, [
+                    "add-generic-password", "-a", id, "-s", "login", "--access-group", "org.freedesktop.secrets", "--sync",
+                    "-l", "Wiki", "-G", #"{"service":"wiki.example.com","user":"alice"}"#, "-w", secret,
+                ])
+                #expect(added.status == 0, "\(added.stderr)")
+            }
+            let attributes = ["service", "wiki.example.com", "user", "alice"]
+            #expect(try await desktop.itemIDs(attributes).sorted() == [older, newer])
+
+            #expect(try await desktop.secretTool(["store", "--label=Wiki"] + attributes, input: "stored").status == 0)
+            #expect(try await desktop.itemIDs(attributes) == [newer])
+            #expect(try await desktop.lookup(attributes) == "stored")
+            let history = try await desktop.run(
+                Binaries.keychain.path, ["history", "-a", newer, "-s", "login", "--access-group", "org.freedesktop.secrets", "-w"])
+            #expect(history.stdout.contains("stale"), "\(history.stdout) \(history.stderr)")
+        }
+    }
+}
