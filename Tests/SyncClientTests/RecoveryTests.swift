@@ -13,7 +13,7 @@ struct RecoveryTests {
             // A wrong recovery key is refused and changes nothing.
             let fresh = TestDevice(name: "fresh", in: directory)
             let wrongKey = RecoveryKey.generate().printed
-            let wrong = try await Self.recover(fresh, server, account: account, key: wrongKey, newPassword: "never")
+            let wrong = try await Self.recover(fresh, server, account: account, key: wrongKey, newPassword: "never used at all")
             #expect(wrong.status != 0)
             #expect(wrong.stderr.contains("did not accept this recovery key"), "\(wrong.stderr)")
 
