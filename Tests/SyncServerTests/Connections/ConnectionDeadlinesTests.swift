@@ -86,9 +86,9 @@ import Testing
     @Test func aStoppingServerGivesAWebSocketAndAClosedOutputTheShutdownGrace() {
         var machine = ConnectionDeadlines(timeouts: timeouts, openedAt: start)
         machine.headRead(at: at(1))
+        machine.bodyEnded()
         machine.stopping(at: at(2))
         expect(machine, nil, nil)
-        machine.bodyEnded()
         machine.answerEnded(at: at(3))
         machine.outputClosed(at: at(4))
         #expect(machine.deadline?.at == at(4) + timeouts.shutdownGrace)
