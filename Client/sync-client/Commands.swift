@@ -42,7 +42,7 @@ struct EnrollCommand: AsyncParsableCommand {
     @OptionGroup var keychain: KeychainOptions
     @Option(help: "The server's URL, https://host:port.") var server: String
     @Option(help: "The account name.") var account: String
-    @Flag(help: "Create the account (prints its recovery key once).") var create = false
+    @Flag(help: "Create the account (prints its recovery key once; its password is typed twice on a terminal and must not be among the weakest).") var create = false
     @Option(help: "The server's public-key pin, sha256/BASE64 (default: trust on first use).") var pin: String?
     @Option(help: "A file whose first line is the password (default: $SYNC_PASSWORD, else a prompt).") var passwordFile: String?
     @Option(help: "This device's name on the server (default: the host name).") var deviceName: String?
@@ -54,6 +54,8 @@ struct EnrollCommand: AsyncParsableCommand {
     var requestApproval = false
     @Option(name: [.customLong("timeout"), .customLong("approval-timeout")],
             help: "How long to wait for an approval, in seconds (the server keeps a request 600).") var approvalTimeout: Int = 600
+    @Flag(help: "Enrol a keychain that is enrolled already (a revoked device, one whose keys are gone): its sync state and the sync client's keys go once the new enrolment succeeds; its items stay and are pushed as its own.")
+    var replace = false
 
     func run() async throws {
         let logger = makeLogger("sync-client")
@@ -63,7 +65,10 @@ struct EnrollCommand: AsyncParsableCommand {
                 guard let parsed = ServerPin(pin) else { throw SyncClientError(.invalidInput, "--pin must look like sha256/BASE64") }
                 pinValue = parsed
             }
-            let password = try PasswordInput.read(environment: "SYNC_PASSWORD", file: passwordFile, prompt: "Account password: ")
+            // A new account's password is typed twice and held to the strength check (decision 0269).
+            let password = try create
+                ? PasswordInput.readNew(environment: "SYNC_PASSWORD", file: passwordFile, prompt: "New account password: ", account: account)
+                : PasswordInput.read(environment: "SYNC_PASSWORD", file: passwordFile, prompt: "Account password: ")
             var enrolment = DeviceEnrolment(
                 server: server, account: account, create: create, pin: pinValue, password: password,
                 deviceName: deviceName ?? ProcessInfo.processInfo.hostName, allowInsecure: insecureHttp)
@@ -84,7 +89,12 @@ struct EnrollCommand: AsyncParsableCommand {
                     },
                     confirm: { code in await CodeConfirmation.ask(code, otherDevice: "the approving device") })
             }
-            let outcome = try await enrolment.run(keychainPath: keychain.path, logger: logger)
+            enrolment.replacing = replace
+            // Replacing removes the sync state: not under a running daemon.
+            let lock = replace ? try StateLock.acquire(keychainPath: keychain.path) : nil
+            defer { lock?.release() }
+            let (prepared, path) = (enrolment, keychain.path)
+            let outcome = try await Interruption.cancelling { try await prepared.run(keychainPath: path, logger: logger) }
             if let pin = outcome.trustedPin {
                 print("server pin: \(pin) (trusted on first use; every later connection must match)")
             }
@@ -243,7 +253,7 @@ struct ChangePasswordCommand: AsyncParsableCommand {
         let logger = makeLogger("sync-client")
         try await runReportingErrors {
             let current = try PasswordInput.read(environment: "SYNC_PASSWORD", file: passwordFile, prompt: "Current password: ")
-            let new = try PasswordInput.read(environment: "SYNC_NEW_PASSWORD", file: newPasswordFile, prompt: "New password: ")
+            let new = try PasswordInput.readNew(environment: "SYNC_NEW_PASSWORD", file: newPasswordFile, prompt: "New password: ")
             try await ClientSession.with(keychainPath: keychain.path, logger: logger) { session in
                 try await AccountAdministration(session: session).changePassword(current: current, new: new)
             }

@@ -9,20 +9,11 @@ import Testing
 @Suite("Recovery", .serialized)
 struct RecoveryTests {
     @Test func theRecoveryKeySetsANewPasswordAndEveryDeviceKeepsWorking() async throws {
-        try await withTemporaryDirectory { directory in
-            let server = try await TestServer(dataDirectory: directory.appendingPathComponent("server"))
-            defer { server.stop() }
-            let (a, b) = (TestDevice(name: "a", in: directory), TestDevice(name: "b", in: directory))
-            let account = "recover-\(UUID().uuidString.prefix(8))"
-            let recoveryKey = try await a.createAccount(server, account: account)
-            try await b.enroll(server, account: account)
-            try await a.add(service: "before", account: "lee", password: "kept")
-            try await a.sync()
-
+        try await Self.withAccount { directory, server, a, b, account, recoveryKey in
             // A wrong recovery key is refused and changes nothing.
             let fresh = TestDevice(name: "fresh", in: directory)
             let wrongKey = RecoveryKey.generate().printed
-            let wrong = try await Self.recover(fresh, server, account: account, key: wrongKey, newPassword: "never")
+            let wrong = try await Self.recover(fresh, server, account: account, key: wrongKey, newPassword: "never used at all")
             #expect(wrong.status != 0)
             #expect(wrong.stderr.contains("did not accept this recovery key"), "\(wrong.stderr)")
 
@@ -54,7 +45,25 @@ struct RecoveryTests {
         }
     }
 
-    private static func recover(
+    /// A server and an account of two devices, `a` (which made it, and printed `recoveryKey`) and
+    /// `b`; `a` has synced an item ("before", "lee": "kept").
+    static func withAccount(
+        _ body: (_ directory: URL, _ server: TestServer, _ a: TestDevice, _ b: TestDevice, _ account: String, _ recoveryKey: String) async throws -> Void
+    ) async throws {
+        try await withTemporaryDirectory { directory in
+            let server = try await TestServer(dataDirectory: directory.appendingPathComponent("server"))
+            defer { server.stop() }
+            let (a, b) = (TestDevice(name: "a", in: directory), TestDevice(name: "b", in: directory))
+            let account = "recover-\(UUID().uuidString.prefix(8))"
+            let recoveryKey = try await a.createAccount(server, account: account)
+            try await b.enroll(server, account: account)
+            try await a.add(service: "before", account: "lee", password: "kept")
+            try await a.sync()
+            try await body(directory, server, a, b, account, recoveryKey)
+        }
+    }
+
+    static func recover(
         _ device: TestDevice, _ server: TestServer, account: String, key: String, newPassword: String
     ) async throws -> ChildProcess.Result {
         try await ChildProcess.run(

@@ -37,6 +37,15 @@ extension AccountAdministration {
         return (secrets, log)
     }
 
+    /// Makes the server's password wrap that of the newest epoch this device holds, under
+    /// `password`, the account's current one: `recover` on an enrolled device, whose new password
+    /// the recovery wrapped around epoch 1's key only, so that new devices enrol with it after a
+    /// revocation too (decision 0269). Returns that epoch.
+    package func wrapNewestEpoch(password: String) async throws -> UInt32 {
+        _ = try await checkedSecrets(password: password)
+        return session.keys.currentEpoch
+    }
+
     /// Starts a new epoch when a device was revoked after the newest one began (or finishes taking
     /// the newest key when another device started it), seals the newest epoch's key to every
     /// device it was started for that no entry seals it to yet, then makes the server's password

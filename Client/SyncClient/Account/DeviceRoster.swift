@@ -32,11 +32,14 @@ package struct DeviceRoster: Sendable, Equatable {
     package var logEntries: Int
 
     /// The server's `listed` devices beside `log`, then the log's members the server does not list.
+    /// A device the server revoked that never was in the log is left out: an enrolment that
+    /// failed and took itself back, or a stranger revoked — nothing anyone can use (decision 0269).
     package init(listed: [DeviceInfo], log: DeviceLog, current: DeviceID) {
         func standing(_ device: DeviceID) -> LogStanding {
             guard let member = log.members[device] else { return .absent }
             return member.isRevoked ? .revoked : .member
         }
+        let listed = listed.filter { $0.revokedAt == nil || log.members[$0.id] != nil || $0.id == current }
         rows = listed.map {
             Row(device: $0.id, name: $0.name, isRevokedOnServer: $0.revokedAt != nil, standing: standing($0.id), isCurrent: $0.id == current)
         }

@@ -58,11 +58,11 @@ package struct DeviceSecrets: Sendable {
         do {
             return try AccountKeys(epochs: try epochKeys())
         } catch let error as CryptoError {
-            throw SyncClientError(.localStorage, "the stored account keys are damaged; enrol again", underlying: error)
+            throw SyncClientError(.localStorage, "the stored account keys are damaged; \(SyncClientError.enrolAgain)", underlying: error)
         } catch let error as SyncClientError {
             throw error
         } catch {
-            throw SyncClientError(.localStorage, "the stored account keys are damaged; enrol again", underlying: error)
+            throw SyncClientError(.localStorage, "the stored account keys are damaged; \(SyncClientError.enrolAgain)", underlying: error)
         }
     }
 
@@ -86,7 +86,7 @@ package struct DeviceSecrets: Sendable {
         do {
             return try AccountKey(rawRepresentation: bytes)
         } catch {
-            throw SyncClientError(.localStorage, "the stored account key is damaged; enrol again", underlying: error)
+            throw SyncClientError(.localStorage, "the stored account key is damaged; \(SyncClientError.enrolAgain)", underlying: error)
         }
     }
 
@@ -109,7 +109,7 @@ package struct DeviceSecrets: Sendable {
                 signingKey: try DeviceSigningKey(rawRepresentation: signing),
                 agreementKey: try DeviceAgreementKey(seedRepresentation: agreement))
         } catch {
-            throw SyncClientError(.localStorage, "the stored device identity keys are damaged; enrol again", underlying: error)
+            throw SyncClientError(.localStorage, "the stored device identity keys are damaged; \(SyncClientError.enrolAgain)", underlying: error)
         }
     }
 
@@ -157,7 +157,7 @@ package struct DeviceSecrets: Sendable {
 
     private func get(_ name: String) throws(SyncClientError) -> [UInt8] {
         guard let secret = try find(name) else {
-            throw SyncClientError(.notEnrolled, "the \(name) is missing from the keychain; enrol again")
+            throw SyncClientError(.notEnrolled, "the \(name) is missing from the keychain; \(SyncClientError.enrolAgain)")
         }
         return secret
     }

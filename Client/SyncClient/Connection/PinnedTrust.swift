@@ -13,6 +13,10 @@ import X509
 ///   which is all a trust anchor is, RFC 5280 §6.1.1): every connection must present a certificate
 ///   issued by that key, and for a server named by DNS name, one for that name.
 package enum PinnedTrust {
+    /// How long closing a connection waits for the server's TLS close_notify (NIOSSL's default
+    /// is 5 s): a daemon told to stop does not wait for it past this (decision 0270).
+    package static let closeNotifyWait = TimeAmount.milliseconds(250)
+
     /// The TLS configuration for the pinned `chain` (leaf first, as the server presented it).
     ///
     /// - Throws: ``SyncClientError`` `unreachable` when the leaf is CA-issued and the chain does not
@@ -23,6 +27,7 @@ package enum PinnedTrust {
         }
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.minimumTLSVersion = .tlsv12
+        configuration.shutdownTimeout = closeNotifyWait
         let leaf = try parse(leafCertificate)
         if leaf.issuer == leaf.subject && leaf.publicKey.isValidSignature(leaf.signature, for: leaf) {
             configuration.trustRoots = .certificates([leafCertificate])

@@ -99,7 +99,7 @@ package final class ServerConnection: Sendable {
         case ErrorCode.signInFailed:
             return SyncClientError(.signInFailed, "sign-in failed: wrong account name or password")
         case ErrorCode.unauthorized:
-            return SyncClientError(.unauthorized, "the server no longer accepts this device (revoked?); enrol it again")
+            return SyncClientError(.unauthorized, "the server no longer accepts this device (revoked?); \(SyncClientError.enrolAgain)")
         default:
             return ServerFailure(code: code, message: message, items: detail?.items ?? []).error
         }

@@ -24,6 +24,10 @@ package struct DeviceEnrolment: Sendable {
     /// Set to open the account key with the recovery key instead of the password (a recovery on an
     /// account that requires approval enrols the device this way, decision 0134).
     package var recoveryKey: RecoveryKey?
+    /// Enrol a keychain that is enrolled already (`enroll --replace`, decision 0269): once the new
+    /// enrolment has its keys, the earlier one's secrets and sync state go, and the keychain's own
+    /// items stay, to be pushed by the next sync as any keychain's are at its first.
+    package var replacing = false
 
     /// How an approval enrolment shows its request and code, and how long it waits.
     package struct Approval: Sendable {
@@ -65,10 +69,13 @@ package struct DeviceEnrolment: Sendable {
     }
 
     package func run(keychainPath: String, logger: Logger) async throws -> Outcome {
-        if ClientStateDatabase.exists(forKeychain: keychainPath),
-            try ClientStateDatabase(keychainPath: keychainPath, create: false).enrolment() != nil
+        if !replacing, ClientStateDatabase.exists(forKeychain: keychainPath),
+            let enrolled = try ClientStateDatabase(keychainPath: keychainPath, create: false).enrolment()
         {
-            throw SyncClientError(.alreadyEnrolled, "this keychain is already enrolled; use another --keychain")
+            throw SyncClientError(
+                .alreadyEnrolled,
+                "this keychain is already enrolled (device \(enrolled.device) in \(TerminalText.sanitized(enrolled.account))); "
+                    + "`sync-client enroll --replace` enrols it again (its items stay, its sync state goes), or use another --keychain")
         }
         guard !password.isEmpty else { throw SyncClientError(.invalidInput, "the password must not be empty") }
         guard !(create && approval != nil) else {
@@ -82,7 +89,6 @@ package struct DeviceEnrolment: Sendable {
     }
 
     private func run(_ connection: ServerConnection, keychainPath: String, seenPin: ServerPin?, logger: Logger) async throws -> Outcome {
-        let endpoint = connection.endpoint
         let device = DeviceID.random()
         var recoveryPrinted: String?
         var recoveryPublicKey: [UInt8]?
@@ -115,6 +121,25 @@ package struct DeviceEnrolment: Sendable {
             .POST, "/v1/sign-in",
             body: SignInRequest(account: account, authKey: Base64Bytes(secrets.authKey), device: device, deviceName: deviceName),
             as: SignInResponse.self)
+        // The server counts the device from its sign-in: an enrolment that fails from here on
+        // (approval required, an approval refused or timed out, an epoch the password does not
+        // open, an interruption) takes it back, so nothing is left active (decision 0269).
+        let joined = Joined()
+        do {
+            return try await finish(
+                connection, signIn: signIn, secrets: secrets, keychainPath: keychainPath, seenPin: seenPin,
+                recoveryPrinted: recoveryPrinted, recoveryPublicKey: recoveryPublicKey, joined: joined, logger: logger)
+        } catch {
+            await withdraw(signIn, joined: joined.value, connection: connection, logger: logger)
+            throw error
+        }
+    }
+
+    private func finish(
+        _ connection: ServerConnection, signIn: SignInResponse, secrets: AccountSecrets, keychainPath: String, seenPin: ServerPin?,
+        recoveryPrinted: String?, recoveryPublicKey: [UInt8]?, joined: Joined, logger: Logger
+    ) async throws -> Outcome {
+        let endpoint = connection.endpoint
         let identity = try DeviceIdentity.generate()
         let epochKeys: [UInt32: AccountKey]
         var log: DeviceLog
@@ -145,6 +170,7 @@ package struct DeviceEnrolment: Sendable {
                 try await join(authorized, signIn: signIn, secrets: secrets, identity: identity, recoveryPublicKey: recoveryPublicKey)
             }
         }
+        joined.value = (identity, log, epochKeys)
         guard let firstKey = epochKeys[VersionSealer.firstEpoch], let newest = log.epoch,
             (VersionSealer.firstEpoch...newest).allSatisfy({ epochKeys[$0] != nil })
         else {
@@ -161,6 +187,12 @@ package struct DeviceEnrolment: Sendable {
             (log, earlier) = try await connection.authorized(with: signIn.token).closing { authorized in
                 await retire(retired, identity: earlierIdentity, in: log, epochKeys: epochKeys, authorized: authorized)
             }
+            joined.value = (identity, log, epochKeys)
+        }
+        if replacing {
+            // The earlier enrolment's token, keys and sync state; the keychain's own items stay.
+            try deviceSecrets.removeAll()
+            try ClientStateDatabase.removeFiles(forKeychain: keychainPath)
         }
         try deviceSecrets.save(epochKeys: epochKeys, token: signIn.token)
         try deviceSecrets.save(identity: identity)

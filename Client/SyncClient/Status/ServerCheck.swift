@@ -64,7 +64,7 @@ package struct ServerCheck: Sendable, Codable, Equatable {
         case .unauthorized:
             return ServerCheck(
                 state: .revoked,
-                message: "the server no longer accepts this device: it was revoked (or its keychain enrolled again); `sync-client enroll --replace` enrols it anew")
+                message: "the server no longer accepts this device: it was revoked (or its keychain enrolled again); \(SyncClientError.enrolAgain)")
         case .pinMismatch:
             return ServerCheck(state: .pinMismatch, message: error.message)
         default:
@@ -72,7 +72,7 @@ package struct ServerCheck: Sendable, Codable, Equatable {
             case ErrorCode.accountDisabled?:
                 return ServerCheck(state: .disabled, message: "the account is disabled by the server's operator; nothing was deleted")
             case ErrorCode.deviceRevoked?:
-                return ServerCheck(state: .revoked, message: "the server no longer accepts this device: it was revoked")
+                return ServerCheck(state: .revoked, message: "the server no longer accepts this device: it was revoked; \(SyncClientError.enrolAgain)")
             default:
                 return ServerCheck(state: .refused, message: error.message)
             }

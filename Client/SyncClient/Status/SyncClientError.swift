@@ -58,4 +58,9 @@ public struct SyncClientError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String { message }
+
+    /// The one way out of an enrolment that no longer works (a revoked device, a keychain without
+    /// its account key or token, damaged keys), which every message that meets one names
+    /// (decision 0269): the keychain is enrolled again, its own items kept.
+    package static let enrolAgain = "`sync-client enroll --replace --server URL --account NAME` enrols this keychain again (its items stay)"
 }

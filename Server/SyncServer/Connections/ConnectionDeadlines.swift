@@ -11,6 +11,9 @@
 /// - A kept-alive connection may wait for its next request for the idle timeout.
 /// - A connection upgraded to a WebSocket has no HTTP deadlines (only the unread-answer one).
 /// - Once the server has closed its side, the client has ``Timeouts/linger`` to close its own.
+/// - Once the server stops (a graceful shutdown), a WebSocket, and a connection whose side the
+///   server has closed, have ``Timeouts/shutdownGrace`` to end: the close handshake of a client
+///   that no longer answers holds no stop (decision 0270). A request being answered finishes.
 package struct ConnectionDeadlines {
     package typealias Instant = ContinuousClock.Instant
 
@@ -22,6 +25,9 @@ package struct ConnectionDeadlines {
         /// How long a connection whose output the server closed may stay open for the client to
         /// read the last answer and close.
         package var linger: Duration = .seconds(5)
+        /// How long a WebSocket or a connection whose output the server closed may stay open once
+        /// the server is stopping.
+        package var shutdownGrace: Duration = .milliseconds(250)
 
         package init(header: Duration, body: Duration, idle: Duration) {
             self.header = header
@@ -32,7 +38,7 @@ package struct ConnectionDeadlines {
 
     /// What the client failed to do in time.
     package enum Reason: String, Sendable, Equatable {
-        case header, body, idle, unread, linger
+        case header, body, idle, unread, linger, shutdown
     }
 
     private let timeouts: Timeouts
@@ -48,6 +54,7 @@ package struct ConnectionDeadlines {
     private var unwritableSince: Instant?
     private var outputClosedAt: Instant?
     private var upgraded = false
+    private var stoppingSince: Instant?
 
     /// A connection opened at `now`: its first head is due within the header timeout.
     package init(timeouts: Timeouts, openedAt now: Instant) {
@@ -60,6 +67,9 @@ package struct ConnectionDeadlines {
         var candidates: [(at: Instant, reason: Reason)] = []
         if let outputClosedAt { candidates.append((outputClosedAt + timeouts.linger, .linger)) }
         if let unwritableSince { candidates.append((unwritableSince + timeouts.idle, .unread)) }
+        if let stoppingSince, upgraded || outputClosedAt != nil {
+            candidates.append((max(stoppingSince, outputClosedAt ?? stoppingSince) + timeouts.shutdownGrace, .shutdown))
+        }
         if !upgraded && outputClosedAt == nil {
             if let bodySince {
                 candidates.append((bodySince + timeouts.body, .body))
@@ -77,6 +87,11 @@ package struct ConnectionDeadlines {
     /// Whether the connection may be closed at once for a graceful shutdown: no request is being
     /// read or answered, and it is not a WebSocket (which the push hub closes itself).
     package var isBetweenRequests: Bool { openRequests == 0 && bodySince == nil && !upgraded }
+
+    /// The server began a graceful shutdown.
+    package mutating func stopping(at now: Instant) {
+        if stoppingSince == nil { stoppingSince = now }
+    }
 
     /// Bytes arrived: the first after an idle wait starts the header timeout.
     package mutating func received(at now: Instant) {

@@ -57,8 +57,13 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is ChannelShouldQuiesceEvent, deadlines.isBetweenRequests {
-            context.close(promise: nil)
+        if event is ChannelShouldQuiesceEvent {
+            if deadlines.isBetweenRequests {
+                context.close(promise: nil)
+            } else {
+                deadlines.stopping(at: .now)
+                rearm()
+            }
         }
         context.fireUserInboundEventTriggered(event)
     }
@@ -127,7 +132,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             rearm()
             return
         }
-        metrics.recordConnectionTimeout(deadline.reason.rawValue)
+        // A stop's bound is not the client's slowness.
+        if deadline.reason != .shutdown { metrics.recordConnectionTimeout(deadline.reason.rawValue) }
         logger.debug("connection closed", metadata: ["reason": "\(deadline.reason.rawValue)"])
         context.close(promise: nil)
     }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import NIOCore
 import NIOSSL
 import X509
 
@@ -52,8 +53,13 @@ package struct TLSIdentity: Sendable {
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: certificateChain.map { .certificate($0) }, privateKey: .privateKey(privateKey))
         configuration.minimumTLSVersion = .tlsv12
+        configuration.shutdownTimeout = Self.closeNotifyWait
         return configuration
     }
+
+    /// How long closing a connection waits for the client's TLS close_notify (NIOSSL's default is
+    /// 5 s): a client that never sends one does not hold a stopping server (decision 0270).
+    package static let closeNotifyWait = TimeAmount.milliseconds(250)
 
     package static func pin(of certificate: NIOSSLCertificate) throws -> String {
         do {

@@ -80,4 +80,26 @@ import Testing
         machine.outputClosed(at: at(3))
         expect(machine, 8, .linger)
     }
+
+    /// Decision 0270: once the server stops, a WebSocket and a connection whose output it closed
+    /// have the shutdown grace to end; a request being answered keeps no deadline.
+    @Test func aStoppingServerGivesAWebSocketAndAClosedOutputTheShutdownGrace() {
+        var machine = ConnectionDeadlines(timeouts: timeouts, openedAt: start)
+        machine.headRead(at: at(1))
+        machine.bodyEnded()
+        machine.stopping(at: at(2))
+        expect(machine, nil, nil)
+        machine.answerEnded(at: at(3))
+        machine.outputClosed(at: at(4))
+        #expect(machine.deadline?.at == at(4) + timeouts.shutdownGrace)
+        #expect(machine.deadline?.reason == .shutdown)
+
+        var push = ConnectionDeadlines(timeouts: timeouts, openedAt: start)
+        push.headRead(at: at(1))
+        push.upgradedToWebSocket()
+        expect(push, nil, nil)
+        push.stopping(at: at(600))
+        #expect(push.deadline?.at == at(600) + timeouts.shutdownGrace)
+        #expect(push.deadline?.reason == .shutdown)
+    }
 }
