@@ -242,7 +242,7 @@ let networkTargets: [Target] = [
     .testTarget(
         name: "SyncClientTests",
         dependencies: [
-            "SyncClient", "SyncProtocol", "KeychainCrypto", "sync-client", "sync-server", "keychain", "ProcessTesting", "SyncTesting",
+            "SyncClient", "SyncProtocol", "KeychainCrypto", "KeychainModel", "sync-client", "sync-server", "keychain", "ProcessTesting", "SyncTesting",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "X509", package: "swift-certificates"), .product(name: "Crypto", package: "swift-crypto"),
         ],

@@ -10,7 +10,7 @@ public struct KeychainTool: ParsableCommand {
         subcommands: [
             AddGenericPassword.self, FindGenericPassword.self, DeleteGenericPassword.self,
             AddInternetPassword.self, FindInternetPassword.self, DeleteInternetPassword.self,
-            DumpKeychain.self, History.self, Import.self, Export.self, Generate.self, TOTP.self, Lock.self, Unlock.self, SetPasscode.self, KeyValueCommand.self,
+            DumpKeychain.self, History.self, Import.self, Export.self, Generate.self, TOTP.self, Audit.self, Lock.self, Unlock.self, SetPasscode.self, KeyValueCommand.self,
             SecretServiceCommand.self,
         ])
 

@@ -69,7 +69,7 @@ struct RevokeCommand: AsyncParsableCommand {
     /// The new password, unless `--keep-password`; the current one again is refused (decision 0272).
     private func readNewPassword(current: String) throws -> String? {
         guard !keepPassword else { return nil }
-        let new = try PasswordInput.read(
+        let new = try PasswordInput.readNew(
             environment: "SYNC_NEW_PASSWORD", file: newPasswordFile,
             prompt: "New password (the revoked device's holder may know the current one): ")
         guard new != current else {

@@ -1,5 +1,6 @@
 import Foundation
 import ProcessTesting
+import KeychainModel
 import SyncClient
 import Testing
 

@@ -1,6 +1,7 @@
-/// A rough strength estimate of a new account password (decision 0269), made on this device with
-/// nothing sent anywhere: the password derives the key that wraps every account key, so one the
-/// first guesses of an offline attack find is refused.
+/// A rough strength estimate of a password (decision 0269), made on this device with nothing sent
+/// anywhere: a new account password, which derives the key that wraps every account key, is
+/// refused when the first guesses of an offline attack find it; `keychain audit` calls the user's
+/// stored passwords weak by the same measure (decision 0274).
 ///
 /// Refused: fewer than ``minimumLength`` characters; a password that is, once lower-cased and
 /// with look-alike digits and symbols read as letters (`P@ssw0rd` is `password`) and digits and
