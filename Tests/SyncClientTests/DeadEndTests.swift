@@ -110,7 +110,7 @@ struct DeadEndTests {
             #expect(passwordOnly.stderr.contains("requires approval"), "\(passwordOnly.stderr)")
             // An approval that times out.
             let timedOut = try await b.syncClient(enrol + ["--request-approval", "--timeout", "1"])
-            #expect(timedOut.stderr.contains("no device approved the request in time"), "\(timedOut.stderr)")
+            #expect(timedOut.stderr.contains("no device offered to approve the request in time"), "\(timedOut.stderr)")
             // An approval interrupted while it waits.
             let waiting = try ChildProcess(
                 Products.syncClient, [enrol[0], "--keychain", b.keychainPath] + enrol.dropFirst() + ["--request-approval"],
