@@ -22,9 +22,7 @@ struct ApprovalRoutes {
     private func create(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let device = try context.requireDevice()
         let body = try await JSONBody.decode(ApprovalRequestCreate.self, from: request, limit: configuration.limits.maximumRequestBytes)
-        guard (1...ApprovalRules.maximumRequestBytes).contains(body.request.bytes.count) else {
-            throw APIError.invalid("an approval request must hold 1 to \(ApprovalRules.maximumRequestBytes) bytes")
-        }
+        try Validation.approvalRequest(body)
         let id = Self.newID()
         try await storage.createApprovalRequest(
             ApprovalRecord(id: id, account: device.account, device: device.id, request: body.request.bytes, createdAt: clock.now()),
@@ -52,9 +50,7 @@ struct ApprovalRoutes {
         let device = try context.requireDevice()
         let id = try Self.id(context)
         let body = try await JSONBody.decode(ApprovalResponseRequest.self, from: request, limit: configuration.limits.maximumRequestBytes)
-        guard (1...ApprovalRules.maximumResponseBytes).contains(body.response.bytes.count) else {
-            throw APIError.invalid("an approval answer must hold 1 to \(ApprovalRules.maximumResponseBytes) bytes")
-        }
+        try Validation.approvalAnswer(body)
         guard try await storage.answerApprovalRequest(id, of: device.account, response: body.response.bytes, now: clock.now()) else {
             throw APIError(.notFound, ErrorCode.notFound, "no open approval request \(id): answered already, expired, or never made")
         }
