@@ -19,6 +19,10 @@ package struct FuzzEngine: Sendable {
         package var maximumLength = 64 * 1024
         /// Stop at the first failure.
         package var stopAtFirstFailure = false
+        /// A failure when the process's peak resident size passes this many bytes, checked after
+        /// each input (for a process of its own, like `keychain-fuzz run`; nil in the tests, which
+        /// share theirs).
+        package var memoryLimit: Int?
 
         package init() {}
     }
@@ -86,9 +90,21 @@ package struct FuzzEngine: Sendable {
                 report.failures.append(Failure(input: input, message: problem))
                 if configuration.stopAtFirstFailure { break }
             }
+            // Past the limit the process stays past it: the first input that took it there is the one.
+            if let limit = configuration.memoryLimit, Self.peakResidentBytes() > limit {
+                report.failures.append(Failure(input: input, message: "the process passed \(limit >> 20) MiB resident"))
+                break
+            }
         }
         report.elapsed = clock.now - start
         return report
+    }
+
+    /// The process's peak resident size so far, in bytes.
+    static func peakResidentBytes() -> Int {
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        return usage.ru_maxrss * 1024
     }
 
     /// FNV-1a of the name: each target its own sequence under one seed.

@@ -2,7 +2,7 @@
 //
 //   keychain-fuzz list                          the targets' names
 //   keychain-fuzz seeds DIR                     writes each target's seeds to DIR/TARGET/
-//   keychain-fuzz run TARGET [--seconds S] [--seed N] [--max-len N] [--crashes DIR]
+//   keychain-fuzz run TARGET [--seconds S] [--seed N] [--max-len N] [--timeout S] [--rss-limit-mb N] [--crashes DIR]
 //                                               the seeded engine; prints `TARGET executions seconds failures`
 //   keychain-fuzz replay TARGET FILE…           runs each file once; fails when one breaks a property
 //   keychain-fuzz libfuzzer TARGET [ARGS…]      libFuzzer's driver on TARGET (a build instrumented
@@ -109,6 +109,7 @@ case "run":
     configuration.seed = UInt64(option("--seed", in: arguments) ?? "") ?? UInt64(time(nil))
     configuration.maximumLength = min(Int(option("--max-len", in: arguments) ?? "") ?? 64 * 1024, inFlight.count)
     configuration.perInputLimit = .seconds(Double(option("--timeout", in: arguments) ?? "5") ?? 5)
+    configuration.memoryLimit = (Int(option("--rss-limit-mb", in: arguments) ?? "") ?? 2048) << 20
     let crashes = (option("--crashes", in: arguments) ?? "fuzz-crashes") + "/" + fuzzed.name
     keepInputOnTrap(directory: crashes)
     let report = FuzzEngine(configuration).run(fuzzed) { input in
@@ -138,5 +139,5 @@ case "libfuzzer":
     runLibFuzzer(target(arguments.dropFirst().first), arguments: Array(arguments.dropFirst(2)))
 
 default:
-    fail("usage: keychain-fuzz list | seeds DIR | run TARGET [--seconds S] [--seed N] [--max-len N] [--timeout S] [--crashes DIR] | replay TARGET FILE… | libfuzzer TARGET [ARGS…]")
+    fail("usage: keychain-fuzz list | seeds DIR | run TARGET [--seconds S] [--seed N] [--max-len N] [--timeout S] [--rss-limit-mb N] [--crashes DIR] | replay TARGET FILE… | libfuzzer TARGET [ARGS…]")
 }
