@@ -283,6 +283,19 @@ let networkTargets: [Target] = [
             .product(name: "Logging", package: "swift-log"),
         ],
         swiftSettings: swiftSettings),
+    // Fuzzing of every decoder of outside bytes (decision 0267): the targets and a seeded mutation
+    // engine, run briefly by FuzzingTests and at length by `scripts/fuzz.sh` through `keychain-fuzz`
+    // (libFuzzer when the build is instrumented, the seeded engine otherwise).
+    .target(
+        name: "Fuzzing",
+        dependencies: [
+            "KeychainCLI", "KeychainModel", "KeychainStore", "KeychainCrypto", "KeyValueStore", "SyncCore", "SyncProtocol",
+            "SyncServer", "SyncClient", "SecretService", "ShippedSimulation",
+            .product(name: "Crypto", package: "swift-crypto"),
+        ],
+        path: "Tests/Fuzzing", swiftSettings: swiftSettings),
+    .executableTarget(name: "keychain-fuzz", dependencies: ["Fuzzing"], path: "Tests/keychain-fuzz", swiftSettings: swiftSettings),
+    .testTarget(name: "FuzzingTests", dependencies: ["Fuzzing", "ShippedSimulation"], exclude: ["Corpus"], swiftSettings: swiftSettings),
     .testTarget(
         name: "SyncServerTests",
         dependencies: [

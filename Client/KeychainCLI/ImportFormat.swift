@@ -20,8 +20,16 @@ enum ImportFormat: String, ExpressibleByArgument, CaseIterable {
         switch self {
         case .json: []
         case .pass: try PassStore(directory: path).logins()
-        case .bitwardenJSON: try Self.bitwardenJSON(try Self.text(path))
-        case .bitwardenCSV, .keepassxcCSV, .chromeCSV, .firefoxCSV: try csvLogins(CSVTable(try Self.text(path)))
+        default: try logins(text: try Self.text(path))
+        }
+    }
+
+    /// The logins of a file's text (the formats read from one file: all but `json` and `pass`).
+    func logins(text: String) throws -> [ImportedLogin] {
+        switch self {
+        case .json, .pass: throw KeychainError(.param, "\(rawValue) is not read as a list of logins")
+        case .bitwardenJSON: try Self.bitwardenJSON(text)
+        case .bitwardenCSV, .keepassxcCSV, .chromeCSV, .firefoxCSV: try csvLogins(CSVTable(text))
         }
     }
 
@@ -29,8 +37,13 @@ enum ImportFormat: String, ExpressibleByArgument, CaseIterable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw KeychainError(.param, "cannot read \(path)")
         }
+        return try text(of: data, name: path)
+    }
+
+    /// The file's bytes as text; `name` says which file in the error.
+    static func text(of data: Data, name: String) throws(KeychainError) -> String {
         guard let text = String(data: data, encoding: .utf8) else {
-            throw KeychainError(.param, "\(path) is not UTF-8 text")
+            throw KeychainError(.param, "\(name) is not UTF-8 text")
         }
         return text
     }

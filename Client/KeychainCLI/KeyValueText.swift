@@ -31,6 +31,12 @@ enum KeyValueText {
             return .data(value)
         }
         if json {
+            // Refused before decoding: the decoder's cost grows with the square of the depth (each
+            // level probes each type, and each failed probe carries the path), up to its own limit
+            // of 512, seconds for a 3 KB value; the store takes 32 levels at most anyway.
+            guard !Self.nestsDeeper(thanJSON: text.utf8, KeyValue.maximumNestingDepth) else {
+                throw ValidationError("the value nests deeper than \(KeyValue.maximumNestingDepth) levels")
+            }
             do {
                 return try JSONDecoder().decode(PlainJSON.self, from: Data(text.utf8)).value
             } catch {
@@ -38,6 +44,29 @@ enum KeyValueText {
             }
         }
         return .string(text)
+    }
+
+    /// Whether JSON text opens more than `limit` arrays and objects inside one another (brackets
+    /// inside strings do not count); one pass, whatever the text.
+    static func nestsDeeper(thanJSON text: some Sequence<UInt8>, _ limit: Int) -> Bool {
+        var depth = 0
+        var inString = false
+        var escaped = false
+        for byte in text {
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+                if depth > limit { return true }
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
+            default: break
+            }
+        }
+        return false
     }
 
     /// A value for people: text as it is, numbers and booleans as literals, data in base64,

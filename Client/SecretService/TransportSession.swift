@@ -31,12 +31,15 @@ struct TransportSession {
             }
             let privateKey = SymmetricKey(size: SymmetricKeySize(bitCount: ModularGroup.byteCount * 8)).withUnsafeBytes { Array($0) }
             let publicKey = group.power([UInt8(group.generator)], privateKey)
-            let shared = group.power(clientPublic, privateKey)
-            let key = HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: shared), outputByteCount: 16)
-            return TransportSession(kind: .encrypted(key), output: .bytes(publicKey))
+            return TransportSession(kind: .encrypted(key(fromShared: group.power(clientPublic, privateKey))), output: .bytes(publicKey))
         default:
             throw .notSupported("the \(algorithm) session algorithm is not supported; use \(dhAlgorithm) or plain")
         }
+    }
+
+    /// The session's AES key: the shared secret through HKDF-SHA256 (no salt, no info).
+    static func key(fromShared shared: [UInt8]) -> SymmetricKey {
+        HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: shared), outputByteCount: 16)
     }
 
     func encode(_ secret: [UInt8], contentType: String, session: String) throws(BusError) -> TransportSecret {

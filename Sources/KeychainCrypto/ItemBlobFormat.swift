@@ -26,7 +26,7 @@ package enum ItemBlobFormat {
         headerByteCount + device.rawValue.utf8.count + payloadLength
     }
 
-    static func plaintext(of envelope: ItemEnvelope) throws(CryptoError) -> [UInt8] {
+    package static func plaintext(of envelope: ItemEnvelope) throws(CryptoError) -> [UInt8] {
         guard envelope.payload.count <= ItemEnvelope.maximumPayloadSize else { throw .invalidInput("payload too large") }
         var device = envelope.device.rawValue
         let deviceLength = device.utf8.count
@@ -50,7 +50,7 @@ package enum ItemBlobFormat {
         }
     }
 
-    static func envelope(from plaintext: [UInt8]) -> ItemEnvelope? {
+    package static func envelope(from plaintext: [UInt8]) -> ItemEnvelope? {
         var reader = ByteReader(plaintext[...])
         guard let time = reader.readBigEndian(Int64.self),
             let deviceLength = reader.readBigEndian(UInt8.self),

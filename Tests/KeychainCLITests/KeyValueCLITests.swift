@@ -125,6 +125,28 @@ import Testing
         #expect(try kv(keychain, "list", ["--json"]).text == #"{"k":{"double":2.5}}"# + "\n")
     }
 
+    /// A JSON value nested deeper than the store takes (32 levels) is refused as it is read, before
+    /// it is decoded: the decoder's cost grows with the square of the depth, and the fuzzing of
+    /// `kv set --json` (decision 0267) found a 3 KB value nested 511 deep taking seconds before the
+    /// store refused it. Brackets inside strings do not count.
+    @Test(arguments: [33, 511, 5000])
+    func aJSONValueNestedTooDeeplyIsRefusedAsItIsRead(depth: Int) throws {
+        let keychain = KeychainProcess.temporary()
+        defer { keychain.remove() }
+        #expect(try kv(keychain, "set", ["k", "--json", "[1]"]).status == 0)
+        let database = (keychain.path as NSString).deletingPathExtension + ".kv.sqlite"
+        let before = FileManager.default.contents(atPath: database)
+        for value in [String(repeating: "[", count: depth) + "1" + String(repeating: "]", count: depth),
+                      String(repeating: #"{"a":"#, count: depth) + "1" + String(repeating: "}", count: depth)] {
+            let refused = try kv(keychain, "set", ["k", "--json", value])
+            #expect(refused.status == 64)
+            #expect(refused.stderr == "keychain: the value nests deeper than 32 levels\n")
+        }
+        #expect(FileManager.default.contents(atPath: database) == before)
+        let inString = #"{"a":""# + String(repeating: "[{", count: 100) + #""}"#
+        #expect(try kv(keychain, "set", ["k", "--json", inString]).status == 0)
+    }
+
     /// A non-finite double an earlier build stored (written here into the database as it did)
     /// does not fail the listing: JSON shows it as the string the text form prints.
     @Test(arguments: [(UInt64(0x7FF8_0000_0000_0000), "nan"), (0x7FF0_0000_0000_0000, "inf"), (0xFFF0_0000_0000_0000, "-inf")])

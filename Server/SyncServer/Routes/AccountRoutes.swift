@@ -24,10 +24,7 @@ struct AccountRoutes {
 
     private func createAccount(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let body = try await JSONBody.decode(CreateAccountRequest.self, from: request, limit: configuration.limits.unauthenticatedBodyLimit)
-        try Validation.accountName(body.account)
-        try validation.authKey(body.authKey)
-        try validation.keys(body.keys)
-        if let recoveryAuthKey = body.recoveryAuthKey { try validation.authKey(recoveryAuthKey) }
+        try validation.createAccount(body)
         try rateLimiter.checkAccountCreation(address: context.addressKey)
         let verifier = AuthKeyVerifier.make(authKey: body.authKey.bytes)
         var credentials = try Self.credentials(verifier: verifier, keys: body.keys)
@@ -50,9 +47,7 @@ struct AccountRoutes {
 
     private func signIn(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let body = try await JSONBody.decode(SignInRequest.self, from: request, limit: configuration.limits.unauthenticatedBodyLimit)
-        try Validation.accountName(body.account)
-        try Validation.deviceName(body.deviceName)
-        try validation.authKey(body.authKey)
+        try validation.signIn(body)
         try rateLimiter.checkSignInAttempt(account: body.account, address: context.addressKey)
         let account = try await storage.account(named: body.account)
         // An unknown account costs the same verifier work as a wrong key.
@@ -77,9 +72,7 @@ struct AccountRoutes {
     private func changeCredentials(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let device = try context.requireDevice()
         let body = try await JSONBody.decode(ChangeCredentialsRequest.self, from: request, limit: configuration.limits.maximumRequestBytes)
-        try validation.authKey(body.currentAuthKey)
-        try validation.authKey(body.authKey)
-        try validation.keys(body.keys)
+        try validation.changeCredentials(body)
         let account = try await passwordHolder(device, currentAuthKey: body.currentAuthKey, context)
         let verifier = AuthKeyVerifier.make(authKey: body.authKey.bytes)
         let credentials = try Self.credentials(verifier: verifier, keys: body.keys).keeping(from: account.credentials)

@@ -32,10 +32,7 @@ struct AccountStateRoutes {
     private func append(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let device = try context.requireDevice()
         let body = try await JSONBody.decode(DeviceLogAppendRequest.self, from: request, limit: configuration.limits.maximumRequestBytes)
-        guard body.index >= 0 else { throw APIError.invalid("index must be a log index") }
-        guard !body.entry.bytes.isEmpty, body.entry.bytes.count <= AccountStateLimits.maximumEntryBytes else {
-            throw APIError.invalid("a device log entry must hold 1 to \(AccountStateLimits.maximumEntryBytes) bytes")
-        }
+        try Validation.deviceLogAppend(body)
         try await storage.appendDeviceLogEntry(body.entry.bytes, at: body.index, of: device.account, now: clock.now())
         context.logger.info("device log appended", metadata: ["account": "\(device.account)", "index": "\(body.index)"])
         return Response(status: .noContent)
@@ -56,9 +53,7 @@ struct AccountStateRoutes {
         let device = try context.requireDevice()
         let zone = try context.zone()
         let body = try await JSONBody.decode(StatementRequest.self, from: request, limit: configuration.limits.maximumRequestBytes)
-        guard !body.statement.bytes.isEmpty, body.statement.bytes.count <= AccountStateLimits.maximumStatementBytes else {
-            throw APIError.invalid("a statement must hold 1 to \(AccountStateLimits.maximumStatementBytes) bytes")
-        }
+        try Validation.statement(body)
         try await storage.publishStatement(body.statement.bytes, zone: zone, device: device.id, of: device.account, now: clock.now())
         return Response(status: .noContent)
     }

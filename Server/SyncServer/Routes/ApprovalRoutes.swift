@@ -25,9 +25,7 @@ struct ApprovalRoutes {
     private func create(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let device = try context.requireDevice()
         let body = try await JSONBody.decode(ApprovalRequestCreate.self, from: request, limit: configuration.limits.maximumRequestBytes)
-        guard (1...ApprovalRules.maximumRequestBytes).contains(body.request.bytes.count) else {
-            throw APIError.invalid("an approval request must hold 1 to \(ApprovalRules.maximumRequestBytes) bytes")
-        }
+        try Validation.approvalRequest(body)
         let id = Self.newID()
         try await storage.createApprovalRequest(
             ApprovalRecord(id: id, account: device.account, device: device.id, request: body.request.bytes, createdAt: clock.now()),

@@ -26,8 +26,7 @@ struct RecoveryRoutes {
 
     private func recover(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let body = try await JSONBody.decode(RecoverCredentialsRequest.self, from: request, limit: configuration.limits.unauthenticatedBodyLimit)
-        try validation.authKey(body.authKey)
-        try validation.keys(body.keys)
+        try validation.recoverCredentials(body)
         let account = try await verifiedAccount(body.account, recoveryAuthKey: body.recoveryAuthKey, context)
         var credentials = try AccountRoutes.credentials(verifier: AuthKeyVerifier.make(authKey: body.authKey.bytes), keys: body.keys)
             .keeping(from: account.credentials)

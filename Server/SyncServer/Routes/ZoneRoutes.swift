@@ -62,17 +62,7 @@ struct ZoneRoutes {
         let device = try context.requireDevice()
         let zone = try context.zone()
         let body = try await JSONBody.decode(UploadRequest.self, from: request, limit: limits.maximumRequestBytes)
-        guard !body.items.isEmpty else { throw APIError.invalid("items must not be empty") }
-        guard body.items.count <= limits.maximumBatchItems else {
-            throw APIError.tooLarge("a batch holds at most \(limits.maximumBatchItems) items")
-        }
-        let validation = Validation(limits: limits)
-        for item in body.items {
-            try validation.itemID(item.id)
-            try validation.vector(item.vector)
-            try validation.blob(item.blob)
-        }
-        try validation.blobSizes(body.items)
+        try Validation(limits: limits).upload(body)
         let batch = UploadBatch(
             account: device.account, device: device.id, zone: zone, batchID: body.batch, cursor: body.cursor,
             items: body.items.map { .init(key: $0.id, version: SealedVersion(vector: $0.vector, isDeleted: $0.deleted, payload: $0.blob.bytes)) })

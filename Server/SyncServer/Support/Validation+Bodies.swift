@@ -1,0 +1,116 @@
+import Foundation
+import SyncCore
+import SyncProtocol
+
+/// The checks of each request body that the routes make before anything is stored: one function a
+/// body, called by its route and by the fuzzing targets (decision 0267), which feed them bytes
+/// through ``RequestBodies``.
+extension Validation {
+    func createAccount(_ body: CreateAccountRequest) throws {
+        try Self.accountName(body.account)
+        try authKey(body.authKey)
+        try keys(body.keys)
+        if let recoveryAuthKey = body.recoveryAuthKey { try authKey(recoveryAuthKey) }
+    }
+
+    func signIn(_ body: SignInRequest) throws {
+        try Self.accountName(body.account)
+        try Self.deviceName(body.deviceName)
+        try authKey(body.authKey)
+    }
+
+    func changeCredentials(_ body: ChangeCredentialsRequest) throws {
+        try authKey(body.currentAuthKey)
+        try authKey(body.authKey)
+        try keys(body.keys)
+    }
+
+    func recoverCredentials(_ body: RecoverCredentialsRequest) throws {
+        try authKey(body.authKey)
+        try keys(body.keys)
+    }
+
+    func upload(_ body: UploadRequest) throws {
+        guard !body.items.isEmpty else { throw APIError.invalid("items must not be empty") }
+        guard body.items.count <= limits.maximumBatchItems else {
+            throw APIError.tooLarge("a batch holds at most \(limits.maximumBatchItems) items")
+        }
+        for item in body.items {
+            try itemID(item.id)
+            try vector(item.vector)
+            try blob(item.blob)
+        }
+        try blobSizes(body.items)
+    }
+
+    static func deviceLogAppend(_ body: DeviceLogAppendRequest) throws {
+        guard body.index >= 0 else { throw APIError.invalid("index must be a log index") }
+        guard !body.entry.bytes.isEmpty, body.entry.bytes.count <= AccountStateLimits.maximumEntryBytes else {
+            throw APIError.invalid("a device log entry must hold 1 to \(AccountStateLimits.maximumEntryBytes) bytes")
+        }
+    }
+
+    static func statement(_ body: StatementRequest) throws {
+        guard !body.statement.bytes.isEmpty, body.statement.bytes.count <= AccountStateLimits.maximumStatementBytes else {
+            throw APIError.invalid("a statement must hold 1 to \(AccountStateLimits.maximumStatementBytes) bytes")
+        }
+    }
+
+    static func approvalRequest(_ body: ApprovalRequestCreate) throws {
+        guard (1...ApprovalRules.maximumRequestBytes).contains(body.request.bytes.count) else {
+            throw APIError.invalid("an approval request must hold 1 to \(ApprovalRules.maximumRequestBytes) bytes")
+        }
+    }
+
+    static func approvalAnswer(_ body: ApprovalResponseRequest) throws {
+        guard (1...ApprovalRules.maximumResponseBytes).contains(body.response.bytes.count) else {
+            throw APIError.invalid("an approval answer must hold 1 to \(ApprovalRules.maximumResponseBytes) bytes")
+        }
+    }
+}
+
+/// A request body as the server reads it, without a connection or a storage: decoded with the
+/// routes' decoder, checked with the route's checks, and a refusal answered as the error middleware
+/// answers it. For the fuzzing targets (decision 0267).
+package enum RequestBodies {
+    /// The routes that take a body, by short names.
+    package static let routeNames = [
+        "create-account", "pre-sign-in", "sign-in", "change-credentials", "approval-required", "recovery-keys", "recover", "upload",
+        "acknowledge", "device-log-append", "statement", "approval-request", "approval-answer",
+    ]
+
+    /// What the server answers a body: nil when the route takes it (and goes on to the storage),
+    /// else the status of its error answer.
+    package static func status(route: String, body: [UInt8]) -> Int? {
+        do {
+            try check(route: route, Data(body), Validation(limits: ServerConfiguration.Limits()))
+            return nil
+        } catch {
+            return Int(ErrorMiddleware<SyncRequestContext>.answer(for: error).status.code)
+        }
+    }
+
+    /// Decodes `data` as `route` does and makes its checks.
+    private static func check(route: String, _ data: Data, _ validation: Validation) throws {
+        switch route {
+        case "create-account": try validation.createAccount(try decode(CreateAccountRequest.self, data))
+        case "pre-sign-in": try Validation.accountName(try decode(PreSignInRequest.self, data).account)
+        case "sign-in": try validation.signIn(try decode(SignInRequest.self, data))
+        case "change-credentials": try validation.changeCredentials(try decode(ChangeCredentialsRequest.self, data))
+        case "approval-required": try validation.authKey(try decode(ApprovalRequirementRequest.self, data).currentAuthKey)
+        case "recovery-keys": _ = try decode(RecoveryKeysRequest.self, data)
+        case "recover": try validation.recoverCredentials(try decode(RecoverCredentialsRequest.self, data))
+        case "upload": try validation.upload(try decode(UploadRequest.self, data))
+        case "acknowledge": _ = try decode(AcknowledgeRequest.self, data)
+        case "device-log-append": try Validation.deviceLogAppend(try decode(DeviceLogAppendRequest.self, data))
+        case "statement": try Validation.statement(try decode(StatementRequest.self, data))
+        case "approval-request": try Validation.approvalRequest(try decode(ApprovalRequestCreate.self, data))
+        case "approval-answer": try Validation.approvalAnswer(try decode(ApprovalResponseRequest.self, data))
+        default: throw APIError.notFound
+        }
+    }
+
+    static func decode<Value: Decodable>(_ type: Value.Type, _ data: Data) throws -> Value {
+        try WireCoding.makeDecoder().decode(type, from: data)
+    }
+}
