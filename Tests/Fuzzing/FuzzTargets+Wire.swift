@@ -98,14 +98,33 @@ extension FuzzTargets {
                 try FuzzCheck.require(ItemContent.decode(ItemContent.encode(item)) == item, "an item does not decode back from its encoding")
             }.refusing(Refused.self),
             FuzzTarget(
-                "client-approval-request",
-                seeds: [encoded(RequestShape(device: device, name: "laptop", signingKey: Base64Bytes(signingKey.publicKey.rawRepresentation), agreementKey: Base64Bytes(agreementKey.publicKey), nonce: blob))],
-                isJSON: true, tokens: wireTokens, clearErrors: { _ in false }
+                "client-approval-messages",
+                seeds: [
+                    ApprovalMessageCoding.encode(ApprovalRequestBody(device: device, name: "laptop", commitment: blob.bytes)),
+                    ApprovalMessageCoding.encode(ApprovalOfferBody(
+                        ApprovalApproverPart(device: device.rawValue, signingKey: signingKey.publicKey.rawRepresentation.map { $0 }, nonce: Array(blob.bytes.prefix(ApprovalProtocol.nonceLength))),
+                        device: device)),
+                ],
+                isJSON: true, tokens: wireTokens, clearErrors: { $0 is SyncClientError }
             ) { bytes in
-                guard let body = ApprovalRequestBody.decode(bytes) else { throw Refused() }
-                _ = body.code(account: "fuzz")
-                try FuzzCheck.require(ApprovalRequestBody.decode(body.encoded) == body, "an approval request does not decode back from its encoding")
-            }.refusing(Refused.self),
+                // Each message of approval protocol 2, as the devices read them (decision 0271).
+                var read = false
+                if let request = try? ApprovalMessageCoding.decode(ApprovalRequestBody.self, from: bytes, what: "request", request: "fuzz") {
+                    read = true
+                    let again = try ApprovalMessageCoding.decode(ApprovalRequestBody.self, from: ApprovalMessageCoding.encode(request), what: "request", request: "fuzz")
+                    try FuzzCheck.require(again == request, "an approval request does not decode back from its encoding")
+                }
+                if let offer = try? ApprovalMessageCoding.decode(ApprovalOfferBody.self, from: bytes, what: "offer", request: "fuzz") {
+                    read = true
+                    _ = offer.part
+                }
+                if let reveal = try? ApprovalMessageCoding.decode(ApprovalRevealBody.self, from: bytes, what: "reveal", request: "fuzz") {
+                    read = true
+                    _ = reveal.part(of: device)
+                }
+                // None of them: the refusal is the module's own error.
+                if !read { _ = try ApprovalMessageCoding.decode(ApprovalRequestBody.self, from: bytes, what: "request", request: "fuzz") }
+            },
             FuzzTarget(
                 "client-approval-payload",
                 seeds: [encoded(PayloadShape(epoch: 1, accountKey: Base64Bytes(accountKey.rawRepresentation), logLength: 1, logHead: blob, statements: [.init(zone: "keychain", device: device, statement: Base64Bytes(zoneStatements[0]))]))],
@@ -115,15 +134,6 @@ extension FuzzTargets {
             },
         ]
     }
-}
-
-/// The fields of SyncClient's approval request (its memberwise initialiser is the module's own).
-private struct RequestShape: Encodable {
-    var device: DeviceID
-    var name: String
-    var signingKey: Base64Bytes
-    var agreementKey: Base64Bytes
-    var nonce: Base64Bytes
 }
 
 /// The fields of SyncClient's approval payload.
