@@ -23,7 +23,7 @@ package struct PushSubscription: Sendable {
     }
 
     package func run(reasons: WakeReasons, logger: Logger) async {
-        var backoff = Backoff(base: .milliseconds(500), maximum: .seconds(30))
+        var backoff = Backoff(base: .milliseconds(500), maximum: SyncDaemon.longestRetry)
         let scheme = endpoint.isInsecure ? "ws" : "wss"
         let url = "\(scheme)://\(endpoint.host):\(endpoint.port)/v1/push"
         var configuration = WebSocketClientConfiguration()

@@ -77,8 +77,14 @@ package struct SyncDaemon: Service {
         logger.info("daemon stopped")
     }
 
+    /// The longest wait between two tries while the server is away: once it is back, a device
+    /// finds out within this (a write made meanwhile goes out then), where 30 s kept a change
+    /// from reaching the other device for about 9 s after a server restart (issue 36). A try at a
+    /// server that is down costs it nothing; one that is back holds every device to its caps.
+    static let longestRetry = Duration.seconds(5)
+
     private func syncLoop(reasons: WakeReasons, logger: Logger) async throws {
-        var backoff = Backoff()
+        var backoff = Backoff(maximum: Self.longestRetry)
         while let noted = await reasons.next() {
             let zones = await sync.zonesDue(for: noted)
             if zones.isEmpty { continue }
