@@ -24,7 +24,14 @@ struct FairKeys {
     /// The item's ID: the hex HMAC of its primary key.
     func itemID(service: String, account: String) -> String {
         let code = HMAC<SHA256>.authenticationCode(for: Data("genp\0\(service)\0\(account)".utf8), using: id)
-        return code.map { String(format: "%02x", $0) }.joined()
+        let digits = Array("0123456789abcdef".utf8)
+        var hex: [UInt8] = []
+        hex.reserveCapacity(64)
+        for byte in code {
+            hex.append(digits[Int(byte >> 4)])
+            hex.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: hex, as: UTF8.self)
     }
 
     func seal(_ content: Data, id: String, vector: Data) throws -> Data {

@@ -23,7 +23,6 @@ enum FairPull {
         }
         let keys = FairKeys(accountKey: Array(accountKey))
 
-        let decoder = JSONDecoder()
         var cursor: Int64 = 0
         var versions: [(id: String, vector: Data)] = []
         while true {
@@ -33,11 +32,15 @@ enum FairPull {
             for item in page.items {
                 guard let version = item.versions.first else { throw FairError("an item without a version") }
                 let content = try keys.open(version.blob, id: item.id, vector: version.vector)
-                guard let separator = content.firstIndex(of: 0) else { throw FairError("content without attributes") }
-                let encoded = content[content.startIndex..<separator]
-                let attributes = try decoder.decode(Attributes.self, from: encoded)
+                guard content.count >= 2 else { throw FairError("content without attributes") }
+                let length = Int(content[content.startIndex]) << 8 | Int(content[content.startIndex + 1])
+                let separator = content.startIndex + 2 + length
+                guard separator <= content.endIndex, let attributes = Attributes(encoded: content[(content.startIndex + 2)..<separator]) else {
+                    throw FairError("content without attributes")
+                }
+                let encoded = content[(content.startIndex + 2)..<separator]
                 guard keys.itemID(service: attributes.svce, account: attributes.acct) == item.id else { throw FairError("content does not match its ID") }
-                let (wrapped, sealed) = try FairKeys.sealAtRest(content[(separator + 1)...])
+                let (wrapped, sealed) = try FairKeys.sealAtRest(content[separator...])
                 rows.append((attributes, Data(encoded), wrapped, sealed))
                 versions.append((item.id, version.vector))
             }

@@ -20,11 +20,10 @@ enum FairPush {
         let keychain = try FairDatabase.open(file, schema: FairDatabase.keychainSchema)
         try await keychain.write { db in
             let insert = try db.cachedStatement(sql: "INSERT INTO item VALUES (NULL, 'genp', ?, ?, ?, ?, ?)")
-            let encoder = JSONEncoder()
             for index in 0..<items {
                 let attributes = Attributes.of(index)
                 let (wrapped, sealed) = try FairKeys.sealAtRest(Data("secret p \(index) 0123456789".utf8))
-                try insert.execute(arguments: [attributes.svce, attributes.acct, try encoder.encode(attributes), wrapped, sealed])
+                try insert.execute(arguments: [attributes.svce, attributes.acct, attributes.encoded, wrapped, sealed])
             }
         }
     }
@@ -45,8 +44,10 @@ enum FairPush {
             let rows = try Row.fetchCursor(db, sql: "SELECT service, account, attributes, wrapped_key, sealed_data FROM item")
             while let row = try rows.next() {
                 let secret = try FairKeys.openAtRest(wrapped: row[3], sealed: row[4])
-                var content: Data = row[2]
-                content.append(0)
+                // The item's content: its attributes (length-prefixed), then its secret.
+                let attributes: Data = row[2]
+                var content = Data([UInt8(attributes.count >> 8), UInt8(attributes.count & 0xff)])
+                content.append(attributes)
                 content.append(secret)
                 pending.append((keys.itemID(service: row[0], account: row[1]), content))
             }
