@@ -3,10 +3,8 @@
 /// from pulled versions, resolves siblings with ``ConflictResolution``, and reconciles a full
 /// resync with the horizon rule. It does no I/O and reads no clock.
 ///
-/// A round: push the unanswered batch, or the pending changes, if any (a batch whose answer shows
-/// it is the whole feed after the cursor is read from the answer, not pulled back: rule R23a of
-/// docs/sync-rules.md); then pull until the feed has no more; then push what resolving conflicts
-/// produced; then ``SyncAction/synced``.
+/// A round: push the unanswered batch, or the pending changes, if any; then pull until the feed
+/// has no more; then push what resolving conflicts produced; then ``SyncAction/synced``.
 /// One request is outstanding at a time; ``retry()`` resends it when the driver's timer fires.
 ///
 /// Durability contract: ``state`` is durable and must be committed, with the keychain effects of
@@ -263,31 +261,8 @@ public struct ZoneSyncMachine: Sendable {
                 if givenBack.remove(pushed.item) != nil, result.outcome == .stale { heldButUnlisted.insert(pushed.item) }
             }
             if let latest = response.latestSequence { state.latestSequence = max(state.latestSequence, latest) }
-            if answerIsTheFeed(batch, response), let latest = response.latestSequence {
-                // Everything after the cursor is this batch, as pushed: read, not pulled back.
-                state.cursor = latest
-                if hasPendingChanges, pushesThisRound < configuration.maximumPushesPerRound { return pushOrPull() }
-            }
         }
         return pull(after: state.cursor, mentioned: nil)
-    }
-
-    /// Whether a committed answer says the feed after the cursor is exactly `batch`, each version
-    /// stored alone (rule R25a): every item `applied` (no sibling beside it), their sequences the
-    /// ones right after the cursor the batch was made at, and the account's latest the last of them.
-    /// A pull from the cursor would list exactly these versions, so the next batch goes without it;
-    /// the round still ends with a pull (and its statement check).
-    private func answerIsTheFeed(_ batch: PushBatch<ItemVersion>, _ response: PushResponse) -> Bool {
-        guard batch.cursor == state.cursor, !isResyncing, let latest = response.latestSequence,
-            response.results.count == batch.items.count, latest == state.cursor &+ UInt64(batch.items.count)
-        else { return false }
-        var expected = Set((0..<UInt64(batch.items.count)).map { state.cursor &+ 1 &+ $0 })
-        for (pushed, result) in zip(batch.items, response.results) {
-            guard result.item == pushed.item, result.outcome == .applied, let sequence = result.sequence,
-                expected.remove(sequence) != nil, state.records[pushed.item]?.version == pushed.version
-            else { return false }
-        }
-        return expected.isEmpty
     }
 
     /// Takes a pulled page, its versions already opened by the driver; answers to anything but
