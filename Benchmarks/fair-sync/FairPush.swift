@@ -14,7 +14,11 @@ enum FairPush {
         let bundle = try AES.GCM.seal(FairKeys.accountKey, using: FairKeys.bundleKey, authenticating: Data("bundle".utf8)).combined!
         let signedIn = try await client.send(
             .POST, "/signin", json: SignIn(account: "fair", authKey: Data("auth".utf8), device: UUID().uuidString, bundle: bundle), as: SignedIn.self)
-        try Data(signedIn.token.utf8).write(to: directory.appendingPathComponent("push-token"))
+        // The device token, as the product keeps its secrets: readable by this user only.
+        let tokenFile = directory.appendingPathComponent("push-token").path
+        guard FileManager.default.createFile(atPath: tokenFile, contents: Data(signedIn.token.utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw FairError("cannot write \(tokenFile)")
+        }
         let file = directory.appendingPathComponent("push-keychain.sqlite")
         FairDatabase.remove(file)
         let keychain = try FairDatabase.open(file, schema: FairDatabase.keychainSchema)

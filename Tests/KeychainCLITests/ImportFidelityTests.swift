@@ -20,7 +20,7 @@ import Testing
     @Test func bitwardenFieldsURLsAndFoldersAreKeptAndSkippedEntriesAreNamed() throws {
         let keychain = KeychainProcess.temporary()
         defer { keychain.remove() }
-        let file = try write(Self.bitwarden, in: keychain, name: "bitwarden.json")
+        let file = try ImportExportTests().write(Self.bitwarden, in: keychain, name: "bitwarden.json")
         let result = try keychain.run(["import", "--format", "bitwarden-json", file])
         #expect(result.text == "imported 2, updated 0, unchanged 0, skipped 3\n", "\(result.stderr)")
         #expect(result.stderr.contains("keychain: skipped item 2: a card, not kept"), "\(result.stderr)")
@@ -46,8 +46,8 @@ import Testing
         defer { keychain.remove() }
         let chrome = "name,url,username,password\nShop,https://Shop.example/account/login?next=1,me,shop-secret\n"
         let firefox = "\"url\",\"username\",\"password\",\"httpRealm\"\n\"https://shop.example\",\"me\",\"shop-secret\",\"\"\n"
-        #expect(try keychain.run(["import", "--format", "chrome-csv", try write(chrome, in: keychain, name: "c.csv")]).text.hasPrefix("imported 1,"))
-        let second = try keychain.run(["import", "--format", "firefox-csv", try write(firefox, in: keychain, name: "f.csv")])
+        #expect(try keychain.run(["import", "--format", "chrome-csv", try ImportExportTests().write(chrome, in: keychain, name: "c.csv")]).text.hasPrefix("imported 1,"))
+        let second = try keychain.run(["import", "--format", "firefox-csv", try ImportExportTests().write(firefox, in: keychain, name: "f.csv")])
         #expect(second.text.hasPrefix("imported 0,"), "\(second.text)")
         #expect(try keychain.run(["find-internet-password", "-s", "shop.example", "-a", "me", "-w"]).text == "shop-secret\n")
     }
@@ -56,15 +56,8 @@ import Testing
         let keychain = KeychainProcess.temporary()
         defer { keychain.remove() }
         let chrome = "name,url,username,password\nA,https://a.example/one,me,first\nB,https://a.example/two,me,second\n"
-        let result = try keychain.run(["import", "--format", "chrome-csv", try write(chrome, in: keychain, name: "c.csv")])
+        let result = try keychain.run(["import", "--format", "chrome-csv", try ImportExportTests().write(chrome, in: keychain, name: "c.csv")])
         #expect(result.stderr.contains("line 3 is the same item as line 2 (same site or service and account): the later one is kept"), "\(result.stderr)")
         #expect(try keychain.run(["find-internet-password", "-s", "a.example", "-a", "me", "-w"]).text == "second\n")
-    }
-
-    private func write(_ text: String, in keychain: KeychainProcess, name: String) throws -> String {
-        try FileManager.default.createDirectory(at: keychain.directory, withIntermediateDirectories: true)
-        let url = keychain.directory.appendingPathComponent(name)
-        try Data(text.utf8).write(to: url)
-        return url.path
     }
 }
