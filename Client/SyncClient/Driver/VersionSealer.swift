@@ -16,6 +16,9 @@ package struct VersionSealer: Sendable {
     /// The keychain's class layer of the state file's copies (decision 0237); nil for a zone whose
     /// items no lock takes away (the key-value stores).
     package private(set) var classLayer: StateClassLayer?
+    /// This device's identity key: every version sealed for the server is signed with it, inside
+    /// the seal (decision 0275); nil for a device enrolled before identity keys (it signs nothing).
+    package private(set) var signer: DeviceSigningKey?
 
     /// The largest blob the server takes by default (`sync-server --max-blob-bytes`, 64 KiB): a
     /// version that would seal larger is set aside instead of pushed (decision 0105).
@@ -28,9 +31,10 @@ package struct VersionSealer: Sendable {
     }
 
     package func seal(_ version: ItemVersion, item: ItemID, forLocalState: Bool = false) throws(CryptoError) -> [UInt8] {
-        let envelope = ItemEnvelope(payload: Self.payload(of: version), modificationTime: version.modifiedAt, device: version.device)
-        return try keys.seal(
-            envelope, context: context(item: item, vector: version.vector, deleted: version.isDeleted, local: forLocalState, epoch: keys.currentEpoch))
+        var envelope = ItemEnvelope(payload: Self.payload(of: version), modificationTime: version.modifiedAt, device: version.device)
+        let context = context(item: item, vector: version.vector, deleted: version.isDeleted, local: forLocalState, epoch: keys.currentEpoch)
+        if !forLocalState, let signer { envelope = try envelope.signed(with: signer, context: context) }
+        return try keys.seal(envelope, context: context)
     }
 
     /// Whether `blob` names a key epoch later than every one held: a version written after a
@@ -40,6 +44,13 @@ package struct VersionSealer: Sendable {
     package func namesAnEpochNotHeldYet(_ blob: [UInt8]) -> Bool {
         guard let epoch = AccountKeys.epoch(ofBlob: blob) else { return false }
         return epoch > keys.currentEpoch
+    }
+
+    /// The sealer that signs what it seals for the server with `signer` (decision 0275).
+    package func with(signer: DeviceSigningKey?) -> VersionSealer {
+        var copy = self
+        copy.signer = signer
+        return copy
     }
 
     /// The sealer with `classLayer` for the state file's copies.
@@ -104,7 +115,8 @@ package struct VersionSealer: Sendable {
     /// The length `version`'s blob for the server has, without sealing it.
     package func sealedLength(of version: ItemVersion) -> Int {
         let metadata = 8 + version.origin.canonicalEncoding.count + version.overwritten.canonicalEncoding.count
-        return AccountKeys.sealedLength(payloadLength: metadata + version.content.count, device: version.device, epoch: keys.currentEpoch)
+        return AccountKeys.sealedLength(
+            payloadLength: metadata + version.content.count, device: version.device, epoch: keys.currentEpoch, signed: signer != nil)
     }
 
     /// The batch with every version sealed for the server.
@@ -119,11 +131,17 @@ package struct VersionSealer: Sendable {
         return PushBatch(device: batch.device, zone: batch.zone, batchID: batch.batchID, cursor: batch.cursor, items: sealed)
     }
 
+    /// Opens a version; with `writers` (the device log this device verified), only one the log
+    /// admits the writer of (decision 0275).
+    /// - Throws: ``CryptoError`` `authenticationFailed` for a blob that does not open,
+    ///   `writerNotAdmitted` for one whose writer `writers` does not admit.
     package func open(
-        _ blob: [UInt8], item: ItemID, vector: VersionVector, deleted: Bool, forLocalState: Bool = false
+        _ blob: [UInt8], item: ItemID, vector: VersionVector, deleted: Bool, forLocalState: Bool = false, writers: DeviceLog? = nil
     ) throws(CryptoError) -> ItemVersion {
         guard let epoch = AccountKeys.epoch(ofBlob: blob) else { throw Self.malformed }
-        let envelope = try keys.open(blob, context: context(item: item, vector: vector, deleted: deleted, local: forLocalState, epoch: epoch))
+        let context = context(item: item, vector: vector, deleted: deleted, local: forLocalState, epoch: epoch)
+        let envelope = try keys.open(blob, context: context)
+        if let refusal = writers?.refusal(of: envelope, context: context) { throw refusal.error }
         guard let (origin, overwritten, content) = Self.parts(of: envelope.payload) else { throw Self.malformed }
         return ItemVersion(
             vector: vector, isDeleted: deleted, modifiedAt: envelope.modificationTime, device: envelope.device, content: content,

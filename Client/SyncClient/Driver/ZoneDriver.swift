@@ -92,7 +92,7 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
         zone = server.zone
         self.database = database
         self.server = server
-        let sealer = sealer.with(classLayer: local.stateClassLayer)
+        let sealer = sealer.with(classLayer: local.stateClassLayer).with(signer: witness?.signingKey)
         self.sealer = sealer
         self.logger = logger
         self.configuration = configuration
@@ -222,6 +222,7 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
         makeHeldArrivalKey()
         isInitialSync = committed.cursor == 0
         try takeLocalChanges(timeBound: try await server.modificationTimeBound())
+        try adoptRevokedWrites()
         var report = SyncRoundReport()
         let released = try releaseHeld(report: &report)
         try holdBackLockedPushes()
