@@ -37,7 +37,7 @@ struct BenchAccount: Sendable {
         // device checks every signature it pulls.
         return BenchAccount(
             name: name, device: outcome.enrolment.device, token: try secrets.token(),
-            sealer: VersionSealer(keys: keys, account: name, zone: .keychain).with(signer: try secrets.identity()?.signingKey))
+            sealer: VersionSealer(keys: keys, account: name, zone: .keychain).with(signer: try secrets.identity()?.signingKey, as: outcome.enrolment.device))
     }
 
     /// Creates an account and signs a device in over `client`, with secrets taken from a random

@@ -113,9 +113,10 @@ public struct AccountKeys: Sendable {
 
     /// The length of the blob ``seal(_:context:)`` makes of a payload of `payloadLength` bytes
     /// written by `device`, without sealing anything (padding included).
-    public static func sealedLength(payloadLength: Int, device: DeviceID, epoch: UInt32 = 1, signed: Bool = false) -> Int {
-        (epoch == 1 && !signed ? 0 : 4) + AEADLayout.overhead
-            + ItemBlobFormat.paddedLength(ItemBlobFormat.unpaddedLength(payloadLength: payloadLength, device: device, signed: signed))
+    /// With `signer`, of a blob it signs (decision 0275).
+    public static func sealedLength(payloadLength: Int, device: DeviceID, epoch: UInt32 = 1, signer: DeviceID? = nil) -> Int {
+        (epoch == 1 && signer == nil ? 0 : 4) + AEADLayout.overhead
+            + ItemBlobFormat.paddedLength(ItemBlobFormat.unpaddedLength(payloadLength: payloadLength, device: device, signer: signer))
     }
 
     /// ``seal(_:context:)`` with a given nonce: for known-answer tests only.

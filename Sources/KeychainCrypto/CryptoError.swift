@@ -20,6 +20,8 @@ public struct CryptoError: Error, Sendable, CustomStringConvertible {
         /// A version opened, but the device log does not admit its writer (decision 0275): the
         /// message says why (revoked, not a member, unsigned under a revoked device's epoch).
         public static let writerNotAdmitted = Code(rawValue: "writerNotAdmitted")
+        /// A version opened, but its signer is not in the device log this device verified (yet).
+        public static let writerNotInTheLog = Code(rawValue: "writerNotInTheLog")
         /// The underlying crypto library failed.
         public static let internalFailure = Code(rawValue: "internalFailure")
 

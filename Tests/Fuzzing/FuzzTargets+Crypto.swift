@@ -25,7 +25,7 @@ extension FuzzTargets {
             ItemEnvelope(payload: Array(repeating: 0xAB, count: 3000), modificationTime: .max, device: device),
         ]
         // Signed for epoch 1's context: a blob of epoch 2 carries it as well, the format does not check it.
-        let signedEnvelopes = envelopes.map { try! $0.signed(with: signingKey, context: blobContext(epoch: 1)) }
+        let signedEnvelopes = envelopes.map { try! $0.signed(by: otherDevice, with: signingKey, context: blobContext(epoch: 1)) }
         let keys = try! AccountKeys(epochs: [1: accountKey, 2: laterKey])
         let isCryptoError: @Sendable (any Error) -> Bool = { $0 is CryptoError }
         return [
@@ -42,7 +42,7 @@ extension FuzzTargets {
             FuzzTarget("crypto-blob-plaintext-signed", seeds: signedEnvelopes.map { try! ItemBlobFormat.plaintext(of: $0) }, clearErrors: { _ in false }) { bytes in
                 guard let envelope = ItemBlobFormat.envelope(from: bytes, signed: true) else { throw Refused() }
                 try FuzzCheck.require(try ItemBlobFormat.plaintext(of: envelope) == bytes, "a signed blob's plaintext does not encode back to its bytes")
-                _ = envelope.isSigned(by: signingKey.publicKey, context: blobContext(epoch: 1))
+                _ = envelope.isSigned(with: signingKey.publicKey, context: blobContext(epoch: 1))
             }.refusing(Refused.self),
             FuzzTarget("crypto-device-log-entry", seeds: deviceLogEntries, clearErrors: isCryptoError) { bytes in
                 var log = DeviceLog(account: "fuzz")

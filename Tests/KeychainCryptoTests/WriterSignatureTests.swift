@@ -35,15 +35,15 @@ import Testing
         let keys = try AccountKeys(epochs: [1: first, 2: second])
         let envelope = ItemEnvelope(payload: Array("secret".utf8), modificationTime: 1_700_000_000_000, device: deviceA)
         for epoch: UInt32 in [1, 2] {
-            let signed = try envelope.signed(with: a, context: context(epoch: epoch))
+            let signed = try envelope.signed(by: deviceA, with: a, context: context(epoch: epoch))
             let blob = try keys.seal(signed, context: context(epoch: epoch))
             #expect(blob.first == 3 && AccountKeys.isSigned(blob: blob) && AccountKeys.epoch(ofBlob: blob) == epoch)
-            #expect(blob.count == AccountKeys.sealedLength(payloadLength: 6, device: deviceA, epoch: epoch, signed: true))
+            #expect(blob.count == AccountKeys.sealedLength(payloadLength: 6, device: deviceA, epoch: epoch, signer: deviceA))
             let opened = try keys.open(blob, context: context(epoch: epoch))
-            #expect(opened == signed && opened.isSigned(by: a.publicKey, context: context(epoch: epoch)))
+            #expect(opened == signed && opened.isSigned(with: a.publicKey, context: context(epoch: epoch)))
             // Bound to its context and its writer: another vector, deleted flag or key fails.
-            #expect(!opened.isSigned(by: b.publicKey, context: context(epoch: epoch)))
-            #expect(!opened.isSigned(by: a.publicKey, context: context(epoch: epoch, deleted: true)))
+            #expect(!opened.isSigned(with: b.publicKey, context: context(epoch: epoch)))
+            #expect(!opened.isSigned(with: a.publicKey, context: context(epoch: epoch, deleted: true)))
             // The unsigned format of the same epoch does not open as the signed one.
             var unsigned = blob
             unsigned[0] = epoch == 1 ? 1 : 2
@@ -54,21 +54,24 @@ import Testing
     @Test func theLogAdmitsAMembersSignatureAndRefusesARevokedDeviceOrAnotherKey() throws {
         let before = try log(revokingB: false)
         let after = try log(revokingB: true)
-        let byB = try ItemEnvelope(payload: [1, 2], modificationTime: 5, device: deviceB).signed(with: b, context: context(epoch: 1))
+        let byB = try ItemEnvelope(payload: [1, 2], modificationTime: 5, device: deviceB).signed(by: deviceB, with: b, context: context(epoch: 1))
         #expect(before.refusal(of: byB, context: context(epoch: 1)) == nil)
         #expect(after.refusal(of: byB, context: context(epoch: 1)) == .revoked)
-        // Signed with a key that is not the writer's in the log, or for another context.
-        var claimed = try ItemEnvelope(payload: [1, 2], modificationTime: 5, device: deviceA).signed(with: b, context: context(epoch: 1))
+        // Signed with a key that is not the signer's in the log, or for another context.
+        var claimed = try ItemEnvelope(payload: [1, 2], modificationTime: 5, device: deviceA).signed(by: deviceA, with: b, context: context(epoch: 1))
         #expect(after.refusal(of: claimed, context: context(epoch: 1)) == .notAMember)
-        claimed = try ItemEnvelope(payload: [1, 2], modificationTime: 5, device: deviceA).signed(with: a, context: context(epoch: 1))
+        // A value b wrote, sealed again by a (a resolution, a version given back): a answers for it.
+        let resolved = try ItemEnvelope(payload: [1, 2], modificationTime: 5, device: deviceB).signed(by: deviceA, with: a, context: context(epoch: 1))
+        #expect(after.refusal(of: resolved, context: context(epoch: 1)) == nil)
+        claimed = try ItemEnvelope(payload: [1, 2], modificationTime: 5, device: deviceA).signed(by: deviceA, with: a, context: context(epoch: 1))
         #expect(after.refusal(of: claimed, context: context(epoch: 1)) == nil)
         #expect(after.refusal(of: claimed, context: context(epoch: 1, deleted: true)) == .notAMember)
         var changed = claimed
         changed.payload = [9]
         #expect(after.refusal(of: changed, context: context(epoch: 1)) == .notAMember)
         // A device the log does not hold.
-        let stranger = try ItemEnvelope(payload: [], modificationTime: 5, device: DeviceID("deviceZ")!).signed(with: b, context: context(epoch: 1))
-        #expect(before.refusal(of: stranger, context: context(epoch: 1)) == .notAMember)
+        let stranger = try ItemEnvelope(payload: [], modificationTime: 5, device: deviceA).signed(by: DeviceID("deviceZ")!, with: b, context: context(epoch: 1))
+        #expect(before.refusal(of: stranger, context: context(epoch: 1)) == .notInTheLog)
     }
 
     @Test func anIDThatRetiredItselfStaysAdmitted() throws {
@@ -77,7 +80,7 @@ import Testing
         try builder.append(builder.entry(.add, subject: deviceA, key: a, epoch: 1, signer: deviceA), signedBy: a, sealedWith: logKeys[1])
         try builder.append(builder.entry(.add, subject: deviceB, key: b, epoch: 1, signer: deviceA), signedBy: a)
         try builder.append(builder.entry(.revoke, subject: deviceB, epoch: 1, signer: deviceB), signedBy: b)
-        let byB = try ItemEnvelope(payload: [1], modificationTime: 5, device: deviceB).signed(with: b, context: context(epoch: 1))
+        let byB = try ItemEnvelope(payload: [1], modificationTime: 5, device: deviceB).signed(by: deviceB, with: b, context: context(epoch: 1))
         #expect(builder.log.members[deviceB]?.isRevoked == true && builder.log.lastRevokedEpoch == nil)
         #expect(builder.log.refusal(of: byB, context: context(epoch: 1)) == nil)
         #expect(builder.log.refusal(of: ItemEnvelope(payload: [1], modificationTime: 5, device: deviceB), context: context(epoch: 1)) == nil)

@@ -16,9 +16,13 @@ struct DeadEndTests {
             let (a, b) = (devices[0], devices[1])
             try await b.add(service: "synced", account: "lee", password: "before")
             try await b.sync()
+            // a holds b's write before it revokes b: from the revocation on, nothing b's earlier ID
+            // signed is taken, and a's next sync writes it again as its own (decision 0275).
+            try await a.sync()
             let account = try await KeyEpochTests.accountName(of: b)
             let earlier = try await KeyEpochTests.deviceID(of: b)
             #expect(try await a.syncClient(["revoke", earlier]).status == 0)
+            try await a.sync()
             // Written on b after its revocation: only b has it.
             try await b.add(service: "offline", account: "lee", password: "written while revoked")
 

@@ -57,7 +57,7 @@ struct WriterAuthenticationTests {
                 vector: site.blob.vector.incremented(for: bID), isDeleted: false, modifiedAt: now, device: bID,
                 content: ItemContent.encode(phishing))
             let forgedVault = ItemVersion(vector: vault.blob.vector.incremented(for: bID), isDeleted: true, modifiedAt: now, device: bID, content: [])
-            let siteBlob = try bSealer.with(signer: bIdentity.signingKey).seal(forgedSite, item: site.blob.item)
+            let siteBlob = try bSealer.with(signer: bIdentity.signingKey, as: bID).seal(forgedSite, item: site.blob.item)
             let vaultBlob = try bSealer.seal(forgedVault, item: vault.blob.item)
             #expect(AccountKeys.epoch(ofBlob: siteBlob) == 1 && AccountKeys.isSigned(blob: siteBlob))
             #expect(AccountKeys.epoch(ofBlob: vaultBlob) == 1 && !AccountKeys.isSigned(blob: vaultBlob))

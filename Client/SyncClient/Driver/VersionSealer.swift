@@ -16,9 +16,10 @@ package struct VersionSealer: Sendable {
     /// The keychain's class layer of the state file's copies (decision 0237); nil for a zone whose
     /// items no lock takes away (the key-value stores).
     package private(set) var classLayer: StateClassLayer?
-    /// This device's identity key: every version sealed for the server is signed with it, inside
-    /// the seal (decision 0275); nil for a device enrolled before identity keys (it signs nothing).
-    package private(set) var signer: DeviceSigningKey?
+    /// This device and its identity key: every version sealed for the server is signed with it,
+    /// inside the seal (decision 0275); nil for a device enrolled before identity keys (it signs
+    /// nothing).
+    package private(set) var signer: (device: DeviceID, key: DeviceSigningKey)?
 
     /// The largest blob the server takes by default (`sync-server --max-blob-bytes`, 64 KiB): a
     /// version that would seal larger is set aside instead of pushed (decision 0105).
@@ -33,7 +34,7 @@ package struct VersionSealer: Sendable {
     package func seal(_ version: ItemVersion, item: ItemID, forLocalState: Bool = false) throws(CryptoError) -> [UInt8] {
         var envelope = ItemEnvelope(payload: Self.payload(of: version), modificationTime: version.modifiedAt, device: version.device)
         let context = context(item: item, vector: version.vector, deleted: version.isDeleted, local: forLocalState, epoch: keys.currentEpoch)
-        if !forLocalState, let signer { envelope = try envelope.signed(with: signer, context: context) }
+        if !forLocalState, let signer { envelope = try envelope.signed(by: signer.device, with: signer.key, context: context) }
         return try keys.seal(envelope, context: context)
     }
 
@@ -46,10 +47,11 @@ package struct VersionSealer: Sendable {
         return epoch > keys.currentEpoch
     }
 
-    /// The sealer that signs what it seals for the server with `signer` (decision 0275).
-    package func with(signer: DeviceSigningKey?) -> VersionSealer {
+    /// The sealer that signs what it seals for the server as `device`, with its identity key `key`
+    /// (decision 0275); none without a key.
+    package func with(signer key: DeviceSigningKey?, as device: DeviceID) -> VersionSealer {
         var copy = self
-        copy.signer = signer
+        copy.signer = key.map { (device, $0) }
         return copy
     }
 
@@ -116,7 +118,7 @@ package struct VersionSealer: Sendable {
     package func sealedLength(of version: ItemVersion) -> Int {
         let metadata = 8 + version.origin.canonicalEncoding.count + version.overwritten.canonicalEncoding.count
         return AccountKeys.sealedLength(
-            payloadLength: metadata + version.content.count, device: version.device, epoch: keys.currentEpoch, signed: signer != nil)
+            payloadLength: metadata + version.content.count, device: version.device, epoch: keys.currentEpoch, signer: signer?.device)
     }
 
     /// The batch with every version sealed for the server.

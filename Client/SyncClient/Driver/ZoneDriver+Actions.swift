@@ -149,7 +149,7 @@ extension ZoneDriver {
                     reject(changed.item, refusal, report: &report)
                     continue
                 }
-                if waitsForAnEpoch(changed) {
+                if Self.waitsForTheLog(error) || waitsForAnEpoch(changed) {
                     holdForAnEpoch(changed)
                     opened.append(.init(item: changed.item, sequence: changed.sequence, versions: []))
                     continue
@@ -167,6 +167,13 @@ extension ZoneDriver {
     static func writerRefusal(_ error: any Error) -> String? {
         guard let error = error as? CryptoError, error.code == .writerNotAdmitted else { return nil }
         return "a version was refused: \(error.message) (a revoked device, or a server forging it)"
+    }
+
+    /// Whether `error` says a version's signer is not in the device log this device verified: one
+    /// that joined since this device read the log; the item is held as for an epoch not read yet
+    /// (decision 0275, as 0251).
+    static func waitsForTheLog(_ error: any Error) -> Bool {
+        (error as? CryptoError)?.code == .writerNotInTheLog
     }
 
     /// An item's versions opened, each one's writer admitted by `writers` (the verified device

@@ -59,8 +59,11 @@ extension ZoneDriver {
         let wait = local.unlockWait()
         let writers = try? witness?.recordedLog()
         return arrivals.contains { held in
-            guard let versions = try? openVersions(of: held, writers: writers) else { return !waitsForAnEpoch(held) }
-            return !waitsForUnlock(held.item, versions, wait)
+            do {
+                return !waitsForUnlock(held.item, try openVersions(of: held, writers: writers), wait)
+            } catch {
+                return !Self.waitsForTheLog(error) && !waitsForAnEpoch(held)
+            }
         }
     }
 
@@ -83,7 +86,7 @@ extension ZoneDriver {
                     release(held.item)
                     continue
                 }
-                if waitsForAnEpoch(held) {
+                if Self.waitsForTheLog(error) || waitsForAnEpoch(held) {
                     heldForAnEpoch.insert(held.item)
                     continue
                 }

@@ -4,8 +4,11 @@ import SyncCore
 extension DeviceLog {
     /// Why the log does not admit a version.
     public enum WriterRefusal: Sendable, Equatable {
-        /// Its writer is not in the log, joined in a later epoch than the one it is sealed under,
-        /// or its signature does not verify with the writer's key in the log.
+        /// Its signer is not in the log this device verified: a device that joined since this
+        /// device last read the log, or none. The version waits for the log (decision 0251's hold).
+        case notInTheLog
+        /// Its signer joined in a later epoch than the one it is sealed under, or its signature
+        /// does not verify with the signer's key in the log.
         case notAMember
         /// Its writer was revoked by another device: nothing it signed is taken from then on. (A
         /// device that retired itself, enrolling again, is no threat the log can tell: what it
@@ -18,28 +21,29 @@ extension DeviceLog {
         /// The error a refused version is reported with: which rule, never whose key or what.
         public var error: CryptoError {
             let message = switch self {
-            case .notAMember: "its writer is not a member of the device log, or did not sign it"
+            case .notInTheLog: "its signer is not in the device log this device verified"
+            case .notAMember: "its signer did not sign it with its key in the device log"
             case .revoked: "its writer was revoked"
             case .unsignedUnderARevokedEpoch: "unsigned, under a key epoch a revoked device holds"
             }
-            return CryptoError(code: .writerNotAdmitted, message: message)
+            return CryptoError(code: self == .notInTheLog ? .writerNotInTheLog : .writerNotAdmitted, message: message)
         }
     }
 
     /// Whether `envelope`, opened from a blob sealed for `context`, may be taken; nil when it may.
     ///
-    /// A signed version (``ItemEnvelope/signature``) is taken when its writer is a member of this
-    /// log that joined in the version's epoch or before, is not revoked by another device, and
+    /// A signed version (``ItemEnvelope/signature``) is taken when its signer (the device that
+    /// sealed it: a resolution or a version given back keeps its value's writer) is a member of
+    /// this log that joined in the version's epoch or before, is not revoked by another device, and
     /// signed it with the key the log holds for it. An unsigned one (written before decision 0275) is taken only when
     /// no revoked device may hold its epoch's key: its epoch is later than every revocation's.
     public func refusal(of envelope: ItemEnvelope, context: ItemBlobContext) -> WriterRefusal? {
-        guard envelope.signature != nil else {
+        guard let signature = envelope.signature else {
             guard let lastRevokedEpoch, context.keyEpoch <= lastRevokedEpoch else { return nil }
             return .unsignedUnderARevokedEpoch
         }
-        guard let member = members[envelope.device], member.addedIn <= context.keyEpoch,
-            envelope.isSigned(by: member.signingKey, context: context)
-        else { return .notAMember }
+        guard let member = members[signature.signer] else { return .notInTheLog }
+        guard member.addedIn <= context.keyEpoch, envelope.isSigned(with: member.signingKey, context: context) else { return .notAMember }
         return member.isRevokedByAnother ? .revoked : nil
     }
 }
