@@ -16,13 +16,9 @@ struct DeadEndTests {
             let (a, b) = (devices[0], devices[1])
             try await b.add(service: "synced", account: "lee", password: "before")
             try await b.sync()
-            // a holds b's write before it revokes b: from the revocation on, nothing b's earlier ID
-            // signed is taken, and a's next sync writes it again as its own (decision 0275).
-            try await a.sync()
             let account = try await KeyEpochTests.accountName(of: b)
             let earlier = try await KeyEpochTests.deviceID(of: b)
             #expect(try await a.syncClient(["revoke", earlier]).status == 0)
-            try await a.sync()
             // Written on b after its revocation: only b has it.
             try await b.add(service: "offline", account: "lee", password: "written while revoked")
 
@@ -37,9 +33,15 @@ struct DeadEndTests {
             #expect(replaced.stdout.contains("enrolled device"), "\(replaced.stdout)")
             let now = try await KeyEpochTests.deviceID(of: b)
             #expect(now != earlier)
-            try await b.sync()
-            try await a.sync()
+            // What b's earlier ID wrote and a never pulled is refused since its revocation
+            // (decision 0275): reported by both, kept by b; what b wrote while revoked goes out
+            // under its new ID.
+            for device in [b, a] {
+                let synced = try await device.syncClient(["sync"])
+                #expect(synced.status != 0 && synced.stderr.contains("its writer was revoked"), "\(synced.stderr)")
+            }
             #expect(try await a.password(service: "offline", account: "lee") == "written while revoked")
+            #expect(try await a.password(service: "synced", account: "lee") == nil)
             #expect(try await b.password(service: "synced", account: "lee") == "before")
 
             let listed = try await a.syncClient(["devices"])

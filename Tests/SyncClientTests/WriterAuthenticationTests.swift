@@ -11,8 +11,7 @@ import Testing
 /// holds epoch 1's key and its own identity key, computes item IDs and reads the vectors the server
 /// keeps in the clear; with the server's help (the rewriting proxy) its versions and tombstones,
 /// sealed under epoch 1 with vectors that dominate the current ones, are served to the remaining
-/// devices, which refuse them, report them, and go on syncing; what it wrote before its revocation
-/// stays, written again by the remaining devices.
+/// devices, which refuse them, report them, and go on syncing.
 @Suite(.serialized)
 struct WriterAuthenticationTests {
     @Test func versionsARevokedDeviceForgesUnderTheOldEpochAreRefusedAndReported() async throws {
@@ -20,8 +19,7 @@ struct WriterAuthenticationTests {
             let (a, b, c) = (account.devices[0], account.devices[1], account.devices[2])
             try await a.add(service: "site", account: "u", password: "site-1")
             try await a.add(service: "vault", account: "u", password: "vault-1")
-            try await b.add(service: "from-b", account: "u", password: "b-secret")
-            for device in [a, b, c, a] { try await device.sync() }
+            for device in [a, b, c] { try await device.sync() }
             let bID = try #require(DeviceID(try await KeyEpochTests.deviceID(of: b)))
             let revoked = try await a.syncClient(["revoke", bID.rawValue])
             #expect(revoked.status == 0, "\(revoked.stderr)")
@@ -85,8 +83,6 @@ struct WriterAuthenticationTests {
             let pulled = try await d.syncClient(["sync"])
             #expect(pulled.status != 0 && pulled.stderr.contains("its writer was revoked"), "\(pulled.stderr)")
             #expect(try await d.password(service: "site", account: "u") == nil)
-            // What b wrote before its revocation, a wrote again as its own at its next sync.
-            #expect(try await d.password(service: "from-b", account: "u") == "b-secret")
 
             // The server stops forging: a's next write reaches both, and the problems settle.
             try account.proxy.serveVersions([])
@@ -97,7 +93,6 @@ struct WriterAuthenticationTests {
                 try await device.sync()
                 #expect(try await device.password(service: "site", account: "u") == "site-3")
                 #expect(try await device.password(service: "vault", account: "u") == "vault-3")
-                #expect(try await device.password(service: "from-b", account: "u") == "b-secret")
             }
         }
     }

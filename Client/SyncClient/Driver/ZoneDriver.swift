@@ -222,7 +222,6 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
         makeHeldArrivalKey()
         isInitialSync = committed.cursor == 0
         try takeLocalChanges(timeBound: try await server.modificationTimeBound())
-        try adoptRevokedWrites()
         var report = SyncRoundReport()
         let released = try releaseHeld(report: &report)
         try holdBackLockedPushes()
