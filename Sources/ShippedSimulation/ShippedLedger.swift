@@ -190,6 +190,11 @@ package struct ShippedStatistics: Sendable {
     /// Writes and removals of keys of the devices' key-value store (zone `kv.settings`).
     package var keyValueWrites = 0
     package var keyValueRemovals = 0
+    /// Rounds of the faulty phase that rejected pulled versions (a replay, a version that does not
+    /// open or does not match its item).
+    package var rejectedRounds = 0
+    /// User writes made while a round of the device's driver ran, before it applied what it pulled.
+    package var writesDuringRounds = 0
 
     package init() {}
 
@@ -234,6 +239,8 @@ package struct ShippedStatistics: Sendable {
         maliciousAnswers += other.maliciousAnswers
         keyValueWrites += other.keyValueWrites
         keyValueRemovals += other.keyValueRemovals
+        writesDuringRounds += other.writesDuringRounds
+        rejectedRounds += other.rejectedRounds
     }
 }
 

@@ -20,9 +20,11 @@ import SyncTesting
 package struct ShippedSimulation {
     package struct Configuration: Sendable {
         package var seed: UInt64
-        package var devices = 3
+        /// Devices and items: 3 and 6, and in some seeds more (4 devices in one seed in seven,
+        /// 20 items in one in five).
+        package var devices: Int
         package var operations = 120
-        package var items = 6
+        package var items: Int
         /// How long a device may stay silent before collection stops waiting for it, ms.
         package var inactivityLimit: Int64 = 3_600_000
         /// Where the run's files go (a directory of its own is made inside).
@@ -57,6 +59,8 @@ package struct ShippedSimulation {
         package init(seed: UInt64, directory: String) {
             self.seed = seed
             self.directory = directory
+            devices = seed % 7 == 3 ? 4 : 3
+            items = seed % 5 == 1 ? 20 : 6
             sendsBatchIDs = seed % 2 == 1
             maximumBytes = seed % 3 == 0 ? 2_500 : BatchMerge.Limits.defaultMaximumBytes
             maximumBlobBytes = seed % 2 == 0 ? 1_536 : VersionSealer.serverBlobLimit

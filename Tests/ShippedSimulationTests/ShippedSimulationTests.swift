@@ -22,6 +22,7 @@ struct ShippedSimulationTests {
         #expect(statistics.deliveredTwice > 0 && statistics.lateRequests > 0 && statistics.lateAnswers > 0)
         #expect(statistics.refusedTooLarge > 0 && statistics.refusedQuota > 0 && statistics.largeWrites > 0 && statistics.setAside > 0)
         #expect(statistics.keyValueWrites > 0 && statistics.keyValueRemovals > 0)
+        #expect(statistics.writesDuringRounds > 0 && statistics.revocations > 0)
         #expect(violations.isEmpty, "\(violations.prefix(10).joined(separator: "\n"))")
     }
 
@@ -54,6 +55,27 @@ struct ShippedSimulationTests {
         configuration.malice = malice
         let violations = try await ShippedSimulation.run(configuration).violations
         #expect(violations.isEmpty, "seed \(seed): \(violations.prefix(3).map(\.description).joined(separator: "\n"))")
+    }
+
+    /// Each malicious server is noticed: over the first six seeds of its kind, the devices report
+    /// what it did (a finding about the account's state, versions rejected, or items kept and
+    /// reported because a listing left them out), while losing nothing (the checker's properties).
+    @Test(arguments: ShippedMalice.allCases)
+    func maliceIsReported(malice: ShippedMalice) async throws {
+        var statistics = ShippedStatistics()
+        var violations: [String] = []
+        let seeds = (UInt64(1)...).lazy.filter { ShippedMalice.of(seed: $0) == malice }.prefix(6)
+        for seed in seeds {
+            var configuration = ShippedSimulation.Configuration(seed: seed, directory: Self.directory)
+            configuration.malice = malice
+            let result = try await ShippedSimulation.run(configuration)
+            statistics.add(result.statistics)
+            violations += result.violations.map { "seed \(seed): \($0)" }
+        }
+        #expect(statistics.maliciousAnswers > 0 || statistics.revocations > 0)
+        let reported = statistics.accountStateFindings + statistics.rejectedRounds + statistics.unlistedKept
+        #expect(reported > 0, "\(malice.rawValue): findings \(statistics.accountStateFindings), rejected \(statistics.rejectedRounds), kept \(statistics.unlistedKept)")
+        #expect(violations.isEmpty, "\(violations.prefix(3).joined(separator: "\n"))")
     }
 
     /// Found by this simulation (decision 0172): an answer held back that reaches the device
