@@ -20,6 +20,10 @@ struct ShippedLedger {
     struct Observed: Sendable {
         /// Values the server durably took (stored, or already stored).
         var acknowledged: Set<[UInt8]> = []
+        /// The key-value stores' live versions the server took, and every version it took (live
+        /// or removal), by item.
+        var keyValuesAcknowledged: [ItemID: [ItemVersion]] = [:]
+        var keyValueVersions: [ItemID: [ItemVersion]] = [:]
         /// Every value the server received, and how many versions did not open.
         var received: Set<[UInt8]> = []
         var unreadable = 0
@@ -73,7 +77,11 @@ struct ShippedLedger {
                     unreadable += 1
                     continue
                 }
-                if keyValues { continue }
+                if keyValues {
+                    if !version.isDeleted, result.outcome != .tooManySiblings { keyValuesAcknowledged[pushed.item, default: []].append(version) }
+                    if result.outcome != .tooManySiblings { keyValueVersions[pushed.item, default: []].append(version) }
+                    continue
+                }
                 if result.outcome == .conflictKept { conflictsKept += 1 }
                 if version.isDeleted, result.outcome != .tooManySiblings {
                     acknowledgedDeletions.insert("\(batch.device)/\(pushed.item)")
@@ -102,6 +110,8 @@ struct ShippedLedger {
     /// and may come back through a deletion of its winner that never saw it (docs/design.md §5: an update
     /// beats a concurrent delete).
     var removedByUsers: [[UInt8]: Set<Int>] = [:]
+    /// Per device, the values that left it while no user had removed them (they lost a conflict).
+    var leftByConflict: [Int: Set<[UInt8]>] = [:]
     /// Per device, the values its user replaced or deleted since its last check.
     var leftSinceCheck: [Int: Set<[UInt8]>] = [:]
     /// Per device, what it showed at its last check.
@@ -119,6 +129,7 @@ struct ShippedLedger {
     /// A user on `device` deleted or overwrote `value`: it left the device now, whatever the
     /// device shows at its next check (a sync may bring it back before then).
     mutating func left(device: Int, value: [UInt8]) {
+        leftByConflict[device]?.remove(value)
         if !(gone[device]?.contains(value) ?? false) { leftSinceCheck[device, default: []].insert(value) }
         gone[device, default: []].insert(value)
         removedByUsers[value, default: []].insert(device)
@@ -137,10 +148,19 @@ struct ShippedLedger {
     }
 
     /// Checks a device's values now, online: a value a user removed never comes back to a device
-    /// it left (a resurrection that a later write hides still counts).
+    /// it left (a resurrection that a later write hides still counts), unless it left that device
+    /// by losing a conflict before any user removed it: then it may come back by the designed
+    /// rule (an update beats a concurrent delete, decision 0240) through a resolution made before
+    /// a user elsewhere removed it, which this device has not seen yet.
     mutating func check(device: Int, shows values: Set<[UInt8]>) {
-        for value in values.intersection(gone[device] ?? []) where removedByUsers[value] != nil { cameBack.append((device, value)) }
-        gone[device, default: []].formUnion((shown[device] ?? []).subtracting(values))
+        for value in values.intersection(gone[device] ?? []) where removedByUsers[value] != nil {
+            if leftByConflict[device]?.contains(value) != true { cameBack.append((device, value)) }
+        }
+        // Back, by the rule: judged afresh the next time it leaves.
+        leftByConflict[device]?.subtract(values)
+        let left = (shown[device] ?? []).subtracting(values)
+        leftByConflict[device, default: []].formUnion(left.filter { removedByUsers[$0] == nil })
+        gone[device, default: []].formUnion(left)
         shown[device] = values
         leftSinceCheck[device] = nil
     }

@@ -202,11 +202,12 @@ package struct ShippedSimulation {
                             print("  \(device): pushed \(pushed.version.vector)\(pushed.version.isDeleted ? " (deleted)" : ""): \(response.status) \(result.outcome)")
                         }
                     }
+                    observed.withLock { $0.record(batch, response: response, sealer: sealer, keyValues: keyValues) }
+                },
+                sent: { batch in
+                    // Judged when sent: a request the network delivers late was sealed before.
                     let shown = shownEpochs.withLock { $0[index] } ?? VersionSealer.firstEpoch
-                    observed.withLock {
-                        $0.record(batch, response: response, sealer: sealer, keyValues: keyValues)
-                        $0.recordEpochs(of: batch, shown: shown, device: index)
-                    }
+                    observed.withLock { $0.recordEpochs(of: batch, shown: shown, device: index) }
                 })
         }
     }
