@@ -142,7 +142,7 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
     package var waitingForAnEpoch: Int { heldForAnEpoch.intersection(heldItems).count }
 
     /// How many local changes wait for the unlock before they are pushed (decision 0237).
-    package var pushesWaitingForUnlock: Int { machine.waitingForUnlock.count }
+    package var pushesWaitingForUnlock: Int { machine.localStore.waitingForUnlock.count }
 
     /// The items whose local versions are set aside, unpushed, because the server will not take
     /// them (each is a problem in `status`).
@@ -227,7 +227,7 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
         try holdBackLockedPushes()
         // Never pushed and never pulled: the local items are reconciled before they are pushed.
         let fresh = machine.state.cursor == 0 && machine.state.nextBatchID == 1
-        if machine.state.cursor == 0 { machine.returnsWithoutState = try local.hasSyncedBefore() }
+        if machine.state.cursor == 0 { machine.localStore.returnsWithoutState = try local.hasSyncedBefore() }
         let starting = machine.startSync(reconcilingFirst: fresh, resyncing: resyncsNextRound, givingBack: givesBackNextRound)
         readsWholeFeed = resyncsNextRound && starting.contains { if case .pull(let request) = $0 { request.isFullResync } else { false } }
         // Asked for and not started (a batch was still unanswered): the next round asks again.
