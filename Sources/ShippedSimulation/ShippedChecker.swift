@@ -96,7 +96,8 @@ struct ShippedChecker {
     }
 
     /// The key-value stores agree (less the keys each set aside) and hold no value nobody wrote;
-    /// every acknowledged write is live, or a version the server took beats it: one that descends
+    /// every acknowledged write is live, or was replaced or removed by a user who saw it, or a
+    /// version the server took beats it: one that descends
     /// from it or overwrote it, or a concurrent one it loses to (a key-value store keeps no
     /// history: a write that lost a conflict is gone by design). A value that came back is checked
     /// online, with the keychain's values.
@@ -108,7 +109,7 @@ struct ShippedChecker {
             let taken = observed.keyValueVersions[item] ?? []
             for version in versions {
                 guard let value = try? KeyVersion.decodeSyncContent(version.content).value.stringValue.map({ Array($0.utf8) }),
-                    !live.contains(value)
+                    !live.contains(value), !simulation.ledger.keyValuesReplaced.contains(value)
                 else { continue }
                 let beaten = taken.contains { other in
                     guard !other.sameValue(as: version) else { return false }

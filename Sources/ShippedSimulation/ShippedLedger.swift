@@ -97,8 +97,10 @@ struct ShippedLedger {
     /// Every synchronizable write, by the value it wrote (values are unique).
     var updates: [[UInt8]: Write] = [:]
     var deletions: [Write] = []
-    /// Every value written to a key-value store (strings "K…", unique).
+    /// Every value written to a key-value store (strings "K…", unique), and those a user replaced
+    /// or removed where they showed.
     var keyValueWrites: Set<[UInt8]> = []
+    var keyValuesReplaced: Set<[UInt8]> = []
     /// Values of items that must never leave their device.
     var localOnly: [[UInt8]: Int] = [:]
     var nextValue: UInt64 = 0

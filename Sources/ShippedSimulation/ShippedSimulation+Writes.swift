@@ -108,7 +108,10 @@ extension ShippedSimulation {
         switch made.drawn.target {
         case .key(let key):
             let traced = "kv/\(key)" == Self.tracedItem
-            if let current = made.replaced { ledger.left(device: index, value: current) }
+            if let current = made.replaced {
+                ledger.left(device: index, value: current)
+                ledger.keyValuesReplaced.insert(current)
+            }
             if made.deleted {
                 if traced { trace("  device \(index) user removes \(ShippedLedger.label(made.replaced ?? []))") }
                 ledger.statistics.keyValueRemovals += 1

@@ -166,7 +166,8 @@ package struct ShippedSimulation {
         let neverHeals = configuration.breakRule == .neverHeal
         let sealer = keyValues ? devices[index].keyValueSealer : sealer
         let shownEpochs = shownEpochs
-        let tracedID = Self.tracedItemID(sealer: sealer)
+        let tracedKey = Self.tracedItem.flatMap { $0.hasPrefix("kv/") && keyValues ? String($0.dropFirst(3)) : nil }
+        let tracedID = Self.tracedItemID(sealer: sealer) ?? tracedKey.flatMap { try? KeyValueZone(store: devices[index].settings, keys: keys).itemID($0) }
         return { [storage, account, clock, faults, faulty, observed, configuration] device in
             LoopbackZoneServer(
                 storage: storage, account: account, device: device, zone: sealer.zone, limits: limits,
@@ -199,7 +200,8 @@ package struct ShippedSimulation {
                 observe: { batch, response in
                     if let traced = tracedID {
                         for (pushed, result) in zip(batch.items, response.results) where pushed.item == traced {
-                            print("  \(device): pushed \(pushed.version.vector)\(pushed.version.isDeleted ? " (deleted)" : ""): \(response.status) \(result.outcome)")
+                            let stamp = (try? sealer.open(pushed.version.payload, item: pushed.item, vector: pushed.version.vector, deleted: pushed.version.isDeleted))?.modifiedAt
+                            print("  \(device): pushed \(pushed.version.vector)\(pushed.version.isDeleted ? " (deleted)" : "") at \(stamp.map { "\($0)" } ?? "?"): \(response.status) \(result.outcome)")
                         }
                     }
                     observed.withLock { $0.record(batch, response: response, sealer: sealer, keyValues: keyValues) }
