@@ -65,6 +65,18 @@ struct PinEveryConnectionTests {
         }
     }
 
+    @Test func thePushChannelOpensToTheRealServerNamedByItsDNSName() async throws {
+        try await withInterceptedServer { directory, _, url, pin in
+            // The proxy passes every connection through: the name and the key are the server's own.
+            let device = TestDevice(name: "a", in: directory)
+            try await device.enrollThrough(url, account: "named-\(UUID().uuidString.prefix(8))", create: true, pin: pin)
+            let daemon = try ChildProcess(Products.syncClient, ["run", "--keychain", device.keychainPath], environment: ["LOG_LEVEL": "debug"])
+            defer { daemon.stop() }
+            try await eventually("the push channel to open") { daemon.stderr.contains("push channel open") }
+            #expect(!daemon.stderr.contains("does not match the pin"))
+        }
+    }
+
     /// A server with a CA-issued leaf behind an ``InterceptingProxy`` holding another leaf from the
     /// same CA for the same names; `body` gets the proxy, the URL devices use and the server's pin.
     private func withInterceptedServer(_ body: (URL, InterceptingProxy, String, String) async throws -> Void) async throws {
