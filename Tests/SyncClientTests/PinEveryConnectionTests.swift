@@ -28,17 +28,19 @@ struct PinEveryConnectionTests {
                 #expect(!seen.isEmpty, "\(command): the proxy ended no connection")
                 #expect(seen.allSatisfy { $0.sent.isEmpty }, "\(command): \(Self.summary(seen))")
             }
-            // A new device enrolling by pin signs in with the auth key after its probe.
-            let before = try proxy.interceptions().count
-            try proxy.intercept(afterPassing: 1)
-            let second = TestDevice(name: "b", in: directory)
-            let refused = try await second.syncClient([
-                "enroll", "--server", url, "--account", "whoever", "--device-name", "b", "--kdf-log-n", "15", "--pin", pin,
-            ])
-            #expect(refused.status != 0)
-            #expect(refused.stderr.contains("does not match the pin"), "\(refused.stderr)")
-            let seen = try proxy.interceptions().dropFirst(before)
-            #expect(!seen.isEmpty && seen.allSatisfy { $0.sent.isEmpty }, "\(Self.summary(seen))")
+            // A new device enrolling signs in with the auth key after its probe: by pin, and by
+            // trust on first use (the key the probe saw is the one every connection must show).
+            for pinned in [["--pin", pin], []] {
+                let before = try proxy.interceptions().count
+                try proxy.intercept(afterPassing: 1)
+                let second = TestDevice(name: "b", in: directory)
+                let refused = try await second.syncClient(
+                    ["enroll", "--server", url, "--account", "whoever", "--device-name", "b", "--kdf-log-n", "15"] + pinned)
+                #expect(refused.status != 0, "\(pinned)")
+                #expect(refused.stderr.contains("does not match the pin"), "\(pinned): \(refused.stderr)")
+                let seen = try proxy.interceptions().dropFirst(before)
+                #expect(!seen.isEmpty && seen.allSatisfy { $0.sent.isEmpty }, "\(pinned): \(Self.summary(seen))")
+            }
 
             // The real server, reached again, still serves the device.
             try proxy.intercept(afterPassing: 1_000)
