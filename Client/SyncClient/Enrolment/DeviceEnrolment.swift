@@ -83,7 +83,7 @@ package struct DeviceEnrolment: Sendable {
         }
         let endpoint = try ServerEndpoint(server, allowInsecure: allowInsecure)
         let (seenPin, tls) = try await endpoint.verify(pin: pin)
-        return try await ServerConnection(endpoint: endpoint, tlsConfiguration: tls, token: nil).closing { connection in
+        return try await ServerConnection(endpoint: endpoint, tls: tls, token: nil).closing { connection in
             try await run(connection, keychainPath: keychainPath, seenPin: seenPin, logger: logger)
         }
     }
