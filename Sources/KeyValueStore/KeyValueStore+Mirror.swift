@@ -58,18 +58,23 @@ extension KeyValueStore {
     ///
     /// `pushed` names the versions the server took from this device (by key): each is marked as
     /// one the server has, in the same transaction, unless its key was written after `sequence`
-    /// (decision 0186). The other versions are marked so too, except those of the keys in
+    /// (decision 0186); `sent` the versions about to be sent, marked as sent from here the same way. The other versions are marked so too, except those of the keys in
     /// `notOnServer`: versions the engine made (a conflict's resolution, which the server has once
     /// `pushed` names it; decision 0242).
     /// - Returns: The keys changed locally after `sequence`, empty when everything was applied.
     @discardableResult
     public func applyResolved(
-        _ versions: [KeyVersion], notOnServer: Set<String> = [], pushed: [String: VersionVector] = [:],
+        _ versions: [KeyVersion], notOnServer: Set<String> = [], pushed: [String: VersionVector] = [:], sent: [String: VersionVector] = [:],
         reason: KeyValueChange.Reason, basedOnJournal sequence: Int64
     ) throws(KeyValueStoreError) -> Set<String> {
         try database.write { db in
             let changed = try Set(versions.map(\.key).filter { try hasLocalChange(db, key: $0, after: sequence) })
             guard changed.isEmpty else { return changed }
+            for (key, vector) in sent where try !hasLocalChange(db, key: key, after: sequence) {
+                try db.executeCached(
+                    sql: "UPDATE kv_version SET sent = 1 WHERE store = ? AND key = ? AND vector = ?",
+                    arguments: [name, key, Data(vector.canonicalEncoding)])
+            }
             for (key, vector) in pushed where try !hasLocalChange(db, key: key, after: sequence) {
                 try markSynced(db, key: key, vector: vector, pushedFromHere: true)
             }
@@ -140,14 +145,15 @@ extension KeyValueStore {
         }
     }
 
-    /// The values whose one version this device pushed and the server took (of any enrolment),
-    /// not written locally since: a device back without its sync state pushes each again as that
-    /// version, which a server that lost it takes back (decision 0253).
+    /// The values whose one version this device pushed (of any enrolment): the server took it,
+    /// or it was sent and its answer never came (decisions 0247, 0253); not written locally since:
+    /// a device back without its sync state pushes each again as that version, which a server that
+    /// lost it takes back, and which a removal made over it supersedes.
     public func pushedVersions() throws(KeyValueStoreError) -> [String: ItemVersion] {
         try database.read { db in
             let keys = try String.fetchAll(db, sql: """
                 SELECT v.key FROM kv_version v JOIN kv_value x ON x.store = v.store AND x.key = v.key
-                WHERE v.store = ? GROUP BY v.key HAVING COUNT(*) = 1 AND MIN(v.synced) = 2
+                WHERE v.store = ? GROUP BY v.key HAVING COUNT(*) = 1 AND (MIN(v.synced) = 2 OR MIN(v.sent) = 1)
                 """, arguments: [name])
             var versions: [String: ItemVersion] = [:]
             for key in keys {

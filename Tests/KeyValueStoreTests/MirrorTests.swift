@@ -120,12 +120,8 @@ import Testing
         let stores = TemporaryStores()
         defer { stores.remove() }
         let store = try stores.store()
-        try store.set("mine", forKey: "m")
         let vector = VersionVector([device: 9])
-        _ = try store.takeLocalChanges(after: 0) { key, current, modifiedAt in
-            try? KeyVersion(key: key, value: #require(current?.value), vector: vector, modifiedAt: modifiedAt, device: device).version
-        }
-        let taken = try #require(try store.journalEntries(after: 0).last?.sequence)
+        let taken = try setAndTake("mine", forKey: "m", as: vector, in: store)
         #expect(try store.pushedVersions().isEmpty)
         try store.applyResolved([], pushed: ["m": vector], reason: .serverChange, basedOnJournal: taken)
         let sent = try #require(try store.pushedVersions()["m"])
@@ -139,6 +135,33 @@ import Testing
         try store.applyResolved([later], reason: .serverChange, basedOnJournal: taken)
         #expect(try store.pushedVersions().isEmpty)
         #expect(try store.syncedKeys() == ["m"])
+    }
+
+    /// Decision 0247 for key-value stores: a value sent whose answer never came is known as sent,
+    /// so a device back without its sync state pushes it again as that version (a new write would
+    /// be concurrent with a removal made over it, and an update beats a concurrent removal); it
+    /// is not a value the server has; a local write since unmarks it.
+    @Test func aValueSentWithoutAnAnswerIsKnownAsSent() throws {
+        let stores = TemporaryStores()
+        defer { stores.remove() }
+        let store = try stores.store()
+        let vector = VersionVector([device: 4])
+        let taken = try setAndTake("mine", forKey: "m", as: vector, in: store)
+        try store.applyResolved([], sent: ["m": vector], reason: .serverChange, basedOnJournal: taken)
+        #expect(try store.pushedVersions()["m"]?.vector == vector)
+        #expect(try store.syncedKeys().isEmpty)
+        try store.set("changed", forKey: "m")
+        #expect(try store.pushedVersions().isEmpty)
+    }
+
+    /// Sets `value` for `key` and lets the engine take it as a version with `vector`; returns
+    /// the journal sequence taken.
+    private func setAndTake(_ value: String, forKey key: String, as vector: VersionVector, in store: KeyValueStore) throws -> Int64 {
+        try store.set(value, forKey: key)
+        _ = try store.takeLocalChanges(after: 0) { key, current, modifiedAt in
+            try? KeyVersion(key: key, value: #require(current?.value), vector: vector, modifiedAt: modifiedAt, device: device).version
+        }
+        return try #require(try store.journalEntries(after: 0).last?.sequence)
     }
 
     @Test func theVectorsTakenFromTheEngineLeaveOutLocalChangesNotYetTaken() throws {

@@ -16,8 +16,8 @@ package struct KeyValueZone: ZoneLocalStore {
     private var aheadKeys: Set<String> = []
     /// The versions the store holds from the server for the items found ahead of the state.
     package private(set) var appliedAhead: [ItemID: [VersionVector]] = [:]
-    /// Of a state that never pulled, the keys whose value this device pushed and the server took:
-    /// taken as local changes, each as that version (decision 0253).
+    /// Of a state that never pulled, the keys whose value this device pushed (the server took it,
+    /// or its answer never came): taken as local changes, each as that version (0247, 0253).
     private var sentBefore: [String: ItemVersion] = [:]
 
     package init(store: KeyValueStore, keys: AccountKeys) throws(KeyValueStoreError) {
@@ -107,6 +107,7 @@ package struct KeyValueZone: ZoneLocalStore {
         var learned: [ItemID: String] = [:]
         var notOnServer: Set<String> = []
         var pushed: [String: VersionVector] = [:]
+        var sent: [String: VersionVector] = [:]
         for effect in apply.effects {
             switch effect {
             case .store(let item, let version):
@@ -120,15 +121,17 @@ package struct KeyValueZone: ZoneLocalStore {
                 versions.append(try KeyVersion(key: key, version: tombstone))
             case .pushed(let item, let version):
                 if let key = keyByItem[item] { pushed[key] = version.vector }
-            case .keepInHistory, .writtenOver, .sent:
+            case .sent(let item, let version):
+                if let key = keyByItem[item] { sent[key] = version.vector }
+            case .keepInHistory, .writtenOver:
                 // A key-value store keeps each value's own vector: nothing to add.
                 continue
             }
         }
         // Nothing to write (only losers, of which a store keeps no record): no transaction.
-        guard !versions.isEmpty || !pushed.isEmpty else { return .applied(problems: [:]) }
+        guard !versions.isEmpty || !pushed.isEmpty || !sent.isEmpty else { return .applied(problems: [:]) }
         let reason: KeyValueChange.Reason = apply.isInitialSync ? .initialSyncChange : .serverChange
-        let changed = try store.applyResolved(versions, notOnServer: notOnServer, pushed: pushed, reason: reason, basedOnJournal: apply.position)
+        let changed = try store.applyResolved(versions, notOnServer: notOnServer, pushed: pushed, sent: sent, reason: reason, basedOnJournal: apply.position)
         guard changed.isEmpty else { return .changedLocally(count: changed.count) }
         keyByItem.merge(learned) { _, new in new }
         return .applied(problems: [:])
