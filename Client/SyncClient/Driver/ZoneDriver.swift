@@ -60,16 +60,8 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
     var checkedEpochBeforePush = false
     /// The log and statements checked before the first pull of the round in progress.
     var witnessed: ZoneWitness.Witnessed?
-    /// Whether the next round reads the whole feed again: a round found the state it was served
-    /// short of another device's statement (decision 0203).
-    var resyncsNextRound = false
-    /// Whether that resync gives back what the server lost: it no longer holds this device's
-    /// latest statement (decision 0248).
-    var givesBackNextRound = false
-    /// Whether the round in progress reads the whole feed again after such a finding.
-    var readsWholeFeed = false
-    /// A finding the round's full resync did not clear: thrown once the round committed.
-    var standingFinding: String?
+    /// What the statements' check asks of the rounds (R59, R62).
+    var findings = StatementFindings()
     /// Items whose copies lack the class layer they need (written before decision 0237): sealed
     /// again by the first commit while the keychain is unlocked.
     var resealing: Set<ItemID> = []
@@ -228,15 +220,11 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
         // Never pushed and never pulled: the local items are reconciled before they are pushed.
         let fresh = machine.state.cursor == 0 && machine.state.nextBatchID == 1
         if machine.state.cursor == 0 { machine.localStore.returnsWithoutState = try local.hasSyncedBefore() }
-        let starting = machine.startSync(reconcilingFirst: fresh, resyncing: resyncsNextRound, givingBack: givesBackNextRound)
-        readsWholeFeed = resyncsNextRound && starting.contains { if case .pull(let request) = $0 { request.isFullResync } else { false } }
-        // Asked for and not started (a batch was still unanswered): the next round asks again.
-        resyncsNextRound = resyncsNextRound && !readsWholeFeed
-        givesBackNextRound = givesBackNextRound && !readsWholeFeed
-        standingFinding = nil
+        let starting = machine.startSync(reconcilingFirst: fresh, resyncing: findings.resyncsNext, givingBack: findings.givesBackNext)
+        findings.roundStarts(readingWholeFeed: starting.contains { if case .pull(let request) = $0 { request.isFullResync } else { false } })
         unlistedThisRound = []
         try await perform(released + starting, report: &report)
-        if let standingFinding { throw SyncClientError(.untrustedAccountState, standingFinding) }
+        if let standing = findings.standing { throw SyncClientError(.untrustedAccountState, standing) }
         if report.inStep, try local.hasLocalChanges(after: progress.journalSequence, state: machine.state) {
             report.inStep = false
         }
