@@ -155,10 +155,13 @@ struct ShippedLedger {
     /// rule (an update beats a concurrent delete, decision 0240) through a resolution made before
     /// a user elsewhere removed it, which this device has not seen yet.
     mutating func check(device: Int, shows values: Set<[UInt8]>) {
-        for value in values.intersection(gone[device] ?? []) where removedByUsers[value] != nil {
+        let back = values.intersection(gone[device] ?? [])
+        for value in back where removedByUsers[value] != nil {
             if leftByConflict[device]?.contains(value) != true { cameBack.append((device, value)) }
         }
-        // Back, by the rule: judged afresh the next time it leaves.
+        // Back (counted above if it must not be): judged afresh the next time it leaves, not
+        // again at every check while it stays.
+        gone[device]?.subtract(back)
         leftByConflict[device]?.subtract(values)
         let left = (shown[device] ?? []).subtracting(values)
         leftByConflict[device, default: []].formUnion(left.filter { removedByUsers[$0] == nil })
