@@ -20,9 +20,7 @@ struct ShippedLedger {
     struct Observed: Sendable {
         /// Values the server durably took (stored, or already stored).
         var acknowledged: Set<[UInt8]> = []
-        /// The key-value stores' live versions the server took, and every version it took (live
-        /// or removal), by item.
-        var keyValuesAcknowledged: [ItemID: [ItemVersion]] = [:]
+        /// Every version of the key-value stores the server took (live or removal), by item.
         var keyValueVersions: [ItemID: [ItemVersion]] = [:]
         /// Every value the server received, and how many versions did not open.
         var received: Set<[UInt8]> = []
@@ -78,7 +76,6 @@ struct ShippedLedger {
                     continue
                 }
                 if keyValues {
-                    if !version.isDeleted, result.outcome != .tooManySiblings { keyValuesAcknowledged[pushed.item, default: []].append(version) }
                     if result.outcome != .tooManySiblings { keyValueVersions[pushed.item, default: []].append(version) }
                     continue
                 }
