@@ -179,7 +179,7 @@ let package = Package(
             name: "KeychainCLITests",
             dependencies: ["keychain", "KeychainStore", "KeychainModel", "ProcessTesting", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings),
-        .testTarget(name: "KeyValueStoreTests", dependencies: ["KeyValueStore", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: swiftSettings),
+        .testTarget(name: "KeyValueStoreTests", dependencies: ["KeyValueStore", "DurableSQLite", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: swiftSettings),
         // Child processes for the tests that run the built executables: output read whole, waits bounded.
         .target(name: "ProcessTesting", path: "Tests/ProcessTesting", swiftSettings: swiftSettings),
 
