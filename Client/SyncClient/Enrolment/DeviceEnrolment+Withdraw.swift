@@ -82,17 +82,17 @@ extension DeviceEnrolment {
         for leftover in leftovers where leftover.device != device {
             guard isOfThisAccount(leftover, on: authorized) else { continue }
             var withdrawn = false
-            if log.currentMembers[leftover.device] != nil, let identity = try? leftover.identity() {
-                let outcome: EarlierEnrolment
-                (log, outcome) = await retire(leftover.device, identity: identity, in: log, epochKeys: epochKeys, authorized: authorized)
-                withdrawn = outcome == .retired(leftover.device)
-            } else if log.currentMembers[leftover.device] == nil {
+            if log.currentMembers[leftover.device] == nil {
                 do {
                     try await authorized.send(.DELETE, "/v1/devices/\(leftover.device.rawValue)", body: nil)
                     withdrawn = true
                 } catch where ServerFailure.code(of: error) == ErrorCode.notFound {
                     withdrawn = true
                 } catch {}
+            } else if let identity = try? leftover.identity() {
+                let outcome: EarlierEnrolment
+                (log, outcome) = await retire(leftover.device, identity: identity, in: log, epochKeys: epochKeys, authorized: authorized)
+                withdrawn = outcome == .retired(leftover.device)
             }
             if withdrawn {
                 try? deviceSecrets.forgetEnrolmentUnderWay(of: leftover.device)
