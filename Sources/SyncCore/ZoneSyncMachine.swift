@@ -7,9 +7,11 @@
 /// has no more; then push what resolving conflicts produced; then ``SyncAction/synced``.
 /// One request is outstanding at a time; ``retry()`` resends it when the driver's timer fires.
 ///
-/// Durability contract: ``state`` is durable and must be committed, with the keychain effects of
-/// the returned actions, in one transaction before the driver sends any request. The rest (the
-/// phase, the resync's progress) is lost on a crash; ``init(restoring:configuration:)`` resumes.
+/// Durability contract: ``state`` is durable and must be committed, after the local store's
+/// effects of the returned actions, before the driver sends any request. They are two files and
+/// two commits, the local store's first (decision 0107); a crash between them is what rule R56
+/// recovers. The rest (the phase, the resync's progress) is lost on a crash;
+/// ``init(restoring:configuration:)`` resumes.
 public struct ZoneSyncMachine: Sendable {
     /// Tunables.
     public struct Configuration: Sendable, Equatable {
