@@ -154,6 +154,30 @@ import Testing
         #expect(try store.pushedVersions().isEmpty)
     }
 
+    /// A value pushed from here, taken again as a local change by a device back without its sync
+    /// state (the engine's record of it written over the same version), is still known as pushed
+    /// and as a version the server has: losing its state once more before it pushes, the device
+    /// takes it again as that version, not as a new write that would undo a removal made over it
+    /// (simulation seed 259 at 400 operations).
+    @Test func aValueTakenAgainAsTheSameVersionKeepsItsMarks() throws {
+        let stores = TemporaryStores()
+        defer { stores.remove() }
+        let store = try stores.store()
+        let vector = VersionVector([device: 4])
+        let taken = try setAndTake("mine", forKey: "m", as: vector, in: store)
+        try store.applyResolved([], pushed: ["m": vector], sent: ["m": vector], reason: .serverChange, basedOnJournal: taken)
+        let pushed = try #require(try store.pushedVersions()["m"])
+        // The engine takes it again (its position lost with the state): the same version, now
+        // with the origin the engine records.
+        _ = try store.takeLocalChanges(after: 0) { _, _, _ in
+            var again = pushed
+            again.origin = vector
+            return again
+        }
+        #expect(try store.pushedVersions()["m"]?.vector == vector)
+        #expect(try store.syncedKeys() == ["m"])
+    }
+
     /// Sets `value` for `key` and lets the engine take it as a version with `vector`; returns
     /// the journal sequence taken.
     private func setAndTake(_ value: String, forKey key: String, as vector: VersionVector, in store: KeyValueStore) throws -> Int64 {
