@@ -46,11 +46,13 @@ struct ShippedSimulationTests {
     /// Malicious seeds that showed violations: a server forked between device groups then healed,
     /// losing one group's acknowledged writes without saying so (0248: 14, 29, 179, 209, 389, 419,
     /// 464; 0253: 104, 140 and 302, a device that enrolled again during the fork); a replay that
-    /// must not make a device push back an old value (0248: 485).
+    /// must not make a device push back an old value (0248: 485); a device enrolled again after a
+    /// revocation whose key-value store held a resolution it had pushed, which no journal entry
+    /// names, and which a removal listed later did not remove (R53: 944, 998).
     /// Each with the malice it was found under (the kinds rotate over the seeds, decision 0252).
     @Test(arguments: [
         (14, .fork), (29, .fork), (104, .fork), (140, .fork), (179, .fork), (209, .fork), (302, .fork), (389, .fork), (419, .fork),
-        (464, .fork), (485, .replay),
+        (464, .fork), (485, .replay), (944, .forcedResync), (998, .forcedResync),
     ] as [(UInt64, ShippedMalice)])
     func maliciousFoundSeeds(seed: UInt64, malice: ShippedMalice) async throws {
         var configuration = ShippedSimulation.Configuration(seed: seed, directory: Self.directory)

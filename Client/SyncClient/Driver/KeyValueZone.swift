@@ -53,12 +53,35 @@ package struct KeyValueZone: ZoneLocalStore {
                 sentBefore: machine.state.cursor == 0 ? sentBefore[key] : nil))
             return machine.state.records[item]?.version
         }
+        // Never pulled: a value pushed from here that no journal entry names (a resolution its
+        // engine made, never a user's write) is taken as that version too (R53), as the keychain's
+        // first pass takes every item; else the state never knew it, and a deletion listed later
+        // removed nothing from the store.
+        var unjournaled = false
+        for (item, key, version) in sentWithoutEntries(in: machine.state, besides: Set(taken.map(\.1))) {
+            _ = machine.localChange(LocalChange(
+                item: item, scope: .synchronizable, content: version.content, modifiedAt: version.modifiedAt, basedOn: version.overwritten,
+                sentBefore: version))
+            taken.append((item, key))
+            unjournaled = true
+        }
         for (item, key) in taken { keyByItem[item] = key }
-        return last.map { LocalChanges(position: $0, items: taken.map(\.0)) }
+        guard last != nil || unjournaled else { return nil }
+        return LocalChanges(position: last ?? position, items: taken.map(\.0))
+    }
+
+    /// Of a state that never pulled, the values pushed from here that it has no record of, but
+    /// those of `keys` (taken from the journal).
+    private func sentWithoutEntries(in state: ZoneSyncState, besides keys: Set<String>) -> [(ItemID, String, ItemVersion)] {
+        guard state.cursor == 0 else { return [] }
+        return sentBefore.sorted { $0.key < $1.key }.compactMap { key, version in
+            let item = itemID(key)
+            return keys.contains(key) || state.records[item] != nil ? nil : (item, key, version)
+        }
     }
 
     package func hasLocalChanges(after position: Int64, state: ZoneSyncState) throws -> Bool {
-        try !store.journalEntries(after: position, limit: 1).isEmpty
+        try !store.journalEntries(after: position, limit: 1).isEmpty || !sentWithoutEntries(in: state, besides: []).isEmpty
     }
 
     package func hasSyncedBefore() throws -> Bool {
