@@ -190,9 +190,8 @@ extension KeyValueStore {
     /// take a value it had pushed for a new write, which undid a removal made over it.)
     func replaceVersions(_ db: Database, key: String, with versions: [ItemVersion]) throws {
         let rows = try Row.fetchAll(db, sql: "SELECT vector, synced, sent FROM kv_version WHERE store = ? AND key = ?", arguments: [name, key])
-        let marks = Dictionary(
-            rows.map { ($0[0] as Data, (synced: $0[1] as Int64, sent: $0[2] as Int64)) },
-            uniquingKeysWith: { first, second in (max(first.synced, second.synced), max(first.sent, second.sent)) })
+        // One row per vector (the table's primary key).
+        let marks = Dictionary(uniqueKeysWithValues: rows.map { ($0[0] as Data, (synced: $0[1] as Int64, sent: $0[2] as Int64)) })
         try db.executeCached(sql: "DELETE FROM kv_version WHERE store = ? AND key = ?", arguments: [name, key])
         for version in versions {
             let vector = Data(version.vector.canonicalEncoding)
