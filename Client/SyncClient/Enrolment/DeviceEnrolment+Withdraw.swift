@@ -56,14 +56,23 @@ extension DeviceEnrolment {
     }
 
     /// Has the server revoke the devices of this keychain's earlier enrolments in this account
-    /// that never ended (`leftovers`, decision 0277) besides `device`; failures are left to
-    /// ``withdrawLeftovers(_:besides:in:epochKeys:deviceSecrets:authorized:logger:)``.
-    func revokeOnServer(_ leftovers: [EnrolmentUnderWay], besides device: DeviceID, token: String, connection: ServerConnection) async {
+    /// that never ended (`leftovers`, decision 0277) besides `device`; returns those it no longer
+    /// counts (revoked now or before). A failure leaves a leftover to the keychain's next enrolment.
+    func revokeOnServer(_ leftovers: [EnrolmentUnderWay], besides device: DeviceID, token: String, connection: ServerConnection) async -> Set<DeviceID> {
         let ours = leftovers.filter { $0.device != device && isOfThisAccount($0, on: connection) }
-        guard !ours.isEmpty else { return }
-        _ = try? await connection.authorized(with: token).closing { authorized in
-            for leftover in ours { _ = try? await authorized.send(.DELETE, "/v1/devices/\(leftover.device.rawValue)", body: nil) }
-        }
+        guard !ours.isEmpty else { return [] }
+        return (try? await connection.authorized(with: token).closing { authorized in
+            var revoked: Set<DeviceID> = []
+            for leftover in ours {
+                do {
+                    try await authorized.send(.DELETE, "/v1/devices/\(leftover.device.rawValue)", body: nil)
+                    revoked.insert(leftover.device)
+                } catch where ServerFailure.code(of: error) == ErrorCode.notFound {
+                    revoked.insert(leftover.device)
+                } catch {}
+            }
+            return revoked
+        }) ?? []
     }
 
     private func isOfThisAccount(_ leftover: EnrolmentUnderWay, on connection: ServerConnection) -> Bool {
@@ -72,23 +81,19 @@ extension DeviceEnrolment {
 
     /// Withdraws the devices of this keychain's earlier enrolments in this account that never
     /// ended (`leftovers`, decision 0277) besides `device`: one that had joined `log` signs its own
-    /// revocation with the identity keys its record kept; the server revokes each. Returns the
+    /// revocation with the identity keys its record kept; one that had not is withdrawn once the
+    /// server revoked it (`revoked`, ``revokeOnServer(_:besides:token:connection:)``). Returns the
     /// log with the revocations; a leftover that could not be withdrawn keeps its record.
     func withdrawLeftovers(
-        _ leftovers: [EnrolmentUnderWay], besides device: DeviceID, in log: DeviceLog, epochKeys: [UInt32: AccountKey],
-        deviceSecrets: DeviceSecrets, authorized: ServerConnection, logger: Logger
+        _ leftovers: [EnrolmentUnderWay], besides device: DeviceID, revoked: Set<DeviceID>, in log: DeviceLog,
+        epochKeys: [UInt32: AccountKey], deviceSecrets: DeviceSecrets, authorized: ServerConnection, logger: Logger
     ) async -> DeviceLog {
         var log = log
         for leftover in leftovers where leftover.device != device {
             guard isOfThisAccount(leftover, on: authorized) else { continue }
             var withdrawn = false
             if log.currentMembers[leftover.device] == nil {
-                do {
-                    try await authorized.send(.DELETE, "/v1/devices/\(leftover.device.rawValue)", body: nil)
-                    withdrawn = true
-                } catch where ServerFailure.code(of: error) == ErrorCode.notFound {
-                    withdrawn = true
-                } catch {}
+                withdrawn = revoked.contains(leftover.device)
             } else if let identity = try? leftover.identity() {
                 let outcome: EarlierEnrolment
                 (log, outcome) = await retire(leftover.device, identity: identity, in: log, epochKeys: epochKeys, authorized: authorized)

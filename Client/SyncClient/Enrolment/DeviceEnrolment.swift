@@ -137,7 +137,7 @@ package struct DeviceEnrolment: Sendable {
         }
         // Devices of earlier enrolments killed after their sign-in stop counting now, whatever
         // becomes of this one; one that had joined the log signs its revocation once this joins.
-        await revokeOnServer(leftovers, besides: device, token: signIn.token, connection: connection)
+        let revokedLeftovers = await revokeOnServer(leftovers, besides: device, token: signIn.token, connection: connection)
         // An enrolment that fails from here on (approval required, an approval refused or timed
         // out, an epoch the password does not open, an interruption) takes its device back, so
         // nothing is left active (decision 0269).
@@ -145,6 +145,7 @@ package struct DeviceEnrolment: Sendable {
         do {
             let outcome = try await finish(
                 connection, signIn: signIn, identity: identity, secrets: secrets, deviceSecrets: deviceSecrets, leftovers: leftovers,
+                revokedLeftovers: revokedLeftovers,
                 keychainPath: keychainPath, seenPin: seenPin, recoveryPrinted: recoveryPrinted, recoveryPublicKey: recoveryPublicKey,
                 joined: joined, logger: logger)
             try? deviceSecrets.forgetEnrolmentUnderWay(of: device)
@@ -159,7 +160,7 @@ package struct DeviceEnrolment: Sendable {
 
     private func finish(
         _ connection: ServerConnection, signIn: SignInResponse, identity: DeviceIdentity, secrets: AccountSecrets, deviceSecrets: DeviceSecrets,
-        leftovers: [EnrolmentUnderWay], keychainPath: String, seenPin: ServerPin?, recoveryPrinted: String?, recoveryPublicKey: [UInt8]?,
+        leftovers: [EnrolmentUnderWay], revokedLeftovers: Set<DeviceID>, keychainPath: String, seenPin: ServerPin?, recoveryPrinted: String?, recoveryPublicKey: [UInt8]?,
         joined: Joined, logger: Logger
     ) async throws -> Outcome {
         let endpoint = connection.endpoint
@@ -211,7 +212,8 @@ package struct DeviceEnrolment: Sendable {
         }
         if !leftovers.isEmpty {
             log = try await connection.authorized(with: signIn.token).closing { authorized in
-                await withdrawLeftovers(leftovers, besides: signIn.device, in: log, epochKeys: epochKeys, deviceSecrets: deviceSecrets, authorized: authorized, logger: logger)
+                await withdrawLeftovers(
+                    leftovers, besides: signIn.device, revoked: revokedLeftovers, in: log, epochKeys: epochKeys, deviceSecrets: deviceSecrets, authorized: authorized, logger: logger)
             }
             joined.value = (identity, log, epochKeys)
         }
