@@ -137,6 +137,21 @@ extension Keychain {
         }
     }
 
+    /// The version tags of the items not written locally since the apply that recorded them,
+    /// as ``unchangedRemoteVersionTags()``, of earlier enrolments than `owner` only.
+    public func unchangedRemoteVersionTags(notOwnedBy owner: String) throws(KeychainError) -> [PrimaryKey: [UInt8]] {
+        try readWithoutState { db in
+            var tags: [PrimaryKey: [UInt8]] = [:]
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT primary_key, version_tag FROM remote_version WHERE changed_locally = 0 AND owner != ?", arguments: [owner])
+            while let row = try rows.next() {
+                guard let key = PrimaryKey(storageBytes: row[0]) else { continue }
+                tags[key] = Array(row[1] as Data)
+            }
+            return tags
+        }
+    }
+
     /// Every version tag the applies by `owner` recorded, by primary key.
     public func remoteVersionTags(owner: String) throws(KeychainError) -> [PrimaryKey: [UInt8]] {
         try readWithoutState { db in
@@ -177,6 +192,14 @@ extension Keychain {
         for (primaryKey, tag) in versions.replaced {
             try statement.execute(arguments: [primaryKey.storageBytes, versions.owner, Data(tag), true, none, none])
         }
+        try db.cachedStatement(sql: "INSERT INTO remote_apply (id, count) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET count = count + 1")
+            .execute()
+    }
+
+    /// How many applies recorded version tags so far: a sync state that committed after the
+    /// last of them, and held every tag before it, holds every tag (decision 0279).
+    public func remoteApplyCount() throws(KeychainError) -> Int64 {
+        try readWithoutState { db in try Int64.fetchOne(db, sql: "SELECT count FROM remote_apply WHERE id = 1") ?? 0 }
     }
 
     /// The primary keys (stored form) the change journal has entries for after `sequence`.

@@ -6,7 +6,7 @@ enum Schema {
     /// `PRAGMA application_id` of a keychain database: "SKCH".
     static let applicationID: Int32 = 0x534B_4348
     /// The schema version this build writes (`PRAGMA user_version`).
-    static let version: Int32 = 6
+    static let version: Int32 = 7
 
     /// Attribute columns of the item table, in a fixed order.
     static let attributeColumns: [Attribute] = Attribute.allCases
@@ -118,6 +118,17 @@ enum Schema {
             try db.execute(sql: """
                 ALTER TABLE remote_version ADD COLUMN sent_version BLOB;
                 PRAGMA user_version = 6;
+                """)
+        }
+        migrator.registerMigration("v7-remote-apply-count") { db in
+            // How many applies recorded version tags: a sync state that committed after the
+            // last of them knows no item is held ahead of it, without reading every tag.
+            try db.execute(sql: """
+                CREATE TABLE remote_apply (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    count INTEGER NOT NULL
+                );
+                PRAGMA user_version = 7;
                 """)
         }
         return migrator

@@ -89,7 +89,7 @@ package struct KeyValueZone: ZoneLocalStore {
     }
 
     /// The keys whose versions `state` has not seen, leaving out local changes not taken yet.
-    package mutating func itemsAhead(of state: ZoneSyncState, position: Int64) throws -> Set<ItemID> {
+    package mutating func itemsAhead(of state: ZoneSyncState, position: Int64, appliesCovered: Int64?) throws -> Set<ItemID> {
         var ahead: Set<ItemID> = []
         aheadKeys.removeAll()
         appliedAhead.removeAll()

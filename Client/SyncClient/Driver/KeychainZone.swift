@@ -14,6 +14,9 @@ package struct KeychainZone: ZoneLocalStore {
     private let owner: String
     /// The primary keys of the items the keychain holds ahead of the committed state.
     private var aheadKeys: [ItemID: PrimaryKey] = [:]
+    /// Of those, the ones this enrolment's applies left ahead, with the version each took, until
+    /// a state holds it (``coveredApplies(by:)``); nil when not known (the last read failed).
+    private var aheadOfOwnApplies: [ItemID: VersionVector]?
     /// For the items held ahead of a state that never pulled, the versions the server had that
     /// the keychain holds exactly: a listing older than one is refused (decision 0243).
     package private(set) var appliedAhead: [ItemID: [VersionVector]] = [:]
@@ -142,11 +145,17 @@ package struct KeychainZone: ZoneLocalStore {
     /// Without sync state (never pulled: a re-enrolment, a lost state file) these are the items
     /// that hold exactly a version any earlier sync applied: the device does not know whether
     /// the server still has it, so the resync decides (decision 0175).
-    package mutating func itemsAhead(of state: ZoneSyncState, position: Int64) throws -> Set<ItemID> {
+    ///
+    /// A state committed when every version the keychain's applies left was held
+    /// (`appliesCovered`, decision 0279) has nothing of this enrolment's ahead while the keychain
+    /// counts no more applies: then only what earlier enrolments left is read.
+    package mutating func itemsAhead(of state: ZoneSyncState, position: Int64, appliesCovered: Int64?) throws -> Set<ItemID> {
         aheadKeys.removeAll()
         appliedAhead.removeAll()
         sentBefore.removeAll()
+        aheadOfOwnApplies = nil
         let tags: [PrimaryKey: [UInt8]]
+        var earlierKeys: Set<PrimaryKey> = []
         if state.cursor == 0 {
             // Only the items still here (a tag stays after a removal); a keychain that never
             // synced has no tags and is not listed.
@@ -169,25 +178,43 @@ package struct KeychainZone: ZoneLocalStore {
                 appliedAhead[itemID(of: key)] = [vector]
             }
         } else {
-            var own = try keychain.remoteVersionTags(owner: owner)
+            let covered = try appliesCovered.map { try $0 == keychain.remoteApplyCount() } ?? false
+            var own = covered ? [:] : try keychain.remoteVersionTags(owner: owner)
             // An item an earlier enrolment took, unchanged since and unknown to this state: a
             // resync no longer listed it and it was kept (decision 0106). The store holds it
             // still, so a version listed later is applied to it, a deletion above all (0194).
-            let earlier = try keychain.unchangedRemoteVersionTags().filter { key, _ in
-                own[key] == nil && state.records[itemID(of: key)] == nil
+            let earlier = try keychain.unchangedRemoteVersionTags(notOwnedBy: owner).filter { key, _ in
+                state.records[itemID(of: key)] == nil
             }
             let held = earlier.isEmpty ? [] : Set(try keychain.synchronizableItems().map(\.key))
-            for (key, tag) in earlier where held.contains(key) { own[key] = tag }
+            for (key, tag) in earlier where held.contains(key) {
+                own[key] = tag
+                earlierKeys.insert(key)
+            }
             tags = own
         }
+        var aheadOfOwn: [ItemID: VersionVector] = [:]
         for (key, tag) in tags {
             let item = itemID(of: key)
             // A state that has seen the tagged version (or more) holds what the keychain took.
             let seen = state.records[item]?.seen ?? VersionVector()
-            if let applied = try? VersionVector(canonicalEncoding: tag), seen.descends(from: applied) { continue }
+            let applied = try? VersionVector(canonicalEncoding: tag)
+            if let applied, seen.descends(from: applied) { continue }
             aheadKeys[item] = key
+            if !earlierKeys.contains(key) { aheadOfOwn[item] = applied ?? VersionVector() }
         }
+        aheadOfOwnApplies = aheadOfOwn
         return Set(aheadKeys.keys)
+    }
+
+    /// The keychain's count of applies once `state` has seen every version found ahead of the
+    /// state before (decision 0279): the versions this process's own applies left are in the
+    /// state it commits next, so nothing of this enrolment's is ahead of that state.
+    package mutating func coveredApplies(by state: ZoneSyncState) throws -> Int64? {
+        guard let ahead = aheadOfOwnApplies else { return nil }
+        let stillAhead = ahead.filter { item, applied in !(state.records[item]?.seen ?? VersionVector()).descends(from: applied) }
+        aheadOfOwnApplies = stillAhead
+        return stillAhead.isEmpty ? try keychain.remoteApplyCount() : nil
     }
 
     // MARK: - Pulled versions

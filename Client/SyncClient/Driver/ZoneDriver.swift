@@ -96,7 +96,7 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
         heldItems = try database.heldItems(server.zone)
         var local = local
         do {
-            ahead = try local.itemsAhead(of: committed, position: progress.journalSequence)
+            ahead = try local.itemsAhead(of: committed, position: progress.journalSequence, appliesCovered: progress.appliesCovered)
         } catch {
             throw SyncClientError.mapped(error)
         }
@@ -242,7 +242,9 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
         retried = Set(machine.retrySetAside())
         touched = retried
         // Unreadable now: the items found at the start stand.
-        if let found = try? local.itemsAhead(of: committed, position: progress.journalSequence) { ahead = found }
+        if let found = try? local.itemsAhead(of: committed, position: progress.journalSequence, appliesCovered: progress.appliesCovered) {
+            ahead = found
+        }
         machine.markLocalValueUnknown(ahead, applied: local.appliedAhead)
     }
 
