@@ -257,20 +257,21 @@ package struct KeychainZone: ZoneLocalStore {
                     continue
                 }
                 changes.append(.store(remote))
-                tags[remote.primaryKey] = apply.state.records[item]?.seen.canonicalEncoding
-                if apply.isServersVersion(version, of: item) { serverVersions[remote.primaryKey] = version.vector.canonicalEncoding }
-                pushed[remote.primaryKey] = nil
-                replaced[remote.primaryKey] = nil
-                sent[remote.primaryKey] = nil
+                let key = remote.primaryKey
+                tags[key] = apply.state.records[item]?.seen.canonicalEncoding
+                if apply.isServersVersion(version, of: item) { serverVersions[key] = version.vector.canonicalEncoding }
+                pushed.forget(key)
+                replaced.forget(key)
+                sent.forget(key)
             case .remove(let item):
                 // The state was committed right before the request whose answer removed it.
                 let key = apply.committed.records[item].flatMap { ItemContent.decode($0.version.content)?.primaryKey } ?? aheadKeys[item]
                 guard let key else { continue }
                 changes.append(.delete(key))
                 tags[key] = apply.state.records[item]?.seen.canonicalEncoding
-                pushed[key] = nil
-                replaced[key] = nil
-                sent[key] = nil
+                pushed.forget(key)
+                replaced.forget(key)
+                sent.forget(key)
             case .keepInHistory(let item, let version):
                 guard let loser = ItemContent.decode(version.content) else {
                     problems[item] = "a losing version's content cannot be read"
@@ -279,25 +280,25 @@ package struct KeychainZone: ZoneLocalStore {
                 changes.append(.keepInHistory(loser, versionTag: version.vector.canonicalEncoding))
             case .pushed(_, let version):
                 guard !version.isDeleted, let key = ItemContent.decode(version.content)?.primaryKey else { continue }
-                tags[key] = nil
-                replaced[key] = nil
-                sent[key] = nil
+                tags.forget(key)
+                replaced.forget(key)
+                sent.forget(key)
                 pushed[key] = version.vector.canonicalEncoding
                 pushedVersions[key] = SentVersionRecord.encode(version)
             case .sent(_, let version):
                 guard !version.isDeleted, let key = ItemContent.decode(version.content)?.primaryKey else { continue }
-                tags[key] = nil
-                replaced[key] = nil
-                pushed[key] = nil
+                tags.forget(key)
+                replaced.forget(key)
+                pushed.forget(key)
                 sent[key] = .init(tag: version.vector.canonicalEncoding, version: SentVersionRecord.encode(version))
             case .writtenOver(let item, let overwritten):
                 // Only while the write is still the local value (a deletion leaves nothing to recover).
                 guard let record = apply.state.records[item], record.isPending, !record.version.isDeleted,
                     let key = ItemContent.decode(record.version.content)?.primaryKey
                 else { continue }
-                tags[key] = nil
-                pushed[key] = nil
-                sent[key] = nil
+                tags.forget(key)
+                pushed.forget(key)
+                sent.forget(key)
                 replaced[key] = overwritten.canonicalEncoding
             }
         }
@@ -347,5 +348,12 @@ package struct KeychainZone: ZoneLocalStore {
         if let content, StateClassLayer.isSealedAway(content) {
             throw SyncClientError(.keychainLocked, "the keychain is locked; a \"when unlocked\" item waits for the unlock")
         }
+    }
+}
+
+private extension Dictionary {
+    /// Removes `key`; an empty dictionary (most of an apply's are) does not hash it.
+    mutating func forget(_ key: Key) {
+        if !isEmpty { self[key] = nil }
     }
 }
