@@ -14,9 +14,10 @@ package struct KeychainZone: ZoneLocalStore {
     private let owner: String
     /// The primary keys of the items the keychain holds ahead of the committed state.
     private var aheadKeys: [ItemID: PrimaryKey] = [:]
-    /// Of those, the ones this enrolment's applies left ahead, with the version each took, until
-    /// a state holds it (``coveredApplies(by:)``); nil when not known (the last read failed).
-    private var aheadOfOwnApplies: [ItemID: VersionVector]?
+    /// Of those, the ones this enrolment's applies left ahead, with the version each took (nil
+    /// when its tag does not read: never caught up), until a state holds it
+    /// (``coveredApplies(by:)``); nil when not known (the last read failed).
+    private var aheadOfOwnApplies: [ItemID: VersionVector?]?
     /// For the items held ahead of a state that never pulled, the versions the server had that
     /// the keychain holds exactly: a listing older than one is refused (decision 0243).
     package private(set) var appliedAhead: [ItemID: [VersionVector]] = [:]
@@ -193,7 +194,7 @@ package struct KeychainZone: ZoneLocalStore {
             }
             tags = own
         }
-        var aheadOfOwn: [ItemID: VersionVector] = [:]
+        var aheadOfOwn: [ItemID: VersionVector?] = [:]
         for (key, tag) in tags {
             let item = itemID(of: key)
             // A state that has seen the tagged version (or more) holds what the keychain took.
@@ -201,7 +202,7 @@ package struct KeychainZone: ZoneLocalStore {
             let applied = try? VersionVector(canonicalEncoding: tag)
             if let applied, seen.descends(from: applied) { continue }
             aheadKeys[item] = key
-            if !earlierKeys.contains(key) { aheadOfOwn[item] = applied ?? VersionVector() }
+            if !earlierKeys.contains(key) { aheadOfOwn[item] = .some(applied) }
         }
         aheadOfOwnApplies = aheadOfOwn
         return Set(aheadKeys.keys)
@@ -212,7 +213,10 @@ package struct KeychainZone: ZoneLocalStore {
     /// state it commits next, so nothing of this enrolment's is ahead of that state.
     package mutating func coveredApplies(by state: ZoneSyncState) throws -> Int64? {
         guard let ahead = aheadOfOwnApplies else { return nil }
-        let stillAhead = ahead.filter { item, applied in !(state.records[item]?.seen ?? VersionVector()).descends(from: applied) }
+        let stillAhead = ahead.filter { item, applied in
+            guard let applied, let seen = state.records[item]?.seen else { return true }
+            return !seen.descends(from: applied)
+        }
         aheadOfOwnApplies = stillAhead
         return stillAhead.isEmpty ? try keychain.remoteApplyCount() : nil
     }
