@@ -132,7 +132,6 @@ struct SyncCommand: AsyncParsableCommand {
                     }
                 }
                 let report = try await sync.syncUntilInStep()
-                KeptUntilExit.keep(sync)
                 return (
                     report, await sync.keychain.waitingForUnlock, await sync.keychain.pushesWaitingForUnlock,
                     await sync.keychain.waitingForAnEpoch
