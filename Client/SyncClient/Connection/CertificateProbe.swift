@@ -16,6 +16,9 @@ package enum CertificateProbe {
     ) async throws -> [NIOSSLCertificate] {
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.minimumTLSVersion = .tlsv12
+        // The callback below is the whole verification: no trust store to read (the system's
+        // bundle cost every command a few milliseconds).
+        configuration.trustRoots = .certificates([])
         let context: NIOSSLContext
         do {
             context = try NIOSSLContext(configuration: configuration)
