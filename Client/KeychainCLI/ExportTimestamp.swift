@@ -28,7 +28,7 @@ enum ExportTimestamp {
     /// The seconds of a timestamp `format` wrote (or any `YYYY-MM-DDTHH:MM:SS[.F…]Z`); nil for
     /// anything else.
     static func parse(_ text: String) -> Double? {
-        let bytes = Array(text.utf8)
+        let bytes = Array(text.utf8), number = CivilCalendar.number
         guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z"), bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
             bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
             let year = number(bytes[0..<4]), let month = number(bytes[5..<7]), let day = number(bytes[8..<10]),
@@ -95,10 +95,6 @@ enum ExportTimestamp {
         return String(decoding: result.reversed(), as: UTF8.self)
     }
 
-    private static func number(_ digits: ArraySlice<UInt8>) -> Int64? {
-        guard digits.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
-        return digits.reduce(0) { $0 * 10 + Int64($1 - 0x30) }
-    }
 
     private static func pad(_ value: Int64, _ width: Int) -> String {
         let text = String(value)

@@ -1,5 +1,5 @@
-/// Dates of the proleptic Gregorian calendar as days since 1970-01-01, for the formats read and
-/// written by hand (an export's timestamps, an HTTP `Date` header) without Foundation's
+/// Dates of the proleptic Gregorian calendar as days since 1970-01-01, and the digits of their
+/// fields, for the formats read and written by hand (an export's timestamps, an HTTP `Date` header) without Foundation's
 /// calendars: Howard Hinnant's `days_from_civil` and `civil_from_days`, years counted from March
 /// so that the leap day ends the year.
 package enum CivilCalendar {
@@ -33,5 +33,11 @@ package enum CivilCalendar {
         case 4, 6, 9, 11: 30
         default: 31
         }
+    }
+
+    /// The value of a field written in ASCII decimal digits (`2026`, `09`); nil for anything else.
+    package static func number(_ digits: ArraySlice<UInt8>) -> Int64? {
+        guard digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
+        return digits.reduce(0) { $0 * 10 + Int64($1 - UInt8(ascii: "0")) }
     }
 }

@@ -141,28 +141,24 @@ extension Keychain {
     /// as ``unchangedRemoteVersionTags()``, of earlier enrolments than `owner` only.
     public func unchangedRemoteVersionTags(notOwnedBy owner: String) throws(KeychainError) -> [PrimaryKey: [UInt8]] {
         try readWithoutState { db in
-            var tags: [PrimaryKey: [UInt8]] = [:]
-            let rows = try Row.fetchCursor(
-                db, sql: "SELECT primary_key, version_tag FROM remote_version WHERE changed_locally = 0 AND owner != ?", arguments: [owner])
-            while let row = try rows.next() {
-                guard let key = PrimaryKey(storageBytes: row[0]) else { continue }
-                tags[key] = Array(row[1] as Data)
-            }
-            return tags
+            try Self.tags(db, where: "changed_locally = 0 AND owner != ?", arguments: [owner])
         }
     }
 
     /// Every version tag the applies by `owner` recorded, by primary key.
     public func remoteVersionTags(owner: String) throws(KeychainError) -> [PrimaryKey: [UInt8]] {
-        try readWithoutState { db in
-            var tags: [PrimaryKey: [UInt8]] = [:]
-            let rows = try Row.fetchCursor(db, sql: "SELECT primary_key, version_tag FROM remote_version WHERE owner = ?", arguments: [owner])
-            while let row = try rows.next() {
-                guard let key = PrimaryKey(storageBytes: row[0]) else { continue }
-                tags[key] = Array(row[1] as Data)
-            }
-            return tags
+        try readWithoutState { db in try Self.tags(db, where: "owner = ?", arguments: [owner]) }
+    }
+
+    /// The version tags of the rows `condition` selects, by primary key.
+    private static func tags(_ db: Database, where condition: String, arguments: StatementArguments) throws -> [PrimaryKey: [UInt8]] {
+        var tags: [PrimaryKey: [UInt8]] = [:]
+        let rows = try Row.fetchCursor(db, sql: "SELECT primary_key, version_tag FROM remote_version WHERE \(condition)", arguments: arguments)
+        while let row = try rows.next() {
+            guard let key = PrimaryKey(storageBytes: row[0]) else { continue }
+            tags[key] = Array(row[1] as Data)
         }
+        return tags
     }
 
     /// Records the tags; a pushed version counts as changed locally when its key was journaled

@@ -34,7 +34,7 @@ package final class ServerClock: Sendable {
     /// a server sends; nil for anything else. By hand: a `DateFormatter` loads the locale and
     /// time-zone data at every answer, a tenth of a quiet sync's time.
     package static func parse(_ text: String) -> Date? {
-        let bytes = Array(text.utf8)
+        let bytes = Array(text.utf8), number = CivilCalendar.number
         guard bytes.count == 29, bytes[3] == UInt8(ascii: ","), bytes[4] == .space, bytes[7] == .space, bytes[11] == .space,
             bytes[16] == .space, bytes[19] == UInt8(ascii: ":"), bytes[22] == UInt8(ascii: ":"), bytes[25] == .space,
             bytes[26...] == Array("GMT".utf8)[...], weekdays.contains(bytes[0..<3]),
@@ -50,10 +50,6 @@ package final class ServerClock: Sendable {
     private static let weekdays = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"].map { Array($0.utf8)[...] }
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"].map { Array($0.utf8)[...] }
 
-    private static func number(_ digits: ArraySlice<UInt8>) -> Int64? {
-        guard digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
-        return digits.reduce(0) { $0 * 10 + Int64($1 - UInt8(ascii: "0")) }
-    }
 }
 
 private extension UInt8 {
