@@ -123,11 +123,12 @@ extension Keychain {
     /// one's version tag (decision 0175); when known, the server's version its value is exactly
     /// (see ``RemoteVersionTags/serverVersions``, decision 0243); and, for one pushed whose answer
     /// never came, the version sent (``RemoteVersionTags/sent``, decision 0247).
-    public func unchangedRemoteVersions() throws(KeychainError) -> [PrimaryKey: UnchangedRemoteVersion] {
+    /// - Parameter owner: When given, only those of earlier enrolments than `owner`.
+    public func unchangedRemoteVersions(notOwnedBy owner: String? = nil) throws(KeychainError) -> [PrimaryKey: UnchangedRemoteVersion] {
         try readWithoutState { db in
             var versions: [PrimaryKey: UnchangedRemoteVersion] = [:]
-            let rows = try Row.fetchCursor(
-                db, sql: "SELECT primary_key, version_tag, server_version, sent_version FROM remote_version WHERE changed_locally = 0")
+            let columns = "SELECT primary_key, version_tag, server_version, sent_version FROM remote_version WHERE changed_locally = 0"
+            let rows = try owner.map { try Row.fetchCursor(db, sql: columns + " AND owner != ?", arguments: [$0]) } ?? Row.fetchCursor(db, sql: columns)
             while let row = try rows.next() {
                 guard let key = PrimaryKey(storageBytes: row[0]) else { continue }
                 versions[key] = UnchangedRemoteVersion(
@@ -137,28 +138,17 @@ extension Keychain {
         }
     }
 
-    /// The version tags of the items not written locally since the apply that recorded them,
-    /// as ``unchangedRemoteVersionTags()``, of earlier enrolments than `owner` only.
-    public func unchangedRemoteVersionTags(notOwnedBy owner: String) throws(KeychainError) -> [PrimaryKey: [UInt8]] {
-        try readWithoutState { db in
-            try Self.tags(db, where: "changed_locally = 0 AND owner != ?", arguments: [owner])
-        }
-    }
-
     /// Every version tag the applies by `owner` recorded, by primary key.
     public func remoteVersionTags(owner: String) throws(KeychainError) -> [PrimaryKey: [UInt8]] {
-        try readWithoutState { db in try Self.tags(db, where: "owner = ?", arguments: [owner]) }
-    }
-
-    /// The version tags of the rows `condition` selects, by primary key.
-    private static func tags(_ db: Database, where condition: String, arguments: StatementArguments) throws -> [PrimaryKey: [UInt8]] {
-        var tags: [PrimaryKey: [UInt8]] = [:]
-        let rows = try Row.fetchCursor(db, sql: "SELECT primary_key, version_tag FROM remote_version WHERE \(condition)", arguments: arguments)
-        while let row = try rows.next() {
-            guard let key = PrimaryKey(storageBytes: row[0]) else { continue }
-            tags[key] = Array(row[1] as Data)
+        try readWithoutState { db in
+            var tags: [PrimaryKey: [UInt8]] = [:]
+            let rows = try Row.fetchCursor(db, sql: "SELECT primary_key, version_tag FROM remote_version WHERE owner = ?", arguments: [owner])
+            while let row = try rows.next() {
+                guard let key = PrimaryKey(storageBytes: row[0]) else { continue }
+                tags[key] = Array(row[1] as Data)
+            }
+            return tags
         }
-        return tags
     }
 
     /// Records the tags; a pushed version counts as changed locally when its key was journaled

@@ -129,8 +129,8 @@ package struct KeyValueZone: ZoneLocalStore {
         var versions: [KeyVersion] = []
         var learned: [ItemID: String] = [:]
         var notOnServer: Set<String> = []
-        var pushed: [String: VersionVector] = [:]
-        var sent: [String: VersionVector] = [:]
+        var pushed: [String: ItemVersion] = [:]
+        var sent: [String: ItemVersion] = [:]
         for effect in apply.effects {
             switch effect {
             case .store(let item, let version):
@@ -143,9 +143,9 @@ package struct KeyValueZone: ZoneLocalStore {
                 guard let key = keyByItem[item], let tombstone = apply.state.records[item]?.version else { continue }
                 versions.append(try KeyVersion(key: key, version: tombstone))
             case .pushed(let item, let version):
-                if let key = keyByItem[item] { pushed[key] = version.vector }
+                if let key = keyByItem[item] { pushed[key] = version }
             case .sent(let item, let version):
-                if let key = keyByItem[item] { sent[key] = version.vector }
+                if let key = keyByItem[item] { sent[key] = version }
             case .keepInHistory, .writtenOver:
                 // A key-value store keeps each value's own vector: nothing to add.
                 continue

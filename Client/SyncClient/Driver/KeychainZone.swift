@@ -183,14 +183,18 @@ package struct KeychainZone: ZoneLocalStore {
             var own = covered ? [:] : try keychain.remoteVersionTags(owner: owner)
             // An item an earlier enrolment took, unchanged since and unknown to this state: a
             // resync no longer listed it and it was kept (decision 0106). The store holds it
-            // still, so a version listed later is applied to it, a deletion above all (0194).
-            let earlier = try keychain.unchangedRemoteVersionTags(notOwnedBy: owner).filter { key, _ in
+            // still, so a version listed later is applied to it, a deletion above all (0194),
+            // unless the version it holds from the server dominates the listing (a replay, R35).
+            let earlier = try keychain.unchangedRemoteVersions(notOwnedBy: owner).filter { key, _ in
                 state.records[itemID(of: key)] == nil
             }
             let held = earlier.isEmpty ? [] : Set(try keychain.synchronizableItems().map(\.key))
-            for (key, tag) in earlier where held.contains(key) {
-                own[key] = tag
+            for (key, version) in earlier where held.contains(key) {
+                own[key] = version.tag
                 earlierKeys.insert(key)
+                if let server = version.serverVersion, let vector = try? VersionVector(canonicalEncoding: server) {
+                    appliedAhead[itemID(of: key)] = [vector]
+                }
             }
             tags = own
         }

@@ -1,4 +1,6 @@
+import SyncCore
 import SyncTesting
+import Synchronization
 import Testing
 
 /// A device that lost its sync state and enrols again (decision 0106), in process. `LostStateTests`
@@ -66,5 +68,84 @@ struct LostStateInProcessTests {
             #expect(try a.password(service: "x", account: "max") == nil)
             #expect(try b.password(service: "x", account: "max") == nil)
         }
+    }
+
+    /// R62: the pages of a device's first pull wait, unapplied, for the statement check after the
+    /// last one (a server may serve it anything, and only the statements tell; simulation seed 41,
+    /// malicious, 400 operations): a first pull cut off after a page shows nothing of it, and the
+    /// next round reads the feed from the start.
+    @Test func aFirstPullCutOffAfterAPageAppliesNothingOfIt() async throws {
+        var limits = LoopbackAccount.Limits()
+        limits.pageItems = 2
+        try await LoopbackAccount.with(limits: limits) { account in
+            let a = try await account.device("a")
+            for number in 0..<5 { try a.add(service: "s\(number)", account: "kim", password: "p\(number)") }
+            try await a.sync()
+            let pulls = Counter()
+            let b = try await account.device("b") { call, stage in
+                if case .pull = call, stage == .answer, pulls.increment() == 2 { throw LoopbackZoneServer.Lost() }
+            }
+            await #expect(throws: (any Error).self) { try await b.sync(maximumRounds: 1) }
+            #expect(try (0..<5).allSatisfy { try b.password(service: "s\($0)", account: "kim") == nil })
+            try await b.sync()
+            #expect(try (0..<5).map { try b.password(service: "s\($0)", account: "kim") } == (0..<5).map { "p\($0)" })
+        }
+    }
+
+    /// Simulation seed 167 (malicious, 400 operations): a copy an earlier enrolment took from the
+    /// server, which the new enrolment's resync did not list, is still known by the server's
+    /// version it holds once the new state has pulled (a new process): an older version listed
+    /// later is refused as going backwards, not applied over it.
+    @Test func aCopyKeptFromAnEarlierEnrolmentRefusesAnOlderVersionListedLater() async throws {
+        try await LoopbackAccount.with { account in
+            let (a, b) = (try await account.device("a"), try await account.device("b"))
+            let server = ReplayingServer()
+            try a.add(service: "x", account: "kim", password: "first")
+            try await a.sync()
+            try await b.loseStateAndEnrolAgain(tampering: server.tampering)
+            try await b.sync()
+            try a.add(service: "x", account: "kim", password: "second", update: true)
+            try await a.sync()
+            try await b.sync()
+            // Enrolled again, b is served a resync without x: kept, reported unlisted.
+            server.act.withLock { $0 = .hide }
+            try await b.loseStateAndEnrolAgain(tampering: server.tampering)
+            _ = try? await b.sync()
+            #expect(try b.password(service: "x", account: "kim") == "second")
+            // A new process; the server lists x's first version beside a later change.
+            server.act.withLock { $0 = .replay }
+            try b.restart()
+            try a.add(service: "y", account: "kim", password: "other")
+            try await a.sync()
+            _ = try? await b.sync()
+            #expect(try b.password(service: "x", account: "kim") == "second")
+            #expect(try b.problems()["x/kim"] == "its version vector goes backwards")
+        }
+    }
+}
+
+/// A server that records the first versions it serves of each item, then leaves those items out
+/// of its pages (`hide`), or lists their first versions beside every later page (`replay`).
+private final class ReplayingServer: Sendable {
+    enum Act { case record, hide, replay }
+    let act = Mutex(Act.record)
+    private let first = Mutex([ItemID: ChangedItem<SealedVersion>]())
+
+    var tampering: LoopbackZoneServer.Tampering {
+        .init(page: { [self] items in
+            switch act.withLock({ $0 }) {
+            case .record:
+                first.withLock { first in for item in items where first[item.item] == nil { first[item.item] = item } }
+                return items
+            case .hide:
+                let recorded = first.withLock { Set($0.keys) }
+                return items.filter { !recorded.contains($0.item) }
+            case .replay:
+                guard let sequence = items.map(\.sequence).max() else { return items }
+                let listed = Set(items.map(\.item))
+                let replayed = first.withLock { $0.values.filter { !listed.contains($0.item) } }
+                return items + replayed.map { ChangedItem(item: $0.item, sequence: sequence, versions: $0.versions) }
+            }
+        })
     }
 }
