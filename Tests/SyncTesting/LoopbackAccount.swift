@@ -41,8 +41,6 @@ package final class LoopbackAccount: Sendable {
         package var maximumBlobBytes = ServerConfiguration.Limits().maximumBlobBytes
         /// The most blob bytes in one upload (`--max-request-bytes`, which counts the JSON).
         package var maximumRequestBytes = Int.max
-        /// The most items in one page of the feed.
-        package var pageItems = 1_000
 
         package init() {}
     }

@@ -206,7 +206,7 @@ package final class LoopbackDevice: Sendable {
         LoopbackZoneServer(
             storage: account.storage, account: account.id, device: id, zone: zone, limits: account.limits.upload,
             maximumBlobBytes: account.limits.maximumBlobBytes, maximumRequestBytes: account.limits.maximumRequestBytes,
-            pageItems: account.limits.pageItems, deviceNow: account.now, fault: fault, tampering: tampering)
+            deviceNow: account.now, fault: fault, tampering: tampering)
     }
 
     private static let logger = Logger(label: "loopback", factory: { _ in SwiftLogNoOpLogHandler() })

@@ -23,7 +23,6 @@ extension ZoneDriver {
                 // the same versions (decision 0247).
                 effects += batch.items.filter { !$0.version.isDeleted && machine.state.records[$0.item]?.version == $0.version }
                     .map { .sent($0.item, $0.version) }
-                try checkWaitingPages(report: report)
                 try applyEffects()
                 try commit()
                 let response = try await server.push(try sealer.seal(batch))
@@ -48,10 +47,8 @@ extension ZoneDriver {
                 // collected meanwhile are listed to it (R10a).
                 async let fetched = server.pull(request)
                 do {
-                    if unvouchedPages != .waiting {
-                        try applyEffects()
-                        try commit()
-                    }
+                    try applyEffects()
+                    try commit()
                 } catch {
                     // The pull in flight ends before the round does: what a round sends never
                     // depends on how far a cancelled request got (decision 0186).
@@ -62,9 +59,6 @@ extension ZoneDriver {
                 if case .feedRestored = page { restoreAnnounced() }
                 let opened = open(page, report: &report)
                 let listed = if case .changes(_, let items, _, _, _) = opened { items.map(\.item) } else { [ItemID]() }
-                if request.isFullResync || isInitialSync, case .changes(_, _, _, let hasMore, _) = opened {
-                    unvouchedPages = hasMore ? .waiting : .checkDue
-                }
                 if request.isFullResync { touched = nil } else { touched?.formUnion(listed) }
                 actions.append(contentsOf: try answered(machine.receive(opened), resent: &resent))
                 // Listed again: an "unlisted" problem of the item is settled (one set aside
@@ -90,7 +84,6 @@ extension ZoneDriver {
             case .reject(let item, let rejection):
                 reject(item, Self.reason(rejecting: rejection), report: &report)
             case .synced:
-                unvouchedPages = .none
                 let view = try checkStatements(report: report)
                 try applyEffects()
                 progress.lastSync = Date()
@@ -104,18 +97,9 @@ extension ZoneDriver {
         }
         if !effects.isEmpty {
             // The round stopped after a page without a further request (pushes ran out).
-            try checkWaitingPages(report: report)
             try applyEffects()
             try commit()
         }
-    }
-
-    /// Checks the statements before the pages that waited for them are applied (by a push that
-    /// resolution produced, before the round's end): a finding throws, and nothing of them is.
-    private func checkWaitingPages(report: SyncRoundReport) throws {
-        guard unvouchedPages == .checkDue else { return }
-        unvouchedPages = .none
-        _ = try checkStatements(report: report)
     }
 
     /// The actions an answer led to; for an answer the machine did not take (it answers another

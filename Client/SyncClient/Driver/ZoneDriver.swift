@@ -53,18 +53,6 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
     var heldForAnEpoch: Set<ItemID> = []
     /// Whether the round in progress is the zone's first.
     var isInitialSync = false
-    /// Where the round is with pulled pages that nothing of this device's vouches for (a full
-    /// resync's, or a zone's first pull's): they wait, unapplied, for the statement check after
-    /// their last page (R62).
-    var unvouchedPages = UnvouchedPages.none
-
-    enum UnvouchedPages {
-        case none
-        /// More pages follow: nothing is applied or committed before the next request.
-        case waiting
-        /// The last page came: the statements are checked before the next apply.
-        case checkDue
-    }
     /// The statements of the round in progress, read but not yet checked (decision 0190).
     var statementsInFlight: Task<StatementListResponse, any Error>?
     /// Whether the round in progress checked, before its first push, that no current member
@@ -235,7 +223,6 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
         let starting = machine.startSync(reconcilingFirst: fresh, resyncing: findings.resyncsNext, givingBack: findings.givesBackNext)
         findings.roundStarts(readingWholeFeed: starting.contains { if case .pull(let request) = $0 { request.isFullResync } else { false } })
         unlistedThisRound = []
-        unvouchedPages = .none
         try await perform(released + starting, report: &report)
         if let standing = findings.standing { throw SyncClientError(.untrustedAccountState, standing) }
         if report.inStep, try local.hasLocalChanges(after: progress.journalSequence, state: machine.state) {

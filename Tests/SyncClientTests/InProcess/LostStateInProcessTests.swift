@@ -70,28 +70,6 @@ struct LostStateInProcessTests {
         }
     }
 
-    /// R62: the pages of a device's first pull wait, unapplied, for the statement check after the
-    /// last one (a server may serve it anything, and only the statements tell; simulation seed 41,
-    /// malicious, 400 operations): a first pull cut off after a page shows nothing of it, and the
-    /// next round reads the feed from the start.
-    @Test func aFirstPullCutOffAfterAPageAppliesNothingOfIt() async throws {
-        var limits = LoopbackAccount.Limits()
-        limits.pageItems = 2
-        try await LoopbackAccount.with(limits: limits) { account in
-            let a = try await account.device("a")
-            for number in 0..<5 { try a.add(service: "s\(number)", account: "kim", password: "p\(number)") }
-            try await a.sync()
-            let pulls = Counter()
-            let b = try await account.device("b") { call, stage in
-                if case .pull = call, stage == .answer, pulls.increment() == 2 { throw LoopbackZoneServer.Lost() }
-            }
-            await #expect(throws: (any Error).self) { try await b.sync(maximumRounds: 1) }
-            #expect(try (0..<5).allSatisfy { try b.password(service: "s\($0)", account: "kim") == nil })
-            try await b.sync()
-            #expect(try (0..<5).map { try b.password(service: "s\($0)", account: "kim") } == (0..<5).map { "p\($0)" })
-        }
-    }
-
     /// Simulation seed 167 (malicious, 400 operations): a copy an earlier enrolment took from the
     /// server, which the new enrolment's resync did not list, is still known by the server's
     /// version it holds once the new state has pulled (a new process): an older version listed
