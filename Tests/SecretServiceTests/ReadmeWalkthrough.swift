@@ -108,9 +108,15 @@ final class ReadmeWalkthrough {
         case .run:
             try await expect(command, shows: readme, running: filled(command.text), on: machine)
         case .untilShown:
-            try await eventually(timeout: .seconds(30), "\(command) to show what README shows") {
-                let shown = try await machine.run(filled(command.text), answers: answers)
-                return try shown.status == 0 && (output.matches(shown.output, readme.map(forTheServer)))
+            var last = ""
+            do {
+                try await eventually(timeout: .seconds(30), "\(command) on \(machine.name) to show what README shows") {
+                    let shown = try await machine.run(filled(command.text), answers: answers)
+                    last = shown.output
+                    return try shown.status == 0 && (output.matches(shown.output, readme.map(forTheServer)))
+                }
+            } catch {
+                throw TestFailure("\(error); it showed:\n\(masked(last))")
             }
         case .background(let ready):
             #expect(readme.isEmpty, "\(command): README shows output for a command in the background")

@@ -158,6 +158,11 @@ struct ReadmeWalkthroughTests {
                 try await startUnits(on: machine, storedSecret: walk.storedSecret)
             },
             "keychain kv --store com.example.notes get font-size": .untilShown,
+            "keychain totp mail.example.org -a alice": .custom { command, readme, machine in
+                // "the current code": six digits.
+                let shown = try await walk.expect(command, shows: readme, running: command.text, on: machine)
+                #expect(shown.output.wholeMatch(of: /\d{6}\n/) != nil, "\(command) showed: \(shown.output)")
+            },
         ]
     }
 
