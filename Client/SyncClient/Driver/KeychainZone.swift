@@ -76,10 +76,11 @@ package struct KeychainZone: ZoneLocalStore {
             if machine.state.records.isEmpty { items.removeAll() }
         }
         let entries = try keychain.journalEntries(after: position, limit: 1000)
+        let removed = neverPulled ? try removedAsASyncRemoves(among: entries) : []
         var latest: [PrimaryKey: JournalEntry] = [:]
         var order: [PrimaryKey] = []
         if let firstPass, position >= firstPass.upTo { self.firstPass = nil }
-        for entry in entries where entry.primaryKey.isSynchronizable && !applied.contains(entry.primaryKey) {
+        for entry in entries where entry.primaryKey.isSynchronizable && !applied.contains(entry.primaryKey) && !removed.contains(entry.primaryKey) {
             // An item the first pass read after this entry: its value then is what the machine has.
             if let firstPass, entry.sequence <= firstPass.upTo, firstPass.keys.contains(entry.primaryKey) { continue }
             if latest.updateValue(entry, forKey: entry.primaryKey) == nil { order.append(entry.primaryKey) }
@@ -92,6 +93,20 @@ package struct KeychainZone: ZoneLocalStore {
         }
         guard !entries.isEmpty || !items.isEmpty else { return nil }
         return LocalChanges(position: entries.last?.sequence ?? position, items: items)
+    }
+
+    /// Of the items `entries` name, the ones a sync's deletion or `leave` removed (decision 0175)
+    /// and nothing wrote since: their tag is unchanged and they are gone. Their journal entries are
+    /// all older than that removal, so a keychain without sync state does not push them as the
+    /// user's deletions (a re-enrolment after `leave` deleted on every device what this device
+    /// had once written).
+    private func removedAsASyncRemoves(among entries: [JournalEntry]) throws -> Set<PrimaryKey> {
+        let named = Set(entries.lazy.map(\.primaryKey).filter(\.isSynchronizable))
+        guard !named.isEmpty else { return [] }
+        let unchanged = named.intersection(try keychain.unchangedRemoteVersionTags().keys)
+        guard !unchanged.isEmpty else { return [] }
+        let present = try keychain.items(withPrimaryKeys: Array(unchanged))
+        return unchanged.filter { present[$0] == nil }
     }
 
     /// The machine takes the change of `primaryKey`, whose item is `current` (read after the
