@@ -76,7 +76,7 @@ package struct KeychainZone: ZoneLocalStore {
             if machine.state.records.isEmpty { items.removeAll() }
         }
         let entries = try keychain.journalEntries(after: position, limit: 1000)
-        let removed = neverPulled ? try removedAsASyncRemoves(among: entries) : []
+        let removed = neverPulled ? try removedBySync(among: entries) : []
         var latest: [PrimaryKey: JournalEntry] = [:]
         var order: [PrimaryKey] = []
         if let firstPass, position >= firstPass.upTo { self.firstPass = nil }
@@ -100,7 +100,7 @@ package struct KeychainZone: ZoneLocalStore {
     /// all older than that removal, so a keychain without sync state does not push them as the
     /// user's deletions (a re-enrolment after `leave` deleted on every device what this device
     /// had once written).
-    private func removedAsASyncRemoves(among entries: [JournalEntry]) throws -> Set<PrimaryKey> {
+    private func removedBySync(among entries: [JournalEntry]) throws -> Set<PrimaryKey> {
         let named = Set(entries.lazy.map(\.primaryKey).filter(\.isSynchronizable))
         guard !named.isEmpty else { return [] }
         let unchanged = named.intersection(try keychain.unchangedRemoteVersionTags().keys)
