@@ -193,6 +193,12 @@ package struct KeychainZone: ZoneLocalStore {
                 guard let server = version.serverVersion, let vector = try? VersionVector(canonicalEncoding: server) else { continue }
                 appliedAhead[itemID(of: key)] = [vector]
             }
+            // Gone since a sync removed it (its journal entries are not taken, `removedBySync`):
+            // nothing is held, but what the removal's tag saw bounds the listings (R35), so a
+            // replay of an earlier version is not taken for the item (malicious seed 5 at 400).
+            for (key, version) in unchanged where !held.contains(key) && state.records[itemID(of: key)] == nil {
+                if let vector = try? VersionVector(canonicalEncoding: version.tag) { appliedAhead[itemID(of: key)] = [vector] }
+            }
         } else {
             let covered = try appliesCovered.map { try $0 == keychain.remoteApplyCount() } ?? false
             var own = covered ? [:] : try keychain.remoteVersionTags(owner: owner)
