@@ -57,7 +57,7 @@ simulate_seeds() {
   second=$!
   wait "$first" || status=$?
   wait "$second" || status=$?
-  grep -a -A 4 "failed:" "$work/$name-1.log" "$work/$name-2.log" || true
+  grep -a -A 4 -E "^seed [0-9]+ failed" "$work/$name-1.log" "$work/$name-2.log" || true
   tail -n 1 "$work/$name-1.log" "$work/$name-2.log"
   failed=$(grep -ahoE '^seed [0-9]+ failed' "$work/$name-1.log" "$work/$name-2.log" | awk '{ print $2 }' | sort -n | tr '\n' ' ')
   unexpected=$(for seed in $failed; do case " $known " in *" $seed "*) ;; *) echo "$seed";; esac; done)
