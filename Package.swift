@@ -172,6 +172,7 @@ let package = Package(
         .testTarget(
             name: "KeychainStoreTests",
             dependencies: ["KeychainStore", "KeychainModel", .product(name: "GRDB", package: "GRDB.swift")],
+            exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "SecurityCompatTests", dependencies: ["SecurityCompat"], swiftSettings: swiftSettings),

@@ -44,7 +44,8 @@ extension Keychain {
             let needsJournal = !written.isEmpty || !(versions?.pushed.isEmpty ?? true) || !(versions?.sent.isEmpty ?? true)
             let journaled = try journalSequence.flatMap { needsJournal ? try journaledKeys(db, after: $0) : nil }
             if let journaled {
-                let changed = Set(written.filter { journaled.contains($0.storageBytes) })
+                let keys = try state.metadata
+                let changed = Set(written.filter { journaled.contains(keys.keyIndex($0)) })
                 if !changed.isEmpty { return .changedLocally(changed) }
             }
             for change in prepared {
@@ -63,7 +64,7 @@ extension Keychain {
                     try insertHistory(db, item, versionTag: tag, state: state, recorded: recorded)
                 }
             }
-            if let versions { try record(versions, journaled: journaled, db) }
+            if let versions { try record(versions, journaled: journaled, keys: state.metadata, db) }
             return .applied
         }
     }
@@ -89,13 +90,15 @@ extension Keychain {
     /// ``remoteVersionTag(of:)``). A key without one is missing.
     public func remoteVersionTags(of primaryKeys: [PrimaryKey], owner: String?) throws(KeychainError) -> [PrimaryKey: [UInt8]] {
         guard !primaryKeys.isEmpty else { return [:] }
-        return try readWithoutState { db in
+        return try read { db, state in
+            let keys = try state.metadata
             let statement = try owner == nil
-                ? db.cachedStatement(sql: "SELECT version_tag FROM remote_version WHERE primary_key = ?")
-                : db.cachedStatement(sql: "SELECT version_tag FROM remote_version WHERE primary_key = ? AND owner = ?")
+                ? db.cachedStatement(sql: "SELECT version_tag FROM remote_version WHERE key_index = ?")
+                : db.cachedStatement(sql: "SELECT version_tag FROM remote_version WHERE key_index = ? AND owner = ?")
             var tags: [PrimaryKey: [UInt8]] = [:]
             for primaryKey in primaryKeys {
-                let arguments: StatementArguments = owner.map { [primaryKey.storageBytes, $0] } ?? [primaryKey.storageBytes]
+                let index = keys.keyIndex(primaryKey)
+                let arguments: StatementArguments = owner.map { [index, $0] } ?? [index]
                 if let tag = try Data.fetchOne(statement, arguments: arguments) { tags[primaryKey] = Array(tag) }
             }
             return tags
@@ -125,14 +128,15 @@ extension Keychain {
     /// never came, the version sent (``RemoteVersionTags/sent``, decision 0247).
     /// - Parameter owner: When given, only those of earlier enrolments than `owner`.
     public func unchangedRemoteVersions(notOwnedBy owner: String? = nil) throws(KeychainError) -> [PrimaryKey: UnchangedRemoteVersion] {
-        try readWithoutState { db in
+        try read { db, state in
+            let keys = try state.metadata
             var versions: [PrimaryKey: UnchangedRemoteVersion] = [:]
-            let columns = "SELECT primary_key, version_tag, server_version, sent_version FROM remote_version WHERE changed_locally = 0"
+            let columns = "SELECT key_index, sealed_key, version_tag, server_version, sent_version FROM remote_version WHERE changed_locally = 0"
             let rows = try owner.map { try Row.fetchCursor(db, sql: columns + " AND owner != ?", arguments: [$0]) } ?? Row.fetchCursor(db, sql: columns)
             while let row = try rows.next() {
-                guard let key = PrimaryKey(storageBytes: row[0]) else { continue }
+                let key = try Self.remoteVersionKey(row, keys)
                 versions[key] = UnchangedRemoteVersion(
-                    tag: Array(row[1] as Data), serverVersion: (row[2] as Data?).map(Array.init), sentVersion: (row[3] as Data?).map(Array.init))
+                    tag: Array(row[2] as Data), serverVersion: (row[3] as Data?).map(Array.init), sentVersion: (row[4] as Data?).map(Array.init))
             }
             return versions
         }
@@ -140,43 +144,54 @@ extension Keychain {
 
     /// Every version tag the applies by `owner` recorded, by primary key.
     public func remoteVersionTags(owner: String) throws(KeychainError) -> [PrimaryKey: [UInt8]] {
-        try readWithoutState { db in
+        try read { db, state in
+            let keys = try state.metadata
             var tags: [PrimaryKey: [UInt8]] = [:]
-            let rows = try Row.fetchCursor(db, sql: "SELECT primary_key, version_tag FROM remote_version WHERE owner = ?", arguments: [owner])
+            let rows = try Row.fetchCursor(db, sql: "SELECT key_index, sealed_key, version_tag FROM remote_version WHERE owner = ?", arguments: [owner])
             while let row = try rows.next() {
-                guard let key = PrimaryKey(storageBytes: row[0]) else { continue }
-                tags[key] = Array(row[1] as Data)
+                tags[try Self.remoteVersionKey(row, keys)] = Array(row[2] as Data)
             }
             return tags
         }
     }
 
+    /// The primary key of a remote version row whose first columns are `key_index, sealed_key`.
+    private static func remoteVersionKey(_ row: Row, _ keys: MetadataKeys) throws -> PrimaryKey {
+        let index: Data = row[0]
+        return try keys.openKey(row[1], .remoteVersionKey, identity: Array(index))
+    }
+
     /// Records the tags; a pushed version counts as changed locally when its key was journaled
     /// after the apply's position (`journaled`; nil: no position, so unknown, so changed), a
     /// replaced one always.
-    private func record(_ versions: RemoteVersionTags, journaled: Set<Data>?, _ db: Database) throws {
+    private func record(_ versions: RemoteVersionTags, journaled: Set<Data>?, keys: MetadataKeys, _ db: Database) throws {
+        // The key is sealed once, when its row is made: a row updated keeps it.
         let statement = try db.cachedStatement(sql: """
-            INSERT INTO remote_version (primary_key, owner, version_tag, changed_locally, server_version, sent_version)
-            VALUES (?, ?, ?, ?, ?, ?)
-            ON CONFLICT (primary_key) DO UPDATE
+            INSERT INTO remote_version (key_index, sealed_key, owner, version_tag, changed_locally, server_version, sent_version)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (key_index) DO UPDATE
             SET owner = excluded.owner, version_tag = excluded.version_tag, changed_locally = excluded.changed_locally,
                 server_version = excluded.server_version, sent_version = excluded.sent_version
             """)
         let none: Data? = nil
-        func changedLocally(_ primaryKey: PrimaryKey) -> Bool { journaled.map { $0.contains(primaryKey.storageBytes) } ?? true }
+        func write(_ primaryKey: PrimaryKey, _ tag: [UInt8], changedLocally: Bool?, server: Data?, sent: Data?) throws {
+            let index = keys.keyIndex(primaryKey)
+            let changed = changedLocally ?? journaled.map { $0.contains(index) } ?? true
+            try statement.execute(arguments: [
+                index, try keys.sealKey(primaryKey, .remoteVersionKey, identity: Array(index)), versions.owner, Data(tag), changed, server, sent,
+            ])
+        }
         for (primaryKey, tag) in versions.tags {
-            let server = versions.serverVersions[primaryKey].map { Data($0) }
-            try statement.execute(arguments: [primaryKey.storageBytes, versions.owner, Data(tag), false, server, none])
+            try write(primaryKey, tag, changedLocally: false, server: versions.serverVersions[primaryKey].map { Data($0) }, sent: none)
         }
         for (primaryKey, sent) in versions.sent {
-            try statement.execute(arguments: [primaryKey.storageBytes, versions.owner, Data(sent.tag), changedLocally(primaryKey), none, Data(sent.version)])
+            try write(primaryKey, sent.tag, changedLocally: nil, server: none, sent: Data(sent.version))
         }
         for (primaryKey, tag) in versions.pushed {
-            let version = versions.pushedVersions[primaryKey].map { Data($0) }
-            try statement.execute(arguments: [primaryKey.storageBytes, versions.owner, Data(tag), changedLocally(primaryKey), Data(tag), version])
+            try write(primaryKey, tag, changedLocally: nil, server: Data(tag), sent: versions.pushedVersions[primaryKey].map { Data($0) })
         }
         for (primaryKey, tag) in versions.replaced {
-            try statement.execute(arguments: [primaryKey.storageBytes, versions.owner, Data(tag), true, none, none])
+            try write(primaryKey, tag, changedLocally: true, server: none, sent: none)
         }
         try db.cachedStatement(sql: "INSERT INTO remote_apply (id, count) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET count = count + 1")
             .execute()
@@ -188,9 +203,9 @@ extension Keychain {
         try readWithoutState { db in try Int64.fetchOne(db, sql: "SELECT count FROM remote_apply WHERE id = 1") ?? 0 }
     }
 
-    /// The primary keys (stored form) the change journal has entries for after `sequence`.
+    /// The key indexes of the primary keys the change journal has entries for after `sequence`.
     private func journaledKeys(_ db: Database, after sequence: Int64) throws -> Set<Data> {
-        try Set(Data.fetchAll(db.cachedStatement(sql: "SELECT primary_key FROM change_journal WHERE sequence > ?"), arguments: [sequence]))
+        try Set(Data.fetchAll(db.cachedStatement(sql: "SELECT key_index FROM change_journal WHERE sequence > ?"), arguments: [sequence]))
     }
 
     /// Applies the add defaults but keeps the dates the item brings (a version from elsewhere).

@@ -1,0 +1,121 @@
+import Crypto
+import Foundation
+import KeychainModel
+
+/// The keys that keep an item's metadata out of the keychain file (decision 0280): its attributes,
+/// its history's and its journal's primary keys are sealed, and lookups and the uniqueness rule go
+/// through keyed blind indexes.
+///
+/// Both keys derive from the "always" class key, which the device key wraps and no lock takes
+/// away: a lookup, an add's uniqueness check and the sync's journal work whatever the lock state,
+/// as they did with plaintext columns. So a copy of the database alone shows no attribute; a copy
+/// with the device key file beside it shows them (as it shows the "always" class's secrets).
+struct MetadataKeys: Sendable {
+    private let sealing: SymmetricKey
+    private let index: SymmetricKey
+
+    init(alwaysClassKey: SymmetricKey) {
+        sealing = Self.derive(alwaysClassKey, "keychain metadata sealing")
+        index = Self.derive(alwaysClassKey, "keychain metadata index")
+    }
+
+    private static func derive(_ key: SymmetricKey, _ purpose: String) -> SymmetricKey {
+        HKDF<SHA256>.deriveKey(inputKeyMaterial: key, info: Array(purpose.utf8), outputByteCount: 32)
+    }
+
+    // MARK: - Blind indexes
+
+    /// The uniqueness index of a primary key: equal keys give equal bytes, and nothing else can be
+    /// read from them without the index key.
+    func keyIndex(_ primaryKey: PrimaryKey) -> Data {
+        blindIndex("key", primaryKey.storageBytes)
+    }
+
+    /// The lookup index of an item of `itemClass` whose lookup attribute (``lookupAttribute(of:)``)
+    /// has `value`: the index a query naming that attribute alone reads.
+    func lookupIndex(_ itemClass: ItemClass, _ value: AttributeValue) -> Data {
+        blindIndex("lookup " + itemClass.rawValue, Data(value.canonicalBytes))
+    }
+
+    /// The attribute a lookup index is kept for: the one a query of the class names first
+    /// (service or server, the issuer, the application tag). Missing on an item counts as its empty value.
+    static func lookupAttribute(of itemClass: ItemClass) -> Attribute {
+        switch itemClass {
+        case .genericPassword: .service
+        case .internetPassword: .server
+        case .certificate: .issuer
+        case .key: .applicationTag
+        }
+    }
+
+    /// HMAC-SHA256 of a domain label and the bytes, cut to 16 bytes (a chance collision would only
+    /// make two different keys look equal: about one in 2^64 over four billion items).
+    private func blindIndex(_ domain: String, _ bytes: Data) -> Data {
+        var hmac = HMAC<SHA256>(key: index)
+        hmac.update(data: Array(domain.utf8) + [0])
+        hmac.update(data: bytes)
+        return Data(hmac.finalize().prefix(16))
+    }
+
+    // MARK: - Sealing
+
+    /// What sealed metadata is, bound into its associated data so that no sealed value can be
+    /// moved to another purpose or row.
+    enum Purpose: String {
+        case itemAttributes = "item-attributes"
+        case historyAttributes = "history-attributes"
+        case journalKey = "journal-key"
+        case remoteVersionKey = "remote-version-key"
+    }
+
+    /// Seals `bytes` (AES-256-GCM, random nonce) for `purpose`, bound to the row `identity`.
+    func seal(_ bytes: [UInt8], _ purpose: Purpose, identity: [UInt8]) throws(KeychainError) -> Data {
+        var random = RandomBytes(count: 12)
+        do {
+            let nonce = try AES.GCM.Nonce(data: random.bytes)
+            random.wipe()
+            return try AES.GCM.seal(bytes, using: sealing, nonce: nonce, authenticating: Self.context(purpose, identity)).combined!
+        } catch {
+            throw KeychainError(.decode, "sealing metadata failed")
+        }
+    }
+
+    /// Opens bytes sealed by ``seal(_:_:identity:)`` with the same purpose and identity.
+    func open(_ sealed: Data, _ purpose: Purpose, identity: [UInt8]) throws(KeychainError) -> [UInt8] {
+        do {
+            return Array(try AES.GCM.open(AES.GCM.SealedBox(combined: sealed), using: sealing, authenticating: Self.context(purpose, identity)))
+        } catch {
+            throw KeychainError(.decode, "stored metadata could not be decrypted")
+        }
+    }
+
+    private static func context(_ purpose: Purpose, _ identity: [UInt8]) -> [UInt8] {
+        SecretSealer.formatTag + Array(purpose.rawValue.utf8) + [0] + identity
+    }
+
+    /// Seals a primary key for `purpose` (a journal entry's or a remote version's).
+    func sealKey(_ primaryKey: PrimaryKey, _ purpose: Purpose, identity: [UInt8]) throws(KeychainError) -> Data {
+        try seal(Array(primaryKey.storageBytes), purpose, identity: identity)
+    }
+
+    /// Opens a primary key sealed by ``sealKey(_:_:identity:)``.
+    func openKey(_ sealed: Data, _ purpose: Purpose, identity: [UInt8]) throws(KeychainError) -> PrimaryKey {
+        guard let key = PrimaryKey(storageBytes: Data(try open(sealed, purpose, identity: identity))) else {
+            throw KeychainError(.decode, "stored primary key cannot be decoded")
+        }
+        return key
+    }
+
+    /// Seals an item's attributes for `purpose` (the item's own row, or a history entry).
+    func sealAttributes(_ attributes: ItemAttributes, _ purpose: Purpose, identity: [UInt8]) throws(KeychainError) -> Data {
+        try seal(attributes.storageBytes, purpose, identity: identity)
+    }
+
+    /// Opens attributes sealed by ``sealAttributes(_:_:identity:)``.
+    func openAttributes(_ sealed: Data, _ purpose: Purpose, identity: [UInt8]) throws(KeychainError) -> ItemAttributes {
+        guard let attributes = ItemAttributes(storageBytes: try open(sealed, purpose, identity: identity)) else {
+            throw KeychainError(.decode, "stored attributes cannot be decoded")
+        }
+        return attributes
+    }
+}
