@@ -34,7 +34,8 @@ struct ItemFilter {
         case .any: break
         }
         let keyAttributes = query.itemClass.primaryKeyAttributes.filter { $0 != .synchronizable }
-        let lookupAttribute = MetadataKeys.lookupAttribute(of: query.itemClass)
+        // The longest run of lookup attributes the query names, from the first.
+        let lookup = MetadataKeys.lookupAttributes(of: query.itemClass).prefix { query.attributes.contains($0) }
         if keyAttributes.allSatisfy(query.attributes.contains) {
             // Every key attribute named: the item is one of at most two keys (synchronizable or not).
             let indexes = Self.synchronizableValues(query).map { synchronizable in
@@ -45,10 +46,10 @@ struct ItemFilter {
             clauses.append("key_index IN (\(indexes.map { _ in "?" }.joined(separator: ", ")))")
             arguments += indexes.map(\.databaseValue)
             for attribute in keyAttributes { unmatched[attribute] = nil }
-        } else if let value = query.attributes[lookupAttribute] {
-            clauses.append("lookup_index = ?")
-            arguments.append(keys.lookupIndex(query.itemClass, value).databaseValue)
-            unmatched[lookupAttribute] = nil
+        } else if !lookup.isEmpty {
+            clauses.append(lookup.count == 1 ? "lookup_index = ?" : "pair_index = ?")
+            arguments.append(keys.lookupIndex(query.itemClass, lookup.map { query.attributes[$0]! }).databaseValue)
+            for attribute in lookup { unmatched[attribute] = nil }
         }
         checks = unmatched.present.map { ($0, unmatched[$0]!.canonicalBytes) }
         excludedAccessGroups = Set(query.excludedAccessGroups)

@@ -141,12 +141,12 @@ extension Keychain {
     }
 
     static let insertSQL = """
-        INSERT INTO item (identity, class, sync, key_index, lookup_index, attributes, protection_class, wrapped_key, sealed_data)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+        INSERT INTO item (identity, class, sync, key_index, lookup_index, pair_index, attributes, protection_class, wrapped_key, sealed_data)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
     static let replaceSQL = """
-        UPDATE item SET sync = ?, key_index = ?, lookup_index = ?, attributes = ?, protection_class = ?, wrapped_key = ?, sealed_data = ?
+        UPDATE item SET sync = ?, key_index = ?, lookup_index = ?, pair_index = ?, attributes = ?, protection_class = ?, wrapped_key = ?, sealed_data = ?
         WHERE id = ?
         """
 
@@ -168,11 +168,11 @@ extension Keychain {
     /// The columns that stand for an item's attributes (decision 0280): whether it syncs, its
     /// blind indexes, and the attributes sealed to its row.
     static func metadataColumns(_ item: Item, identity: [UInt8], keys: MetadataKeys) throws -> [DatabaseValue] {
-        let lookupAttribute = MetadataKeys.lookupAttribute(of: item.itemClass)
-        let lookup = item.attributes[lookupAttribute] ?? lookupAttribute.emptyValue
+        let lookup = MetadataKeys.lookupAttributes(of: item.itemClass).map { item.attributes[$0] ?? $0.emptyValue }
         return [
             Int64(item.isSynchronizable ? 1 : 0).databaseValue,
             keys.keyIndex(item.primaryKey).databaseValue,
+            keys.lookupIndex(item.itemClass, Array(lookup.prefix(1))).databaseValue,
             keys.lookupIndex(item.itemClass, lookup).databaseValue,
             try keys.sealAttributes(item.attributes, .itemAttributes, identity: identity).databaseValue,
         ]

@@ -31,20 +31,21 @@ struct MetadataKeys: Sendable {
         blindIndex("key", primaryKey.storageBytes)
     }
 
-    /// The lookup index of an item of `itemClass` whose lookup attribute (``lookupAttribute(of:)``)
-    /// has `value`: the index a query naming that attribute alone reads.
-    func lookupIndex(_ itemClass: ItemClass, _ value: AttributeValue) -> Data {
-        blindIndex("lookup " + itemClass.rawValue, Data(value.canonicalBytes))
+    /// A lookup index of an item of `itemClass` whose first one or two lookup attributes
+    /// (``lookupAttributes(of:)``) have `values`: what a query naming those attributes reads.
+    func lookupIndex(_ itemClass: ItemClass, _ values: [AttributeValue]) -> Data {
+        blindIndex("lookup \(itemClass.rawValue) \(values.count)", Data(FieldCoding.encode(values.map { ("", $0.canonicalBytes) })))
     }
 
-    /// The attribute a lookup index is kept for: the one a query of the class names first
-    /// (service or server, the issuer, the application tag). Missing on an item counts as its empty value.
-    static func lookupAttribute(of itemClass: ItemClass) -> Attribute {
+    /// The attributes lookup indexes are kept for, in the order queries of the class name them
+    /// (service or server then account, issuer then serial number, application tag then label):
+    /// one index of the first, one of both. Missing on an item counts as its empty value.
+    static func lookupAttributes(of itemClass: ItemClass) -> [Attribute] {
         switch itemClass {
-        case .genericPassword: .service
-        case .internetPassword: .server
-        case .certificate: .issuer
-        case .key: .applicationTag
+        case .genericPassword: [.service, .account]
+        case .internetPassword: [.server, .account]
+        case .certificate: [.issuer, .serialNumber]
+        case .key: [.applicationTag, .applicationLabel]
         }
     }
 

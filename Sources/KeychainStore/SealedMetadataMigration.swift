@@ -43,6 +43,7 @@ struct SealedMetadataMigration {
                 sync INTEGER NOT NULL,
                 key_index BLOB NOT NULL UNIQUE,
                 lookup_index BLOB NOT NULL,
+                pair_index BLOB NOT NULL,
                 attributes BLOB NOT NULL,
                 protection_class TEXT NOT NULL,
                 wrapped_key BLOB NOT NULL,
@@ -50,8 +51,8 @@ struct SealedMetadataMigration {
             )
             """)
         let insert = try db.makeStatement(sql: """
-            INSERT INTO item_sealed (id, identity, class, sync, key_index, lookup_index, attributes, protection_class, wrapped_key, sealed_data)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO item_sealed (id, identity, class, sync, key_index, lookup_index, pair_index, attributes, protection_class, wrapped_key, sealed_data)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         let rows = try Row.fetchCursor(db, sql: "SELECT * FROM item")
         while let row = try rows.next() {
@@ -70,6 +71,7 @@ struct SealedMetadataMigration {
             DROP TABLE item;
             ALTER TABLE item_sealed RENAME TO item;
             CREATE INDEX item_by_lookup ON item (lookup_index);
+            CREATE INDEX item_by_pair ON item (pair_index);
             """)
     }
 

@@ -117,9 +117,12 @@ import Testing
                     $0.synchronizable = index % 2 == 0
                 })
             }
-            // The key index (every key attribute but synchronizable), the service's index, none.
+            // The key index (every key attribute but synchronizable), the service and account's
+            // index, the service's, none.
             #expect(try accounts(keychain, attributes(service: "svc1", account: "acct3", accessGroup: "default")) == ["acct3"])
             #expect(try accounts(keychain, attributes(service: "svc0", account: "acct2", accessGroup: "default"), sync: .no) == [])
+            #expect(try accounts(keychain, attributes(service: "svc1", account: "acct3")) == ["acct3"])
+            #expect(try accounts(keychain, attributes(service: "svc1", account: "acct2")) == [])
             #expect(try accounts(keychain, attributes(service: "svc0")) == ["acct0", "acct2", "acct4"])
             #expect(try accounts(keychain, attributes(service: "svc1", label: "label0")) == ["acct3"])
             #expect(try accounts(keychain, attributes(label: "label1")) == ["acct1", "acct4"])
