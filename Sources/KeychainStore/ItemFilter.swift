@@ -12,7 +12,7 @@ struct ItemFilter {
     var arguments: [DatabaseValue]
     /// The query's attributes no index decided, compared with each row's opened attributes.
     var checks: [(attribute: Attribute, bytes: [UInt8])] = []
-    var excludedAccessGroups: Set<String>
+    var excludedAccessGroups: [String]
     let keys: MetadataKeys
 
     /// True when the SQL alone decides which rows match: no row's attributes need opening to tell.
@@ -52,7 +52,7 @@ struct ItemFilter {
             for attribute in lookup { unmatched[attribute] = nil }
         }
         checks = unmatched.present.map { ($0, unmatched[$0]!.canonicalBytes) }
-        excludedAccessGroups = Set(query.excludedAccessGroups)
+        excludedAccessGroups = query.excludedAccessGroups
         if let reference = query.persistentReference {
             clauses.append("id = ? AND identity = ?")
             arguments += [reference.rowID.databaseValue, Data(reference.itemIdentity).databaseValue]

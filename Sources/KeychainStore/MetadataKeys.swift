@@ -12,11 +12,12 @@ import KeychainModel
 /// with the device key file beside it shows them (as it shows the "always" class's secrets).
 struct MetadataKeys: Sendable {
     private let sealing: SymmetricKey
-    private let index: SymmetricKey
+    /// HMAC-SHA256 keyed with the index key, copied for each index: the key is hashed in once.
+    private let keyedIndex: HMAC<SHA256>
 
     init(alwaysClassKey: SymmetricKey) {
         sealing = Self.derive(alwaysClassKey, "keychain metadata sealing")
-        index = Self.derive(alwaysClassKey, "keychain metadata index")
+        keyedIndex = HMAC<SHA256>(key: Self.derive(alwaysClassKey, "keychain metadata index"))
     }
 
     private static func derive(_ key: SymmetricKey, _ purpose: String) -> SymmetricKey {
@@ -34,8 +35,20 @@ struct MetadataKeys: Sendable {
     /// A lookup index of an item of `itemClass` whose first one or two lookup attributes
     /// (``lookupAttributes(of:)``) have `values`: what a query naming those attributes reads.
     func lookupIndex(_ itemClass: ItemClass, _ values: [AttributeValue]) -> Data {
-        blindIndex("lookup \(itemClass.rawValue) \(values.count)", Data(FieldCoding.encode(values.map { ("", $0.canonicalBytes) })))
+        var hmac = keyedIndex
+        hmac.update(data: Self.lookupDomains[itemClass]![values.count - 1])
+        for value in values {
+            let bytes = value.canonicalBytes
+            hmac.update(data: withUnsafeBytes(of: UInt32(bytes.count).bigEndian, Array.init))
+            hmac.update(data: bytes)
+        }
+        return Data(hmac.finalize().prefix(16))
     }
+
+    /// The domain labels of the lookup indexes: of the first attribute, of the first two.
+    private static let lookupDomains = Dictionary(uniqueKeysWithValues: ItemClass.allCases.map { itemClass in
+        (itemClass, [1, 2].map { Array("lookup \(itemClass.rawValue) \($0)".utf8) + [0] })
+    })
 
     /// The attributes lookup indexes are kept for, in the order queries of the class name them
     /// (service or server then account, issuer then serial number, application tag then label):
@@ -52,7 +65,7 @@ struct MetadataKeys: Sendable {
     /// HMAC-SHA256 of a domain label and the bytes, cut to 16 bytes (a chance collision would only
     /// make two different keys look equal: about one in 2^64 over four billion items).
     private func blindIndex(_ domain: String, _ bytes: Data) -> Data {
-        var hmac = HMAC<SHA256>(key: index)
+        var hmac = keyedIndex
         hmac.update(data: Array(domain.utf8) + [0])
         hmac.update(data: bytes)
         return Data(hmac.finalize().prefix(16))
