@@ -150,12 +150,13 @@ extension Keychain {
         WHERE id = ?
         """
 
-    func insert(_ db: Database, _ item: Item, identity: [UInt8], state: KeyState) throws {
+    /// Inserts `item` as a new row; `keyIndex` is its primary key's index when already computed.
+    func insert(_ db: Database, _ item: Item, identity: [UInt8], state: KeyState, keyIndex: Data? = nil) throws {
         let protectionClass = try checkedProtectionClass(item, state: state)
         let sealed = try SecretSealer.seal(
             item.data, identity: identity, protectionClass: protectionClass, classKey: state.key(for: protectionClass))
         var arguments: [DatabaseValue] = [Data(identity).databaseValue, item.itemClass.rawValue.databaseValue]
-        arguments += try Self.metadataColumns(item, identity: identity, keys: state.metadata)
+        arguments += try Self.metadataColumns(item, identity: identity, keys: state.metadata, keyIndex: keyIndex)
         arguments += [protectionClass.rawValue.databaseValue, sealed.wrappedKey.databaseValue, sealed.sealedData.databaseValue]
         do {
             // Bound and run directly, like lookups: the add is the other hot path.
@@ -167,11 +168,11 @@ extension Keychain {
 
     /// The columns that stand for an item's attributes (decision 0280): whether it syncs, its
     /// blind indexes, and the attributes sealed to its row.
-    static func metadataColumns(_ item: Item, identity: [UInt8], keys: MetadataKeys) throws -> [DatabaseValue] {
+    static func metadataColumns(_ item: Item, identity: [UInt8], keys: MetadataKeys, keyIndex: Data? = nil) throws -> [DatabaseValue] {
         let lookup = MetadataKeys.lookupAttributes(of: item.itemClass).map { item.attributes[$0] ?? $0.emptyValue }
         return [
             Int64(item.isSynchronizable ? 1 : 0).databaseValue,
-            keys.keyIndex(item.primaryKey).databaseValue,
+            (keyIndex ?? keys.keyIndex(item.primaryKey)).databaseValue,
             keys.lookupIndex(item.itemClass, Array(lookup.prefix(1))).databaseValue,
             keys.lookupIndex(item.itemClass, lookup).databaseValue,
             try keys.sealAttributes(item.attributes, .itemAttributes, identity: identity).databaseValue,

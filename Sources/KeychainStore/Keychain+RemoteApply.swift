@@ -51,11 +51,12 @@ extension Keychain {
             for change in prepared {
                 switch change {
                 case .store(let item):
-                    let stored = try fetchStored(db, primaryKey: item.primaryKey, secrets: false)
+                    let index = try state.metadata.keyIndex(item.primaryKey)
+                    let stored = try fetchStored(db, keyIndex: index, opening: nil, secrets: false)
                     if let stored {
                         try db.cachedStatement(sql: "DELETE FROM item WHERE id = ?").execute(arguments: [stored.rowID])
                     }
-                    try insert(db, item, identity: stored?.identity ?? Self.newIdentity(), state: state)
+                    try insert(db, item, identity: stored?.identity ?? Self.newIdentity(), state: state, keyIndex: index)
                 case .delete(let primaryKey):
                     if let stored = try fetchStored(db, primaryKey: primaryKey, secrets: false) {
                         try deleteRow(db, stored, journaled: false)
@@ -175,11 +176,9 @@ extension Keychain {
             """)
         let none: Data? = nil
         func write(_ primaryKey: PrimaryKey, _ tag: [UInt8], changedLocally: Bool?, server: Data?, sent: Data?) throws {
-            let index = keys.keyIndex(primaryKey)
+            let (index, sealed) = try keys.indexedKey(primaryKey, .remoteVersionKey)
             let changed = changedLocally ?? journaled.map { $0.contains(index) } ?? true
-            try statement.execute(arguments: [
-                index, try keys.sealKey(primaryKey, .remoteVersionKey, identity: Array(index)), versions.owner, Data(tag), changed, server, sent,
-            ])
+            try statement.execute(arguments: [index, sealed, versions.owner, Data(tag), changed, server, sent])
         }
         for (primaryKey, tag) in versions.tags {
             try write(primaryKey, tag, changedLocally: false, server: versions.serverVersions[primaryKey].map { Data($0) }, sent: none)

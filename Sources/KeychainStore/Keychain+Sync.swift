@@ -60,7 +60,18 @@ extension Keychain {
     // MARK: - Helpers
 
     func fetchStored(_ db: Database, primaryKey: PrimaryKey, secrets: Bool = true) throws -> StoredItem? {
-        try ItemFilter(primaryKey.exactQuery(), keys: metadataKeys(db)).fetch(db, attributes: true, secrets: secrets, limit: 1).first
+        let keys = try metadataKeys(db)
+        return try fetchStored(db, keyIndex: keys.keyIndex(primaryKey), opening: keys, secrets: secrets)
+    }
+
+    /// The item whose primary key has index `keyIndex`, its attributes opened with `keys` when
+    /// given (a row to replace needs only its ID and identity), or nil when there is none.
+    func fetchStored(_ db: Database, keyIndex: Data, opening keys: MetadataKeys?, secrets: Bool) throws -> StoredItem? {
+        let statement = try db.cachedStatement(sql: "SELECT \(StoredItem.selection(secrets: secrets)) FROM item WHERE key_index = ?")
+        let columns = RawColumns(statement: statement.sqliteStatement)
+        columns.bind([keyIndex.databaseValue])
+        defer { columns.finish() }
+        return try columns.step(db) ? StoredItem(columns, keys: keys, secrets: secrets) : nil
     }
 
     func opened(_ stored: StoredItem, state: KeyState) throws -> Item {
@@ -75,13 +86,10 @@ extension Keychain {
     /// Journals a local change, and marks the item's remote version tag (if any) as no longer
     /// the value it holds (decision 0175).
     func appendJournal(_ db: Database, identity: [UInt8], primaryKey: PrimaryKey, operation: JournalEntry.Operation) throws {
-        let keys = try metadataKeys(db)
-        let index = keys.keyIndex(primaryKey)
+        let (index, sealed) = try metadataKeys(db).indexedKey(primaryKey, .journalKey, identity: identity)
         try db.cachedStatement(
             sql: "INSERT INTO change_journal (item_identity, key_index, sealed_key, operation, time) VALUES (?, ?, ?, ?, ?)"
-        ).execute(arguments: [
-            Data(identity), index, try keys.sealKey(primaryKey, .journalKey, identity: identity), operation.rawValue, now.timeIntervalSince1970,
-        ])
+        ).execute(arguments: [Data(identity), index, sealed, operation.rawValue, now.timeIntervalSince1970])
         try db.cachedStatement(sql: "UPDATE remote_version SET changed_locally = 1 WHERE key_index = ? AND changed_locally = 0")
             .execute(arguments: [index])
     }

@@ -32,6 +32,14 @@ struct MetadataKeys: Sendable {
         blindIndex("key", primaryKey.storageBytes)
     }
 
+    /// A primary key's index and the key sealed for `purpose`, its encoding made once; bound to
+    /// `identity`, or to the index itself when there is none (a remote version's row).
+    func indexedKey(_ primaryKey: PrimaryKey, _ purpose: Purpose, identity: [UInt8]? = nil) throws(KeychainError) -> (index: Data, sealed: Data) {
+        let bytes = primaryKey.storageBytes
+        let index = blindIndex("key", bytes)
+        return (index, try seal(Array(bytes), purpose, identity: identity ?? Array(index)))
+    }
+
     /// A lookup index of an item of `itemClass` whose first one or two lookup attributes
     /// (``lookupAttributes(of:)``) have `values`: what a query naming those attributes reads.
     func lookupIndex(_ itemClass: ItemClass, _ values: [AttributeValue]) -> Data {
@@ -107,12 +115,7 @@ struct MetadataKeys: Sendable {
         SecretSealer.formatTag + Array(purpose.rawValue.utf8) + [0] + identity
     }
 
-    /// Seals a primary key for `purpose` (a journal entry's or a remote version's).
-    func sealKey(_ primaryKey: PrimaryKey, _ purpose: Purpose, identity: [UInt8]) throws(KeychainError) -> Data {
-        try seal(Array(primaryKey.storageBytes), purpose, identity: identity)
-    }
-
-    /// Opens a primary key sealed by ``sealKey(_:_:identity:)``.
+    /// Opens a primary key sealed by ``indexedKey(_:_:identity:)``.
     func openKey(_ sealed: Data, _ purpose: Purpose, identity: [UInt8]) throws(KeychainError) -> PrimaryKey {
         guard let key = PrimaryKey(storageBytes: Data(try open(sealed, purpose, identity: identity))) else {
             throw KeychainError(.decode, "stored primary key cannot be decoded")

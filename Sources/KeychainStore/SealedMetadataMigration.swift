@@ -128,13 +128,9 @@ struct SealedMetadataMigration {
             """)
         let rows = try Row.fetchCursor(db, sql: "SELECT * FROM change_journal")
         while let row = try rows.next() {
-            let keys = try requiredKeys()
             let identity = Array(row["item_identity"] as Data)
-            let primaryKey = try Self.primaryKey(row["primary_key"])
-            try insert.execute(arguments: [
-                row["sequence"], Data(identity), keys.keyIndex(primaryKey), try keys.sealKey(primaryKey, .journalKey, identity: identity),
-                row["operation"], row["time"],
-            ])
+            let (index, sealed) = try requiredKeys().indexedKey(try Self.primaryKey(row["primary_key"]), .journalKey, identity: identity)
+            try insert.execute(arguments: [row["sequence"], Data(identity), index, sealed, row["operation"], row["time"]])
         }
         try replaceKeepingSequence("change_journal", with: "change_journal_sealed")
     }
@@ -157,12 +153,9 @@ struct SealedMetadataMigration {
             """)
         let rows = try Row.fetchCursor(db, sql: "SELECT * FROM remote_version")
         while let row = try rows.next() {
-            let keys = try requiredKeys()
-            let primaryKey = try Self.primaryKey(row["primary_key"])
-            let index = keys.keyIndex(primaryKey)
+            let (index, sealed) = try requiredKeys().indexedKey(try Self.primaryKey(row["primary_key"]), .remoteVersionKey)
             try insert.execute(arguments: [
-                index, try keys.sealKey(primaryKey, .remoteVersionKey, identity: Array(index)), row["owner"], row["version_tag"],
-                row["changed_locally"], row["server_version"], row["sent_version"],
+                index, sealed, row["owner"], row["version_tag"], row["changed_locally"], row["server_version"], row["sent_version"],
             ])
         }
         try db.execute(sql: """
