@@ -20,7 +20,7 @@ struct ItemFilter {
 
     init(_ query: Query, keys: MetadataKeys) {
         self.keys = keys
-        // The class is a fixed code, written literally so SQLite can use the class's partial index.
+        // The class is a fixed code, written literally: equal queries give equal SQL.
         var clauses = ["class = '\(query.itemClass.rawValue)'"]
         var arguments: [DatabaseValue] = []
         var unmatched = query.attributes
