@@ -47,8 +47,14 @@ struct ItemFilter {
             arguments += indexes.map(\.databaseValue)
             for attribute in keyAttributes { unmatched[attribute] = nil }
         } else if !lookup.isEmpty {
-            clauses.append(lookup.count == 1 ? "lookup_index = ?" : "pair_index = ?")
-            arguments.append(keys.lookupIndex(query.itemClass, lookup.map { query.attributes[$0]! }).databaseValue)
+            // One index serves both: the first attribute's, then the pair's (an add writes one index less).
+            let values = lookup.map { query.attributes[$0]! }
+            clauses.append("lookup_index = ?")
+            arguments.append(keys.lookupIndex(query.itemClass, Array(values.prefix(1))).databaseValue)
+            if values.count == 2 {
+                clauses.append("pair_index = ?")
+                arguments.append(keys.lookupIndex(query.itemClass, values).databaseValue)
+            }
             for attribute in lookup { unmatched[attribute] = nil }
         }
         checks = unmatched.present.map { ($0, unmatched[$0]!.canonicalBytes) }

@@ -70,8 +70,7 @@ struct SealedMetadataMigration {
         try db.execute(sql: """
             DROP TABLE item;
             ALTER TABLE item_sealed RENAME TO item;
-            CREATE INDEX item_by_lookup ON item (lookup_index);
-            CREATE INDEX item_by_pair ON item (pair_index);
+            CREATE INDEX item_by_lookup ON item (lookup_index, pair_index);
             """)
     }
 
