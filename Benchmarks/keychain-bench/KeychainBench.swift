@@ -25,6 +25,7 @@ struct KeychainBench: AsyncParsableCommand {
         var failures: [String] = []
         for benchmark in FigureCatalog.all where filter.map({ benchmark.name.contains($0) }) ?? true {
             print("measuring: \(benchmark.name)")
+            let started = ContinuousClock.now
             let directory = FileManager.default.temporaryDirectory
                 .appendingPathComponent("keychain-bench-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -41,6 +42,8 @@ struct KeychainBench: AsyncParsableCommand {
                 failures.append(benchmark.name)
                 figures += benchmark.rows.map { .notRun($0.name, unit: $0.unit, target: $0.target, reason: "failed: \(error)") }
             }
+            // Where a run's time goes: CI runs the quick pass on every change.
+            print("  took \(format((ContinuousClock.now - started).seconds, digits: 1)) s")
         }
         let report = Report(machine: Report.describeMachine(), mode: quick ? "quick" : "full", figures: figures)
         print()
