@@ -76,6 +76,8 @@ extension KeychainBench {
 struct Scale: Sendable {
     var samples: Int
     var iterations: Int
+    /// Items in the lookup figure's keychain and in each Secret Service provider's collection
+    /// (filled a `secret-tool` process each: most of a quick pass's time at 1,000).
     var items: Int
     /// Samples of the server-writes figures, and batches of 200 items per uploader in each.
     var writeSamples: Int
@@ -102,7 +104,7 @@ struct Scale: Sendable {
     var hostileRoundPause: Duration
 
     static let quick = Scale(
-        samples: 3, iterations: 200, items: 1_000, writeSamples: 2, writeBatches: 1, feedItems: 2_000, deviceItems: 500,
+        samples: 3, iterations: 200, items: 100, writeSamples: 2, writeBatches: 1, feedItems: 2_000, deviceItems: 500,
         deviceSamples: 1, kdfLogN: 15, propagationWrites: 5, processRuns: 3, hostileConnections: 100,
         hostileAccounts: 4, hostileRounds: 10, hostileRoundPause: .zero)
     static let full = Scale(
