@@ -40,13 +40,27 @@ final class ChildProcess: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, input?.path ?? "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
         posix_spawn_file_actions_adddup2(&actions, logFD, 2)
+        // The child starts with every signal at its default and none blocked. The thread that
+        // spawns it (a concurrency pool thread) blocks most signals, SIGTERM among them: a daemon
+        // that inherited that mask sat out `stop()`'s SIGTERM until the SIGKILL 10 s later.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        posix_spawnattr_setsigmask(&attributes, &signals)
+        sigfillset(&signals)
+        sigdelset(&signals, SIGKILL)
+        sigdelset(&signals, SIGSTOP)
+        posix_spawnattr_setsigdefault(&attributes, &signals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         let merged = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { envp.forEach { free($0) } }
         var child: pid_t = 0
-        let result = posix_spawn(&child, executable.path, &actions, nil, argv, envp)
+        let result = posix_spawn(&child, executable.path, &actions, &attributes, argv, envp)
         guard result == 0 else {
             close(fds[0])
             throw BenchmarkError("cannot start \(executable.path): \(String(cString: strerror(result)))")

@@ -30,6 +30,9 @@ package struct KeychainZone: ZoneLocalStore {
     /// it read them: their journal entries up to there are covered by that read, and are not
     /// read again.
     private var firstPass: (upTo: Int64, keys: Set<PrimaryKey>)?
+    /// For a state that never pulled, the items exactly as an apply left them, read once for the
+    /// resync (``UnchangedItems``); nil once the zone pulled, or until read.
+    private var unchanged: UnchangedItems?
 
     package init(keychain: Keychain, sealer: VersionSealer, device: DeviceID) {
         self.keychain = keychain
@@ -51,17 +54,16 @@ package struct KeychainZone: ZoneLocalStore {
         after position: Int64, into machine: inout ZoneSyncMachine, timeBound: ModificationTimeBound
     ) throws -> LocalChanges? {
         var items: [ItemID] = []
-        // Never pulled: an item that holds exactly a version an earlier sync applied is not a
-        // change, and neither are its journal entries (all older than that apply): it is marked
-        // as held ahead of the state (``itemsAhead(of:position:)``), so the resync replaces,
-        // removes or reports it (decision 0175) — only while its tag is still unchanged: a write
-        // since the driver listed it is a change like any other (0186).
         let neverPulled = machine.state.cursor == 0
-        let applied = neverPulled && !aheadKeys.isEmpty
-            ? Set(aheadKeys.values).intersection(try keychain.unchangedRemoteVersionTags().keys) : []
+        if !neverPulled {
+            unchanged = nil
+        } else if unchanged == nil {
+            unchanged = try UnchangedItems.read(from: keychain).items
+        }
         if position == 0, neverPulled, machine.state.records.isEmpty {
             // Read before the items: every entry up to it is covered by the read that follows.
             let journalHead = try keychain.latestJournalSequence()
+            let applied = unchangedAhead()
             let found = try keychain.synchronizableItems().filter { !applied.contains($0.key) }
             let keys = found.map(\.key)
             firstPass = (journalHead, Set(keys))
@@ -76,11 +78,18 @@ package struct KeychainZone: ZoneLocalStore {
             if machine.state.records.isEmpty { items.removeAll() }
         }
         let entries = try keychain.journalEntries(after: position, limit: 1000)
-        let removed = neverPulled ? try removedBySync(among: entries) : []
+        unchanged?.forgetWrites(in: entries)
+        // Never pulled: the entries of an item still exactly as a sync left it are all older than
+        // that sync. One it holds is not a change: it is marked as held ahead of the state
+        // (``itemsAhead(of:position:appliesCovered:)``), so the resync replaces, removes or reports
+        // it (decision 0175); one a sync's deletion or `leave` removed is not the user's deletion
+        // (a re-enrolment after `leave` deleted on every device what this device had once
+        // written). A write since the driver listed it is a change like any other (0186).
+        let skipped = unchangedAhead().union(unchanged?.gone ?? [])
         var latest: [PrimaryKey: JournalEntry] = [:]
         var order: [PrimaryKey] = []
         if let firstPass, position >= firstPass.upTo { self.firstPass = nil }
-        for entry in entries where entry.primaryKey.isSynchronizable && !applied.contains(entry.primaryKey) && !removed.contains(entry.primaryKey) {
+        for entry in entries where entry.primaryKey.isSynchronizable && !skipped.contains(entry.primaryKey) {
             // An item the first pass read after this entry: its value then is what the machine has.
             if let firstPass, entry.sequence <= firstPass.upTo, firstPass.keys.contains(entry.primaryKey) { continue }
             if latest.updateValue(entry, forKey: entry.primaryKey) == nil { order.append(entry.primaryKey) }
@@ -95,18 +104,11 @@ package struct KeychainZone: ZoneLocalStore {
         return LocalChanges(position: entries.last?.sequence ?? position, items: items)
     }
 
-    /// Of the items `entries` name, the ones a sync's deletion or `leave` removed (decision 0175)
-    /// and nothing wrote since: their tag is unchanged and they are gone. Their journal entries are
-    /// all older than that removal, so a keychain without sync state does not push them as the
-    /// user's deletions (a re-enrolment after `leave` deleted on every device what this device
-    /// had once written).
-    private func removedBySync(among entries: [JournalEntry]) throws -> Set<PrimaryKey> {
-        let named = Set(entries.lazy.map(\.primaryKey).filter(\.isSynchronizable))
-        guard !named.isEmpty else { return [] }
-        let unchanged = named.intersection(try keychain.unchangedRemoteVersionTags().keys)
-        guard !unchanged.isEmpty else { return [] }
-        let present = try keychain.items(withPrimaryKeys: Array(unchanged))
-        return unchanged.filter { present[$0] == nil }
+    /// Of the items held ahead of a state that never pulled, the ones still exactly the version an
+    /// earlier sync applied.
+    private func unchangedAhead() -> Set<PrimaryKey> {
+        guard let unchanged, !aheadKeys.isEmpty else { return [] }
+        return unchanged.keys.intersection(aheadKeys.values)
     }
 
     /// The machine takes the change of `primaryKey`, whose item is `current` (read after the
@@ -170,14 +172,15 @@ package struct KeychainZone: ZoneLocalStore {
         appliedAhead.removeAll()
         sentBefore.removeAll()
         aheadOfOwnApplies = nil
+        unchanged = nil
         let tags: [PrimaryKey: [UInt8]]
         var earlierKeys: Set<PrimaryKey> = []
         if state.cursor == 0 {
             // Only the items still here (a tag stays after a removal); a keychain that never
-            // synced has no tags and is not listed.
-            let unchanged = try keychain.unchangedRemoteVersions()
-            let held = unchanged.isEmpty ? [] : Set(try keychain.synchronizableItems().map(\.key))
-            var kept = unchanged.filter { held.contains($0.key) }
+            // synced has no tags and is not listed. The same read serves the journal's pages.
+            let (read, unchanged) = try UnchangedItems.read(from: keychain)
+            self.unchanged = read
+            var kept = unchanged.filter { !read.gone.contains($0.key) }
             // Pushed from here, answered or not: a local change, taken as that version (decision
             // 0247): a server that has it answers that it does, one that lost it gets it back, and
             // one that holds a later version or a deletion over it supersedes it (decision 0253).
@@ -193,10 +196,10 @@ package struct KeychainZone: ZoneLocalStore {
                 guard let server = version.serverVersion, let vector = try? VersionVector(canonicalEncoding: server) else { continue }
                 appliedAhead[itemID(of: key)] = [vector]
             }
-            // Gone since a sync removed it (its journal entries are not taken, `removedBySync`):
+            // Gone since a sync removed it (its journal entries are not taken, ``UnchangedItems/gone``):
             // nothing is held, but what the removal's tag saw bounds the listings (R35), so a
             // replay of an earlier version is not taken for the item (malicious seed 5 at 400).
-            for (key, version) in unchanged where !held.contains(key) && state.records[itemID(of: key)] == nil {
+            for (key, version) in unchanged where read.gone.contains(key) && state.records[itemID(of: key)] == nil {
                 if let vector = try? VersionVector(canonicalEncoding: version.tag) { appliedAhead[itemID(of: key)] = [vector] }
             }
         } else {

@@ -100,6 +100,32 @@ struct LostStateInProcessTests {
             #expect(try b.problems()["x/kim"] == "its version vector goes backwards")
         }
     }
+
+    /// The items as the syncs left them are read once, when the driver starts (rule R52); a write
+    /// after that read is still a change: an item a sync removed and one the device holds, both
+    /// written here after the device enrolled again, reach the others.
+    @Test func writesAfterEnrollingAgainToItemsTheSyncsLeftArePushed() async throws {
+        try await LoopbackAccount.with { account in
+            let (a, b) = (try await account.device("a"), try await account.device("b"))
+            try a.add(service: "removed", account: "max", password: "first")
+            try a.add(service: "held", account: "max", password: "first")
+            try await a.sync()
+            try await b.sync()
+            try a.delete(service: "removed", account: "max")
+            try await a.sync()
+            try await b.sync()
+            #expect(try b.password(service: "removed", account: "max") == nil)
+            try await b.loseStateAndEnrolAgain()
+            try b.add(service: "removed", account: "max", password: "written again")
+            try b.add(service: "held", account: "max", password: "written again", update: true)
+            try await b.sync()
+            try await a.sync()
+            for device in [a, b] {
+                #expect(try device.password(service: "removed", account: "max") == "written again", "on \(device.name)")
+                #expect(try device.password(service: "held", account: "max") == "written again", "on \(device.name)")
+            }
+        }
+    }
 }
 
 /// A server that records the first versions it serves of each item, then leaves those items out
