@@ -150,7 +150,7 @@ let package = Package(
         .executableTarget(
             name: "keychain-bench",
             dependencies: [
-                "KeychainCrypto", "KeychainStore", "SyncCore", "keychain",
+                "KeychainCrypto", "KeychainStore", "SyncCore", "keychain", "ProcessTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTesting
 import Synchronization
 
 #if canImport(Glibc)
@@ -40,20 +41,12 @@ final class ChildProcess: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, input?.path ?? "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
         posix_spawn_file_actions_adddup2(&actions, logFD, 2)
-        // The child starts with every signal at its default and none blocked. The thread that
-        // spawns it (a concurrency pool thread) blocks most signals, SIGTERM among them: a daemon
-        // that inherited that mask sat out `stop()`'s SIGTERM until the SIGKILL 10 s later.
+        // The child starts with every signal at its default and none blocked (the spawning pool
+        // thread blocks SIGTERM, which a daemon would otherwise inherit), as a test's child does.
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        posix_spawnattr_setsigmask(&attributes, &signals)
-        sigfillset(&signals)
-        sigdelset(&signals, SIGKILL)
-        sigdelset(&signals, SIGSTOP)
-        posix_spawnattr_setsigdefault(&attributes, &signals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        SpawnedProcess.startWithDefaultSignals(&attributes)
         let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         let merged = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }

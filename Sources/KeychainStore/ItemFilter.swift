@@ -90,7 +90,7 @@ struct ItemFilter {
     }
 
     /// Fetches the matching rows and, when asked, the lock state's generation in the same
-    /// statement (nil when no row matched): the lookup path saves a statement that way. A row's
+    /// statement (nil when the statement read no row): the lookup path saves a statement that way. A row's
     /// attributes are opened when asked for or when the checks need them.
     func fetchWithGeneration(_ db: Database, attributes: Bool, secrets: Bool, limit: Int?, generation: Bool) throws
         -> (items: [StoredItem], generation: Int64?)

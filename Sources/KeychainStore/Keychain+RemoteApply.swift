@@ -38,27 +38,31 @@ extension Keychain {
             }
         }
         let recorded = now
-        let written = prepared.compactMap(\.writtenKey)
         return try write { db, state in
+            // Each written item's key index, made once for the race check and the write.
+            let keys = try state.metadata
+            let indexes = prepared.map { $0.writtenKey.map(keys.keyIndex) }
             // The keys journaled after the position, read once for the race check and the pushed tags.
-            let needsJournal = !written.isEmpty || !(versions?.pushed.isEmpty ?? true) || !(versions?.sent.isEmpty ?? true)
+            let needsJournal = indexes.contains { $0 != nil } || !(versions?.pushed.isEmpty ?? true) || !(versions?.sent.isEmpty ?? true)
             let journaled = try journalSequence.flatMap { needsJournal ? try journaledKeys(db, after: $0) : nil }
             if let journaled {
-                let keys = try state.metadata
-                let changed = Set(written.filter { journaled.contains(keys.keyIndex($0)) })
+                let changed = Set(zip(prepared, indexes).compactMap { change, index in
+                    index.flatMap { journaled.contains($0) ? change.writtenKey : nil }
+                })
                 if !changed.isEmpty { return .changedLocally(changed) }
             }
-            for change in prepared {
+            for (change, index) in zip(prepared, indexes) {
                 switch change {
                 case .store(let item):
-                    let index = try state.metadata.keyIndex(item.primaryKey)
+                    let index = index ?? keys.keyIndex(item.primaryKey)
                     let stored = try fetchStored(db, keyIndex: index, opening: nil, secrets: false)
                     if let stored {
                         try db.cachedStatement(sql: "DELETE FROM item WHERE id = ?").execute(arguments: [stored.rowID])
                     }
                     try insert(db, item, identity: stored?.identity ?? Self.newIdentity(), state: state, keyIndex: index)
                 case .delete(let primaryKey):
-                    if let stored = try fetchStored(db, primaryKey: primaryKey, secrets: false) {
+                    // Not journaled: the row's ID is all the deletion needs.
+                    if let stored = try fetchStored(db, keyIndex: index ?? keys.keyIndex(primaryKey), opening: nil, secrets: false) {
                         try deleteRow(db, stored, journaled: false)
                     }
                 case .keepInHistory(let item, let tag):
@@ -166,19 +170,24 @@ extension Keychain {
     /// after the apply's position (`journaled`; nil: no position, so unknown, so changed), a
     /// replaced one always.
     private func record(_ versions: RemoteVersionTags, journaled: Set<Data>?, keys: MetadataKeys, _ db: Database) throws {
-        // The key is sealed once, when its row is made: a row updated keeps it.
-        let statement = try db.cachedStatement(sql: """
+        // An existing row is updated in place and keeps its sealed key; only a new row has its key
+        // sealed (a GCM box per row a pull or a push answer only re-tags would be thrown away).
+        let update = try db.cachedStatement(sql: """
+            UPDATE remote_version SET owner = ?, version_tag = ?, changed_locally = ?, server_version = ?, sent_version = ?
+            WHERE key_index = ?
+            """)
+        let insert = try db.cachedStatement(sql: """
             INSERT INTO remote_version (key_index, sealed_key, owner, version_tag, changed_locally, server_version, sent_version)
             VALUES (?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (key_index) DO UPDATE
-            SET owner = excluded.owner, version_tag = excluded.version_tag, changed_locally = excluded.changed_locally,
-                server_version = excluded.server_version, sent_version = excluded.sent_version
             """)
         let none: Data? = nil
         func write(_ primaryKey: PrimaryKey, _ tag: [UInt8], changedLocally: Bool?, server: Data?, sent: Data?) throws {
-            let (index, sealed) = try keys.indexedKey(primaryKey, .remoteVersionKey)
+            let index = keys.keyIndex(primaryKey)
             let changed = changedLocally ?? journaled.map { $0.contains(index) } ?? true
-            try statement.execute(arguments: [index, sealed, versions.owner, Data(tag), changed, server, sent])
+            try update.execute(arguments: [versions.owner, Data(tag), changed, server, sent, index])
+            guard db.changesCount == 0 else { return }
+            let (_, sealed) = try keys.indexedKey(primaryKey, .remoteVersionKey)
+            try insert.execute(arguments: [index, sealed, versions.owner, Data(tag), changed, server, sent])
         }
         for (primaryKey, tag) in versions.tags {
             try write(primaryKey, tag, changedLocally: false, server: versions.serverVersions[primaryKey].map { Data($0) }, sent: none)

@@ -29,29 +29,31 @@ struct MetadataKeys: Sendable {
     /// The uniqueness index of a primary key: equal keys give equal bytes, and nothing else can be
     /// read from them without the index key.
     func keyIndex(_ primaryKey: PrimaryKey) -> Data {
-        blindIndex("key", primaryKey.storageBytes)
+        blindIndex(Self.keyDomain, primaryKey.storageBytes)
     }
 
     /// A primary key's index and the key sealed for `purpose`, its encoding made once; bound to
     /// `identity`, or to the index itself when there is none (a remote version's row).
     func indexedKey(_ primaryKey: PrimaryKey, _ purpose: Purpose, identity: [UInt8]? = nil) throws(KeychainError) -> (index: Data, sealed: Data) {
         let bytes = primaryKey.storageBytes
-        let index = blindIndex("key", bytes)
+        let index = blindIndex(Self.keyDomain, bytes)
         return (index, try seal(Array(bytes), purpose, identity: identity ?? Array(index)))
     }
 
     /// A lookup index of an item of `itemClass` whose first one or two lookup attributes
     /// (``lookupAttributes(of:)``) have `values`: what a query naming those attributes reads.
     func lookupIndex(_ itemClass: ItemClass, _ values: [AttributeValue]) -> Data {
-        var hmac = keyedIndex
-        hmac.update(data: Self.lookupDomains[itemClass]![values.count - 1])
-        for value in values {
-            let bytes = value.canonicalBytes
-            hmac.update(data: withUnsafeBytes(of: UInt32(bytes.count).bigEndian, Array.init))
-            hmac.update(data: bytes)
+        blindIndex(Self.lookupDomains[itemClass]![values.count - 1]) { hmac in
+            for value in values {
+                let bytes = value.canonicalBytes
+                hmac.update(data: withUnsafeBytes(of: UInt32(bytes.count).bigEndian, Array.init))
+                hmac.update(data: bytes)
+            }
         }
-        return Data(hmac.finalize().prefix(16))
     }
+
+    /// The domain label of the key index.
+    private static let keyDomain = Array("key".utf8) + [0]
 
     /// The domain labels of the lookup indexes: of the first attribute, of the first two.
     private static let lookupDomains = Dictionary(uniqueKeysWithValues: ItemClass.allCases.map { itemClass in
@@ -70,13 +72,17 @@ struct MetadataKeys: Sendable {
         }
     }
 
-    /// HMAC-SHA256 of a domain label and the bytes, cut to 16 bytes (a chance collision would only
-    /// make two different keys look equal: about one in 2^64 over four billion items).
-    private func blindIndex(_ domain: String, _ bytes: Data) -> Data {
+    /// HMAC-SHA256 of a domain label and what `body` adds, cut to 16 bytes (a chance collision
+    /// would only make two different keys look equal: about one in 2^64 over four billion items).
+    private func blindIndex(_ domain: [UInt8], _ body: (inout HMAC<SHA256>) -> Void) -> Data {
         var hmac = keyedIndex
-        hmac.update(data: Array(domain.utf8) + [0])
-        hmac.update(data: bytes)
+        hmac.update(data: domain)
+        body(&hmac)
         return Data(hmac.finalize().prefix(16))
+    }
+
+    private func blindIndex(_ domain: [UInt8], _ bytes: Data) -> Data {
+        blindIndex(domain) { $0.update(data: bytes) }
     }
 
     // MARK: - Sealing
@@ -92,11 +98,8 @@ struct MetadataKeys: Sendable {
 
     /// Seals `bytes` (AES-256-GCM, random nonce) for `purpose`, bound to the row `identity`.
     func seal(_ bytes: [UInt8], _ purpose: Purpose, identity: [UInt8]) throws(KeychainError) -> Data {
-        var random = RandomBytes(count: 12)
         do {
-            let nonce = try AES.GCM.Nonce(data: random.bytes)
-            random.wipe()
-            return try AES.GCM.seal(bytes, using: sealing, nonce: nonce, authenticating: Self.context(purpose, identity)).combined!
+            return try AES.GCM.seal(bytes, using: sealing, authenticating: Self.context(purpose, identity)).combined!
         } catch {
             throw KeychainError(.decode, "sealing metadata failed")
         }
