@@ -150,7 +150,7 @@ let package = Package(
         .executableTarget(
             name: "keychain-bench",
             dependencies: [
-                "KeychainCrypto", "KeychainStore", "SyncCore", "keychain",
+                "KeychainCrypto", "KeychainStore", "SyncCore", "keychain", "ProcessTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -172,6 +172,7 @@ let package = Package(
         .testTarget(
             name: "KeychainStoreTests",
             dependencies: ["KeychainStore", "KeychainModel", .product(name: "GRDB", package: "GRDB.swift")],
+            exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "SecurityCompatTests", dependencies: ["SecurityCompat"], swiftSettings: swiftSettings),
@@ -179,7 +180,7 @@ let package = Package(
             name: "KeychainCLITests",
             dependencies: ["keychain", "KeychainStore", "KeychainModel", "ProcessTesting", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings),
-        .testTarget(name: "KeyValueStoreTests", dependencies: ["KeyValueStore", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: swiftSettings),
+        .testTarget(name: "KeyValueStoreTests", dependencies: ["KeyValueStore", "DurableSQLite", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: swiftSettings),
         // Child processes for the tests that run the built executables: output read whole, waits bounded.
         .target(name: "ProcessTesting", path: "Tests/ProcessTesting", swiftSettings: swiftSettings),
 

@@ -2,8 +2,8 @@
 # Installs the system packages SyncKeychain needs on a fresh Debian machine with the Swift
 # toolchain: SQLite headers (GRDB), PostgreSQL (the server's production backend and its tests),
 # Python's venv (schemathesis runs from a virtual environment), faketime (real wrong clocks in the
-# clock-skew tests), sd-bus and the Secret Service test clients, and the command-line password
-# stores the benchmark compares against. Skips what is already there.
+# clock-skew tests), sd-bus and the Secret Service test clients, what README's walkthrough runs, and
+# the command-line password stores the benchmark compares against. Skips what is already there.
 set -euo pipefail
 
 missing=()
@@ -20,6 +20,10 @@ dpkg -s libsystemd-dev >/dev/null 2>&1 || missing+=(libsystemd-dev)
 command -v dbus-daemon >/dev/null 2>&1 || missing+=(dbus-daemon)
 command -v secret-tool >/dev/null 2>&1 || missing+=(libsecret-tools)
 command -v gdbus >/dev/null 2>&1 || missing+=(libglib2.0-bin)
+# README's walkthrough as a test (ReadmeWalkthroughTests): its `jq`, and `systemd-analyze verify`
+# for the user units scripts/install-desktop.sh writes (no systemd needs to run).
+command -v jq >/dev/null 2>&1 || missing+=(jq)
+command -v systemd-analyze >/dev/null 2>&1 || missing+=(systemd)
 # The benchmark's competitors for the CLI figures (decision 0160): gnome-keyring behind
 # secret-tool, pass, keepassxc-cli. Without them those rows say "not run".
 command -v gnome-keyring-daemon >/dev/null 2>&1 || missing+=(gnome-keyring)

@@ -15,11 +15,18 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "== build"
+# Each part's heading, with the seconds the part before it took: where a CI run's time goes.
+phase_started=$SECONDS
+phase() {
+  echo "== $* (the part before took $((SECONDS - phase_started)) s; $SECONDS s so far)"
+  phase_started=$SECONDS
+}
+
+phase "build"
 swift build --build-tests
 
 if [ -x scripts/postgres-cluster.sh ] && [ -z "${SYNCKEYCHAIN_TEST_POSTGRES_URL:-}" ]; then
-  echo "== PostgreSQL"
+  phase "PostgreSQL"
   pg_dir="$work/postgres"
   SYNCKEYCHAIN_TEST_POSTGRES_URL=$(scripts/postgres-cluster.sh start "$pg_dir" | tail -n 1)
   export SYNCKEYCHAIN_TEST_POSTGRES_URL
@@ -29,7 +36,7 @@ fi
 # to run in a process of its own after a stall with no CPU use, most likely a pipe to a child that
 # other children inherited and held open; the pipes are close-on-exec since (ProcessTesting's
 # OutputPipe).) The run is bounded so that a stall fails it instead of eating CI's time.
-echo "== tests"
+phase "tests"
 set +e
 timeout --kill-after=30 1500 stdbuf -oL -eL swift test --skip-build 2>&1 | tee "$work/test.log"
 test_status=${PIPESTATUS[0]}
@@ -50,7 +57,7 @@ simulate_seeds() {
   second=$!
   wait "$first" || status=$?
   wait "$second" || status=$?
-  grep -a -A 4 "failed:" "$work/$name-1.log" "$work/$name-2.log" || true
+  grep -a -A 4 -E "^seed [0-9]+ failed" "$work/$name-1.log" "$work/$name-2.log" || true
   tail -n 1 "$work/$name-1.log" "$work/$name-2.log"
   failed=$(grep -ahoE '^seed [0-9]+ failed' "$work/$name-1.log" "$work/$name-2.log" | awk '{ print $2 }' | sort -n | tr '\n' ' ')
   unexpected=$(for seed in $failed; do case " $known " in *" $seed "*) ;; *) echo "$seed";; esac; done)
@@ -62,33 +69,40 @@ simulate_seeds() {
 }
 
 simulation_status=0
-# The shipped driver over real SQLite storage, with every fault, on 2,000 seeds (issue 11).
-echo "== simulation of the shipped driver (seeds 1-2000)"
-simulate_seeds simulate 2000 120 "" || simulation_status=$?
+# The shipped driver over real SQLite storage, with every fault, on 1,000 seeds (issue 11). Since
+# the simulation draws writes during rounds, clocks going back, honest revocations and larger
+# accounts (issue 33) a seed costs about twice as long (0.91 s against 0.42 s in CI): 1,000 keep
+# the run near its time; seeds 1-2,000 passed on the same code (docs/simulation.md).
+phase "simulation of the shipped driver (seeds 1-1000)"
+simulate_seeds simulate 1000 120 "" || simulation_status=$?
 # The same with a malicious server in one seed in three (issue 12, decision 0203): withholding,
 # replays, forced resyncs, hidden statements, a fork between device groups, a stale key epoch
 # (decision 0252). Known open: none (seeds 1-600). Fixed: 32 (0239), 50 (0241), 101 and 191 (0236,
 # 0243), 272 (0242), 176 (0247), fork seeds 14, 29, 179, 209 (0248), 104 and 140 (0253); of 301-600:
 # 485 (0243, 0248), 389, 419 and 464 (0248), 302 (0253).
 # Which seeds meet a case moves with any change of the driver's effects.
-echo "== simulation of the shipped driver with a malicious server (seeds 1-300)"
+phase "simulation of the shipped driver with a malicious server (seeds 1-300)"
 simulate_seeds malice 300 120 "" --malice || simulation_status=$?
 # Longer histories: 400 operations a seed, honest and malicious (docs/simulation.md).
-echo "== simulation of the shipped driver, long histories (seeds 1-100, 400 operations)"
+phase "simulation of the shipped driver, long histories (seeds 1-100, 400 operations)"
 simulate_seeds long 100 400 "" || simulation_status=$?
-echo "== the same with a malicious server (seeds 1-60, 400 operations)"
+# Seeds 2 and 41 were known open here (a device back without its state under a malicious server):
+# docs/sync-rules.md R53, R52.
+phase "the same with a malicious server (seeds 1-60, 400 operations)"
 simulate_seeds long-malice 60 400 "" --malice || simulation_status=$?
 [ "$test_status" -ne 0 ] || test_status=$simulation_status
 
 other_status=0
 if [ -x scripts/schemathesis.sh ]; then
-  echo "== schemathesis"
+  phase "schemathesis"
   scripts/schemathesis.sh "$(swift build --show-bin-path)/sync-server" || other_status=$?
 fi
 if [ -d Benchmarks/keychain-bench ]; then
-  echo "== benchmark (quick; numbers are not judged here)"
+  phase "benchmark (quick; numbers are not judged here)"
   swift run --skip-build keychain-bench --quick || other_status=$?
 fi
+
+phase "end"
 
 # One closing line for the whole run, counted from Swift Testing's own output.
 total=$(grep -aoE 'Test run with [0-9]+ tests?' "$work/test.log" | grep -oE '[0-9]+' | awk '{ sum += $1 } END { print sum + 0 }')

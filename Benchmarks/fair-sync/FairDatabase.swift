@@ -20,8 +20,8 @@ enum FairDatabase {
     }
 
     static let keychainSchema = """
-        CREATE TABLE IF NOT EXISTS item (id INTEGER PRIMARY KEY, class TEXT, service TEXT, account TEXT, attributes BLOB,
-                                         wrapped_key BLOB, sealed_data BLOB, UNIQUE (class, service, account));
+        CREATE TABLE IF NOT EXISTS item (id INTEGER PRIMARY KEY, class TEXT, key_index BLOB UNIQUE, attributes BLOB,
+                                         wrapped_key BLOB, sealed_data BLOB);
         CREATE TABLE IF NOT EXISTS secret (name TEXT PRIMARY KEY, value BLOB);
         """
 

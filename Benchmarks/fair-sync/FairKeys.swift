@@ -56,6 +56,23 @@ struct FairKeys {
         return (wrapped, sealed)
     }
 
+    /// The keychain's metadata key and index key (sealed metadata at rest: a row's attributes
+    /// sealed, its uniqueness through a keyed blind index of its primary key).
+    static let metadataKey = SymmetricKey(data: [UInt8](repeating: 4, count: 32))
+    static let indexKey = SymmetricKey(data: [UInt8](repeating: 5, count: 32))
+
+    static func keyIndex(service: String, account: String) -> Data {
+        Data(HMAC<SHA256>.authenticationCode(for: Data("genp\0\(service)\0\(account)".utf8), using: indexKey).prefix(16))
+    }
+
+    static func sealMetadata(_ encoded: Data) throws -> Data {
+        try AES.GCM.seal(encoded, using: metadataKey, authenticating: Data("attributes".utf8)).combined!
+    }
+
+    static func openMetadata(_ sealed: Data) throws -> Data {
+        try AES.GCM.open(AES.GCM.SealedBox(combined: sealed), using: metadataKey, authenticating: Data("attributes".utf8))
+    }
+
     static func openAtRest(wrapped: Data, sealed: Data) throws -> Data {
         let itemKey = SymmetricKey(data: try AES.GCM.open(AES.GCM.SealedBox(combined: wrapped), using: classKey, authenticating: Data("genp".utf8)))
         return try AES.GCM.open(AES.GCM.SealedBox(combined: sealed), using: itemKey, authenticating: Data("genp".utf8))

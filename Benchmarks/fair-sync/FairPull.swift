@@ -3,7 +3,8 @@ import Foundation
 import GRDB
 
 /// A new device: sign in, unwrap the account key, store the device's secrets durably; then per
-/// page of 500: open each version, check its ID against its content, seal it at rest, insert the
+/// page of 500: open each version, check its ID against its content, seal it at rest (the secret
+/// under a per-item key, the attributes under the metadata key, a blind index of its key), insert the
 /// keychain row and the state row, one commit each; then verify the statement (N digest terms and
 /// one Ed25519 signature) and acknowledge.
 enum FairPull {
@@ -27,7 +28,7 @@ enum FairPull {
         var versions: [(id: String, vector: Data)] = []
         while true {
             let page = try await client.send(.GET, "/v1/zones/keychain/changes?after=\(cursor)&limit=500", as: Page.self)
-            var rows: [(attributes: Attributes, encoded: Data, wrapped: Data, sealed: Data)] = []
+            var rows: [(index: Data, attributes: Data, wrapped: Data, sealed: Data)] = []
             rows.reserveCapacity(page.items.count)
             for item in page.items {
                 guard let version = item.versions.first else { throw FairError("an item without a version") }
@@ -41,13 +42,14 @@ enum FairPull {
                 let encoded = content[(content.startIndex + 2)..<separator]
                 guard keys.itemID(service: attributes.svce, account: attributes.acct) == item.id else { throw FairError("content does not match its ID") }
                 let (wrapped, sealed) = try FairKeys.sealAtRest(content[separator...])
-                rows.append((attributes, Data(encoded), wrapped, sealed))
+                let index = FairKeys.keyIndex(service: attributes.svce, account: attributes.acct)
+                rows.append((index, try FairKeys.sealMetadata(Data(encoded)), wrapped, sealed))
                 versions.append((item.id, version.vector))
             }
             let stored = rows
             try await keychain.write { db in
-                let insert = try db.cachedStatement(sql: "INSERT INTO item VALUES (NULL, 'genp', ?, ?, ?, ?, ?)")
-                for row in stored { try insert.execute(arguments: [row.attributes.svce, row.attributes.acct, row.encoded, row.wrapped, row.sealed]) }
+                let insert = try db.cachedStatement(sql: "INSERT INTO item VALUES (NULL, 'genp', ?, ?, ?, ?)")
+                for row in stored { try insert.execute(arguments: [row.index, row.attributes, row.wrapped, row.sealed]) }
             }
             try await state.write { db in
                 let record = try db.cachedStatement(sql: "INSERT OR REPLACE INTO sync_state VALUES (?, ?, 0, ?)")

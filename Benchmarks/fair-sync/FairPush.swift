@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import GRDB
 
-/// The first push: read every item in one read transaction, open each at rest, compute its ID,
+/// The first push: read every item in one read transaction, open each at rest (attributes and secret), compute its ID,
 /// seal it for the server; per batch of 500, one durable state commit (the batch's versions, the
 /// previous batch's answer, the unanswered batch) before the request; then a statement of N
 /// digest terms and one Ed25519 signature.
@@ -23,11 +23,13 @@ enum FairPush {
         FairDatabase.remove(file)
         let keychain = try FairDatabase.open(file, schema: FairDatabase.keychainSchema)
         try await keychain.write { db in
-            let insert = try db.cachedStatement(sql: "INSERT INTO item VALUES (NULL, 'genp', ?, ?, ?, ?, ?)")
+            let insert = try db.cachedStatement(sql: "INSERT INTO item VALUES (NULL, 'genp', ?, ?, ?, ?)")
             for index in 0..<items {
                 let attributes = Attributes.of(index)
                 let (wrapped, sealed) = try FairKeys.sealAtRest(Data("secret p \(index) 0123456789".utf8))
-                try insert.execute(arguments: [attributes.svce, attributes.acct, attributes.encoded, wrapped, sealed])
+                try insert.execute(arguments: [
+                    FairKeys.keyIndex(service: attributes.svce, account: attributes.acct), try FairKeys.sealMetadata(attributes.encoded), wrapped, sealed,
+                ])
             }
         }
     }
@@ -45,15 +47,16 @@ enum FairPush {
         // One read transaction; each item opened at rest and given its ID.
         let pending: [(id: String, content: Data)] = try await keychain.read { db in
             var pending: [(id: String, content: Data)] = []
-            let rows = try Row.fetchCursor(db, sql: "SELECT service, account, attributes, wrapped_key, sealed_data FROM item")
+            let rows = try Row.fetchCursor(db, sql: "SELECT attributes, wrapped_key, sealed_data FROM item")
             while let row = try rows.next() {
-                let secret = try FairKeys.openAtRest(wrapped: row[3], sealed: row[4])
-                // The item's content: its attributes (length-prefixed), then its secret.
-                let attributes: Data = row[2]
+                let secret = try FairKeys.openAtRest(wrapped: row[1], sealed: row[2])
+                // The item's content: its attributes (opened, length-prefixed), then its secret.
+                let attributes = try FairKeys.openMetadata(row[0])
+                guard let decoded = Attributes(encoded: attributes) else { throw FairError("stored attributes cannot be decoded") }
                 var content = Data([UInt8(attributes.count >> 8), UInt8(attributes.count & 0xff)])
                 content.append(attributes)
                 content.append(secret)
-                pending.append((keys.itemID(service: row[0], account: row[1]), content))
+                pending.append((keys.itemID(service: decoded.svce, account: decoded.acct), content))
             }
             return pending
         }

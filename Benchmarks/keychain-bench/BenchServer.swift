@@ -43,7 +43,7 @@ final class BenchServer: Sendable {
     /// The TLS configuration that trusts exactly this server's pinned key (nil over plain HTTP).
     func tlsConfiguration() async throws -> TLSConfiguration? {
         let endpoint = try ServerEndpoint(url, allowInsecure: pin == nil)
-        return try await endpoint.verify(pin: pin.flatMap(ServerPin.init)).1
+        return try await endpoint.verify(pin: pin.flatMap(ServerPin.init)).1?.configuration
     }
 
     func stop() { process.stop() }

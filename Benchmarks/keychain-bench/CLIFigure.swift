@@ -2,7 +2,7 @@ import Foundation
 
 /// `keychain` processes, start to exit, against `sqlite3` processes doing the same database work
 /// on the same file: `find-generic-password -w` against a `sqlite3` select of the same row's
-/// sealed secret, and `add-generic-password` against a `sqlite3` insert of one row (WAL,
+/// sealed secret by its key index (the attributes are sealed, decision 0280), and `add-generic-password` against a `sqlite3` insert of one row (WAL,
 /// `synchronous = FULL`, like the keychain). The gap is what a keychain process adds to SQLite's
 /// own: loading itself, reading its arguments, opening, unsealing (decision 0160).
 enum CLIFigure {
@@ -16,7 +16,10 @@ enum CLIFigure {
         let keychain = directory.appendingPathComponent("cli.keychain").path
         let log = directory.appendingPathComponent("cli.log")
         _ = try ChildProcess.run(keychainBinary, ["add-generic-password", "--keychain", keychain, "-s", service, "-a", "cli", "-w", "secret"], log: log)
-        let select = "SELECT hex(sealed_data) FROM item WHERE class = 'genp' AND svce = '\(service)' AND acct = 'cli';"
+        // The row's blind index, read once: what the keychain computes from the query's attributes.
+        let keyIndex = try ChildProcess.run(sqlite, [keychain, "SELECT hex(key_index) FROM item WHERE class = 'genp' LIMIT 1;"], log: log)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let select = "SELECT hex(sealed_data) FROM item WHERE key_index = x'\(keyIndex)';"
         let sampler = TimeSampler(samples: scale.samples, iterations: scale.processRuns)
         let (find, select1) = try await sampler.compare(
             product: { _ in

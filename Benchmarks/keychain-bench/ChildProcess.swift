@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTesting
 import Synchronization
 
 #if canImport(Glibc)
@@ -40,13 +41,19 @@ final class ChildProcess: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, input?.path ?? "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
         posix_spawn_file_actions_adddup2(&actions, logFD, 2)
+        // The child starts with every signal at its default and none blocked (the spawning pool
+        // thread blocks SIGTERM, which a daemon would otherwise inherit), as a test's child does.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        SpawnedProcess.startWithDefaultSignals(&attributes)
         let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         let merged = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { envp.forEach { free($0) } }
         var child: pid_t = 0
-        let result = posix_spawn(&child, executable.path, &actions, nil, argv, envp)
+        let result = posix_spawn(&child, executable.path, &actions, &attributes, argv, envp)
         guard result == 0 else {
             close(fds[0])
             throw BenchmarkError("cannot start \(executable.path): \(String(cString: strerror(result)))")

@@ -25,6 +25,7 @@ struct KeychainBench: AsyncParsableCommand {
         var failures: [String] = []
         for benchmark in FigureCatalog.all where filter.map({ benchmark.name.contains($0) }) ?? true {
             print("measuring: \(benchmark.name)")
+            let started = ContinuousClock.now
             let directory = FileManager.default.temporaryDirectory
                 .appendingPathComponent("keychain-bench-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -41,6 +42,8 @@ struct KeychainBench: AsyncParsableCommand {
                 failures.append(benchmark.name)
                 figures += benchmark.rows.map { .notRun($0.name, unit: $0.unit, target: $0.target, reason: "failed: \(error)") }
             }
+            // Where a run's time goes: CI runs the quick pass on every change.
+            print("  took \(format((ContinuousClock.now - started).seconds, digits: 1)) s")
         }
         let report = Report(machine: Report.describeMachine(), mode: quick ? "quick" : "full", figures: figures)
         print()
@@ -73,6 +76,8 @@ extension KeychainBench {
 struct Scale: Sendable {
     var samples: Int
     var iterations: Int
+    /// Items in the lookup figure's keychain and in each Secret Service provider's collection
+    /// (filled a `secret-tool` process each: most of a quick pass's time at 1,000).
     var items: Int
     /// Samples of the server-writes figures, and batches of 200 items per uploader in each.
     var writeSamples: Int
@@ -99,7 +104,7 @@ struct Scale: Sendable {
     var hostileRoundPause: Duration
 
     static let quick = Scale(
-        samples: 3, iterations: 200, items: 1_000, writeSamples: 2, writeBatches: 1, feedItems: 2_000, deviceItems: 500,
+        samples: 3, iterations: 200, items: 100, writeSamples: 2, writeBatches: 1, feedItems: 2_000, deviceItems: 500,
         deviceSamples: 1, kdfLogN: 15, propagationWrites: 5, processRuns: 3, hostileConnections: 100,
         hostileAccounts: 4, hostileRounds: 10, hostileRoundPause: .zero)
     static let full = Scale(

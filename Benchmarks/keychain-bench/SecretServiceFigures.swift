@@ -3,7 +3,7 @@ import Synchronization
 
 /// `keychain secret-service` against gnome-keyring-daemon in the same run (issue 14, decision
 /// 0141): each provider's login collection holds `Scale.items` items (10,000 in the full run,
-/// 1,000 in the quick one), then `secret-tool lookup` of one item by its attributes and
+/// 100 in the quick one), then `secret-tool lookup` of one item by its attributes and
 /// `secret-tool store` of a new one, a process each as a desktop script runs them, per second.
 /// Each provider has a private session bus; gnome-keyring a private home too.
 enum SecretServiceFigures {

@@ -34,9 +34,9 @@ struct Audit: ParsableCommand {
         var weak = 0, old = 0
         for item in items.sorted(by: { $0.name < $1.name }) {
             let strength = PasswordStrength(String(decoding: item.password, as: UTF8.self))
-            if strength.refusal != nil {
+            if let weakness = Self.weakness(strength) {
                 weak += 1
-                lines.append("weak: \(item.name): \(Self.weakness(strength, length: item.password.count))")
+                lines.append("weak: \(item.name): \(weakness)")
             }
             if let changed = item.changed, now.timeIntervalSince(changed) > Double(olderThan) * 86_400 {
                 old += 1
@@ -48,11 +48,15 @@ struct Audit: ParsableCommand {
         ItemPrinter.write(Array(lines.map { TextEscaping.escape($0, .message) + "\n" }.joined().utf8))
     }
 
-    /// Why a password is weak, without any part of it (a common word it is made of is not named).
-    static func weakness(_ strength: PasswordStrength, length: Int) -> String {
-        if length < PasswordStrength.minimumLength { return "shorter than \(PasswordStrength.minimumLength) characters" }
-        if strength.refusal?.contains("common") == true { return "a common password, or one with a few characters changed" }
-        return "easy to guess (an estimated \(Int(strength.bits.rounded())) bits)"
+    /// Why a password is weak, without any part of it (a common word it is made of is not named);
+    /// nil when it is not.
+    static func weakness(_ strength: PasswordStrength) -> String? {
+        switch strength.weakness {
+        case nil: nil
+        case .tooShort: "shorter than \(PasswordStrength.minimumLength) characters"
+        case .common: "a common password, or one with a few characters changed"
+        case .accountName, .easyToGuess: "easy to guess (an estimated \(Int(strength.bits.rounded())) bits)"
+        }
     }
 
     struct Password {

@@ -1,3 +1,5 @@
+import KeychainModel
+
 /// A date of the export (seconds since 1970, a `Double`) as an ISO 8601 UTC timestamp that gives
 /// the same `Double` back: the fraction carries the digits of the shortest decimal that reads back
 /// as that double (`2026-11-25T10:00:00.1234567Z`), so `import` restores the dates exactly.
@@ -18,7 +20,7 @@ enum ExportTimestamp {
         }
         let days = whole >= 0 ? whole / 86_400 : -((-whole + 86_399) / 86_400)
         let secondOfDay = whole - days * 86_400
-        let (year, month, day) = civil(fromDays: days)
+        let (year, month, day) = CivilCalendar.civil(fromDays: days)
         let time = [secondOfDay / 3600, secondOfDay / 60 % 60, secondOfDay % 60].map { pad($0, 2) }.joined(separator: ":")
         return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(time)\(fraction.isEmpty ? "" : "." + fraction)Z"
     }
@@ -26,12 +28,12 @@ enum ExportTimestamp {
     /// The seconds of a timestamp `format` wrote (or any `YYYY-MM-DDTHH:MM:SS[.F…]Z`); nil for
     /// anything else.
     static func parse(_ text: String) -> Double? {
-        let bytes = Array(text.utf8)
+        let bytes = Array(text.utf8), number = CivilCalendar.number
         guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z"), bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
             bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
             let year = number(bytes[0..<4]), let month = number(bytes[5..<7]), let day = number(bytes[8..<10]),
             let hour = number(bytes[11..<13]), let minute = number(bytes[14..<16]), let second = number(bytes[17..<19]),
-            (1...9999).contains(year), (1...12).contains(month), (1...daysIn(month, year)).contains(day), hour < 24, minute < 60, second < 60
+            (1...9999).contains(year), (1...12).contains(month), (1...CivilCalendar.days(inMonth: month, of: year)).contains(day), hour < 24, minute < 60, second < 60
         else { return nil }
         var fraction = ""
         if bytes.count > 20 {
@@ -41,7 +43,7 @@ enum ExportTimestamp {
             else { return nil }
             fraction = String(decoding: digits.dropFirst(), as: UTF8.self)
         }
-        var whole = days(fromCivil: year, month, day) * 86_400 + hour * 3600 + minute * 60 + second
+        var whole = CivilCalendar.days(fromCivil: year, month, day) * 86_400 + hour * 3600 + minute * 60 + second
         if fraction.isEmpty || fraction.allSatisfy({ $0 == "0" }) { return Double(whole) }
         if whole < 0 {
             // The second before, and the fraction of it: written back as the negative decimal.
@@ -93,46 +95,9 @@ enum ExportTimestamp {
         return String(decoding: result.reversed(), as: UTF8.self)
     }
 
-    private static func number(_ digits: ArraySlice<UInt8>) -> Int64? {
-        guard digits.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
-        return digits.reduce(0) { $0 * 10 + Int64($1 - 0x30) }
-    }
 
     private static func pad(_ value: Int64, _ width: Int) -> String {
         let text = String(value)
         return String(repeating: "0", count: max(0, width - text.count)) + text
-    }
-
-    private static func isLeap(_ year: Int64) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
-
-    private static func daysIn(_ month: Int64, _ year: Int64) -> Int64 {
-        switch month {
-        case 2: isLeap(year) ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
-    private static func days(fromCivil year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// The proleptic Gregorian date of a day since 1970-01-01 (`civil_from_days`).
-    private static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shifted = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shifted + 2) / 5 + 1
-        let month = shifted < 10 ? shifted + 3 : shifted - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }

@@ -22,12 +22,13 @@ extension SecretServiceObjects {
     }
 
     /// Another process may have written (the watcher saw the keychain's files change, e.g.
-    /// `sync-client run` applying another device's change): reads the keychain again if so, and
-    /// signals what changed.
+    /// `sync-client run` applying another device's change): reads the keychain again if so,
+    /// signals what changed, and folds what left two items of one attribute set.
     func keychainChanged() {
         let version = externalVersion()
         guard version != indexVersion else { return }
         try? reload(version: version)
+        try? foldSameAttributeSets()
     }
 
     /// Reads the index again after this service changed collections or aliases, signalling what

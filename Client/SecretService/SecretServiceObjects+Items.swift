@@ -77,17 +77,9 @@ extension SecretServiceObjects {
         in collection: String, id: String, label: String, attributes: [String: String], secret: (value: [UInt8], contentType: String)
     ) throws(BusError) -> String? {
         let same = try entries(in: collection).filter { $0.attributes == attributes }
-        guard let kept = same.first(where: { $0.id == id }) ?? same.max(by: { ($0.modified, $0.id) < ($1.modified, $1.id) }) else { return nil }
+        guard let kept = Self.keptItem(of: same, named: id) else { return nil }
         try change(collection, kept.id, label: label, secret: secret)
-        for other in same where other.id != kept.id {
-            if collection == Self.session {
-                memoryItems[other.id] = nil
-            } else {
-                try store.fold(other.id, into: kept.id, in: collection)
-                index?.items[other.id] = nil
-            }
-            signal(.item(collection: collection, id: other.id, .deleted))
-        }
+        try fold(same, into: kept.id, in: collection)
         return kept.id
     }
 

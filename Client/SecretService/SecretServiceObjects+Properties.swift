@@ -23,6 +23,7 @@ extension SecretServiceObjects {
                 try change(collection, id, label: label)
             case (.item(let collection, let id), Self.itemInterface, "Attributes", .stringMap(let attributes)):
                 try change(collection, id, attributes: attributes)
+                if collection != Self.session { try foldSameAttributeSets() }
             case (.collection(let collection), Self.collectionInterface, "Label", .string(let label)):
                 try setLabel(label, ofCollection: collection)
             default:

@@ -28,14 +28,16 @@ struct SyncServerCommand: AsyncParsableCommand {
     var tombstoneCollectionInterval = WrittenDuration("1h")!
     @Option(help: "The most push connections per account.")
     var maxPushConnections = ServerConfiguration.Limits().maximumPushConnectionsPerAccount
-    @Option(help: "Failed sign-ins per account name from one client address per minute.")
+    @Option(help: "Failed sign-ins per account name from one client address per sign-in window.")
     var signInAttemptsPerAccount = ServerConfiguration.SignInRateLimit().attemptsPerAccount
-    @Option(help: "Failed sign-ins per account name from all addresses per minute (not applied to addresses that signed in before).")
+    @Option(help: "Failed sign-ins per account name from all addresses per sign-in window (not applied to addresses that signed in before).")
     var signInFailuresPerAccount = ServerConfiguration.SignInRateLimit().failuresPerAccount
     @Option(help: "New accounts per client address per hour.")
     var accountCreationsPerAddress = ServerConfiguration.SignInRateLimit().accountCreationsPerAddress
-    @Option(help: "Sign-in attempts per client address per minute.")
+    @Option(help: "Sign-in attempts per client address per sign-in window.")
     var signInAttemptsPerAddress = ServerConfiguration.SignInRateLimit().attemptsPerAddress
+    @Option(help: "The window the sign-in limits count in (90s, 15m, 1h).")
+    var signInWindow = WrittenDuration("1m")!
     @Option(help: "Failed bearer-token authentications per client address per minute.")
     var tokenFailuresPerAddress = ServerConfiguration.TokenFailureRateLimit().failuresPerAddress
     @Option(help: "The most connections open at once from one client address (an IPv6 client counts by its /64).")
@@ -91,6 +93,7 @@ struct SyncServerCommand: AsyncParsableCommand {
         configuration.signInRateLimit.attemptsPerAddress = signInAttemptsPerAddress
         configuration.signInRateLimit.failuresPerAccount = signInFailuresPerAccount
         configuration.signInRateLimit.accountCreationsPerAddress = accountCreationsPerAddress
+        configuration.signInRateLimit.window = TimeInterval(signInWindow.duration.components.seconds)
         configuration.tokenFailureRateLimit.failuresPerAddress = tokenFailuresPerAddress
         configuration.connections.maximumPerAddress = maxConnectionsPerAddress
         configuration.connections.maximumTotal = maxConnections

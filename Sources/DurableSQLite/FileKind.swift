@@ -39,8 +39,14 @@ public enum FileKind: Equatable, Sendable {
             self = .unknown(errno: error)
             return
         }
+        guard lstat(path, &status) == 0 else {
+            self = .missing
+            return
+        }
         // A link to nothing: creating the file would create the link's target, wherever it is.
-        self = lstat(path, &status) == 0 ? .other("a symbolic link to nothing") : .missing
+        // Anything else was created between the two calls (SQLite making `-wal` or `-shm` for
+        // another connection): it is what it is now.
+        self = status.st_mode & S_IFMT == S_IFLNK ? .other("a symbolic link to nothing") : Self(status)
     }
 
     /// The kind of the file open at `descriptor` (fstat(2)), for the check after opening: the

@@ -62,6 +62,12 @@ package enum KeyValueSchema {
         migrator.registerMigration("v3-synced") { db in
             try db.execute(sql: "ALTER TABLE kv_version ADD COLUMN synced INTEGER NOT NULL DEFAULT 0")
         }
+        // Whether this device sent the stored version to the server, answered or not (R53, as the
+        // keychain's sent version, decision 0247): a device back without its sync state pushes it
+        // again as that version, not as a new write that would beat a removal made over it.
+        migrator.registerMigration("v4-sent") { db in
+            try db.execute(sql: "ALTER TABLE kv_version ADD COLUMN sent INTEGER NOT NULL DEFAULT 0")
+        }
         return migrator
     }
 }

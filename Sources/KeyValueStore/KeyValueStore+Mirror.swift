@@ -58,21 +58,21 @@ extension KeyValueStore {
     ///
     /// `pushed` names the versions the server took from this device (by key): each is marked as
     /// one the server has, in the same transaction, unless its key was written after `sequence`
-    /// (decision 0186). The other versions are marked so too, except those of the keys in
-    /// `notOnServer`: versions the engine made (a conflict's resolution, which the server has once
-    /// `pushed` names it; decision 0242).
+    /// (decision 0186); `sent` the versions about to be sent, marked as sent from here the same way.
+    /// A pushed or sent version of the value the store shows under another vector (a resolution
+    /// the engine made that kept this value, which no apply stores) becomes the key's version
+    /// first: the marks belong to the version the server got. The other versions are marked so
+    /// too, except those of the keys in `notOnServer`: versions the engine made (a conflict's
+    /// resolution, which the server has once `pushed` names it; decision 0242).
     /// - Returns: The keys changed locally after `sequence`, empty when everything was applied.
     @discardableResult
     public func applyResolved(
-        _ versions: [KeyVersion], notOnServer: Set<String> = [], pushed: [String: VersionVector] = [:],
+        _ versions: [KeyVersion], notOnServer: Set<String> = [], pushed: [String: ItemVersion] = [:], sent: [String: ItemVersion] = [:],
         reason: KeyValueChange.Reason, basedOnJournal sequence: Int64
     ) throws(KeyValueStoreError) -> Set<String> {
         try database.write { db in
             let changed = try Set(versions.map(\.key).filter { try hasLocalChange(db, key: $0, after: sequence) })
             guard changed.isEmpty else { return changed }
-            for (key, vector) in pushed where try !hasLocalChange(db, key: key, after: sequence) {
-                try markSynced(db, key: key, vector: vector, pushedFromHere: true)
-            }
             for version in versions {
                 let stored = try storedVersions(db, key: version.key)
                 let isServers = !notOnServer.contains(version.key)
@@ -88,8 +88,28 @@ extension KeyValueStore {
                 try setVisible(db, key: version.key, winner: version)
                 try publishChange(db, key: version.key, reason: reason)
             }
+            for (key, version) in sent where try takeAsShown(db, key: key, version: version, after: sequence) {
+                try db.executeCached(
+                    sql: "UPDATE kv_version SET sent = 1 WHERE store = ? AND key = ? AND vector = ?",
+                    arguments: [name, key, Data(version.vector.canonicalEncoding)])
+            }
+            for (key, version) in pushed where try takeAsShown(db, key: key, version: version, after: sequence) {
+                try markSynced(db, key: key, vector: version.vector, pushedFromHere: true)
+            }
             return []
         }
+    }
+
+    /// Whether `version`, pushed or about to be, is the one the store shows for `key`: the key has
+    /// no local change after `sequence` and its stored versions resolve to the same value. A
+    /// value shown under other versions takes `version` in their place, marks kept per vector.
+    private func takeAsShown(_ db: Database, key: String, version: ItemVersion, after sequence: Int64) throws -> Bool {
+        guard try !hasLocalChange(db, key: key, after: sequence) else { return false }
+        let stored = try storedVersions(db, key: key)
+        guard stored != [version] else { return true }
+        guard let shown = ConflictResolution.resolve(stored), shown.sameValue(as: version) else { return false }
+        try replaceVersions(db, key: key, with: [version])
+        return true
     }
 
     /// What the store took from the engine for a key: the join of its versions' vectors, and the
@@ -140,14 +160,15 @@ extension KeyValueStore {
         }
     }
 
-    /// The values whose one version this device pushed and the server took (of any enrolment),
-    /// not written locally since: a device back without its sync state pushes each again as that
-    /// version, which a server that lost it takes back (decision 0253).
+    /// The values whose one version this device pushed (of any enrolment): the server took it,
+    /// or it was sent and its answer never came (decisions 0247, 0253); not written locally since:
+    /// a device back without its sync state pushes each again as that version, which a server that
+    /// lost it takes back, and which a removal made over it supersedes.
     public func pushedVersions() throws(KeyValueStoreError) -> [String: ItemVersion] {
         try database.read { db in
             let keys = try String.fetchAll(db, sql: """
                 SELECT v.key FROM kv_version v JOIN kv_value x ON x.store = v.store AND x.key = v.key
-                WHERE v.store = ? GROUP BY v.key HAVING COUNT(*) = 1 AND MIN(v.synced) = 2
+                WHERE v.store = ? GROUP BY v.key HAVING COUNT(*) = 1 AND (MIN(v.synced) = 2 OR MIN(v.sent) = 1)
                 """, arguments: [name])
             var versions: [String: ItemVersion] = [:]
             for key in keys {

@@ -183,15 +183,25 @@ extension KeyValueStore {
         }
     }
 
+    /// Makes `versions` the key's versions. Whether the server has a version, and whether it was
+    /// sent from here, belong to the version (its vector names one write), not to its row: a
+    /// version written again keeps them. (A value taken as a local change is written again as the
+    /// engine's record of it; losing its marks there made a device that lost its state twice
+    /// take a value it had pushed for a new write, which undid a removal made over it.)
     func replaceVersions(_ db: Database, key: String, with versions: [ItemVersion]) throws {
+        let rows = try Row.fetchAll(db, sql: "SELECT vector, synced, sent FROM kv_version WHERE store = ? AND key = ?", arguments: [name, key])
+        // One row per vector (the table's primary key).
+        let marks = Dictionary(uniqueKeysWithValues: rows.map { ($0[0] as Data, (synced: $0[1] as Int64, sent: $0[2] as Int64)) })
         try db.executeCached(sql: "DELETE FROM kv_version WHERE store = ? AND key = ?", arguments: [name, key])
         for version in versions {
+            let vector = Data(version.vector.canonicalEncoding)
+            let kept = marks[vector] ?? (synced: 0, sent: 0)
             try db.executeCached(
-                sql: "INSERT INTO kv_version (store, key, vector, origin, overwritten, deleted, modified_at, device, content) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                sql: "INSERT INTO kv_version (store, key, vector, origin, overwritten, deleted, modified_at, device, content, synced, sent) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 arguments: [
-                    name, key, Data(version.vector.canonicalEncoding), Data(version.origin.canonicalEncoding),
+                    name, key, vector, Data(version.origin.canonicalEncoding),
                     Data(version.overwritten.canonicalEncoding), version.isDeleted, version.modifiedAt, version.device.rawValue,
-                    Data(version.content),
+                    Data(version.content), kept.synced, kept.sent,
                 ])
         }
     }

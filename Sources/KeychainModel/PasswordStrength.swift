@@ -14,24 +14,47 @@ package struct PasswordStrength: Sendable, Equatable {
     package static let minimumLength = 8
     package static let minimumBits = 36.0
 
+    /// Why a password is refused.
+    package enum Weakness: Sendable, Equatable {
+        /// Fewer than ``minimumLength`` characters (this many).
+        case tooShort(Int)
+        /// One of the most common passwords (`changed`: with a few characters changed or added).
+        case common(word: String, changed: Bool)
+        /// The account's name.
+        case accountName
+        /// An estimate below ``minimumBits``.
+        case easyToGuess
+    }
+
     /// The estimate in bits.
     package var bits: Double
-    /// Why the password is refused, for people; nil when it is strong enough.
-    package var refusal: String?
+    /// Why the password is refused; nil when it is strong enough.
+    package var weakness: Weakness?
 
     package init(_ password: String, account: String? = nil) {
         let characters = Array(password.unicodeScalars)
         bits = Self.estimate(characters)
-        let rounded = Int(bits.rounded())
         if characters.count < Self.minimumLength {
-            refusal = "it has \(characters.count) character\(characters.count == 1 ? "" : "s"); at least \(Self.minimumLength) are needed"
+            weakness = .tooShort(characters.count)
         } else if let word = Self.commonWord(in: password) {
-            refusal = word == password.lowercased()
-                ? "it is one of the most common passwords" : "it is a common password (\"\(word)\") with a few characters changed or added"
+            weakness = .common(word: word, changed: word != password.lowercased())
         } else if let account, !account.isEmpty, Self.normalized(password) == Self.normalized(account) {
-            refusal = "it is the account's name"
+            weakness = .accountName
         } else if bits < Self.minimumBits {
-            refusal = "it is too easy to guess (an estimated \(rounded) bits, at least \(Int(Self.minimumBits)) are needed: repeated or consecutive characters count little)"
+            weakness = .easyToGuess
+        }
+    }
+
+    /// Why the password is refused, for people; nil when it is strong enough.
+    package var refusal: String? {
+        switch weakness {
+        case nil: nil
+        case .tooShort(let count): "it has \(count) character\(count == 1 ? "" : "s"); at least \(Self.minimumLength) are needed"
+        case .common(_, false): "it is one of the most common passwords"
+        case .common(let word, true): "it is a common password (\"\(word)\") with a few characters changed or added"
+        case .accountName: "it is the account's name"
+        case .easyToGuess:
+            "it is too easy to guess (an estimated \(Int(bits.rounded())) bits, at least \(Int(Self.minimumBits)) are needed: repeated or consecutive characters count little)"
         }
     }
 

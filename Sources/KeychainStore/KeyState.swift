@@ -12,8 +12,18 @@ struct KeyState: Sendable {
     var locked: Bool
     var passcodeSet: Bool
     var keys: [ProtectionClass: SymmetricKey]
+    /// The metadata keys, from the "always" class key (nil only before the class keys exist).
+    var metadataKeys: MetadataKeys?
 
     static let empty = KeyState(generation: -1, locked: true, passcodeSet: false, keys: [:])
+
+    /// The metadata keys (decision 0280).
+    var metadata: MetadataKeys {
+        get throws(KeychainError) {
+            guard let metadataKeys else { throw KeychainError(.notAvailable, "the keychain file is corrupt (no class keys)") }
+            return metadataKeys
+        }
+    }
 
     /// The class key, or ``KeychainStatus/interactionNotAllowed`` while locked.
     func key(for protectionClass: ProtectionClass) throws(KeychainError) -> SymmetricKey {
@@ -58,6 +68,7 @@ struct KeyState: Sendable {
             guard let protectionClass = ProtectionClass(rawValue: keyRows.text(0)), !keyRows.isNull(1) else { continue }
             state.keys[protectionClass] = try SecretSealer.openKey(keyRows.data(1), with: deviceKey, context: deviceContext(protectionClass))
         }
+        state.metadataKeys = state.keys[.always].map(MetadataKeys.init(alwaysClassKey:))
         if state.passcodeSet {
             let unlocked = session.read(deviceKey: deviceKey)
             if unlocked[.whenUnlocked] == nil { state.locked = true }

@@ -21,10 +21,10 @@ extension Keychain {
     public func historyVersions(of primaryKey: PrimaryKey, includingData: Bool = false) throws(KeychainError) -> [HistoryVersion] {
         try read { db, state in
             try Row.fetchAll(
-                db, sql: "SELECT id, \(Self.historyColumns) FROM item_history WHERE primary_key = ? ORDER BY id",
-                arguments: [primaryKey.storageBytes]
+                db, sql: "SELECT id, \(Self.historyColumns) FROM item_history WHERE key_index = ? ORDER BY id",
+                arguments: [state.metadata.keyIndex(primaryKey)]
             ).map { row in
-                let item = try Self.historyItem(row, offset: 1, state: includingData ? state : nil)
+                let item = try Self.historyItem(row, offset: 1, state: state, includingData: includingData)
                 return HistoryVersion(id: row[0], item: item, recorded: Date(timeIntervalSince1970: row[7]))
             }
         }
@@ -34,7 +34,7 @@ extension Keychain {
     /// `find` verbs can say that an item has some.
     public func historyCount(of primaryKey: PrimaryKey) throws(KeychainError) -> Int {
         try readOneStatement { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item_history WHERE primary_key = ?", arguments: [primaryKey.storageBytes]) ?? 0
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item_history WHERE key_index = ?", arguments: [metadataKeys(db).keyIndex(primaryKey)]) ?? 0
         }
     }
 
@@ -49,7 +49,7 @@ extension Keychain {
         return try write { db, state -> Int64? in
             guard let row = try Row.fetchOne(db, sql: "SELECT \(Self.historyColumns) FROM item_history WHERE id = ?", arguments: [id])
             else { throw KeychainError(.itemNotFound) }
-            var restored = try Self.historyItem(row, offset: 0, state: state)
+            var restored = try Self.historyItem(row, offset: 0, state: state, includingData: true)
             restored.attributes.modificationDate = restoredAt
             try db.execute(sql: "DELETE FROM item_history WHERE id = ?", arguments: [id])
             if let current = try fetchStored(db, primaryKey: restored.primaryKey) {
@@ -71,15 +71,16 @@ extension Keychain {
 
     private static let historyColumns = "identity, class, attributes, protection_class, wrapped_key, sealed_data, recorded"
 
-    /// The version in `row` (``historyColumns`` from `offset`), its secret opened when `state` is given.
-    private static func historyItem(_ row: Row, offset: Int, state: KeyState? = nil) throws -> Item {
+    /// The version in `row` (``historyColumns`` from `offset`), its secret opened when asked.
+    private static func historyItem(_ row: Row, offset: Int, state: KeyState, includingData: Bool) throws -> Item {
         guard let itemClass = ItemClass(rawValue: row[offset + 1]), let protectionClass = ProtectionClass(rawValue: row[offset + 3]) else {
             throw KeychainError(.decode)
         }
-        var item = Item(itemClass: itemClass, attributes: try JSONDecoder().decode(ItemAttributes.self, from: row[offset + 2] as Data))
-        if let state {
+        let identity = Array(row[offset] as Data)
+        var item = Item(itemClass: itemClass, attributes: try state.metadata.openAttributes(row[offset + 2], .historyAttributes, identity: identity))
+        if includingData {
             item.data = try SecretSealer.open(
-                .init(wrappedKey: row[offset + 4], sealedData: row[offset + 5]), identity: Array(row[offset] as Data),
+                .init(wrappedKey: row[offset + 4], sealedData: row[offset + 5]), identity: identity,
                 protectionClass: protectionClass, classKey: state.key(for: protectionClass))
         }
         return item
@@ -94,11 +95,12 @@ extension Keychain {
         try db.cachedStatement(
             sql: """
                 INSERT OR IGNORE INTO item_history
-                    (identity, class, primary_key, attributes, protection_class, wrapped_key, sealed_data, recorded, version_tag)
+                    (identity, class, key_index, attributes, protection_class, wrapped_key, sealed_data, recorded, version_tag)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """
         ).execute(arguments: [
-            Data(identity), item.itemClass.rawValue, item.primaryKey.storageBytes, try JSONEncoder().encode(item.attributes),
+            Data(identity), item.itemClass.rawValue, try state.metadata.keyIndex(item.primaryKey),
+            try state.metadata.sealAttributes(item.attributes, .historyAttributes, identity: identity),
             protectionClass.rawValue, sealed.wrappedKey, sealed.sealedData, recorded.timeIntervalSince1970, versionTag.map { Data($0) },
         ])
     }

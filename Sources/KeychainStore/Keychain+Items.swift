@@ -36,7 +36,7 @@ extension Keychain {
         // moved does the key state reload (with its own statements, in a transaction).
         return try readOneStatement { db in
             let wantsData = query.returns.contains(.data)
-            let (rows, generation) = try ItemFilter(query).fetchWithGeneration(
+            let (rows, generation) = try ItemFilter(query, keys: metadataKeys(db)).fetchWithGeneration(
                 db, attributes: query.returns.contains(.attributes), secrets: wantsData, limit: query.rowLimit, generation: true)
             // The lock decision comes before the answer, found or not.
             let state = try currentState(db, knownGeneration: generation)
@@ -84,7 +84,7 @@ extension Keychain {
         let now = self.now
         try write { db, state in
             guard state.mayTouch(query) else { throw KeychainError(.interactionNotAllowed) }
-            let rows = try ItemFilter(query).fetch(db, attributes: true, secrets: true, limit: nil)
+            let rows = try ItemFilter(query, keys: state.metadata).fetch(db, attributes: true, secrets: true, limit: nil)
             if rows.isEmpty { throw KeychainError(.itemNotFound) }
             for stored in rows {
                 let updated = try ItemRules.updated(stored.item, changes: changes, data: data, now: now)
@@ -100,7 +100,7 @@ extension Keychain {
         try ItemRules.validate(query)
         try write { db, state in
             guard state.mayTouch(query) else { throw KeychainError(.interactionNotAllowed) }
-            let rows = try ItemFilter(query).fetch(db, attributes: true, secrets: false, limit: nil)
+            let rows = try ItemFilter(query, keys: state.metadata).fetch(db, attributes: true, secrets: false, limit: nil)
             if rows.isEmpty { throw KeychainError(.itemNotFound) }
             for stored in rows {
                 try deleteRow(db, stored, journaled: true)
@@ -124,7 +124,7 @@ extension Keychain {
             for reference in references {
                 var one = query
                 one.persistentReference = reference
-                for stored in try ItemFilter(one).fetch(db, attributes: true, secrets: false, limit: 1) {
+                for stored in try ItemFilter(one, keys: state.metadata).fetch(db, attributes: true, secrets: false, limit: 1) {
                     try deleteRow(db, stored, journaled: true)
                     deleted += 1
                 }
@@ -141,21 +141,22 @@ extension Keychain {
     }
 
     static let insertSQL = """
-        INSERT INTO item (identity, class, \(StoredItem.attributeList), protection_class, wrapped_key, sealed_data)
-        VALUES (?, ?, \(Schema.attributeColumns.map { _ in "?" }.joined(separator: ", ")), ?, ?, ?)
+        INSERT INTO item (identity, class, sync, key_index, lookup_index, pair_index, attributes, protection_class, wrapped_key, sealed_data)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
     static let replaceSQL = """
-        UPDATE item SET \(Schema.attributeColumns.map { "\"\($0.rawValue)\" = ?" }.joined(separator: ", ")),
-        protection_class = ?, wrapped_key = ?, sealed_data = ? WHERE id = ?
+        UPDATE item SET sync = ?, key_index = ?, lookup_index = ?, pair_index = ?, attributes = ?, protection_class = ?, wrapped_key = ?, sealed_data = ?
+        WHERE id = ?
         """
 
-    func insert(_ db: Database, _ item: Item, identity: [UInt8], state: KeyState) throws {
+    /// Inserts `item` as a new row; `keyIndex` is its primary key's index when already computed.
+    func insert(_ db: Database, _ item: Item, identity: [UInt8], state: KeyState, keyIndex: Data? = nil) throws {
         let protectionClass = try checkedProtectionClass(item, state: state)
         let sealed = try SecretSealer.seal(
             item.data, identity: identity, protectionClass: protectionClass, classKey: state.key(for: protectionClass))
         var arguments: [DatabaseValue] = [Data(identity).databaseValue, item.itemClass.rawValue.databaseValue]
-        arguments += item.attributes.columnValues
+        arguments += try Self.metadataColumns(item, identity: identity, keys: state.metadata, keyIndex: keyIndex)
         arguments += [protectionClass.rawValue.databaseValue, sealed.wrappedKey.databaseValue, sealed.sealedData.databaseValue]
         do {
             // Bound and run directly, like lookups: the add is the other hot path.
@@ -163,6 +164,19 @@ extension Keychain {
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
             throw try duplicateError(db, primaryKey: item.primaryKey, state: state)
         }
+    }
+
+    /// The columns that stand for an item's attributes (decision 0280): whether it syncs, its
+    /// blind indexes, and the attributes sealed to its row.
+    static func metadataColumns(_ item: Item, identity: [UInt8], keys: MetadataKeys, keyIndex: Data? = nil) throws -> [DatabaseValue] {
+        let lookup = MetadataKeys.lookupAttributes(of: item.itemClass).map { item.attributes[$0] ?? $0.emptyValue }
+        return [
+            Int64(item.isSynchronizable ? 1 : 0).databaseValue,
+            (keyIndex ?? keys.keyIndex(item.primaryKey)).databaseValue,
+            keys.lookupIndex(item.itemClass, Array(lookup.prefix(1))).databaseValue,
+            keys.lookupIndex(item.itemClass, lookup).databaseValue,
+            try keys.sealAttributes(item.attributes, .itemAttributes, identity: identity).databaseValue,
+        ]
     }
 
     /// Writes `updated` over the stored row, resealing or rewrapping only when needed, and journals it.
@@ -178,7 +192,7 @@ extension Keychain {
         }
         let oldKey = PrimaryKey(itemClass: stored.itemClass, attributes: stored.attributes)
         let newKey = updated.primaryKey
-        var arguments = updated.attributes.columnValues
+        var arguments = try Self.metadataColumns(updated, identity: stored.identity, keys: state.metadata)
         arguments += [newClass.rawValue.databaseValue, sealed.wrappedKey.databaseValue, sealed.sealedData.databaseValue, stored.rowID.databaseValue]
         do {
             try db.cachedStatement(sql: Self.replaceSQL).execute(arguments: StatementArguments(databaseValues: arguments))

@@ -38,32 +38,38 @@ extension Keychain {
             }
         }
         let recorded = now
-        let written = prepared.compactMap(\.writtenKey)
         return try write { db, state in
+            // Each written item's key index, made once for the race check and the write.
+            let keys = try state.metadata
+            let indexes = prepared.map { $0.writtenKey.map(keys.keyIndex) }
             // The keys journaled after the position, read once for the race check and the pushed tags.
-            let needsJournal = !written.isEmpty || !(versions?.pushed.isEmpty ?? true) || !(versions?.sent.isEmpty ?? true)
+            let needsJournal = indexes.contains { $0 != nil } || !(versions?.pushed.isEmpty ?? true) || !(versions?.sent.isEmpty ?? true)
             let journaled = try journalSequence.flatMap { needsJournal ? try journaledKeys(db, after: $0) : nil }
             if let journaled {
-                let changed = Set(written.filter { journaled.contains($0.storageBytes) })
+                let changed = Set(zip(prepared, indexes).compactMap { change, index in
+                    index.flatMap { journaled.contains($0) ? change.writtenKey : nil }
+                })
                 if !changed.isEmpty { return .changedLocally(changed) }
             }
-            for change in prepared {
+            for (change, index) in zip(prepared, indexes) {
                 switch change {
                 case .store(let item):
-                    let stored = try fetchStored(db, primaryKey: item.primaryKey, secrets: false)
+                    let index = index ?? keys.keyIndex(item.primaryKey)
+                    let stored = try fetchStored(db, keyIndex: index, opening: nil, secrets: false)
                     if let stored {
                         try db.cachedStatement(sql: "DELETE FROM item WHERE id = ?").execute(arguments: [stored.rowID])
                     }
-                    try insert(db, item, identity: stored?.identity ?? Self.newIdentity(), state: state)
+                    try insert(db, item, identity: stored?.identity ?? Self.newIdentity(), state: state, keyIndex: index)
                 case .delete(let primaryKey):
-                    if let stored = try fetchStored(db, primaryKey: primaryKey, secrets: false) {
+                    // Not journaled: the row's ID is all the deletion needs.
+                    if let stored = try fetchStored(db, keyIndex: index ?? keys.keyIndex(primaryKey), opening: nil, secrets: false) {
                         try deleteRow(db, stored, journaled: false)
                     }
                 case .keepInHistory(let item, let tag):
                     try insertHistory(db, item, versionTag: tag, state: state, recorded: recorded)
                 }
             }
-            if let versions { try record(versions, journaled: journaled, db) }
+            if let versions { try record(versions, journaled: journaled, keys: state.metadata, db) }
             return .applied
         }
     }
@@ -89,13 +95,15 @@ extension Keychain {
     /// ``remoteVersionTag(of:)``). A key without one is missing.
     public func remoteVersionTags(of primaryKeys: [PrimaryKey], owner: String?) throws(KeychainError) -> [PrimaryKey: [UInt8]] {
         guard !primaryKeys.isEmpty else { return [:] }
-        return try readWithoutState { db in
+        return try read { db, state in
+            let keys = try state.metadata
             let statement = try owner == nil
-                ? db.cachedStatement(sql: "SELECT version_tag FROM remote_version WHERE primary_key = ?")
-                : db.cachedStatement(sql: "SELECT version_tag FROM remote_version WHERE primary_key = ? AND owner = ?")
+                ? db.cachedStatement(sql: "SELECT version_tag FROM remote_version WHERE key_index = ?")
+                : db.cachedStatement(sql: "SELECT version_tag FROM remote_version WHERE key_index = ? AND owner = ?")
             var tags: [PrimaryKey: [UInt8]] = [:]
             for primaryKey in primaryKeys {
-                let arguments: StatementArguments = owner.map { [primaryKey.storageBytes, $0] } ?? [primaryKey.storageBytes]
+                let index = keys.keyIndex(primaryKey)
+                let arguments: StatementArguments = owner.map { [index, $0] } ?? [index]
                 if let tag = try Data.fetchOne(statement, arguments: arguments) { tags[primaryKey] = Array(tag) }
             }
             return tags
@@ -123,15 +131,17 @@ extension Keychain {
     /// one's version tag (decision 0175); when known, the server's version its value is exactly
     /// (see ``RemoteVersionTags/serverVersions``, decision 0243); and, for one pushed whose answer
     /// never came, the version sent (``RemoteVersionTags/sent``, decision 0247).
-    public func unchangedRemoteVersions() throws(KeychainError) -> [PrimaryKey: UnchangedRemoteVersion] {
-        try readWithoutState { db in
+    /// - Parameter owner: When given, only those of earlier enrolments than `owner`.
+    public func unchangedRemoteVersions(notOwnedBy owner: String? = nil) throws(KeychainError) -> [PrimaryKey: UnchangedRemoteVersion] {
+        try read { db, state in
+            let keys = try state.metadata
             var versions: [PrimaryKey: UnchangedRemoteVersion] = [:]
-            let rows = try Row.fetchCursor(
-                db, sql: "SELECT primary_key, version_tag, server_version, sent_version FROM remote_version WHERE changed_locally = 0")
+            let columns = "SELECT key_index, sealed_key, version_tag, server_version, sent_version FROM remote_version WHERE changed_locally = 0"
+            let rows = try owner.map { try Row.fetchCursor(db, sql: columns + " AND owner != ?", arguments: [$0]) } ?? Row.fetchCursor(db, sql: columns)
             while let row = try rows.next() {
-                guard let key = PrimaryKey(storageBytes: row[0]) else { continue }
+                let key = try Self.remoteVersionKey(row, keys)
                 versions[key] = UnchangedRemoteVersion(
-                    tag: Array(row[1] as Data), serverVersion: (row[2] as Data?).map(Array.init), sentVersion: (row[3] as Data?).map(Array.init))
+                    tag: Array(row[2] as Data), serverVersion: (row[3] as Data?).map(Array.init), sentVersion: (row[4] as Data?).map(Array.init))
             }
             return versions
         }
@@ -139,49 +149,71 @@ extension Keychain {
 
     /// Every version tag the applies by `owner` recorded, by primary key.
     public func remoteVersionTags(owner: String) throws(KeychainError) -> [PrimaryKey: [UInt8]] {
-        try readWithoutState { db in
+        try read { db, state in
+            let keys = try state.metadata
             var tags: [PrimaryKey: [UInt8]] = [:]
-            let rows = try Row.fetchCursor(db, sql: "SELECT primary_key, version_tag FROM remote_version WHERE owner = ?", arguments: [owner])
+            let rows = try Row.fetchCursor(db, sql: "SELECT key_index, sealed_key, version_tag FROM remote_version WHERE owner = ?", arguments: [owner])
             while let row = try rows.next() {
-                guard let key = PrimaryKey(storageBytes: row[0]) else { continue }
-                tags[key] = Array(row[1] as Data)
+                tags[try Self.remoteVersionKey(row, keys)] = Array(row[2] as Data)
             }
             return tags
         }
     }
 
+    /// The primary key of a remote version row whose first columns are `key_index, sealed_key`.
+    private static func remoteVersionKey(_ row: Row, _ keys: MetadataKeys) throws -> PrimaryKey {
+        let index: Data = row[0]
+        return try keys.openKey(row[1], .remoteVersionKey, identity: Array(index))
+    }
+
     /// Records the tags; a pushed version counts as changed locally when its key was journaled
     /// after the apply's position (`journaled`; nil: no position, so unknown, so changed), a
     /// replaced one always.
-    private func record(_ versions: RemoteVersionTags, journaled: Set<Data>?, _ db: Database) throws {
-        let statement = try db.cachedStatement(sql: """
-            INSERT INTO remote_version (primary_key, owner, version_tag, changed_locally, server_version, sent_version)
-            VALUES (?, ?, ?, ?, ?, ?)
-            ON CONFLICT (primary_key) DO UPDATE
-            SET owner = excluded.owner, version_tag = excluded.version_tag, changed_locally = excluded.changed_locally,
-                server_version = excluded.server_version, sent_version = excluded.sent_version
+    private func record(_ versions: RemoteVersionTags, journaled: Set<Data>?, keys: MetadataKeys, _ db: Database) throws {
+        // An existing row is updated in place and keeps its sealed key; only a new row has its key
+        // sealed (a GCM box per row a pull or a push answer only re-tags would be thrown away).
+        let update = try db.cachedStatement(sql: """
+            UPDATE remote_version SET owner = ?, version_tag = ?, changed_locally = ?, server_version = ?, sent_version = ?
+            WHERE key_index = ?
+            """)
+        let insert = try db.cachedStatement(sql: """
+            INSERT INTO remote_version (key_index, sealed_key, owner, version_tag, changed_locally, server_version, sent_version)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
             """)
         let none: Data? = nil
-        func changedLocally(_ primaryKey: PrimaryKey) -> Bool { journaled.map { $0.contains(primaryKey.storageBytes) } ?? true }
+        func write(_ primaryKey: PrimaryKey, _ tag: [UInt8], changedLocally: Bool?, server: Data?, sent: Data?) throws {
+            let index = keys.keyIndex(primaryKey)
+            let changed = changedLocally ?? journaled.map { $0.contains(index) } ?? true
+            try update.execute(arguments: [versions.owner, Data(tag), changed, server, sent, index])
+            guard db.changesCount == 0 else { return }
+            let (_, sealed) = try keys.indexedKey(primaryKey, .remoteVersionKey)
+            try insert.execute(arguments: [index, sealed, versions.owner, Data(tag), changed, server, sent])
+        }
         for (primaryKey, tag) in versions.tags {
-            let server = versions.serverVersions[primaryKey].map { Data($0) }
-            try statement.execute(arguments: [primaryKey.storageBytes, versions.owner, Data(tag), false, server, none])
+            try write(primaryKey, tag, changedLocally: false, server: versions.serverVersions[primaryKey].map { Data($0) }, sent: none)
         }
         for (primaryKey, sent) in versions.sent {
-            try statement.execute(arguments: [primaryKey.storageBytes, versions.owner, Data(sent.tag), changedLocally(primaryKey), none, Data(sent.version)])
+            try write(primaryKey, sent.tag, changedLocally: nil, server: none, sent: Data(sent.version))
         }
         for (primaryKey, tag) in versions.pushed {
-            let version = versions.pushedVersions[primaryKey].map { Data($0) }
-            try statement.execute(arguments: [primaryKey.storageBytes, versions.owner, Data(tag), changedLocally(primaryKey), Data(tag), version])
+            try write(primaryKey, tag, changedLocally: nil, server: Data(tag), sent: versions.pushedVersions[primaryKey].map { Data($0) })
         }
         for (primaryKey, tag) in versions.replaced {
-            try statement.execute(arguments: [primaryKey.storageBytes, versions.owner, Data(tag), true, none, none])
+            try write(primaryKey, tag, changedLocally: true, server: none, sent: none)
         }
+        try db.cachedStatement(sql: "INSERT INTO remote_apply (id, count) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET count = count + 1")
+            .execute()
     }
 
-    /// The primary keys (stored form) the change journal has entries for after `sequence`.
+    /// How many applies recorded version tags so far: a sync state that committed after the
+    /// last of them, and held every tag before it, holds every tag (decision 0279).
+    public func remoteApplyCount() throws(KeychainError) -> Int64 {
+        try readWithoutState { db in try Int64.fetchOne(db, sql: "SELECT count FROM remote_apply WHERE id = 1") ?? 0 }
+    }
+
+    /// The key indexes of the primary keys the change journal has entries for after `sequence`.
     private func journaledKeys(_ db: Database, after sequence: Int64) throws -> Set<Data> {
-        try Set(Data.fetchAll(db.cachedStatement(sql: "SELECT primary_key FROM change_journal WHERE sequence > ?"), arguments: [sequence]))
+        try Set(Data.fetchAll(db.cachedStatement(sql: "SELECT key_index FROM change_journal WHERE sequence > ?"), arguments: [sequence]))
     }
 
     /// Applies the add defaults but keeps the dates the item brings (a version from elsewhere).

@@ -11,17 +11,19 @@ extension Keychain {
     ///   - sequence: The last sequence already consumed (0 for all).
     ///   - limit: The most entries returned.
     public func journalEntries(after sequence: Int64, limit: Int = 1000) throws(KeychainError) -> [JournalEntry] {
-        try read { db, _ in
-            try Row.fetchAll(
-                db, sql: "SELECT sequence, item_identity, primary_key, operation, time FROM change_journal WHERE sequence > ? ORDER BY sequence LIMIT ?",
+        try read { db, state in
+            let keys = try state.metadata
+            return try Row.fetchAll(
+                db, sql: "SELECT sequence, item_identity, sealed_key, operation, time FROM change_journal WHERE sequence > ? ORDER BY sequence LIMIT ?",
                 arguments: [sequence, limit]
             ).map { row in
-                guard let primaryKey = PrimaryKey(storageBytes: row[2]), let operation = JournalEntry.Operation(rawValue: row[3]) else {
+                let identity = Array(row[1] as Data)
+                guard let operation = JournalEntry.Operation(rawValue: row[3]) else {
                     throw KeychainError(.decode, "journal entry cannot be decoded")
                 }
                 return JournalEntry(
-                    sequence: row[0], itemIdentity: Array(row[1] as Data), primaryKey: primaryKey, operation: operation,
-                    time: Date(timeIntervalSince1970: row[4]))
+                    sequence: row[0], itemIdentity: identity, primaryKey: try keys.openKey(row[2], .journalKey, identity: identity),
+                    operation: operation, time: Date(timeIntervalSince1970: row[4]))
             }
         }
     }
@@ -58,7 +60,18 @@ extension Keychain {
     // MARK: - Helpers
 
     func fetchStored(_ db: Database, primaryKey: PrimaryKey, secrets: Bool = true) throws -> StoredItem? {
-        try ItemFilter(primaryKey.exactQuery()).fetch(db, attributes: true, secrets: secrets, limit: 1).first
+        let keys = try metadataKeys(db)
+        return try fetchStored(db, keyIndex: keys.keyIndex(primaryKey), opening: keys, secrets: secrets)
+    }
+
+    /// The item whose primary key has index `keyIndex`, its attributes opened with `keys` when
+    /// given (a row to replace needs only its ID and identity), or nil when there is none.
+    func fetchStored(_ db: Database, keyIndex: Data, opening keys: MetadataKeys?, secrets: Bool) throws -> StoredItem? {
+        let statement = try db.cachedStatement(sql: "SELECT \(StoredItem.selection(secrets: secrets)) FROM item WHERE key_index = ?")
+        let columns = RawColumns(statement: statement.sqliteStatement)
+        columns.bind([keyIndex.databaseValue])
+        defer { columns.finish() }
+        return try columns.step(db) ? StoredItem(columns, keys: keys, secrets: secrets) : nil
     }
 
     func opened(_ stored: StoredItem, state: KeyState) throws -> Item {
@@ -73,12 +86,12 @@ extension Keychain {
     /// Journals a local change, and marks the item's remote version tag (if any) as no longer
     /// the value it holds (decision 0175).
     func appendJournal(_ db: Database, identity: [UInt8], primaryKey: PrimaryKey, operation: JournalEntry.Operation) throws {
-        let key = primaryKey.storageBytes
+        let (index, sealed) = try metadataKeys(db).indexedKey(primaryKey, .journalKey, identity: identity)
         try db.cachedStatement(
-            sql: "INSERT INTO change_journal (item_identity, primary_key, operation, time) VALUES (?, ?, ?, ?)"
-        ).execute(arguments: [Data(identity), key, operation.rawValue, now.timeIntervalSince1970])
-        try db.cachedStatement(sql: "UPDATE remote_version SET changed_locally = 1 WHERE primary_key = ? AND changed_locally = 0")
-            .execute(arguments: [key])
+            sql: "INSERT INTO change_journal (item_identity, key_index, sealed_key, operation, time) VALUES (?, ?, ?, ?, ?)"
+        ).execute(arguments: [Data(identity), index, sealed, operation.rawValue, now.timeIntervalSince1970])
+        try db.cachedStatement(sql: "UPDATE remote_version SET changed_locally = 1 WHERE key_index = ? AND changed_locally = 0")
+            .execute(arguments: [index])
     }
 
     /// Journals an item moving from one primary key to another (or staying).

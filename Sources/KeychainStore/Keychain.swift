@@ -181,7 +181,7 @@ public final class Keychain: Sendable {
     /// a crash) left half made, or migrates an older one. Refuses, before any write, a database
     /// that belongs to another application or to a newer version of this one.
     private static func createOrMigrate(_ database: DatabaseQueue, deviceKey: SymmetricKey) throws {
-        let migrator = Schema.migrator
+        let migrator = Schema.migrator(deviceKey: deviceKey)
         if try database.read(migrator.hasBeenSuperseded) {
             throw KeychainError(.notAvailable, "the keychain was created by a newer version")
         }
@@ -266,6 +266,13 @@ public final class Keychain: Sendable {
         let loaded = try KeyState.load(db, deviceKey: deviceKey, session: session)
         state.withLock { $0 = loaded }
         return loaded
+    }
+
+    /// The metadata keys (decision 0280): the ones the key state holds, loaded once per process
+    /// (they derive from the "always" class key, which no lock or passcode change replaces).
+    func metadataKeys(_ db: Database) throws -> MetadataKeys {
+        if let keys = state.withLock({ $0.metadataKeys }) { return keys }
+        return try currentState(db).metadata
     }
 
     var now: Date { configuration.now() }

@@ -1,3 +1,4 @@
+import Crypto
 import GRDB
 import KeychainModel
 
@@ -6,12 +7,13 @@ enum Schema {
     /// `PRAGMA application_id` of a keychain database: "SKCH".
     static let applicationID: Int32 = 0x534B_4348
     /// The schema version this build writes (`PRAGMA user_version`).
-    static let version: Int32 = 6
+    static let version: Int32 = 8
 
-    /// Attribute columns of the item table, in a fixed order.
+    /// Attribute columns of the item table up to version 7 (decision 0280 sealed them), in a fixed order.
     static let attributeColumns: [Attribute] = Attribute.allCases
 
-    static var migrator: DatabaseMigrator {
+    /// The migrations; `deviceKey` opens the class keys a migration that seals needs.
+    static func migrator(deviceKey: SymmetricKey) -> DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             try db.execute(sql: "PRAGMA application_id = \(applicationID)")
@@ -119,6 +121,23 @@ enum Schema {
                 ALTER TABLE remote_version ADD COLUMN sent_version BLOB;
                 PRAGMA user_version = 6;
                 """)
+        }
+        migrator.registerMigration("v7-remote-apply-count") { db in
+            // How many applies recorded version tags: a sync state that committed after the
+            // last of them knows no item is held ahead of it, without reading every tag.
+            try db.execute(sql: """
+                CREATE TABLE remote_apply (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    count INTEGER NOT NULL
+                );
+                PRAGMA user_version = 7;
+                """)
+        }
+        migrator.registerMigration("v8-sealed-metadata") { db in
+            // Attributes, history attributes and the primary keys of the journal and of remote
+            // versions sealed, lookups and uniqueness through blind indexes (decision 0280).
+            try SealedMetadataMigration(db, deviceKey: deviceKey).run()
+            try db.execute(sql: "PRAGMA user_version = 8")
         }
         return migrator
     }

@@ -19,6 +19,9 @@ package enum ShippedBreak: String, CaseIterable, Sendable {
     case corruptUpload = "corrupt-upload"
     /// The faults never heal: every request is lost after the faulty phase.
     case neverHeal = "never-heal"
+    /// The devices seal under the account's first key whatever epochs they learned since (the key
+    /// a revoked device holds).
+    case sealUnderTheFirstEpoch = "seal-under-the-first-epoch"
 
     /// The property the broken variant violates.
     package var property: ShippedProperty {
@@ -30,6 +33,7 @@ package enum ShippedBreak: String, CaseIterable, Sendable {
         case .leakLocalOnly: .localOnlyStaysLocal
         case .corruptUpload: .versionsOpen
         case .neverHeal: .settles
+        case .sealUnderTheFirstEpoch: .newestShownEpoch
         }
     }
 }

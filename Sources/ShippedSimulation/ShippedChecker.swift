@@ -1,4 +1,5 @@
 import KeychainModel
+import KeyValueStore
 import SyncClient
 import SyncCore
 
@@ -94,11 +95,33 @@ struct ShippedChecker {
         return found.sorted { ($0.property.rawValue, $0.message) < ($1.property.rawValue, $1.message) }
     }
 
-    /// The key-value stores agree (less the keys each set aside) and hold no value nobody wrote. A
-    /// key-value store keeps no history (a write that lost a conflict is gone by design), so
-    /// acknowledged writes are not checked there; a value that came back is (online, with the
-    /// keychain's values).
+    /// The key-value stores agree (less the keys each set aside) and hold no value nobody wrote;
+    /// every acknowledged write is live, or was replaced or removed by a user who saw it, or a
+    /// version the server took beats it: one that descends
+    /// from it or overwrote it, or a concurrent one it loses to (a key-value store keeps no
+    /// history: a write that lost a conflict is gone by design). A value that came back is checked
+    /// online, with the keychain's values.
     private func checkKeyValues(_ violation: (ShippedProperty, String) -> Void) throws {
+        let observed = simulation.observed.withLock { $0 }
+        var live: Set<[UInt8]> = []
+        for device in simulation.devices { live.formUnion(try device.keyValueValues().values) }
+        for (item, taken) in observed.keyValueVersions {
+            for version in taken where !version.isDeleted {
+                guard let value = try? KeyVersion.decodeSyncContent(version.content).value.stringValue.map({ Array($0.utf8) }),
+                    !live.contains(value), !simulation.ledger.keyValuesReplaced.contains(value)
+                else { continue }
+                let beaten = taken.contains { other in
+                    guard !other.sameValue(as: version) else { return false }
+                    if other.overwritten.descends(from: version.origin) { return true }
+                    switch other.vector.compare(to: version.vector) {
+                    case .dominates: return true
+                    case .concurrent: return ConflictResolution.losesTo(version, other)
+                    default: return false
+                    }
+                }
+                if !beaten { violation(.acknowledgedWrites, "an acknowledged key-value write (\(ShippedLedger.label(value))) was lost") }
+            }
+        }
         var compared: [[String: [UInt8]]] = []
         var asides: [Set<String>] = []
         for device in simulation.devices {

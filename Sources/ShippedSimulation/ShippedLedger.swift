@@ -20,6 +20,8 @@ struct ShippedLedger {
     struct Observed: Sendable {
         /// Values the server durably took (stored, or already stored).
         var acknowledged: Set<[UInt8]> = []
+        /// Every version of the key-value stores the server took (live or removal), by item.
+        var keyValueVersions: [ItemID: [ItemVersion]] = [:]
         /// Every value the server received, and how many versions did not open.
         var received: Set<[UInt8]> = []
         var unreadable = 0
@@ -73,7 +75,10 @@ struct ShippedLedger {
                     unreadable += 1
                     continue
                 }
-                if keyValues { continue }
+                if keyValues {
+                    if result.outcome != .tooManySiblings { keyValueVersions[pushed.item, default: []].append(version) }
+                    continue
+                }
                 if result.outcome == .conflictKept { conflictsKept += 1 }
                 if version.isDeleted, result.outcome != .tooManySiblings {
                     acknowledgedDeletions.insert("\(batch.device)/\(pushed.item)")
@@ -89,8 +94,10 @@ struct ShippedLedger {
     /// Every synchronizable write, by the value it wrote (values are unique).
     var updates: [[UInt8]: Write] = [:]
     var deletions: [Write] = []
-    /// Every value written to a key-value store (strings "K…", unique).
+    /// Every value written to a key-value store (strings "K…", unique), and those a user replaced
+    /// or removed where they showed.
     var keyValueWrites: Set<[UInt8]> = []
+    var keyValuesReplaced: Set<[UInt8]> = []
     /// Values of items that must never leave their device.
     var localOnly: [[UInt8]: Int] = [:]
     var nextValue: UInt64 = 0
@@ -102,6 +109,8 @@ struct ShippedLedger {
     /// and may come back through a deletion of its winner that never saw it (docs/design.md §5: an update
     /// beats a concurrent delete).
     var removedByUsers: [[UInt8]: Set<Int>] = [:]
+    /// Per device, the values that left it while no user had removed them (they lost a conflict).
+    var leftByConflict: [Int: Set<[UInt8]>] = [:]
     /// Per device, the values its user replaced or deleted since its last check.
     var leftSinceCheck: [Int: Set<[UInt8]>] = [:]
     /// Per device, what it showed at its last check.
@@ -119,6 +128,7 @@ struct ShippedLedger {
     /// A user on `device` deleted or overwrote `value`: it left the device now, whatever the
     /// device shows at its next check (a sync may bring it back before then).
     mutating func left(device: Int, value: [UInt8]) {
+        leftByConflict[device]?.remove(value)
         if !(gone[device]?.contains(value) ?? false) { leftSinceCheck[device, default: []].insert(value) }
         gone[device, default: []].insert(value)
         removedByUsers[value, default: []].insert(device)
@@ -137,10 +147,22 @@ struct ShippedLedger {
     }
 
     /// Checks a device's values now, online: a value a user removed never comes back to a device
-    /// it left (a resurrection that a later write hides still counts).
+    /// it left (a resurrection that a later write hides still counts), unless it left that device
+    /// by losing a conflict before any user removed it: then it may come back by the designed
+    /// rule (an update beats a concurrent delete, decision 0240) through a resolution made before
+    /// a user elsewhere removed it, which this device has not seen yet.
     mutating func check(device: Int, shows values: Set<[UInt8]>) {
-        for value in values.intersection(gone[device] ?? []) where removedByUsers[value] != nil { cameBack.append((device, value)) }
-        gone[device, default: []].formUnion((shown[device] ?? []).subtracting(values))
+        let back = values.intersection(gone[device] ?? [])
+        for value in back where removedByUsers[value] != nil {
+            if leftByConflict[device]?.contains(value) != true { cameBack.append((device, value)) }
+        }
+        // Back (counted above if it must not be): judged afresh the next time it leaves, not
+        // again at every check while it stays.
+        gone[device]?.subtract(back)
+        leftByConflict[device]?.subtract(values)
+        let left = (shown[device] ?? []).subtracting(values)
+        leftByConflict[device, default: []].formUnion(left.filter { removedByUsers[$0] == nil })
+        gone[device, default: []].formUnion(left)
         shown[device] = values
         leftSinceCheck[device] = nil
     }
@@ -190,6 +212,11 @@ package struct ShippedStatistics: Sendable {
     /// Writes and removals of keys of the devices' key-value store (zone `kv.settings`).
     package var keyValueWrites = 0
     package var keyValueRemovals = 0
+    /// Rounds of the faulty phase that rejected pulled versions (a replay, a version that does not
+    /// open or does not match its item).
+    package var rejectedRounds = 0
+    /// User writes made while a round of the device's driver ran, before it applied what it pulled.
+    package var writesDuringRounds = 0
 
     package init() {}
 
@@ -234,6 +261,8 @@ package struct ShippedStatistics: Sendable {
         maliciousAnswers += other.maliciousAnswers
         keyValueWrites += other.keyValueWrites
         keyValueRemovals += other.keyValueRemovals
+        writesDuringRounds += other.writesDuringRounds
+        rejectedRounds += other.rejectedRounds
     }
 }
 

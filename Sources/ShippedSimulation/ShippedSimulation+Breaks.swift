@@ -1,3 +1,4 @@
+import KeychainCrypto
 import KeychainModel
 import SyncClient
 import SyncCore
@@ -65,6 +66,22 @@ extension ShippedSimulation {
                     return forged
                 }
             })
+        case .sealUnderTheFirstEpoch:
+            guard let first = keys.accountKey(epoch: VersionSealer.firstEpoch) else { return nil }
+            let firstEpochSealer = VersionSealer(keys: AccountKeys(accountKey: first), account: Self.accountName, zone: sealer.zone)
+            var sealing = noteShownEpochs(for: device)
+            sealing.upload = { batch in
+                var batch = batch
+                for index in batch.items.indices {
+                    let pushed = batch.items[index]
+                    guard let version = try? sealer.open(pushed.version.payload, item: pushed.item, vector: pushed.version.vector, deleted: pushed.version.isDeleted),
+                        let payload = try? firstEpochSealer.seal(version, item: pushed.item)
+                    else { continue }
+                    batch.items[index].version.payload = payload
+                }
+                return batch
+            }
+            return sealing
         default:
             return nil
         }

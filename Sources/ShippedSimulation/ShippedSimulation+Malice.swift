@@ -7,10 +7,10 @@ import SyncServer
 import SyncTesting
 
 extension ShippedSimulation {
-    /// The loopback's tampering for the run's malice (nil: an honest server), acting only while
-    /// the faults last, each time with the run's fault chances.
-    func malicious(for index: Int) -> LoopbackZoneServer.Tampering? {
-        guard let malice = configuration.malice else { return nil }
+    /// The loopback's tampering for the run's malice, acting only while the faults last, each time
+    /// with the run's fault chances; on an honest server, only the statements' epochs noted.
+    func malicious(for index: Int) -> LoopbackZoneServer.Tampering {
+        guard let malice = configuration.malice else { return noteShownEpochs(for: index) }
         let faulty = faulty, faults = faults, served = servedVersions, statementFaults = statementFaults, earlier = earlierStatements
         let observed = observed
         let acts = { @Sendable (percent: Int) -> Bool in
@@ -46,16 +46,8 @@ extension ShippedSimulation {
             return .init(fork: { faulty.value ? forked.value.flatMap { $0.group.contains(index) ? $0.storage : nil } : nil })
         case .staleEpoch:
             // The log is kept from the devices by ``revokeKeepingTheEpochFromOthers()``; the
-            // statements go through, and what they show each device is noted for the checker.
-            let log = log, served = devices[index].logServed, shown = shownEpochs
-            return .init(statements: { statements in
-                let members = (try? log.currentMembers(inFirst: served.value ?? .max)) ?? []
-                let named = statements.compactMap { message in
-                    members.contains(message.device) ? (try? ZoneStatement(readingVerified: message.statement.bytes))?.epoch : nil
-                }
-                if let latest = named.max() { shown.withLock { $0[index] = max($0[index] ?? VersionSealer.firstEpoch, latest) } }
-                return statements
-            })
+            // statements go through, noted for the checker as on an honest server.
+            return noteShownEpochs(for: index)
         case .hideStatements:
             // Drawn from a source of its own: statements are read concurrently with pushes.
             return .init(statements: { statements in
@@ -79,6 +71,21 @@ extension ShippedSimulation {
 }
 
 extension ShippedSimulation {
+    /// Notes the latest key epoch a current member's statement the server serves the device at
+    /// `index` names, as the device's recorded log judges current members: the device must seal
+    /// nothing under an older one after (``ShippedProperty/newestShownEpoch``). Changes nothing.
+    func noteShownEpochs(for index: Int) -> LoopbackZoneServer.Tampering {
+        let log = log, served = devices[index].logServed, shown = shownEpochs
+        return .init(statements: { statements in
+            let members = (try? log.currentMembers(inFirst: served.value ?? .max)) ?? []
+            let named = statements.compactMap { message in
+                members.contains(message.device) ? (try? ZoneStatement(readingVerified: message.statement.bytes))?.epoch : nil
+            }
+            if let latest = named.max() { shown.withLock { $0[index] = max($0[index] ?? VersionSealer.firstEpoch, latest) } }
+            return statements
+        })
+    }
+
     /// The storages every change the run makes itself (a device registered or retired, a
     /// collection) goes to: the server's, and while the faults last its fork (``ShippedMalice/fork``).
     var storages: [SQLiteStorage] {
@@ -98,13 +105,24 @@ extension ShippedSimulation {
         trace("fork: devices \(group.sorted()) are served the copy")
     }
 
-    /// One device revokes another, which enrols again at once under a new ID (its keychain keeps
-    /// its items), and starts a new key epoch; the server keeps the log from before the
+    /// One device revokes another (``revoke()``); the server keeps the log from before the
     /// revocation for every other device until the faults heal (``ShippedMalice/staleEpoch``).
     mutating func revokeKeepingTheEpochFromOthers() async throws {
+        let before = log.entries.count
+        let (revoker, revoked) = try await revoke()
+        for index in devices.indices where index != revoker && index != revoked { devices[index].logServed.value = before }
+        for device in devices { try device.recordLog() }
+        trace("the others are served the log without the revocation")
+    }
+
+    /// One device revokes another, which enrols again at once under a new ID (its keychain keeps
+    /// its items, its sync state is gone), and starts a new key epoch, as a user who lost a laptop
+    /// and found it again would. Every device is served the new log.
+    /// - Returns: The two devices' indices.
+    @discardableResult
+    mutating func revoke() async throws -> (revoker: Int, revoked: Int) {
         let revoker = random.below(devices.count)
         let revoked = (revoker + 1 + random.below(devices.count - 1)) % devices.count
-        let before = log.entries.count
         let (signer, identity) = devices[revoker].identity
         let retired = devices[revoked].device
         try log.revoke(retired, by: signer, identity: identity)
@@ -115,9 +133,9 @@ extension ShippedSimulation {
         generations[revoked] += 1
         try await register(try devices[revoked].enrolAgain(generation: generations[revoked]))
         ledger.stateLost(device: revoked)
-        for index in devices.indices where index != revoker && index != revoked { devices[index].logServed.value = before }
         for device in devices { try device.recordLog() }
         ledger.statistics.revocations += 1
-        trace("device \(revoker) revokes device \(revoked), epoch \(epoch); the others are served the log without it")
+        trace("device \(revoker) revokes device \(revoked), epoch \(epoch)")
+        return (revoker, revoked)
     }
 }

@@ -28,88 +28,18 @@ extension ShippedSimulation {
             case 81..<86: try await collect()
             case 86..<88: try await enrolAgain(index)
             case 88..<90:
-                // A clock a year ahead (or back in step).
-                let ahead: Int64 = 365 * 24 * 3_600_000
-                devices[index].skew.value = devices[index].skew.value == 0 ? ahead : 0
+                // The device's clock jumps: back in step, off within the window stamps are taken
+                // at face value (R17), a year ahead, or back (behind the server's by hours or a year).
+                let year: Int64 = 365 * 24 * 3_600_000
+                let window = ModificationTimeBound.window
+                let skews = [0, Int64(random.number(in: 0...Int(2 * window))) - window, year, -Int64(random.number(in: 1...48)) * 3_600_000, -year]
+                devices[index].skew.value = skews[random.below(skews.count)]
                 ledger.statistics.clockJumps += 1
+            case 90: try await revoke()
             default: clock.advance(by: Int64(random.number(in: 0...600_000)))
             }
         }
         ledger.statistics.lostMessages = observed.withLock { $0.lostMessages }
-    }
-
-    /// A user adds, changes or deletes an item on a device (online or not); now and then one that
-    /// never leaves the device.
-    mutating func userWrite(on index: Int) async throws {
-        if random.chance(percent: 25) { return try keyValueWrite(on: index) }
-        let keychain = devices[index].keychain
-        let localOnly = random.chance(percent: 10)
-        let service = localOnly ? Self.localService : Self.syncedService
-        let account = "item-\(random.below(configuration.items))"
-        let name = "\(service)/\(account)"
-        // The broken variant `leak-local-only` stores local-only items as synchronizable.
-        let synchronizable = !localOnly || configuration.breakRule == .leakLocalOnly
-        let query = Query(itemClass: .genericPassword, attributes: Self.attributes(service, account), synchronizable: synchronizable ? .yes : .no)
-        let current = try devices[index].values(synchronizable: synchronizable)[name]
-        if current != nil, random.chance(percent: 35) {
-            if name == Self.tracedItem { trace("  device \(index) user deletes \(String(decoding: current!, as: UTF8.self))") }
-            if !localOnly {
-                let item = sealer.itemID(of: PrimaryKey(itemClass: .genericPassword, attributes: Self.syncedAttributes(account)))
-                let stateHadItem = try await devices[index].stateHolds(item)
-                ledger.deletions.append(.init(
-                    device: index, name: name, replaced: current, deviceID: devices[index].device, stateHadItem: stateHadItem, item: item))
-                ledger.statistics.deletions += 1
-            }
-            try keychain.delete(query)
-            if !localOnly, let current { ledger.left(device: index, value: current) }
-            return
-        }
-        var value = ledger.freshValue(localOnly: localOnly)
-        if !localOnly, random.chance(percent: configuration.largeWritePercent) {
-            // A large secret: over a lowered server blob limit, and now and then over the client's.
-            value += [UInt8](repeating: UInt8(ascii: "#"), count: random.chance(percent: 25) ? VersionSealer.serverBlobLimit : 2_000)
-            ledger.statistics.largeWrites += 1
-        }
-        if name == Self.tracedItem { trace("  device \(index) user writes \(String(decoding: value, as: UTF8.self)) over \(current.map { String(decoding: $0, as: UTF8.self) } ?? "nothing")") }
-        if current == nil {
-            var attributes = Self.attributes(service, account)
-            attributes.synchronizable = synchronizable
-            _ = try keychain.add(Item(itemClass: .genericPassword, attributes: attributes, data: value))
-        } else {
-            try keychain.update(query, changes: ItemAttributes(), data: value)
-            if !localOnly, let current { ledger.left(device: index, value: current) }
-        }
-        if localOnly {
-            ledger.localOnly[value] = index
-            ledger.statistics.localOnlyWrites += 1
-        } else {
-            ledger.updates[value] = .init(device: index, name: name, replaced: current)
-            ledger.statistics.writes += 1
-        }
-    }
-
-    /// The keys the run writes in the key-value stores.
-    static let keyValueKeys = (0..<4).map { "key-\($0)" }
-
-    /// A user sets or removes a key of the device's key-value store.
-    mutating func keyValueWrite(on index: Int) throws {
-        let settings = devices[index].settings
-        let key = Self.keyValueKeys[random.below(Self.keyValueKeys.count)]
-        let current = try settings.string(forKey: key).map { Array($0.utf8) }
-        if let current { ledger.left(device: index, value: current) }
-        let traced = "kv/\(key)" == Self.tracedItem
-        if current != nil, random.chance(percent: 35) {
-            if traced { trace("  device \(index) user removes \(String(decoding: current!, as: UTF8.self))") }
-            _ = try settings.removeValue(forKey: key)
-            ledger.statistics.keyValueRemovals += 1
-            return
-        }
-        ledger.nextValue += 1
-        let value = "K\(ledger.nextValue)"
-        if traced { trace("  device \(index) user sets \(value) over \(current.map { String(decoding: $0, as: UTF8.self) } ?? "nothing")") }
-        try settings.set(value, forKey: key)
-        ledger.keyValueWrites.insert(Array(value.utf8))
-        ledger.statistics.keyValueWrites += 1
     }
 
     /// The attributes of a synchronizable item's primary key, as the keychain stores it.
@@ -135,13 +65,41 @@ extension ShippedSimulation {
         try devices[index].recordLog()
         let driver = try devices[index].driver(server: server(for: index))
         let keyValueDriver = try devices[index].keyValueDriver(server: server(for: index, keyValues: true))
+        // Now and then the user writes while the round runs: right before it applies what it
+        // pulled (R20); when it pulls nothing, right after it.
+        let during = random.chance(percent: 20) ? drawWrite() : nil
+        let made = Locked<MadeWrite?>(nil)
+        if let during {
+            let device = devices[index], leaksLocalOnly = configuration.breakRule == .leakLocalOnly
+            let write: @Sendable () throws -> Void = {
+                guard made.value == nil else { return }
+                made.value = try Self.make(during, on: device, leaksLocalOnly: leaksLocalOnly)
+            }
+            if case .key = during.target { await keyValueDriver.setApplyHooks(before: write) } else { await driver.setApplyHooks(before: write) }
+        }
+        var stateHadItem = false
+        if let during { stateHadItem = try await stateHolds(during.target, on: index) }
         for round in [{ try await driver.round() }, { try await keyValueDriver.round() }] {
             ledger.statistics.rounds += 1
             do {
                 _ = try await round()
             } catch {
                 ledger.statistics.failedRounds += 1
-                if (error as? SyncClientError)?.code == .untrustedAccountState { ledger.statistics.accountStateFindings += 1 }
+                switch (error as? SyncClientError)?.code {
+                case .untrustedAccountState: ledger.statistics.accountStateFindings += 1
+                case .rejectedVersions: ledger.statistics.rejectedRounds += 1
+                default: break
+                }
+            }
+        }
+        if let during {
+            await driver.setApplyHooks()
+            await keyValueDriver.setApplyHooks()
+            if let concurrent = made.value {
+                record(concurrent, on: index, stateHadItem: stateHadItem)
+                ledger.statistics.writesDuringRounds += 1
+            } else {
+                record(try make(during, on: index), on: index, stateHadItem: try await stateHolds(during.target, on: index))
             }
         }
         try await check(index)

@@ -20,9 +20,11 @@ import SyncTesting
 package struct ShippedSimulation {
     package struct Configuration: Sendable {
         package var seed: UInt64
-        package var devices = 3
+        /// Devices and items: 3 and 6, and in some seeds more (4 devices in one seed in seven,
+        /// 20 items in one in five).
+        package var devices: Int
         package var operations = 120
-        package var items = 6
+        package var items: Int
         /// How long a device may stay silent before collection stops waiting for it, ms.
         package var inactivityLimit: Int64 = 3_600_000
         /// Where the run's files go (a directory of its own is made inside).
@@ -57,6 +59,8 @@ package struct ShippedSimulation {
         package init(seed: UInt64, directory: String) {
             self.seed = seed
             self.directory = directory
+            devices = seed % 7 == 3 ? 4 : 3
+            items = seed % 5 == 1 ? 20 : 6
             sendsBatchIDs = seed % 2 == 1
             maximumBytes = seed % 3 == 0 ? 2_500 : BatchMerge.Limits.defaultMaximumBytes
             maximumBlobBytes = seed % 2 == 0 ? 1_536 : VersionSealer.serverBlobLimit
@@ -162,7 +166,8 @@ package struct ShippedSimulation {
         let neverHeals = configuration.breakRule == .neverHeal
         let sealer = keyValues ? devices[index].keyValueSealer : sealer
         let shownEpochs = shownEpochs
-        let tracedID = Self.tracedItemID(sealer: sealer)
+        let tracedKey = Self.tracedItem.flatMap { $0.hasPrefix("kv/") && keyValues ? String($0.dropFirst(3)) : nil }
+        let tracedID = Self.tracedItemID(sealer: sealer) ?? tracedKey.flatMap { try? KeyValueZone(store: devices[index].settings, keys: keys).itemID($0) }
         return { [storage, account, clock, faults, faulty, observed, configuration] device in
             LoopbackZoneServer(
                 storage: storage, account: account, device: device, zone: sealer.zone, limits: limits,
@@ -195,14 +200,16 @@ package struct ShippedSimulation {
                 observe: { batch, response in
                     if let traced = tracedID {
                         for (pushed, result) in zip(batch.items, response.results) where pushed.item == traced {
-                            print("  \(device): pushed \(pushed.version.vector)\(pushed.version.isDeleted ? " (deleted)" : ""): \(response.status) \(result.outcome)")
+                            let stamp = (try? sealer.open(pushed.version.payload, item: pushed.item, vector: pushed.version.vector, deleted: pushed.version.isDeleted))?.modifiedAt
+                            print("  \(device): pushed \(pushed.version.vector)\(pushed.version.isDeleted ? " (deleted)" : "") at \(stamp.map { "\($0)" } ?? "?"): \(response.status) \(result.outcome)")
                         }
                     }
+                    observed.withLock { $0.record(batch, response: response, sealer: sealer, keyValues: keyValues) }
+                },
+                sent: { batch in
+                    // Judged when sent: a request the network delivers late was sealed before.
                     let shown = shownEpochs.withLock { $0[index] } ?? VersionSealer.firstEpoch
-                    observed.withLock {
-                        $0.record(batch, response: response, sealer: sealer, keyValues: keyValues)
-                        $0.recordEpochs(of: batch, shown: shown, device: index)
-                    }
+                    observed.withLock { $0.recordEpochs(of: batch, shown: shown, device: index) }
                 })
         }
     }

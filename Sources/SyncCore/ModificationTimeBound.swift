@@ -33,9 +33,13 @@ public struct ModificationTimeBound: Hashable, Sendable {
     /// server's time when the clock is off by more than ``window``, never later than the server's
     /// time plus ``window``, and never earlier than ``changesTakenBefore`` less ``window``. A
     /// change made before a jump of the device's clock is stamped between the last take and now,
-    /// not a year off.
+    /// not a year off. A change stamped later than this device's clock now, while the clock is
+    /// behind, was made before the clock went back: the lead read now is not the one it was made
+    /// with, and it keeps its stamp (moved forward by the lead it would be stamped about now, and
+    /// win every conflict with a later write).
     public func bounded(_ modifiedAt: Int64) -> Int64 {
-        let translated = abs(lead) > Self.window ? modifiedAt &- lead : modifiedAt
+        let madeBeforeTheClockWentBack = lead < -Self.window && modifiedAt > localNow
+        let translated = abs(lead) > Self.window && !madeBeforeTheClockWentBack ? modifiedAt &- lead : modifiedAt
         let latest = serverNow &+ Self.window
         let earliest = changesTakenBefore.map { min($0 &- Self.window, serverNow) } ?? .min
         return max(earliest, min(translated, latest))

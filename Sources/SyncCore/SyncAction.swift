@@ -1,5 +1,5 @@
-/// What the sync machine asks its driver to do. Local-keychain actions and the machine's new
-/// ``ZoneSyncState`` are committed in one transaction before any request is sent.
+/// What the sync machine asks its driver to do. Local-keychain actions, then the machine's new
+/// ``ZoneSyncState``, are committed before any request is sent (two commits, decision 0107).
 public enum SyncAction: Hashable, Sendable {
     /// Send this batch to the server (seal each version first).
     case push(PushBatch<ItemVersion>)

@@ -25,7 +25,7 @@ extension ZoneSyncMachine {
         // Even a rejected item holds the server's sequence now, so it does not refuse the next page.
         if replacingSequence, state.records[item] != nil { state.records[item]?.sequence = sequence }
         let record = state.records[item]
-        let coveringBaseline = !resyncing && !held && !givingBack
+        let coveringBaseline = !resyncing && !held && !server.givingBack
         if let rejection = validate(versions, of: item, against: record, coveringBaseline: coveringBaseline) {
             if let record, givesBack(record, of: item, refused: rejection, listing: versions, collectedAt: deletionsCollectedAt) {
                 giveBack(item)
@@ -76,7 +76,7 @@ extension ZoneSyncMachine {
                 // can have removed its deletion: it lost it (decision 0248). It competes again.
                 candidates = ConflictResolution.maximal(incoming + [record.version])
                 localIsCandidate = candidates.contains(record.version)
-                givenBack.insert(item)
+                server.givenBack.insert(item)
             } else if resyncing, !record.isPending, !record.version.isDeleted, !serverHasLocal,
                 !incoming.contains(where: { $0.vector.descends(from: record.version.origin) || $0.sameValue(as: record.version) })
             {
@@ -164,7 +164,7 @@ extension ZoneSyncMachine {
                 state.records[item]?.setBaseline([])
                 continue
             }
-            if givingBack, !record.baseline.isEmpty, !localValueUnknown.contains(item) {
+            if server.givingBack, !record.baseline.isEmpty, !localStore.valueUnknown.contains(item) {
                 state.records[item]?.isPending = true
                 continue
             }
@@ -177,8 +177,8 @@ extension ZoneSyncMachine {
                 continue
             }
             // A deletion the local store may not show (it took a later version before a crash).
-            if record.version.isDeleted, !localValueUnknown.contains(item) { continue }
-            localValueUnknown.remove(item)
+            if record.version.isDeleted, !localStore.valueUnknown.contains(item) { continue }
+            localStore.valueUnknown.remove(item)
             state.records[item]?.isPending = false
             // The server holds nothing of it now: the state's view of the server (the baselines,
             // which statements describe, decision 0203) says so too.
@@ -188,7 +188,7 @@ extension ZoneSyncMachine {
         // Taken by the local store before a crash, or by an earlier enrolment, unknown to the state,
         // and no longer listed. It stays unknown: the store still holds it, so a version listed
         // later (a deletion above all) is applied to it (decision 0194).
-        for item in localValueUnknown.sorted() where !mentioned.contains(item) && state.records[item] == nil {
+        for item in localStore.valueUnknown.sorted() where !mentioned.contains(item) && state.records[item] == nil {
             actions.append(.unlisted(item))
         }
         return actions
@@ -203,7 +203,7 @@ extension ZoneSyncMachine {
     ///   server no longer lists at all had that version once, so it was deleted since, and the
     ///   edit may be what was deleted: pushed before the state was lost, its answer lost (0196).
     private func mayPredateCollectedDeletion(_ record: ZoneSyncState.Record, collectedAt: Int64?, listed: Bool = true) -> Bool {
-        guard returnsWithoutState, isRecovering, record.baseline.isEmpty, !record.version.isDeleted, let collectedAt else {
+        guard localStore.returnsWithoutState, isRecovering, record.baseline.isEmpty, !record.version.isDeleted, let collectedAt else {
             return false
         }
         // A listed item's change built over a version the local store knows it had applied is an
@@ -230,7 +230,7 @@ extension ZoneSyncMachine {
 
     func recoveredCopy(_ record: ZoneSyncState.Record, against incoming: [ItemVersion], deletionsCollectedAt: Int64?) -> RecoveredCopy {
         let local = record.version
-        if local.isDeleted, returnsWithoutState, incoming.contains(where: { !$0.isDeleted }),
+        if local.isDeleted, localStore.returnsWithoutState, incoming.contains(where: { !$0.isDeleted }),
             incoming.allSatisfy({ $0.isDeleted || $0.modifiedAt <= local.modifiedAt })
         {
             return .laterDeletion
@@ -257,7 +257,7 @@ extension ZoneSyncMachine {
     ) -> SyncAction.Rejection? {
         // What the store took from the server, unknown to the state (decision 0236); not after a
         // restore, whose server lost what it had sent.
-        let applied = givingBack ? [] : appliedBefore[item] ?? []
+        let applied = server.givingBack ? [] : localStore.appliedBefore[item] ?? []
         for version in versions {
             if version.vector[state.device] > state.writeCounter { return .unknownWriteOfThisDevice }
             if let record, record.baseline.contains(where: { $0.compare(to: version.vector) == .dominates }) {
@@ -282,7 +282,7 @@ extension ZoneSyncMachine {
     }
 
     private mutating func keychainEffect(of version: ItemVersion, replacing old: ItemVersion?, item: ItemID) -> [SyncAction] {
-        let unknown = localValueUnknown.remove(item) != nil
+        let unknown = localStore.valueUnknown.remove(item) != nil
         if version.isDeleted {
             guard unknown || old.map({ !$0.isDeleted }) == true else { return [] }
             return [.remove(item)]

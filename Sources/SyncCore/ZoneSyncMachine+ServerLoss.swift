@@ -13,9 +13,9 @@ extension ZoneSyncMachine {
         switch rejection {
         case .vectorWentBackwards:
             lostByServer(record, item: item, listing: listing, collectedAt: collectedAt)
-                || givingBack && !record.isPending && record.baseline.contains(record.version.vector)
+                || server.givingBack && !record.isPending && record.baseline.contains(record.version.vector)
         case .acknowledgedVersionLeftOut:
-            !record.isPending && !localValueUnknown.contains(item) && !heldButUnlisted.contains(item)
+            !record.isPending && !localStore.valueUnknown.contains(item) && !server.heldButUnlisted.contains(item)
         case .unknownWriteOfThisDevice:
             false
         }
@@ -24,7 +24,7 @@ extension ZoneSyncMachine {
     /// Pushes `item`'s value again, which the server lost (decision 0248).
     mutating func giveBack(_ item: ItemID) {
         state.records[item]?.isPending = true
-        givenBack.insert(item)
+        server.givenBack.insert(item)
     }
 
     /// Whether the server lost `record`'s value, which it acknowledged or sent (decision 0248):
@@ -45,8 +45,8 @@ extension ZoneSyncMachine {
     /// it collected no deletions since the record's value was written. Never for a pending record
     /// (pushed anyway) or one the local store may hold ahead of.
     private func onlyALossExplains(_ record: ZoneSyncState.Record, item: ItemID, collectedAt: Int64?) -> Bool {
-        guard !record.isPending, !localValueUnknown.contains(item), !heldButUnlisted.contains(item) else { return false }
-        guard !givingBack, let collectedAt else { return true }
+        guard !record.isPending, !localStore.valueUnknown.contains(item), !server.heldButUnlisted.contains(item) else { return false }
+        guard !server.givingBack, let collectedAt else { return true }
         return record.version.modifiedAt > collectedAt &+ ModificationTimeBound.window
     }
 }

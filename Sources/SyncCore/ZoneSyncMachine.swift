@@ -7,9 +7,11 @@
 /// has no more; then push what resolving conflicts produced; then ``SyncAction/synced``.
 /// One request is outstanding at a time; ``retry()`` resends it when the driver's timer fires.
 ///
-/// Durability contract: ``state`` is durable and must be committed, with the keychain effects of
-/// the returned actions, in one transaction before the driver sends any request. The rest (the
-/// phase, the resync's progress) is lost on a crash; ``init(restoring:configuration:)`` resumes.
+/// Durability contract: ``state`` is durable and must be committed, after the local store's
+/// effects of the returned actions, before the driver sends any request. They are two files and
+/// two commits, the local store's first (decision 0107); a crash between them is what rule R56
+/// recovers. The rest (the phase, the resync's progress) is lost on a crash;
+/// ``init(restoring:configuration:)`` resumes.
 public struct ZoneSyncMachine: Sendable {
     /// Tunables.
     public struct Configuration: Sendable, Equatable {
@@ -47,44 +49,9 @@ public struct ZoneSyncMachine: Sendable {
     var phase: Phase = .idle
     var requestNumber: UInt64 = 0
     var pushesThisRound = 0
-    /// Items whose local value may not be the state's: the local store took a version the
-    /// state was not committed with (a crash between the two commits, decision 0107). Their next
-    /// pulled version is applied to the store even when the state holds the same value.
-    public internal(set) var localValueUnknown: Set<ItemID> = []
-    /// The versions the local store took from the server for items the state does not show them
-    /// for (``markLocalValueUnknown(_:applied:)``, decision 0236). Not durable: the driver marks
-    /// them again at every start.
-    var appliedBefore: [ItemID: [VersionVector]] = [:]
-    /// Set while a full resync follows a server's restore (decision 0154): its reconciliation
-    /// gives back what the server no longer lists. Lost on a crash: the restarted pull from the
-    /// old cursor is answered the same way.
-    var givingBack = false
-    /// Values given back because only a loss explained their absence (decision 0248), until the
-    /// server answers for them; and those it answered it held already (`stale`): it hides them
-    /// rather than lost them, and they are not given back again. Not durable: a new process gives
-    /// each back once more.
-    var givenBack: Set<ItemID> = []
-    var heldButUnlisted: Set<ItemID> = []
-    /// Set by the driver for a device without sync state whose local store has synced before
-    /// (a lost state file, a re-enrolment): its copies may be of items deleted meanwhile (decision
-    /// 0175). Not durable: the driver sets it again at every start.
-    public var returnsWithoutState = false
-    /// Set when the machine refused a page as older than what the server already told it
-    /// (decision 0188) and nothing was taken since: the answer to the resent pull is taken even if
-    /// it is as old, since the server insists on that state.
-    var refusedAnOldPage = false
-    /// The most versions per batch since the server refused a batch as too large without naming
-    /// an item (its request limit is below this client's budget, decision 0224): halved at each
-    /// such refusal. Not durable: a restarted device finds the limit again.
-    var batchSizeLimit: Int?
-    /// Pending versions the driver cannot hand over now (a "when unlocked" keychain item while the
-    /// keychain is locked, decision 0237): not pushed and not counted as pending until it clears
-    /// them. Not durable: the driver sets them again at every round.
-    public var waitingForUnlock: Set<ItemID> = []
-    /// The batch this machine made and has sent once only, if the outstanding one is such: its
-    /// answer tells whether the server stored it. A batch sent again (a retry, or one restored
-    /// from the durable state) may have been stored by an earlier send whose answer was lost.
-    var sentOnce: UInt64?
+    /// What this process learned of the server, and what the driver tells of the local store.
+    var server = ServerKnowledge()
+    public var localStore = LocalStoreKnowledge()
 
     /// A machine for a device that never synced `zone`.
     public init(device: DeviceID, zone: ZoneID, configuration: Configuration = Configuration()) {
@@ -99,7 +66,7 @@ public struct ZoneSyncMachine: Sendable {
         self.configuration = configuration
     }
 
-    /// Marks items whose local store is ahead of the state (see ``localValueUnknown``); the
+    /// Marks items whose local store is ahead of the state (see ``LocalStoreKnowledge/valueUnknown``); the
     /// driver finds them when it starts from the committed state.
     ///
     /// - Parameter applied: Where the store knows it, the version it took from the server for
@@ -107,8 +74,8 @@ public struct ZoneSyncMachine: Sendable {
     ///   listing older than it is refused as a rollback (decision 0236), also by a device that
     ///   returns without its sync state.
     public mutating func markLocalValueUnknown(_ items: some Sequence<ItemID>, applied: [ItemID: [VersionVector]] = [:]) {
-        localValueUnknown.formUnion(items)
-        appliedBefore.merge(applied) { _, new in new }
+        localStore.valueUnknown.formUnion(items)
+        localStore.appliedBefore.merge(applied) { _, new in new }
     }
 
     /// Whether no round is running.
@@ -122,9 +89,9 @@ public struct ZoneSyncMachine: Sendable {
 
     /// Whether some local change still has to be pushed (one set aside does not count).
     public var hasPendingChanges: Bool {
-        waitingForUnlock.isEmpty
+        localStore.waitingForUnlock.isEmpty
             ? state.records.values.contains(where: \.awaitsPush)
-            : state.records.contains { $0.value.awaitsPush && !waitingForUnlock.contains($0.key) }
+            : state.records.contains { $0.value.awaitsPush && !localStore.waitingForUnlock.contains($0.key) }
     }
 
     /// Sets a pending version aside, unpushed, because the server will not take it (the driver
@@ -152,7 +119,7 @@ public struct ZoneSyncMachine: Sendable {
         let record = state.records[change.item]
         let known = record?.seen ?? VersionVector()
         // The change was read from the store: the state now holds the store's value.
-        localValueUnknown.remove(change.item)
+        localStore.valueUnknown.remove(change.item)
         // Deleting what the state and the store both know as absent changes nothing.
         if change.content == nil, record?.version.isDeleted ?? true, known.descends(from: change.basedOn) { return [] }
         if let sent = change.sentBefore, !sent.isDeleted, let content = change.content, record == nil, isRecovering {
@@ -199,7 +166,7 @@ public struct ZoneSyncMachine: Sendable {
         }
         if resyncing, state.unansweredBatch == nil {
             if givingBack {
-                self.givingBack = true
+                server.givingBack = true
                 state.latestSequence = 0
             }
             return pull(after: 0, mentioned: [])
@@ -219,7 +186,7 @@ public struct ZoneSyncMachine: Sendable {
             return []
         case .pushing:
             guard let batch = state.unansweredBatch else { return pull(after: state.cursor, mentioned: nil) }
-            sentOnce = nil
+            server.sentOnce = nil
             return [.push(batch)]
         case .pulling(let request, let mentioned):
             return pull(after: request.cursor, mentioned: mentioned)
@@ -236,12 +203,12 @@ public struct ZoneSyncMachine: Sendable {
         if response.status == .cursorExpired {
             // Nothing of this send was stored; an earlier send of the batch may have been, before
             // the server forgot the batch (the device was away past its inactivity limit).
-            if sentOnce != batchID { markMayBeOnServer(batch) }
+            if server.sentOnce != batchID { markMayBeOnServer(batch) }
             return pull(after: 0, mentioned: [])
         }
         if response.status == .tooLarge, batch.items.count > 1 {
             // Nothing was stored: the batch is pushed again in batches of half its size.
-            batchSizeLimit = max(1, batch.items.count / 2)
+            server.batchSizeLimit = max(1, batch.items.count / 2)
             if pushesThisRound < configuration.maximumPushesPerRound { return pushOrPull() }
             return pull(after: state.cursor, mentioned: nil)
         }
@@ -258,7 +225,7 @@ public struct ZoneSyncMachine: Sendable {
         if response.status == .committed {
             for (pushed, result) in zip(batch.items, response.results) where result.item == pushed.item {
                 acknowledge(pushed, at: result.sequence)
-                if givenBack.remove(pushed.item) != nil, result.outcome == .stale { heldButUnlisted.insert(pushed.item) }
+                if server.givenBack.remove(pushed.item) != nil, result.outcome == .stale { server.heldButUnlisted.insert(pushed.item) }
             }
             if let latest = response.latestSequence { state.latestSequence = max(state.latestSequence, latest) }
         }
@@ -271,22 +238,22 @@ public struct ZoneSyncMachine: Sendable {
         guard case .pulling(let request, var mentioned) = phase, request.requestID == response.requestID else {
             return []
         }
-        let refusedBefore = refusedAnOldPage
-        refusedAnOldPage = false
+        let refusedBefore = server.refusedAnOldPage
+        server.refusedAnOldPage = false
         switch response {
         case .cursorExpired:
-            givingBack = false
+            server.givingBack = false
             return pull(after: 0, mentioned: [])
         case .feedRestored:
             // The server went back to a backup: what it reported before no longer bounds its feed.
-            givingBack = true
+            server.givingBack = true
             state.latestSequence = 0
             return pull(after: 0, mentioned: [])
         case .changes(_, let items, let nextCursor, let hasMore, let collectedAt):
             let isOld = predatesWhatTheServerSaid(items, nextCursor: nextCursor, hasMore: hasMore)
             if isOld, !refusedBefore {
                 // Taken as a late answer: neither its items nor its cursor; the driver resends.
-                refusedAnOldPage = true
+                server.refusedAnOldPage = true
                 return []
             }
             // Asked again, the server answers as old: that is its state now (a restore without
@@ -297,7 +264,7 @@ public struct ZoneSyncMachine: Sendable {
                 mentioned?.insert(changed.item)
                 actions += apply(
                     changed.versions, to: changed.item, at: changed.sequence, resyncing: mentioned != nil,
-                    deletionsCollectedAt: collectedAt, replacingSequence: isOld || givingBack)
+                    deletionsCollectedAt: collectedAt, replacingSequence: isOld || server.givingBack)
             }
             if !hasMore { state.latestSequence = max(state.latestSequence, nextCursor) }
             if hasMore {
@@ -307,7 +274,7 @@ public struct ZoneSyncMachine: Sendable {
             }
             if let mentioned {
                 actions += reconcileResync(mentioned: mentioned, deletionsCollectedAt: collectedAt)
-                givingBack = false
+                server.givingBack = false
             }
             state.cursor = nextCursor
             return actions + endOfPull()
@@ -328,7 +295,7 @@ public struct ZoneSyncMachine: Sendable {
         if let batch = state.unansweredBatch {
             phase = .pushing(batchID: batch.batchID)
             pushesThisRound += 1
-            sentOnce = nil
+            server.sentOnce = nil
             return [.push(batch)]
         }
         let pending = nextBatchItems()
@@ -337,7 +304,7 @@ public struct ZoneSyncMachine: Sendable {
             device: state.device, zone: state.zone, batchID: state.nextBatchID, cursor: state.cursor, items: pending)
         state.nextBatchID += 1
         state.unansweredBatch = batch
-        sentOnce = batch.batchID
+        server.sentOnce = batch.batchID
         phase = .pushing(batchID: batch.batchID)
         pushesThisRound += 1
         return [.push(batch)]
@@ -348,8 +315,8 @@ public struct ZoneSyncMachine: Sendable {
     private func nextBatchItems() -> [PushedItem<ItemVersion>] {
         // The IDs first: filtering the records themselves copied every pending record at every
         // push, O(items) per batch (decision 0198).
-        let pending = state.records.lazy.filter { $0.value.awaitsPush && !waitingForUnlock.contains($0.key) }.map(\.key).sorted()
-        let count = min(configuration.maximumBatchSize, batchSizeLimit ?? .max)
+        let pending = state.records.lazy.filter { $0.value.awaitsPush && !localStore.waitingForUnlock.contains($0.key) }.map(\.key).sorted()
+        let count = min(configuration.maximumBatchSize, server.batchSizeLimit ?? .max)
         var items: [PushedItem<ItemVersion>] = []
         var bytes = 0
         for item in pending {
@@ -368,7 +335,7 @@ public struct ZoneSyncMachine: Sendable {
         let request = PullRequest(
             requestID: RequestID(epoch: state.epoch, number: requestNumber), device: state.device,
             zone: state.zone, cursor: cursor, isFullResync: mentioned != nil, limit: configuration.pageSize,
-            includesCollectedDeletions: mentioned != nil && !(state.records.isEmpty && localValueUnknown.isEmpty)
+            includesCollectedDeletions: mentioned != nil && !(state.records.isEmpty && localStore.valueUnknown.isEmpty)
         )
         phase = .pulling(request, mentioned: mentioned)
         return [.pull(request)]
@@ -401,7 +368,7 @@ public struct ZoneSyncMachine: Sendable {
     /// the resync that follows a restore (0154) the items' sequences went back for good.
     private func predatesWhatTheServerSaid(_ items: [ChangedItem<ItemVersion>], nextCursor: UInt64, hasMore: Bool) -> Bool {
         if !hasMore, nextCursor < state.latestSequence { return true }
-        if givingBack { return false }
+        if server.givingBack { return false }
         return items.contains { (state.records[$0.item]?.sequence ?? 0) > $0.sequence }
     }
 }

@@ -99,14 +99,14 @@ import Testing
         }
         // Taken but not yet pushed: not marked.
         #expect(try store.syncedKeys() == ["p"])
-        // Pushed with another vector than the store holds: not marked; with its vector: marked.
-        try store.applyResolved([], pushed: ["m": VersionVector([device: 8])], reason: .serverChange, basedOnJournal: taken)
+        // Pushed with another value than the store shows: not marked; with its version: marked.
+        try store.applyResolved([], pushed: ["m": pulled.version], reason: .serverChange, basedOnJournal: taken)
         #expect(try store.syncedKeys() == ["p"])
-        try store.applyResolved([], pushed: ["m": engineVector], reason: .serverChange, basedOnJournal: taken)
+        try store.applyResolved([], pushed: ["m": try shown("m", in: store)], reason: .serverChange, basedOnJournal: taken)
         #expect(try store.syncedKeys() == ["m", "p"])
         // A local write drops the mark, and a push answered after it does not set it again.
         try store.set("changed", forKey: "p")
-        try store.applyResolved([], pushed: ["p": VersionVector([device: 3])], reason: .serverChange, basedOnJournal: taken)
+        try store.applyResolved([], pushed: ["p": pulled.version], reason: .serverChange, basedOnJournal: taken)
         #expect(try store.syncedKeys() == ["m"])
         // A removed key holds no value to bring back.
         try store.removeValue(forKey: "m")
@@ -120,14 +120,10 @@ import Testing
         let stores = TemporaryStores()
         defer { stores.remove() }
         let store = try stores.store()
-        try store.set("mine", forKey: "m")
         let vector = VersionVector([device: 9])
-        _ = try store.takeLocalChanges(after: 0) { key, current, modifiedAt in
-            try? KeyVersion(key: key, value: #require(current?.value), vector: vector, modifiedAt: modifiedAt, device: device).version
-        }
-        let taken = try #require(try store.journalEntries(after: 0).last?.sequence)
+        let taken = try setAndTake("mine", forKey: "m", as: vector, in: store)
         #expect(try store.pushedVersions().isEmpty)
-        try store.applyResolved([], pushed: ["m": vector], reason: .serverChange, basedOnJournal: taken)
+        try store.applyResolved([], pushed: ["m": try shown("m", in: store)], reason: .serverChange, basedOnJournal: taken)
         let sent = try #require(try store.pushedVersions()["m"])
         #expect(sent.vector == vector && sent.device == device)
         #expect(try store.syncedKeys() == ["m"])
@@ -139,6 +135,82 @@ import Testing
         try store.applyResolved([later], reason: .serverChange, basedOnJournal: taken)
         #expect(try store.pushedVersions().isEmpty)
         #expect(try store.syncedKeys() == ["m"])
+    }
+
+    /// Decision 0247 for key-value stores: a value sent whose answer never came is known as sent,
+    /// so a device back without its sync state pushes it again as that version (a new write would
+    /// be concurrent with a removal made over it, and an update beats a concurrent removal); it
+    /// is not a value the server has; a local write since unmarks it.
+    @Test func aValueSentWithoutAnAnswerIsKnownAsSent() throws {
+        let stores = TemporaryStores()
+        defer { stores.remove() }
+        let store = try stores.store()
+        let vector = VersionVector([device: 4])
+        let taken = try setAndTake("mine", forKey: "m", as: vector, in: store)
+        try store.applyResolved([], sent: ["m": try shown("m", in: store)], reason: .serverChange, basedOnJournal: taken)
+        #expect(try store.pushedVersions()["m"]?.vector == vector)
+        #expect(try store.syncedKeys().isEmpty)
+        try store.set("changed", forKey: "m")
+        #expect(try store.pushedVersions().isEmpty)
+    }
+
+    /// A value pushed from here, taken again as a local change by a device back without its sync
+    /// state (the engine's record of it written over the same version), is still known as pushed
+    /// and as a version the server has: losing its state once more before it pushes, the device
+    /// takes it again as that version, not as a new write that would undo a removal made over it
+    /// (simulation seed 259 at 400 operations).
+    @Test func aValueTakenAgainAsTheSameVersionKeepsItsMarks() throws {
+        let stores = TemporaryStores()
+        defer { stores.remove() }
+        let store = try stores.store()
+        let vector = VersionVector([device: 4])
+        let taken = try setAndTake("mine", forKey: "m", as: vector, in: store)
+        let version = try shown("m", in: store)
+        try store.applyResolved([], pushed: ["m": version], sent: ["m": version], reason: .serverChange, basedOnJournal: taken)
+        let pushed = try #require(try store.pushedVersions()["m"])
+        // The engine takes it again (its position lost with the state): the same version, now
+        // with the origin the engine records.
+        _ = try store.takeLocalChanges(after: 0) { _, _, _ in
+            var again = pushed
+            again.origin = vector
+            return again
+        }
+        #expect(try store.pushedVersions()["m"]?.vector == vector)
+        #expect(try store.syncedKeys() == ["m"])
+    }
+
+    /// A conflict resolved here in favour of the value the store shows is pushed under a vector
+    /// no apply stores (the value does not change): the pushed version becomes the store's, so a
+    /// device back without its sync state pushes it again as that version, not as a new write
+    /// that beats a removal made over it elsewhere (malicious seed 2 at 400 operations).
+    @Test func aResolutionThatKeptTheShownValueIsKnownAsPushed() throws {
+        let stores = TemporaryStores()
+        defer { stores.remove() }
+        let store = try stores.store()
+        let taken = try setAndTake("mine", forKey: "m", as: VersionVector([device: 1]), in: store)
+        let resolution = try shown("m", in: store).with(vector: VersionVector([device: 2, DeviceID("other-device")!: 1]))
+        try store.applyResolved([], sent: ["m": resolution], reason: .serverChange, basedOnJournal: taken)
+        #expect(try store.pushedVersions()["m"] == resolution)
+        #expect(try store.syncedKeys().isEmpty)
+        try store.applyResolved([], pushed: ["m": resolution], reason: .serverChange, basedOnJournal: taken)
+        #expect(try store.pushedVersions()["m"] == resolution)
+        #expect(try store.syncedKeys() == ["m"])
+        #expect(try store.string(forKey: "m") == "mine")
+    }
+
+    /// The one version the store holds for `key`.
+    private func shown(_ key: String, in store: KeyValueStore) throws -> ItemVersion {
+        try #require(try store.siblingVersions(forKey: key).first).version
+    }
+
+    /// Sets `value` for `key` and lets the engine take it as a version with `vector`; returns
+    /// the journal sequence taken.
+    private func setAndTake(_ value: String, forKey key: String, as vector: VersionVector, in store: KeyValueStore) throws -> Int64 {
+        try store.set(value, forKey: key)
+        _ = try store.takeLocalChanges(after: 0) { key, current, modifiedAt in
+            try? KeyVersion(key: key, value: #require(current?.value), vector: vector, modifiedAt: modifiedAt, device: device).version
+        }
+        return try #require(try store.journalEntries(after: 0).last?.sequence)
     }
 
     @Test func theVectorsTakenFromTheEngineLeaveOutLocalChangesNotYetTaken() throws {
@@ -171,7 +243,7 @@ import Testing
         // Applied again while still pending: still not the server's.
         try store.applyResolved([resolution], notOnServer: ["k"], reason: .serverChange, basedOnJournal: 0)
         #expect(try store.syncedKeys().isEmpty)
-        try store.applyResolved([], pushed: ["k": resolution.version.vector], reason: .serverChange, basedOnJournal: 0)
+        try store.applyResolved([], pushed: ["k": resolution.version], reason: .serverChange, basedOnJournal: 0)
         #expect(try store.syncedKeys() == ["k"])
         #expect(try store.takenVectors(notChangedAfter: 0)["k"]?.serverVector == VersionVector([device: 4, other: 2]))
     }

@@ -30,8 +30,8 @@ import Testing
             for secret in secrets {
                 #expect(try filesContain(Array(secret.utf8), in: directory).isEmpty, "a secret is on disk in plaintext")
             }
-            // The check itself finds plaintext: an account name is stored as a plain attribute.
-            #expect(!(try filesContain(Array("a9".utf8), in: directory)).isEmpty)
+            // The check itself finds plaintext: the item class codes are stored in the clear.
+            #expect(!(try filesContain(Array("genp".utf8), in: directory)).isEmpty)
         }
     }
 

@@ -93,34 +93,4 @@ import Testing
             #expect(try keychain.historyVersions(of: synced("item").primaryKey).count == 1)
         }
     }
-
-    @Test func aVersionOneKeychainIsMigratedAndItsHistoryKept() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keychain-tests-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path: String
-        do {
-            let keychain = try openKeychain(in: directory)
-            path = keychain.path
-            try keychain.recordHistoryVersion(synced("item", secret: "before"))
-        }
-        // Turn the file back into schema 1, as an earlier build left it.
-        let database = try DatabaseQueue(path: path)
-        try database.writeWithoutTransaction { db in
-            try db.execute(sql: """
-                DROP TABLE remote_version;
-                DROP INDEX item_history_by_version;
-                ALTER TABLE item_history DROP COLUMN version_tag;
-                DELETE FROM grdb_migrations WHERE identifier != 'v1';
-                PRAGMA user_version = 1;
-                """)
-        }
-        try database.close()
-        let keychain = try openKeychain(in: directory)
-        #expect(try keychain.historyVersions(of: synced("item").primaryKey, includingData: true).map(\.item.data) == [Array("before".utf8)])
-        try keychain.recordHistoryVersion(synced("item", secret: "after"), versionTag: [1])
-        try keychain.recordHistoryVersion(synced("item", secret: "after"), versionTag: [1])
-        #expect(try keychain.historyVersions(of: synced("item").primaryKey).count == 2)
-        let userVersion = try DatabaseQueue(path: path).read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") }
-        #expect(userVersion == 6)
-    }
 }

@@ -50,15 +50,7 @@ public final class SpawnedProcess: Sendable {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        var everySignal = sigset_t()
-        sigfillset(&everySignal)
-        sigdelset(&everySignal, SIGKILL)
-        sigdelset(&everySignal, SIGSTOP)
-        posix_spawnattr_setsigdefault(&attributes, &everySignal)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        Self.startWithDefaultSignals(&attributes)
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -71,6 +63,21 @@ public final class SpawnedProcess: Sendable {
         guard status == 0 else { throw ProcessFailure("cannot start \(executable) (errno \(status))") }
         pid = child
         Thread.detachNewThread { [exit, child] in Self.reap(child, exit) }
+    }
+
+    /// Makes a child spawned with `attributes` start with every signal at its default and none
+    /// blocked, whatever the starting thread had blocked or ignored (a concurrency pool thread
+    /// blocks SIGTERM: a daemon that inherited that mask would sit out every stop).
+    public static func startWithDefaultSignals(_ attributes: inout posix_spawnattr_t) {
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        var everySignal = sigset_t()
+        sigfillset(&everySignal)
+        sigdelset(&everySignal, SIGKILL)
+        sigdelset(&everySignal, SIGSTOP)
+        posix_spawnattr_setsigdefault(&attributes, &everySignal)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
     }
 
     /// Waits for the child to end without reaping it, marks it ended, then reaps it.

@@ -37,10 +37,41 @@ struct OneItemPerAttributeSetTests {
         }
     }
 
+    /// An item whose attributes a client changed keeps the ID of its earlier set; another machine
+    /// storing the new set meanwhile names its item after the set. Once they sync, each machine's
+    /// service folds the two into the item named after the set (decision 0278): one item, one
+    /// secret, on both machines.
+    @Test func anItemWhoseAttributesChangedMeetsTheNewSetsItemAsOneItem() async throws {
+        try await PrivateDesktop.twoMachines { a, b in
+            let before = ["service", "vpn.example.com", "user", "alice"]
+            let after = before + ["realm", "work"]
+            #expect(try await a.secretTool(["store", "--label=VPN"] + before, input: "from A").status == 0)
+            let changed = try #require(try await a.itemIDs(before).first)
+            let set = try await a.run("/usr/bin/gdbus", [
+                "call", "--session", "--dest", "org.freedesktop.secrets",
+                "--object-path", "/org/freedesktop/secrets/collection/login/\(changed)",
+                "--method", "org.freedesktop.DBus.Properties.Set", "org.freedesktop.Secret.Item", "Attributes",
+                "<{'service': 'vpn.example.com', 'user': 'alice', 'realm': 'work'}>",
+            ])
+            #expect(set.status == 0, "\(set.stderr)")
+            #expect(try await a.itemIDs(after) == [changed])
+            #expect(try await b.secretTool(["store", "--label=VPN"] + after, input: "from B").status == 0)
+            let named = try #require(try await b.itemIDs(after).first)
+            #expect(named != changed)
+            try await eventually(timeout: DaemonPropagationTests.propagation, "one item of the set on both machines") {
+                try await a.sync()
+                try await b.sync()
+                let (onA, onB) = (try await a.itemIDs(after), try await b.itemIDs(after))
+                let (secretOnA, secretOnB) = (try await a.lookup(after), try await b.lookup(after))
+                return onA == [named] && onB == [named] && secretOnA == secretOnB
+            }
+        }
+    }
+
     /// Items stored before decision 0268 have random IDs, and the bug it fixes left two of them for
-    /// one set: they keep their IDs, and the next store of the set folds them into one item, the
-    /// newest, the other's secret kept in its history.
-    @Test func aStoreFoldsItemsOfItsSetStoredBeforeTheRule() async throws {
+    /// one set: once the service sees them it folds them into one item (decision 0278), the newest,
+    /// the other's secret kept in its history; a store then changes that item.
+    @Test func itemsOfOneSetStoredBeforeTheRuleAreFoldedIntoOne() async throws {
         try await PrivateDesktop.with { desktop in
             let older = "0123456789abcdef0123456789abcdef", newer = "fedcba9876543210fedcba9876543210"
             for (id, secret) in [(older, "stale"), (newer, "current")] {
@@ -51,14 +82,17 @@ struct OneItemPerAttributeSetTests {
                 #expect(added.status == 0, "\(added.stderr)")
             }
             let attributes = ["service", "wiki.example.com", "user", "alice"]
-            #expect(try await desktop.itemIDs(attributes).sorted() == [older, newer])
+            try await eventually(timeout: DaemonPropagationTests.propagation, "the two items folded into one") {
+                try await desktop.itemIDs(attributes) == [newer]
+            }
+            #expect(try await desktop.lookup(attributes) == "current")
+            let history = try await desktop.run(
+                Binaries.keychain.path, ["history", "-a", newer, "-s", "login", "--access-group", "org.freedesktop.secrets", "-w"])
+            #expect(history.stdout.contains("stale"), "\(history.stdout) \(history.stderr)")
 
             #expect(try await desktop.secretTool(["store", "--label=Wiki"] + attributes, input: "stored").status == 0)
             #expect(try await desktop.itemIDs(attributes) == [newer])
             #expect(try await desktop.lookup(attributes) == "stored")
-            let history = try await desktop.run(
-                Binaries.keychain.path, ["history", "-a", newer, "-s", "login", "--access-group", "org.freedesktop.secrets", "-w"])
-            #expect(history.stdout.contains("stale"), "\(history.stdout) \(history.stderr)")
         }
     }
 }

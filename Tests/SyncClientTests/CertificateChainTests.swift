@@ -53,7 +53,7 @@ struct CertificateChainTests {
         }
     }
 
-    @Test func aNewKeyFromTheSameCAIsRefusedUntilTheDeviceIsEnrolledAgain() async throws {
+    @Test func aNewKeyFromTheSameCAIsRefusedUntilTheDeviceIsEnrolledAgainWithItsPin() async throws {
         try await withTemporaryDirectory { directory in
             let operatorCA = try OperatorCertificates()
             let arguments = try operatorCA.write(leaf: try operatorCA.issueLeaf(), to: directory.appendingPathComponent("tls"))
@@ -61,7 +61,8 @@ struct CertificateChainTests {
             var server = try await TestServer(dataDirectory: dataDirectory, options: arguments)
             defer { server.stop() }
             let device = TestDevice(name: "a", in: directory)
-            try await device.enroll(server, account: "rekey-\(UUID().uuidString.prefix(8))", create: true)
+            let account = "rekey-\(UUID().uuidString.prefix(8))"
+            try await device.enroll(server, account: account, create: true)
             let port = server.port
             server.stop()
             try await eventually("the first server to stop") { !server.isRunning }
@@ -73,6 +74,15 @@ struct CertificateChainTests {
             let refused = try await device.syncClient(["sync"])
             #expect(refused.status != 0)
             #expect(refused.stderr.contains("does not match the pin"))
+
+            // The way through a new key: the device enrols again with the pin the server now prints.
+            let newPin = "sha256/" + Data(SHA256.hash(data: newKey.publicKey.derRepresentation)).base64EncodedString()
+            #expect(server.pin == newPin)
+            let again = try await device.syncClient([
+                "enroll", "--replace", "--server", server.url, "--account", account, "--device-name", "a", "--kdf-log-n", "15", "--pin", newPin,
+            ])
+            #expect(again.status == 0, "\(again.stderr)")
+            try await device.sync()
         }
     }
 

@@ -100,16 +100,7 @@ struct DeadEndTests {
     }
 
     @Test func aFailedEnrolmentLeavesNoActiveDevice() async throws {
-        try await withAccount(devices: 1) { server, devices in
-            let a = devices[0]
-            let account = try await KeyEpochTests.accountName(of: a)
-            let on = try await ChildProcess.run(
-                Products.syncClient, ["account", "require-approval", "on", "--keychain", a.keychainPath],
-                environment: ["SYNC_PASSWORD": TestDevice.password])
-            #expect(on.status == 0, "\(on.stderr)")
-            let directory = URL(fileURLWithPath: a.keychainPath).deletingLastPathComponent().deletingLastPathComponent()
-            let b = TestDevice(name: "b", in: directory)
-            let enrol = ["enroll", "--server", server.url, "--account", account, "--device-name", "b", "--pin", server.pin ?? ""]
+        try await withApprovalRequired { a, b, enrol in
 
             // The password alone, while approval is required.
             let passwordOnly = try await b.syncClient(enrol)
@@ -131,6 +122,45 @@ struct DeadEndTests {
             #expect(listed.status == 0, "\(listed.stdout)\n\(listed.stderr)")
             #expect(!listed.stdout.contains("\tb\t"), "\(listed.stdout)")
             #expect(!FileManager.default.fileExists(atPath: b.keychainPath + ".sync"))
+        }
+    }
+
+    /// An enrolment killed after its sign-in (SIGKILL while it waits for approval) leaves a device
+    /// the server counts, which nothing could take back; the keychain's next enrolment revokes it,
+    /// even one that fails itself (decision 0277).
+    @Test func anEnrolmentKilledAfterItsSignInIsWithdrawnByTheNext() async throws {
+        try await withApprovalRequired { a, b, enrol in
+            let waiting = try ChildProcess(
+                Products.syncClient, [enrol[0], "--keychain", b.keychainPath] + enrol.dropFirst() + ["--request-approval"],
+                environment: ["SYNC_PASSWORD": TestDevice.password])
+            defer { waiting.stop() }
+            try await waiting.waitForOutput(containing: "on an enrolled device")
+            waiting.signal(SIGKILL)
+            _ = try await waiting.waitForExit(timeout: .seconds(30))
+            let before = try await a.syncClient(["devices"])
+            let killed = before.stdout.split(separator: "\n").first { $0.contains("\tb\tactive\tNOT IN THE DEVICE LOG") }
+            #expect(killed != nil, "\(before.stdout)")
+
+            let passwordOnly = try await b.syncClient(enrol)
+            #expect(passwordOnly.stderr.contains("requires approval"), "\(passwordOnly.stderr)")
+            let after = try await a.syncClient(["devices"])
+            #expect(after.status == 0 && !after.stdout.contains("\tb\t"), "\(after.stdout)\n\(after.stderr)")
+        }
+    }
+
+    /// An account of one device, `a`, that requires approval; a keychain `b` beside it, and the
+    /// arguments that enrol `b` with its password.
+    func withApprovalRequired(_ body: (_ a: TestDevice, _ b: TestDevice, _ enrol: [String]) async throws -> Void) async throws {
+        try await withAccount(devices: 1) { server, devices in
+            let a = devices[0]
+            let account = try await KeyEpochTests.accountName(of: a)
+            let on = try await ChildProcess.run(
+                Products.syncClient, ["account", "require-approval", "on", "--keychain", a.keychainPath],
+                environment: ["SYNC_PASSWORD": TestDevice.password])
+            #expect(on.status == 0, "\(on.stderr)")
+            let directory = URL(fileURLWithPath: a.keychainPath).deletingLastPathComponent().deletingLastPathComponent()
+            let b = TestDevice(name: "b", in: directory)
+            try await body(a, b, ["enroll", "--server", server.url, "--account", account, "--device-name", "b", "--pin", server.pin ?? ""])
         }
     }
 

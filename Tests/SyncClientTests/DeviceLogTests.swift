@@ -95,7 +95,7 @@ struct DeviceLogTests {
     private static func signInWithoutTheLog(_ server: TestServer, account: String, name: String) async throws {
         let endpoint = try ServerEndpoint(server.url, allowInsecure: false)
         let (_, tls) = try await endpoint.verify(pin: server.pin.flatMap(ServerPin.init))
-        let connection = ServerConnection(endpoint: endpoint, tlsConfiguration: tls, token: nil)
+        let connection = ServerConnection(endpoint: endpoint, tls: tls, token: nil)
         do {
             let pre = try await connection.send(
                 .POST, "/v1/sign-in/parameters", body: PreSignInRequest(account: account), as: PreSignInResponse.self)

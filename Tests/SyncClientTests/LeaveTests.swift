@@ -48,6 +48,29 @@ struct LeaveTests {
         }
     }
 
+    /// Found by README's walkthrough (ReadmeWalkthroughTests): an item the device had written
+    /// itself (journaled, pushed) and `leave` removed came back as a deletion at the keychain's
+    /// next enrolment, and every device deleted it.
+    @Test func anItemTheDeviceWroteItselfIsNotDeletedWhenItEnrolsAgainAfterLeaving() async throws {
+        try await withAccount(devices: 2) { server, devices in
+            let (a, b) = (devices[0], devices[1])
+            let account = try #require(try await a.syncClient(["status"]).stdout.split(separator: "\n").first?.split(separator: " ").last)
+            try await a.add(service: "shared", account: "lee", password: "one")
+            try await a.sync()
+            try await b.sync()
+            try await b.add(service: "shared", account: "lee", password: "two", update: true)
+            try await b.sync()
+            let left = try await b.syncClient(["leave"])
+            #expect(left.status == 0, "\(left.stderr)")
+
+            try await b.enroll(server, account: String(account))
+            try await b.sync()
+            try await a.sync()
+            #expect(try await b.password(service: "shared", account: "lee") == "two")
+            #expect(try await a.password(service: "shared", account: "lee") == "two")
+        }
+    }
+
     @Test func aDeviceThatIsNotEnrolledCannotLeave() async throws {
         try await withTemporaryDirectory { directory in
             let device = TestDevice(name: "lonely", in: directory)

@@ -24,7 +24,9 @@ struct RevokeInterruptionTests {
             let cID = try await KeyEpochTests.deviceID(of: c)
 
             try account.proxy.hold("POST", "/v1/device-log")
-            let revoking = Task { try await b.syncClient(["revoke", cID]) }
+            // B's revoke lasts as long as the five rounds below (each an append by A, a process of
+            // its own): its bound covers them, as one command's own 60 s would not on a loaded machine.
+            let revoking = Task { try await b.syncClient(["revoke", cID], timeout: .seconds(360)) }
             // The first append is B's revocation; each later one (its epoch entry) is released only
             // after A appended an entry of its own: the log's compare-and-set refuses it.
             let attempts = 5
@@ -70,7 +72,7 @@ struct RevokeInterruptionTests {
             let (cID, dID) = (try await KeyEpochTests.deviceID(of: c), try await KeyEpochTests.deviceID(of: d))
 
             try account.proxy.hold("POST", "/v1/device-log")
-            let byB = Task { try await b.syncClient(["revoke", cID]) }
+            let byB = Task { try await b.syncClient(["revoke", cID], timeout: .seconds(180)) }
             try await account.proxy.waitUntilHeld(1)
             try account.proxy.release(1)
             // B's epoch entry waits at the proxy while A revokes d after B's revocation.

@@ -26,6 +26,32 @@ import Testing
         clock.record(dateHeader: "not a date")
         #expect(clock.now().map { abs($0.timeIntervalSince1970 - 1_795_386_488) < 60 } == true)
     }
+
+    @Test func everyIMFFixdateReadsAsFoundationWritesIt() {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        var generator = SystemRandomNumberGenerator()
+        // Leap days, year and century boundaries, then times spread over 1900–2400.
+        let chosen: [TimeInterval] = [0, -1, 951_782_400, 951_868_799, 4_107_542_400, 4_107_628_800, 1_795_386_488, -2_208_988_800]
+        let spread = (0..<2_000).map { _ in TimeInterval(Int64.random(in: -2_208_988_800...13_569_465_600, using: &generator)) }
+        for seconds in chosen + spread {
+            let text = formatter.string(from: Date(timeIntervalSince1970: seconds))
+            #expect(ServerClock.parse(text) == Date(timeIntervalSince1970: seconds), "\(text)")
+        }
+    }
+
+    @Test func anythingButAnIMFFixdateIsNotRead() {
+        for text in [
+            "", "Sun, 22 Nov 2026 22:28:08 UTC", "Sun, 22 Nov 2026 22:28:08 GMT ", "Sun 22 Nov 2026 22:28:08 GMT",
+            "Sun, 22 Noe 2026 22:28:08 GMT", "Sun, 2x Nov 2026 22:28:08 GMT", "Sun, 32 Nov 2026 22:28:08 GMT",
+            "Sun, 22 Nov 2026 24:28:08 GMT", "Sun, 22 Nov 2026 22:60:08 GMT", "Xyz, 22 Nov 2026 22:28:08 GMT",
+            "Sunday, 22-Nov-26 22:28:08 GMT", "Sun Nov 22 22:28:08 2026", "Sun, 22 Nov 2026 22:28:08 GMT\u{0}",
+        ] {
+            #expect(ServerClock.parse(text) == nil, "\(text)")
+        }
+    }
 }
 
 /// The server's time for statement ages is trusted only as far as the device's own clock advanced

@@ -30,7 +30,11 @@ struct TestDevice: Sendable {
     @discardableResult
     /// Runs `sync-client` on this device's keychain. `revoke` keeps the password (a test that
     /// changes it passes `newPassword`; RevokePasswordTests): the tests enrol with it afterwards.
-    func syncClient(_ arguments: [String], password: String? = TestDevice.password, newPassword: String? = nil) async throws -> ChildProcess.Result {
+    /// `timeout` bounds the command; a command that waits on the test's own steps (held at the
+    /// rewriting proxy) needs a bound that covers them.
+    func syncClient(
+        _ arguments: [String], password: String? = TestDevice.password, newPassword: String? = nil, timeout: Duration = .seconds(60)
+    ) async throws -> ChildProcess.Result {
         var environment: [String: String] = [:]
         if let password { environment["SYNC_PASSWORD"] = password }
         var arguments = arguments
@@ -39,12 +43,15 @@ struct TestDevice: Sendable {
         } else if arguments.first == "revoke" {
             arguments.append("--keep-password")
         }
-        return try await run(Products.syncClient, [arguments[0], "--keychain", keychainPath] + arguments.dropFirst(), environment: environment)
+        return try await run(Products.syncClient, [arguments[0], "--keychain", keychainPath] + arguments.dropFirst(), environment: environment, timeout: timeout)
     }
 
-    func run(_ product: URL, _ arguments: [String], environment: [String: String] = [:]) async throws -> ChildProcess.Result {
-        guard let clockOffset else { return try await ChildProcess.run(product, arguments, environment: environment) }
-        return try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/faketime"), ["-f", clockOffset, product.path] + arguments, environment: environment)
+    func run(_ product: URL, _ arguments: [String], environment: [String: String] = [:], timeout: Duration = .seconds(60)) async throws
+        -> ChildProcess.Result
+    {
+        guard let clockOffset else { return try await ChildProcess.run(product, arguments, environment: environment, timeout: timeout) }
+        return try await ChildProcess.run(
+            URL(fileURLWithPath: "/usr/bin/faketime"), ["-f", clockOffset, product.path] + arguments, environment: environment, timeout: timeout)
     }
 
     /// Enrols (creating the account when `create`), at the KDF floor to keep tests fast.

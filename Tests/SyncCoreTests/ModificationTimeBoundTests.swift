@@ -45,6 +45,15 @@ import Testing
         #expect(bound.bounded(server - year) == server)
     }
 
+    /// A change made while the clock was right and taken after it went back a year was moved
+    /// forward by the year, to about now, and won a conflict with a later write (seed 311).
+    @Test func aChangeMadeBeforeTheClockWentBackKeepsItsStamp() {
+        let bound = ModificationTimeBound(localNow: server - year, serverNow: server)
+        #expect(bound.bounded(server - 7_200_000) == server - 7_200_000)
+        // Made on the clock as it is now: translated.
+        #expect(bound.bounded(server - year - 5_000) == server - 5_000)
+    }
+
     @Test func noStampLeadsTheServerByMoreThanTheWindow() {
         var random = TestRandom(seed: 7)
         for _ in 0..<1_000 {

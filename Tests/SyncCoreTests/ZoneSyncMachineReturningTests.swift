@@ -12,7 +12,7 @@ struct ZoneSyncMachineReturningTests {
     /// A machine without state, of a store that synced before, that took `change` from the store.
     func returning(with change: LocalChange) -> ZoneSyncMachine {
         var machine = ZoneSyncMachine(device: a, zone: .keychain)
-        machine.returnsWithoutState = true
+        machine.localStore.returnsWithoutState = true
         _ = machine.localChange(change)
         return machine
     }
@@ -46,7 +46,7 @@ struct ZoneSyncMachineReturningTests {
         let took = F.write(2, by: b, [b: 2], at: 2_000, overwritten: [b: 1])
         let older = F.write(1, by: b, [b: 1], at: 1_000)
         var machine = ZoneSyncMachine(device: a, zone: .keychain)
-        machine.returnsWithoutState = true
+        machine.localStore.returnsWithoutState = true
         machine.markLocalValueUnknown([x], applied: [x: [took.vector]])
         #expect(machine.startSync() == [F.pull(a, 1, after: 0)])
         #expect(machine.receive(.cursorExpired(requestID: RequestID(epoch: 1, number: 1))) == [F.pull(a, 2, after: 0, full: true)])

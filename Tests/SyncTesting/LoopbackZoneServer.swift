@@ -124,6 +124,9 @@ package struct LoopbackZoneServer: ZoneServer {
     /// Sees every batch the storage committed or the server refused, with its answer (before the
     /// answer may be lost).
     package let observe: @Sendable (PushBatch<SealedVersion>, PushResponse) -> Void
+    /// Sees every batch the device sends, when it sends it (the network may lose it, or deliver
+    /// it late or twice), after the tampering's change of uploads.
+    package let sent: @Sendable (PushBatch<SealedVersion>) -> Void
     private let inFlight = InFlight()
     /// The storage this call reaches: the loopback's, or the fork the tampering serves.
     private var served: any ServerStorage { tampering?.fork() ?? storage }
@@ -137,7 +140,8 @@ package struct LoopbackZoneServer: ZoneServer {
         fault: @escaping Fault = { _, _ in },
         deliver: @escaping @Sendable (Call) -> Delivery = { _ in .once },
         tampering: Tampering? = nil,
-        observe: @escaping @Sendable (PushBatch<SealedVersion>, PushResponse) -> Void = { _, _ in }
+        observe: @escaping @Sendable (PushBatch<SealedVersion>, PushResponse) -> Void = { _, _ in },
+        sent: @escaping @Sendable (PushBatch<SealedVersion>) -> Void = { _ in }
     ) {
         self.storage = storage
         self.account = account
@@ -156,9 +160,12 @@ package struct LoopbackZoneServer: ZoneServer {
         self.deliver = deliver
         self.tampering = tampering
         self.observe = observe
+        self.sent = sent
     }
 
     package func push(_ batch: PushBatch<SealedVersion>) async throws -> PushResponse {
+        let batch = tampering?.upload(batch) ?? batch
+        sent(batch)
         let delivery = deliver(.push)
         try fault(.push, .request)
         if delivery == .lateRequest {
@@ -178,7 +185,6 @@ package struct LoopbackZoneServer: ZoneServer {
 
     /// What the route and the storage answer to `batch`.
     private func store(_ batch: PushBatch<SealedVersion>) async throws -> PushResponse {
-        let batch = tampering?.upload(batch) ?? batch
         // The route refuses a body over its limit before it reads an item, then a blob over its
         // limit, before the storage sees the batch.
         if batch.items.reduce(0, { $0 + $1.version.payload.count }) > maximumRequestBytes,

@@ -40,7 +40,7 @@ package struct AccountRecovery: Sendable {
         guard !newPassword.isEmpty else { throw SyncClientError(.invalidInput, "the new password must not be empty") }
         let endpoint = try ServerEndpoint(server, allowInsecure: allowInsecure)
         let (_, tls) = try await endpoint.verify(pin: pin)
-        return try await ServerConnection(endpoint: endpoint, tlsConfiguration: tls, token: nil).closing { try await run($0) }
+        return try await ServerConnection(endpoint: endpoint, tls: tls, token: nil).closing { try await run($0) }
     }
 
     private func run(_ connection: ServerConnection) async throws -> Outcome {

@@ -2,7 +2,8 @@ import KeychainCrypto
 import KeychainModel
 import KeychainStore
 
-/// The account key of every epoch and the device token, kept in the local keychain as `ThisDeviceOnly`,
+/// The account key of every epoch, the device token and identity keys (and enrolments under way,
+/// decision 0277), kept in the local keychain as `ThisDeviceOnly`,
 /// non-synchronizable generic passwords ("after first unlock", so the daemon works while the
 /// keychain is locked; with a passcode set, the passcode protects that class at rest, decision
 /// 0136), in an access group of their own.
@@ -117,17 +118,21 @@ package struct DeviceSecrets: Sendable {
     package func removeAll() throws(SyncClientError) {
         let epochNames = try storedLaterEpochs().map { Self.epochKeyName($0.epoch) }
         for name in [Self.accountKeyName, Self.tokenName, Self.signingKeyName, Self.agreementKeyName] + epochNames {
-            do {
-                try keychain.delete(query(name))
-            } catch let error where error.code == .itemNotFound {
-                continue
-            } catch {
-                throw SyncClientError(.localStorage, "cannot remove the \(name) from the keychain: \(error.message)", underlying: error)
-            }
+            try remove(name)
         }
     }
 
-    private func query(_ name: String) -> Query {
+    /// Removes the secret called `name`, if it is there.
+    func remove(_ name: String) throws(SyncClientError) {
+        do {
+            try keychain.delete(query(name))
+        } catch let error where error.code == .itemNotFound {
+        } catch {
+            throw SyncClientError(.localStorage, "cannot remove the \(name) from the keychain: \(error.message)", underlying: error)
+        }
+    }
+
+    func query(_ name: String) -> Query {
         var attributes = ItemAttributes()
         attributes.service = Self.service
         attributes.account = name
@@ -138,7 +143,7 @@ package struct DeviceSecrets: Sendable {
         return Query(itemClass: .genericPassword, attributes: attributes, synchronizable: .no)
     }
 
-    private func put(_ name: String, _ secret: [UInt8]) throws(SyncClientError) {
+    func put(_ name: String, _ secret: [UInt8]) throws(SyncClientError) {
         let item = Item.genericPassword(service: Self.service, account: name, data: secret) { attributes in
             attributes.accessGroup = Self.accessGroup
             attributes.accessible = .afterFirstUnlockThisDeviceOnly

@@ -37,7 +37,7 @@ package final class ClientSession: Sendable {
         }
         if !endpoint.isInsecure && pin == nil { throw SyncClientError(.localStorage, "no pin recorded for an https server") }
         let (_, tls) = try await endpoint.verify(pin: pin)
-        let connection = ServerConnection(endpoint: endpoint, tlsConfiguration: tls, token: token)
+        let connection = ServerConnection(endpoint: endpoint, tls: tls, token: token)
         return ClientSession(keychain: keychain, database: database, enrolment: enrolment, keys: keys, connection: connection, logger: logger)
     }
 

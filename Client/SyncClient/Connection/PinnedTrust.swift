@@ -4,9 +4,9 @@ import NIOCore
 import NIOSSL
 import X509
 
-/// The trust that every connection of a run gets once the probe has checked the pinned key
-/// (decision 0150). AsyncHTTPClient and the WebSocket client take only a `TLSConfiguration`, and
-/// BoringSSL accepts a trust root only when it looks self-signed, so:
+/// The chain and name checks of every connection of a run once the probe has checked the pinned
+/// key (decision 0150); ``PinnedTLS`` checks the leaf key against the pin on top of them at each
+/// handshake (decision 0276). BoringSSL accepts a trust root only when it looks self-signed, so:
 /// - a self-signed leaf (the server's default) is the only root: every connection must present
 ///   exactly that certificate;
 /// - a CA-issued leaf is anchored at its issuer as the probe saw it (the issuer's name and key,

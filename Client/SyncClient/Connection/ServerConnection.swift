@@ -9,30 +9,42 @@ import SyncProtocol
 
 /// The HTTP side of the server's API: one pinned `HTTPClient`, JSON in and out, errors mapped to
 /// ``SyncClientError``. Call ``shutdown()`` when done.
+///
+/// Every connection the client opens is checked against the pin after its TLS handshake and
+/// before the connection is handed a request (decision 0276), through the hook AsyncHTTPClient
+/// calls with each new HTTP/1 connection's channel. A connection that fails it fails the requests
+/// waiting for it at once (no retry of the connection: the daemon retries with its own backoff).
 package final class ServerConnection: Sendable {
     package let endpoint: ServerEndpoint
-    package let tlsConfiguration: TLSConfiguration?
+    package let tls: PinnedTLS?
     private let client: HTTPClient
     private let token: String?
     /// The server's clock, read from the `Date` header of every answer.
     package let serverClock: ServerClock
     private static let maximumResponseBytes = 64 << 20
 
-    package init(endpoint: ServerEndpoint, tlsConfiguration: TLSConfiguration?, token: String?, serverClock: ServerClock = ServerClock()) {
+    package init(endpoint: ServerEndpoint, tls: PinnedTLS?, token: String?, serverClock: ServerClock = ServerClock()) {
         self.endpoint = endpoint
-        self.tlsConfiguration = tlsConfiguration
+        self.tls = tls
         self.token = token
         self.serverClock = serverClock
         var configuration = HTTPClient.Configuration()
-        configuration.tlsConfiguration = tlsConfiguration
+        configuration.tlsConfiguration = tls?.configuration
         configuration.timeout = .init(connect: .seconds(10), read: .seconds(60))
         configuration.httpVersion = .http1Only
+        if let tls {
+            configuration.http1_1ConnectionDebugInitializer = { channel in tls.checkPeer(of: channel) }
+            // Never taken (only http/1.1 is offered, and BoringSSL refuses an ALPN answer not
+            // offered), but checked the same were it ever.
+            configuration.http2ConnectionDebugInitializer = { channel in tls.checkPeer(of: channel) }
+            configuration.connectionPool.retryConnectionEstablishment = false
+        }
         client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }
 
     /// The same server with a device token.
     package func authorized(with token: String) -> ServerConnection {
-        ServerConnection(endpoint: endpoint, tlsConfiguration: tlsConfiguration, token: token, serverClock: serverClock)
+        ServerConnection(endpoint: endpoint, tls: tls, token: token, serverClock: serverClock)
     }
 
     package func shutdown() async {

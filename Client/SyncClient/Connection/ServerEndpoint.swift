@@ -32,11 +32,12 @@ package struct ServerEndpoint: Sendable {
     }
 
     /// Checks the server's key against `pin` (trust on first use when nil) and returns the pin
-    /// seen and the TLS configuration for every connection of this run; `(nil, nil)` for http.
-    package func verify(pin: ServerPin?) async throws -> (ServerPin?, TLSConfiguration?) {
+    /// seen and the TLS of every connection of this run, which checks that pin again at each
+    /// handshake; `(nil, nil)` for http.
+    package func verify(pin: ServerPin?) async throws -> (ServerPin?, PinnedTLS?) {
         if isInsecure { return (nil, nil) }
         let chain = try await CertificateProbe.chain(host: host, port: port, expected: pin)
-        guard let leaf = chain.first else { throw SyncClientError(.unreachable, "the server sent no certificate") }
-        return (try ServerPin(of: leaf), try PinnedTrust.configuration(chain: chain, host: host))
+        let seen = try ServerPin.check(chain.first, against: pin)
+        return (seen, PinnedTLS(configuration: try PinnedTrust.configuration(chain: chain, host: host), pin: seen))
     }
 }

@@ -22,6 +22,21 @@ public struct ServerPin: Hashable, Sendable, CustomStringConvertible {
         digest = Array(SHA256.hash(data: spki))
     }
 
+    /// The pin of `certificate`, the leaf a TLS handshake presented, checked against `expected`
+    /// (any key when nil: trust on first use).
+    ///
+    /// - Throws: ``SyncClientError`` `pinMismatch` when the key is not the pinned one, `unreachable`
+    ///   when there is no certificate or its key cannot be read.
+    package static func check(_ certificate: NIOSSLCertificate?, against expected: ServerPin?) throws(SyncClientError) -> ServerPin {
+        guard let certificate, let pin = try? ServerPin(of: certificate) else {
+            throw SyncClientError(.unreachable, "the server sent no usable certificate")
+        }
+        if let expected, !expected.matches(pin) {
+            throw SyncClientError(.pinMismatch, "the server's public key \(pin) does not match the pin \(expected); refusing to connect")
+        }
+        return pin
+    }
+
     /// Whether `other` is the same pin, compared in constant time.
     package func matches(_ other: ServerPin) -> Bool {
         guard digest.count == other.digest.count else { return false }

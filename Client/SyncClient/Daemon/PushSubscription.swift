@@ -1,44 +1,32 @@
 import Foundation
-import HTTPTypes
-import HummingbirdWSClient
 import Logging
-import NIOSSL
 import SyncCore
 import SyncProtocol
 import Synchronization
+import WSCore
 
 /// Keeps the server's push channel (`GET /v1/push`, WebSocket) open and notes why a pass is due:
 /// the zone and sequence of every change message, and every zone on every (re)connection (changes
 /// may have happened while it was down) or message it does not understand. Reconnects with
-/// backoff and jitter.
+/// backoff and jitter. Every connection checks the pinned key at its handshake (``PushSocket``).
 package struct PushSubscription: Sendable {
     package let endpoint: ServerEndpoint
-    package let tlsConfiguration: TLSConfiguration?
+    package let tls: PinnedTLS?
     package let token: String
 
-    package init(endpoint: ServerEndpoint, tlsConfiguration: TLSConfiguration?, token: String) {
+    package init(endpoint: ServerEndpoint, tls: PinnedTLS?, token: String) {
         self.endpoint = endpoint
-        self.tlsConfiguration = tlsConfiguration
+        self.tls = tls
         self.token = token
     }
 
     package func run(reasons: WakeReasons, logger: Logger) async {
         var backoff = Backoff(base: .milliseconds(500), maximum: SyncDaemon.longestRetry)
-        let scheme = endpoint.isInsecure ? "ws" : "wss"
-        let url = "\(scheme)://\(endpoint.host):\(endpoint.port)/v1/push"
-        var configuration = WebSocketClientConfiguration()
-        configuration.additionalHeaders = [.authorization: "Bearer \(token)"]
-        configuration.autoPing = .enabled(timePeriod: .seconds(20))
-        configuration.closeTimeout = .seconds(1)
-        // The WebSocket client sends the URL's host as SNI and refuses an IP address there; the
-        // name is not what is checked for an IP server (PinnedTrust), so it gets a placeholder name.
-        if PinnedTrust.isIPAddress(endpoint.host) { configuration.sniHostname = "localhost" }
+        var mismatchSaid = false
         while !Task.isCancelled {
             let opened = OpenedFlag()
             do {
-                try await WebSocketClient.connect(
-                    url: url, configuration: configuration, tlsConfiguration: tlsConfiguration, logger: logger
-                ) { inbound, _, _ in
+                try await PushSocket.run(endpoint: endpoint, tls: tls, token: token, logger: logger) { inbound, _, _ in
                     logger.debug("push channel open")
                     opened.value.withLock { $0 = true }
                     reasons.everything()
@@ -48,6 +36,10 @@ package struct PushSubscription: Sendable {
                 }
                 logger.debug("push channel closed")
                 backoff.reset()
+            } catch let error as SyncClientError where error.code == .pinMismatch {
+                // Another key at the server's address: nothing was sent; said once, retried.
+                if !mismatchSaid { logger.error("push channel refused: \(error.message)") }
+                mismatchSaid = true
             } catch {
                 logger.debug("push channel failed", metadata: ["error": "\(error)"])
             }

@@ -39,7 +39,7 @@ package struct SyncDaemon: Service {
         let watcher = JournalWatcher(keychainPath: keychainPath, mode: configuration.watchMode)
         let keychain = session.keychain
         let subscription = PushSubscription(
-            endpoint: session.connection.endpoint, tlsConfiguration: session.connection.tlsConfiguration,
+            endpoint: session.connection.endpoint, tls: session.connection.tls,
             token: try DeviceSecrets(keychain: keychain).token())
         do {
             try await cancelWhenGracefulShutdown {

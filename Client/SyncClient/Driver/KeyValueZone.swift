@@ -16,8 +16,8 @@ package struct KeyValueZone: ZoneLocalStore {
     private var aheadKeys: Set<String> = []
     /// The versions the store holds from the server for the items found ahead of the state.
     package private(set) var appliedAhead: [ItemID: [VersionVector]] = [:]
-    /// Of a state that never pulled, the keys whose value this device pushed and the server took:
-    /// taken as local changes, each as that version (decision 0253).
+    /// Of a state that never pulled, the keys whose value this device pushed (the server took it,
+    /// or its answer never came): taken as local changes, each as that version (0247, 0253).
     private var sentBefore: [String: ItemVersion] = [:]
 
     package init(store: KeyValueStore, keys: AccountKeys) throws(KeyValueStoreError) {
@@ -53,12 +53,35 @@ package struct KeyValueZone: ZoneLocalStore {
                 sentBefore: machine.state.cursor == 0 ? sentBefore[key] : nil))
             return machine.state.records[item]?.version
         }
+        // Never pulled: a value pushed from here that no journal entry names (a resolution its
+        // engine made, never a user's write) is taken as that version too (R53), as the keychain's
+        // first pass takes every item; else the state never knew it, and a deletion listed later
+        // removed nothing from the store.
+        var unjournaled = false
+        for (item, key, version) in sentWithoutEntries(in: machine.state, besides: Set(taken.map(\.1))) {
+            _ = machine.localChange(LocalChange(
+                item: item, scope: .synchronizable, content: version.content, modifiedAt: version.modifiedAt, basedOn: version.overwritten,
+                sentBefore: version))
+            taken.append((item, key))
+            unjournaled = true
+        }
         for (item, key) in taken { keyByItem[item] = key }
-        return last.map { LocalChanges(position: $0, items: taken.map(\.0)) }
+        guard last != nil || unjournaled else { return nil }
+        return LocalChanges(position: last ?? position, items: taken.map(\.0))
+    }
+
+    /// Of a state that never pulled, the values pushed from here that it has no record of, but
+    /// those of `keys` (taken from the journal).
+    private func sentWithoutEntries(in state: ZoneSyncState, besides keys: Set<String>) -> [(ItemID, String, ItemVersion)] {
+        guard state.cursor == 0 else { return [] }
+        return sentBefore.sorted { $0.key < $1.key }.compactMap { key, version in
+            let item = itemID(key)
+            return keys.contains(key) || state.records[item] != nil ? nil : (item, key, version)
+        }
     }
 
     package func hasLocalChanges(after position: Int64, state: ZoneSyncState) throws -> Bool {
-        try !store.journalEntries(after: position, limit: 1).isEmpty
+        try !store.journalEntries(after: position, limit: 1).isEmpty || !sentWithoutEntries(in: state, besides: []).isEmpty
     }
 
     package func hasSyncedBefore() throws -> Bool {
@@ -66,7 +89,7 @@ package struct KeyValueZone: ZoneLocalStore {
     }
 
     /// The keys whose versions `state` has not seen, leaving out local changes not taken yet.
-    package mutating func itemsAhead(of state: ZoneSyncState, position: Int64) throws -> Set<ItemID> {
+    package mutating func itemsAhead(of state: ZoneSyncState, position: Int64, appliesCovered: Int64?) throws -> Set<ItemID> {
         var ahead: Set<ItemID> = []
         aheadKeys.removeAll()
         appliedAhead.removeAll()
@@ -106,7 +129,8 @@ package struct KeyValueZone: ZoneLocalStore {
         var versions: [KeyVersion] = []
         var learned: [ItemID: String] = [:]
         var notOnServer: Set<String> = []
-        var pushed: [String: VersionVector] = [:]
+        var pushed: [String: ItemVersion] = [:]
+        var sent: [String: ItemVersion] = [:]
         for effect in apply.effects {
             switch effect {
             case .store(let item, let version):
@@ -119,16 +143,18 @@ package struct KeyValueZone: ZoneLocalStore {
                 guard let key = keyByItem[item], let tombstone = apply.state.records[item]?.version else { continue }
                 versions.append(try KeyVersion(key: key, version: tombstone))
             case .pushed(let item, let version):
-                if let key = keyByItem[item] { pushed[key] = version.vector }
-            case .keepInHistory, .writtenOver, .sent:
+                if let key = keyByItem[item] { pushed[key] = version }
+            case .sent(let item, let version):
+                if let key = keyByItem[item] { sent[key] = version }
+            case .keepInHistory, .writtenOver:
                 // A key-value store keeps each value's own vector: nothing to add.
                 continue
             }
         }
         // Nothing to write (only losers, of which a store keeps no record): no transaction.
-        guard !versions.isEmpty || !pushed.isEmpty else { return .applied(problems: [:]) }
+        guard !versions.isEmpty || !pushed.isEmpty || !sent.isEmpty else { return .applied(problems: [:]) }
         let reason: KeyValueChange.Reason = apply.isInitialSync ? .initialSyncChange : .serverChange
-        let changed = try store.applyResolved(versions, notOnServer: notOnServer, pushed: pushed, reason: reason, basedOnJournal: apply.position)
+        let changed = try store.applyResolved(versions, notOnServer: notOnServer, pushed: pushed, sent: sent, reason: reason, basedOnJournal: apply.position)
         guard changed.isEmpty else { return .changedLocally(count: changed.count) }
         keyByItem.merge(learned) { _, new in new }
         return .applied(problems: [:])

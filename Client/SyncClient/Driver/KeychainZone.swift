@@ -14,6 +14,10 @@ package struct KeychainZone: ZoneLocalStore {
     private let owner: String
     /// The primary keys of the items the keychain holds ahead of the committed state.
     private var aheadKeys: [ItemID: PrimaryKey] = [:]
+    /// Of those, the ones this enrolment's applies left ahead, with the version each took (nil
+    /// when its tag does not read: never caught up), until a state holds it
+    /// (``coveredApplies(by:)``); nil when not known (the last read failed).
+    private var aheadOfOwnApplies: [ItemID: VersionVector?]?
     /// For the items held ahead of a state that never pulled, the versions the server had that
     /// the keychain holds exactly: a listing older than one is refused (decision 0243).
     package private(set) var appliedAhead: [ItemID: [VersionVector]] = [:]
@@ -26,6 +30,9 @@ package struct KeychainZone: ZoneLocalStore {
     /// it read them: their journal entries up to there are covered by that read, and are not
     /// read again.
     private var firstPass: (upTo: Int64, keys: Set<PrimaryKey>)?
+    /// For a state that never pulled, the items exactly as an apply left them, read once for the
+    /// resync (``UnchangedItems``); nil once the zone pulled, or until read.
+    private var unchanged: UnchangedItems?
 
     package init(keychain: Keychain, sealer: VersionSealer, device: DeviceID) {
         self.keychain = keychain
@@ -47,17 +54,16 @@ package struct KeychainZone: ZoneLocalStore {
         after position: Int64, into machine: inout ZoneSyncMachine, timeBound: ModificationTimeBound
     ) throws -> LocalChanges? {
         var items: [ItemID] = []
-        // Never pulled: an item that holds exactly a version an earlier sync applied is not a
-        // change, and neither are its journal entries (all older than that apply): it is marked
-        // as held ahead of the state (``itemsAhead(of:position:)``), so the resync replaces,
-        // removes or reports it (decision 0175) — only while its tag is still unchanged: a write
-        // since the driver listed it is a change like any other (0186).
         let neverPulled = machine.state.cursor == 0
-        let applied = neverPulled && !aheadKeys.isEmpty
-            ? Set(aheadKeys.values).intersection(try keychain.unchangedRemoteVersionTags().keys) : []
+        if !neverPulled {
+            unchanged = nil
+        } else if unchanged == nil {
+            unchanged = try UnchangedItems.read(from: keychain).items
+        }
         if position == 0, neverPulled, machine.state.records.isEmpty {
             // Read before the items: every entry up to it is covered by the read that follows.
             let journalHead = try keychain.latestJournalSequence()
+            let applied = unchangedAhead()
             let found = try keychain.synchronizableItems().filter { !applied.contains($0.key) }
             let keys = found.map(\.key)
             firstPass = (journalHead, Set(keys))
@@ -72,10 +78,18 @@ package struct KeychainZone: ZoneLocalStore {
             if machine.state.records.isEmpty { items.removeAll() }
         }
         let entries = try keychain.journalEntries(after: position, limit: 1000)
+        unchanged?.forgetWrites(in: entries)
+        // Never pulled: the entries of an item still exactly as a sync left it are all older than
+        // that sync. One it holds is not a change: it is marked as held ahead of the state
+        // (``itemsAhead(of:position:appliesCovered:)``), so the resync replaces, removes or reports
+        // it (decision 0175); one a sync's deletion or `leave` removed is not the user's deletion
+        // (a re-enrolment after `leave` deleted on every device what this device had once
+        // written). A write since the driver listed it is a change like any other (0186).
+        let skipped = unchangedAhead().union(unchanged?.gone ?? [])
         var latest: [PrimaryKey: JournalEntry] = [:]
         var order: [PrimaryKey] = []
         if let firstPass, position >= firstPass.upTo { self.firstPass = nil }
-        for entry in entries where entry.primaryKey.isSynchronizable && !applied.contains(entry.primaryKey) {
+        for entry in entries where entry.primaryKey.isSynchronizable && !skipped.contains(entry.primaryKey) {
             // An item the first pass read after this entry: its value then is what the machine has.
             if let firstPass, entry.sequence <= firstPass.upTo, firstPass.keys.contains(entry.primaryKey) { continue }
             if latest.updateValue(entry, forKey: entry.primaryKey) == nil { order.append(entry.primaryKey) }
@@ -88,6 +102,13 @@ package struct KeychainZone: ZoneLocalStore {
         }
         guard !entries.isEmpty || !items.isEmpty else { return nil }
         return LocalChanges(position: entries.last?.sequence ?? position, items: items)
+    }
+
+    /// Of the items held ahead of a state that never pulled, the ones still exactly the version an
+    /// earlier sync applied.
+    private func unchangedAhead() -> Set<PrimaryKey> {
+        guard let unchanged, !aheadKeys.isEmpty else { return [] }
+        return unchanged.keys.intersection(aheadKeys.values)
     }
 
     /// The machine takes the change of `primaryKey`, whose item is `current` (read after the
@@ -142,17 +163,24 @@ package struct KeychainZone: ZoneLocalStore {
     /// Without sync state (never pulled: a re-enrolment, a lost state file) these are the items
     /// that hold exactly a version any earlier sync applied: the device does not know whether
     /// the server still has it, so the resync decides (decision 0175).
-    package mutating func itemsAhead(of state: ZoneSyncState, position: Int64) throws -> Set<ItemID> {
+    ///
+    /// A state committed when every version the keychain's applies left was held
+    /// (`appliesCovered`, decision 0279) has nothing of this enrolment's ahead while the keychain
+    /// counts no more applies: then only what earlier enrolments left is read.
+    package mutating func itemsAhead(of state: ZoneSyncState, position: Int64, appliesCovered: Int64?) throws -> Set<ItemID> {
         aheadKeys.removeAll()
         appliedAhead.removeAll()
         sentBefore.removeAll()
+        aheadOfOwnApplies = nil
+        unchanged = nil
         let tags: [PrimaryKey: [UInt8]]
+        var earlierKeys: Set<PrimaryKey> = []
         if state.cursor == 0 {
             // Only the items still here (a tag stays after a removal); a keychain that never
-            // synced has no tags and is not listed.
-            let unchanged = try keychain.unchangedRemoteVersions()
-            let held = unchanged.isEmpty ? [] : Set(try keychain.synchronizableItems().map(\.key))
-            var kept = unchanged.filter { held.contains($0.key) }
+            // synced has no tags and is not listed. The same read serves the journal's pages.
+            let (read, unchanged) = try UnchangedItems.read(from: keychain)
+            self.unchanged = read
+            var kept = unchanged.filter { !read.gone.contains($0.key) }
             // Pushed from here, answered or not: a local change, taken as that version (decision
             // 0247): a server that has it answers that it does, one that lost it gets it back, and
             // one that holds a later version or a deletion over it supersedes it (decision 0253).
@@ -168,26 +196,57 @@ package struct KeychainZone: ZoneLocalStore {
                 guard let server = version.serverVersion, let vector = try? VersionVector(canonicalEncoding: server) else { continue }
                 appliedAhead[itemID(of: key)] = [vector]
             }
+            // Gone since a sync removed it (its journal entries are not taken, ``UnchangedItems/gone``):
+            // nothing is held, but what the removal's tag saw bounds the listings (R35), so a
+            // replay of an earlier version is not taken for the item (malicious seed 5 at 400).
+            for (key, version) in unchanged where read.gone.contains(key) && state.records[itemID(of: key)] == nil {
+                if let vector = try? VersionVector(canonicalEncoding: version.tag) { appliedAhead[itemID(of: key)] = [vector] }
+            }
         } else {
-            var own = try keychain.remoteVersionTags(owner: owner)
+            let covered = try appliesCovered.map { try $0 == keychain.remoteApplyCount() } ?? false
+            var own = covered ? [:] : try keychain.remoteVersionTags(owner: owner)
             // An item an earlier enrolment took, unchanged since and unknown to this state: a
             // resync no longer listed it and it was kept (decision 0106). The store holds it
-            // still, so a version listed later is applied to it, a deletion above all (0194).
-            let earlier = try keychain.unchangedRemoteVersionTags().filter { key, _ in
-                own[key] == nil && state.records[itemID(of: key)] == nil
+            // still, so a version listed later is applied to it, a deletion above all (0194),
+            // unless the version it holds from the server dominates the listing (a replay, R35).
+            let earlier = try keychain.unchangedRemoteVersions(notOwnedBy: owner).filter { key, _ in
+                state.records[itemID(of: key)] == nil
             }
             let held = earlier.isEmpty ? [] : Set(try keychain.synchronizableItems().map(\.key))
-            for (key, tag) in earlier where held.contains(key) { own[key] = tag }
+            for (key, version) in earlier where held.contains(key) {
+                own[key] = version.tag
+                earlierKeys.insert(key)
+                if let server = version.serverVersion, let vector = try? VersionVector(canonicalEncoding: server) {
+                    appliedAhead[itemID(of: key)] = [vector]
+                }
+            }
             tags = own
         }
+        var aheadOfOwn: [ItemID: VersionVector?] = [:]
         for (key, tag) in tags {
             let item = itemID(of: key)
             // A state that has seen the tagged version (or more) holds what the keychain took.
             let seen = state.records[item]?.seen ?? VersionVector()
-            if let applied = try? VersionVector(canonicalEncoding: tag), seen.descends(from: applied) { continue }
+            let applied = try? VersionVector(canonicalEncoding: tag)
+            if let applied, seen.descends(from: applied) { continue }
             aheadKeys[item] = key
+            if !earlierKeys.contains(key) { aheadOfOwn[item] = .some(applied) }
         }
+        aheadOfOwnApplies = aheadOfOwn
         return Set(aheadKeys.keys)
+    }
+
+    /// The keychain's count of applies once `state` has seen every version found ahead of the
+    /// state before (decision 0279): the versions this process's own applies left are in the
+    /// state it commits next, so nothing of this enrolment's is ahead of that state.
+    package mutating func coveredApplies(by state: ZoneSyncState) throws -> Int64? {
+        guard let ahead = aheadOfOwnApplies else { return nil }
+        let stillAhead = ahead.filter { item, applied in
+            guard let applied, let seen = state.records[item]?.seen else { return true }
+            return !seen.descends(from: applied)
+        }
+        aheadOfOwnApplies = stillAhead
+        return stillAhead.isEmpty ? try keychain.remoteApplyCount() : nil
     }
 
     // MARK: - Pulled versions
@@ -230,20 +289,21 @@ package struct KeychainZone: ZoneLocalStore {
                     continue
                 }
                 changes.append(.store(remote))
-                tags[remote.primaryKey] = apply.state.records[item]?.seen.canonicalEncoding
-                if apply.isServersVersion(version, of: item) { serverVersions[remote.primaryKey] = version.vector.canonicalEncoding }
-                pushed[remote.primaryKey] = nil
-                replaced[remote.primaryKey] = nil
-                sent[remote.primaryKey] = nil
+                let key = remote.primaryKey
+                tags[key] = apply.state.records[item]?.seen.canonicalEncoding
+                if apply.isServersVersion(version, of: item) { serverVersions[key] = version.vector.canonicalEncoding }
+                pushed.forget(key)
+                replaced.forget(key)
+                sent.forget(key)
             case .remove(let item):
                 // The state was committed right before the request whose answer removed it.
                 let key = apply.committed.records[item].flatMap { ItemContent.decode($0.version.content)?.primaryKey } ?? aheadKeys[item]
                 guard let key else { continue }
                 changes.append(.delete(key))
                 tags[key] = apply.state.records[item]?.seen.canonicalEncoding
-                pushed[key] = nil
-                replaced[key] = nil
-                sent[key] = nil
+                pushed.forget(key)
+                replaced.forget(key)
+                sent.forget(key)
             case .keepInHistory(let item, let version):
                 guard let loser = ItemContent.decode(version.content) else {
                     problems[item] = "a losing version's content cannot be read"
@@ -252,25 +312,25 @@ package struct KeychainZone: ZoneLocalStore {
                 changes.append(.keepInHistory(loser, versionTag: version.vector.canonicalEncoding))
             case .pushed(_, let version):
                 guard !version.isDeleted, let key = ItemContent.decode(version.content)?.primaryKey else { continue }
-                tags[key] = nil
-                replaced[key] = nil
-                sent[key] = nil
+                tags.forget(key)
+                replaced.forget(key)
+                sent.forget(key)
                 pushed[key] = version.vector.canonicalEncoding
                 pushedVersions[key] = SentVersionRecord.encode(version)
             case .sent(_, let version):
                 guard !version.isDeleted, let key = ItemContent.decode(version.content)?.primaryKey else { continue }
-                tags[key] = nil
-                replaced[key] = nil
-                pushed[key] = nil
+                tags.forget(key)
+                replaced.forget(key)
+                pushed.forget(key)
                 sent[key] = .init(tag: version.vector.canonicalEncoding, version: SentVersionRecord.encode(version))
             case .writtenOver(let item, let overwritten):
                 // Only while the write is still the local value (a deletion leaves nothing to recover).
                 guard let record = apply.state.records[item], record.isPending, !record.version.isDeleted,
                     let key = ItemContent.decode(record.version.content)?.primaryKey
                 else { continue }
-                tags[key] = nil
-                pushed[key] = nil
-                sent[key] = nil
+                tags.forget(key)
+                pushed.forget(key)
+                sent.forget(key)
                 replaced[key] = overwritten.canonicalEncoding
             }
         }
@@ -320,5 +380,12 @@ package struct KeychainZone: ZoneLocalStore {
         if let content, StateClassLayer.isSealedAway(content) {
             throw SyncClientError(.keychainLocked, "the keychain is locked; a \"when unlocked\" item waits for the unlock")
         }
+    }
+}
+
+private extension Dictionary {
+    /// Removes `key`; an empty dictionary (most of an apply's are) does not hash it.
+    mutating func forget(_ key: Key) {
+        if !isEmpty { self[key] = nil }
     }
 }

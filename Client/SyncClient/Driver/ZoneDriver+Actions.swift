@@ -41,8 +41,11 @@ extension ZoneDriver {
                 // The statements are checked before the first pull: each describes a state the
                 // pull must cover (decision 0180).
                 try await takeStatements()
-                // A pull changes nothing on the server, so it goes out while the previous page is
-                // applied and committed; its answer is only taken after that commit.
+                // The pull goes out while the previous page is applied and committed; its answer is
+                // only taken after that commit. Serving it acknowledges the cursor it names (R7),
+                // so a crash before the commit leaves the server an acknowledgement the state file
+                // lacks, which a collection may pass: the device then resyncs, and the deletions
+                // collected meanwhile are listed to it (R10a).
                 async let fetched = server.pull(request)
                 do {
                     try applyEffects()

@@ -71,6 +71,8 @@ extension ZoneDriver {
     /// Commits the machine's state, the local position and the problems in one transaction;
     /// nothing is written when nothing changed (an idle round costs no fsync).
     func commit() throws(SyncClientError) {
+        // Unreadable now: the count committed before stands, and the next start reads every tag.
+        if let covered = try? local.coveredApplies(by: machine.state) { progress.appliesCovered = covered }
         let resealingNow = resealing.isEmpty || !canSealEveryClass() ? [] : resealing
         guard progress != committedProgress || !problems.isEmpty || !heldChanges.isEmpty || machine.state != committed
             || !resealingNow.isEmpty

@@ -48,18 +48,18 @@ extension ZoneDriver {
     /// still sealed cannot be sent again, and the round stops until the unlock.
     func holdBackLockedPushes() throws {
         guard hasSealedAway || !canSealEveryClass() else {
-            machine.waitingForUnlock = []
+            machine.localStore.waitingForUnlock = []
             return
         }
         if machine.state.unansweredBatch?.items.contains(where: { sealer.isSealedAway($0.version) }) == true {
             throw SyncClientError(.keychainLocked, "the keychain is locked; a push of \"when unlocked\" items waits for the unlock")
         }
         let wait = local.unlockWait()
-        machine.waitingForUnlock = Set(machine.state.records.lazy.filter { item, record in
+        machine.localStore.waitingForUnlock = Set(machine.state.records.lazy.filter { item, record in
             record.awaitsPush && !record.version.isDeleted && (self.sealer.isSealedAway(record.version) || wait(record.version.content, for: item))
         }.map(\.key))
-        if !machine.waitingForUnlock.isEmpty {
-            logger.info("local changes wait for the unlock", metadata: ["zone": "\(zone)", "items": "\(machine.waitingForUnlock.count)"])
+        if !machine.localStore.waitingForUnlock.isEmpty {
+            logger.info("local changes wait for the unlock", metadata: ["zone": "\(zone)", "items": "\(machine.localStore.waitingForUnlock.count)"])
         }
     }
 }

@@ -26,15 +26,9 @@ extension ZoneDriver {
         statementsInFlight = nil
         do {
             witnessed = try witness.witness(zone, served: try await reading.value)
-            if witnessed?.ownStatementLost == true, !readsWholeFeed {
-                // What it held when it took that statement may be lost too: the next round reads
-                // the whole feed again, and gives back what the server lost (decision 0248). Not
-                // thrown here: the round goes on, so what it pushed is committed first.
-                let reason = lostStatementFinding
-                resyncsNextRound = true
-                givesBackNextRound = true
-                standingFinding = reason
-                try database.setAccountStateProblem(reason, zone: zone)
+            if witnessed?.ownStatementLost == true, !findings.readsWholeFeed {
+                findings.ownStatementLost(lostStatementFinding)
+                try database.setAccountStateProblem(lostStatementFinding, zone: zone)
             }
         } catch let error as SyncClientError where error.code == .untrustedAccountState {
             try database.setAccountStateProblem(error.message, zone: zone)
@@ -63,10 +57,7 @@ extension ZoneDriver {
     /// The server said it went back to a backup (decision 0154): that it lost this device's
     /// latest statement is explained, and the resync that follows gives back what it lost.
     func restoreAnnounced() {
-        guard standingFinding != nil, standingFinding == lostStatementFinding else { return }
-        standingFinding = nil
-        resyncsNextRound = false
-        givesBackNextRound = false
+        findings.restoreAnnounced(explaining: lostStatementFinding)
     }
 
     /// Ends a read of statements the round did not take (it failed, or ended before a pull):
@@ -121,14 +112,14 @@ extension ZoneDriver {
         let epoch = witnessed.log.epoch ?? VersionSealer.firstEpoch
         let comparable = witnessed.statements.lazy.filter { $0.epoch == epoch }
         if let finding = comparable.compactMap({ ZoneStatementCheck.compare(view, with: $0, now: now, freshness: witnessed.freshness) }).first {
-            if readsWholeFeed {
+            if findings.readsWholeFeed {
                 let reason = "zone \(zone): \(finding.explanation), also after reading the whole feed again"
                 try database.setAccountStateProblem(reason, zone: zone)
-                standingFinding = reason
+                findings.stillShort(reason)
                 return view
             }
             let reason = "zone \(zone): \(finding.explanation); the rest of this pull was not applied"
-            resyncsNextRound = true
+            findings.fellShort()
             try database.setAccountStateProblem(reason, zone: zone)
             throw SyncClientError(.untrustedAccountState, reason)
         }
@@ -146,7 +137,7 @@ extension ZoneDriver {
     /// clears the account-state problem.
     func publishStatement(_ view: ZoneStateView?) async throws {
         guard let witness, let witnessed, let view else { return }
-        if standingFinding == nil { try database.setAccountStateProblem(nil, zone: zone) }
+        if findings.standing == nil { try database.setAccountStateProblem(nil, zone: zone) }
         // A statement of an earlier epoch is replaced at once: it shows the other devices the
         // epoch this device reached (decision 0250).
         if !witnessed.ownStatementLost, let own = witnessed.own?.statement, view.isStated(by: own),

@@ -60,16 +60,8 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
     var checkedEpochBeforePush = false
     /// The log and statements checked before the first pull of the round in progress.
     var witnessed: ZoneWitness.Witnessed?
-    /// Whether the next round reads the whole feed again: a round found the state it was served
-    /// short of another device's statement (decision 0203).
-    var resyncsNextRound = false
-    /// Whether that resync gives back what the server lost: it no longer holds this device's
-    /// latest statement (decision 0248).
-    var givesBackNextRound = false
-    /// Whether the round in progress reads the whole feed again after such a finding.
-    var readsWholeFeed = false
-    /// A finding the round's full resync did not clear: thrown once the round committed.
-    var standingFinding: String?
+    /// What the statements' check asks of the rounds (R59, R62).
+    var findings = StatementFindings()
     /// Items whose copies lack the class layer they need (written before decision 0237): sealed
     /// again by the first commit while the keychain is unlocked.
     var resealing: Set<ItemID> = []
@@ -104,7 +96,7 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
         heldItems = try database.heldItems(server.zone)
         var local = local
         do {
-            ahead = try local.itemsAhead(of: committed, position: progress.journalSequence)
+            ahead = try local.itemsAhead(of: committed, position: progress.journalSequence, appliesCovered: progress.appliesCovered)
         } catch {
             throw SyncClientError.mapped(error)
         }
@@ -142,7 +134,7 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
     package var waitingForAnEpoch: Int { heldForAnEpoch.intersection(heldItems).count }
 
     /// How many local changes wait for the unlock before they are pushed (decision 0237).
-    package var pushesWaitingForUnlock: Int { machine.waitingForUnlock.count }
+    package var pushesWaitingForUnlock: Int { machine.localStore.waitingForUnlock.count }
 
     /// The items whose local versions are set aside, unpushed, because the server will not take
     /// them (each is a problem in `status`).
@@ -227,16 +219,12 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
         try holdBackLockedPushes()
         // Never pushed and never pulled: the local items are reconciled before they are pushed.
         let fresh = machine.state.cursor == 0 && machine.state.nextBatchID == 1
-        if machine.state.cursor == 0 { machine.returnsWithoutState = try local.hasSyncedBefore() }
-        let starting = machine.startSync(reconcilingFirst: fresh, resyncing: resyncsNextRound, givingBack: givesBackNextRound)
-        readsWholeFeed = resyncsNextRound && starting.contains { if case .pull(let request) = $0 { request.isFullResync } else { false } }
-        // Asked for and not started (a batch was still unanswered): the next round asks again.
-        resyncsNextRound = resyncsNextRound && !readsWholeFeed
-        givesBackNextRound = givesBackNextRound && !readsWholeFeed
-        standingFinding = nil
+        if machine.state.cursor == 0 { machine.localStore.returnsWithoutState = try local.hasSyncedBefore() }
+        let starting = machine.startSync(reconcilingFirst: fresh, resyncing: findings.resyncsNext, givingBack: findings.givesBackNext)
+        findings.roundStarts(readingWholeFeed: starting.contains { if case .pull(let request) = $0 { request.isFullResync } else { false } })
         unlistedThisRound = []
         try await perform(released + starting, report: &report)
-        if let standingFinding { throw SyncClientError(.untrustedAccountState, standingFinding) }
+        if let standing = findings.standing { throw SyncClientError(.untrustedAccountState, standing) }
         if report.inStep, try local.hasLocalChanges(after: progress.journalSequence, state: machine.state) {
             report.inStep = false
         }
@@ -254,7 +242,9 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
         retried = Set(machine.retrySetAside())
         touched = retried
         // Unreadable now: the items found at the start stand.
-        if let found = try? local.itemsAhead(of: committed, position: progress.journalSequence) { ahead = found }
+        if let found = try? local.itemsAhead(of: committed, position: progress.journalSequence, appliesCovered: progress.appliesCovered) {
+            ahead = found
+        }
         machine.markLocalValueUnknown(ahead, applied: local.appliedAhead)
     }
 

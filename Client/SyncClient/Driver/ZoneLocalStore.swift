@@ -31,11 +31,20 @@ package protocol ZoneLocalStore: Sendable {
 
     /// The items whose local value `state` may not show: the local side took a version in an
     /// apply whose state commit did not follow (decision 0107).
-    mutating func itemsAhead(of state: ZoneSyncState, position: Int64) throws -> Set<ItemID>
+    /// - Parameter appliesCovered: What ``coveredApplies(by:)`` said when `state` was committed:
+    ///   while the store has made no apply since, none of this enrolment's can be ahead, and the
+    ///   store need not read what each left (decision 0279).
+    mutating func itemsAhead(of state: ZoneSyncState, position: Int64, appliesCovered: Int64?) throws -> Set<ItemID>
 
-    /// Of the items the last ``itemsAhead(of:position:)`` found, the versions the store knows it
-    /// took from a server: an honest server never lists an older one again (decision 0236).
+    /// Of the items the last ``itemsAhead(of:position:appliesCovered:)`` found, the versions the
+    /// store knows it took from a server: an honest server never lists an older one again
+    /// (decision 0236).
     var appliedAhead: [ItemID: [VersionVector]] { get }
+
+    /// The store's count of applies, when `state` holds every version they left (each item found
+    /// ahead of it since has been caught up); recorded with the state's commit (decision 0279).
+    /// Nil when the store keeps no count, or `state` is still behind.
+    mutating func coveredApplies(by state: ZoneSyncState) throws -> Int64?
 
     /// Whether a pulled live version's (opened) content is the item `item` names; the store may
     /// keep what it decoded for the apply that follows.
@@ -142,4 +151,7 @@ package enum LocalApplyOutcome: Sendable, Equatable {
 
 extension ZoneLocalStore {
     package var appliedAhead: [ItemID: [VersionVector]] { [:] }
+
+    /// A store that keeps no count: every start reads what its applies left.
+    package func coveredApplies(by state: ZoneSyncState) throws -> Int64? { nil }
 }

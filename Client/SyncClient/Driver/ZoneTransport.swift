@@ -16,10 +16,11 @@ package struct ZoneTransport: Sendable {
 
     private var base: String { "/v1/zones/\(zone.rawValue)" }
 
-    /// Uploads a batch at the batch's feed position. The server keeps no batch numbers: a retried
-    /// batch is merged again, and versions it already holds come back `stale`, which is
-    /// idempotent. A position below the zone's horizon is refused (`cursorExpired`: resync); a
-    /// batch refused because of some items (too large, quota, siblings) answers `refused` naming them.
+    /// Uploads a batch at the batch's feed position. No batch number is sent, so the server's batch
+    /// memory (rule R3) never answers this client: a retried batch is merged again, and versions
+    /// it already holds come back `stale`, which is idempotent. A position below the zone's
+    /// horizon is refused (`cursorExpired`: resync); a batch refused because of some items (too
+    /// large, quota, siblings) answers `refused` naming them.
     package func push(_ batch: PushBatch<SealedVersion>) async throws -> PushResponse {
         let upload = UploadRequest(cursor: batch.cursor, items: batch.items.map {
             UploadItem(id: $0.item, vector: $0.version.vector, deleted: $0.version.isDeleted, blob: Base64Bytes($0.version.payload))

@@ -83,13 +83,16 @@ package struct DeviceEnrolment: Sendable {
         }
         let endpoint = try ServerEndpoint(server, allowInsecure: allowInsecure)
         let (seenPin, tls) = try await endpoint.verify(pin: pin)
-        return try await ServerConnection(endpoint: endpoint, tlsConfiguration: tls, token: nil).closing { connection in
+        return try await ServerConnection(endpoint: endpoint, tls: tls, token: nil).closing { connection in
             try await run(connection, keychainPath: keychainPath, seenPin: seenPin, logger: logger)
         }
     }
 
     private func run(_ connection: ServerConnection, keychainPath: String, seenPin: ServerPin?, logger: Logger) async throws -> Outcome {
         let device = DeviceID.random()
+        let identity = try DeviceIdentity.generate()
+        let deviceSecrets = DeviceSecrets(keychain: try Self.openKeychain(keychainPath))
+        let leftovers = try deviceSecrets.enrolmentsUnderWay()
         var recoveryPrinted: String?
         var recoveryPublicKey: [UInt8]?
         let secrets: AccountSecrets
@@ -117,30 +120,50 @@ package struct DeviceEnrolment: Sendable {
             let pre = try await connection.send(.POST, "/v1/sign-in/parameters", body: PreSignInRequest(account: account), as: PreSignInResponse.self)
             secrets = try AccountSecrets.derive(password: password, parameters: try Self.parameters(pre.kdf, salt: pre.salt))
         }
-        let signIn = try await connection.send(
-            .POST, "/v1/sign-in",
-            body: SignInRequest(account: account, authKey: Base64Bytes(secrets.authKey), device: device, deviceName: deviceName),
-            as: SignInResponse.self)
-        // The server counts the device from its sign-in: an enrolment that fails from here on
-        // (approval required, an approval refused or timed out, an epoch the password does not
-        // open, an interruption) takes it back, so nothing is left active (decision 0269).
+        // The server counts the device from its sign-in: the enrolment is recorded first, so that
+        // one killed from here on is withdrawn by the keychain's next (decision 0277).
+        let underWay = EnrolmentUnderWay(device: device, server: connection.endpoint.url.absoluteString, account: account, identity: identity)
+        try deviceSecrets.record(underWay)
+        let signIn: SignInResponse
+        do {
+            signIn = try await connection.send(
+                .POST, "/v1/sign-in",
+                body: SignInRequest(account: account, authKey: Base64Bytes(secrets.authKey), device: device, deviceName: deviceName),
+                as: SignInResponse.self)
+        } catch {
+            // Refused: nothing registered. Unanswered, it may have been: the record stays.
+            if ServerFailure.code(of: error) != nil { try? deviceSecrets.forgetEnrolmentUnderWay(of: device) }
+            throw error
+        }
+        // Devices of earlier enrolments killed after their sign-in stop counting now, whatever
+        // becomes of this one; one that had joined the log signs its revocation once this joins.
+        let revokedLeftovers = await revokeOnServer(leftovers, besides: device, token: signIn.token, connection: connection)
+        // An enrolment that fails from here on (approval required, an approval refused or timed
+        // out, an epoch the password does not open, an interruption) takes its device back, so
+        // nothing is left active (decision 0269).
         let joined = Joined()
         do {
-            return try await finish(
-                connection, signIn: signIn, secrets: secrets, keychainPath: keychainPath, seenPin: seenPin,
-                recoveryPrinted: recoveryPrinted, recoveryPublicKey: recoveryPublicKey, joined: joined, logger: logger)
+            let outcome = try await finish(
+                connection, signIn: signIn, identity: identity, secrets: secrets, deviceSecrets: deviceSecrets, leftovers: leftovers,
+                revokedLeftovers: revokedLeftovers,
+                keychainPath: keychainPath, seenPin: seenPin, recoveryPrinted: recoveryPrinted, recoveryPublicKey: recoveryPublicKey,
+                joined: joined, logger: logger)
+            try? deviceSecrets.forgetEnrolmentUnderWay(of: device)
+            return outcome
         } catch {
-            await withdraw(signIn, joined: joined.value, connection: connection, logger: logger)
+            if await withdraw(signIn, joined: joined.value, connection: connection, logger: logger) {
+                try? deviceSecrets.forgetEnrolmentUnderWay(of: device)
+            }
             throw error
         }
     }
 
     private func finish(
-        _ connection: ServerConnection, signIn: SignInResponse, secrets: AccountSecrets, keychainPath: String, seenPin: ServerPin?,
-        recoveryPrinted: String?, recoveryPublicKey: [UInt8]?, joined: Joined, logger: Logger
+        _ connection: ServerConnection, signIn: SignInResponse, identity: DeviceIdentity, secrets: AccountSecrets, deviceSecrets: DeviceSecrets,
+        leftovers: [EnrolmentUnderWay], revokedLeftovers: Set<DeviceID>, keychainPath: String, seenPin: ServerPin?, recoveryPrinted: String?, recoveryPublicKey: [UInt8]?,
+        joined: Joined, logger: Logger
     ) async throws -> Outcome {
         let endpoint = connection.endpoint
-        let identity = try DeviceIdentity.generate()
         let epochKeys: [UInt32: AccountKey]
         var log: DeviceLog
         var pinnedKDF: PinnedKDF?
@@ -177,8 +200,6 @@ package struct DeviceEnrolment: Sendable {
             throw SyncClientError(.untrustedAccountState, "the device log does not chain every epoch's key back to the first")
         }
 
-        let keychain = try Self.openKeychain(keychainPath)
-        let deviceSecrets = DeviceSecrets(keychain: keychain)
         // The identity keys of this keychain's earlier enrolment, read before they are replaced
         // (none, or unreadable while a passcode locks them: then nothing is retired).
         var earlier: EarlierEnrolment?
@@ -186,6 +207,13 @@ package struct DeviceEnrolment: Sendable {
         if let earlierIdentity, let retired = Self.earlierMember(with: earlierIdentity, in: log, besides: signIn.device) {
             (log, earlier) = try await connection.authorized(with: signIn.token).closing { authorized in
                 await retire(retired, identity: earlierIdentity, in: log, epochKeys: epochKeys, authorized: authorized)
+            }
+            joined.value = (identity, log, epochKeys)
+        }
+        if !leftovers.isEmpty {
+            log = try await connection.authorized(with: signIn.token).closing { authorized in
+                await withdrawLeftovers(
+                    leftovers, besides: signIn.device, revoked: revokedLeftovers, in: log, epochKeys: epochKeys, deviceSecrets: deviceSecrets, authorized: authorized, logger: logger)
             }
             joined.value = (identity, log, epochKeys)
         }

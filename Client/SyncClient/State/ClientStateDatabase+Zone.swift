@@ -32,6 +32,12 @@ extension ClientStateDatabase {
         }
     }
 
+    static func registerAppliesCoveredMigration(in migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v12-applies-covered") { db in
+            try db.execute(sql: "ALTER TABLE zone_state ADD COLUMN applies_covered INTEGER")
+        }
+    }
+
     static func registerMayBeOnServerMigration(in migrator: inout DatabaseMigrator) {
         migrator.registerMigration("v6-may-be-on-server") { db in
             // A pending version the server may hold unacknowledged (decision 0233).
@@ -48,6 +54,9 @@ extension ClientStateDatabase {
         /// The server's time (milliseconds) when every local change there was had been taken: a
         /// change taken later was made after it (``ModificationTimeBound/changesTakenBefore``).
         package var changesTakenAt: Int64?
+        /// The local store's count of applies the state holds every version of
+        /// (``ZoneLocalStore/coveredApplies(by:)``); nil when not known.
+        package var appliesCovered: Int64?
 
         /// Nothing taken, never in step.
         package init() {}
@@ -119,7 +128,7 @@ extension ClientStateDatabase {
             if let row = try Row.fetchOne(
                 db, sql: """
                     SELECT cursor, write_counter, next_batch_id, epoch, unanswered_batch, journal_sequence, last_sync, latest_sequence,
-                        changes_taken_at
+                        changes_taken_at, applies_covered
                     FROM zone_state WHERE zone = ?
                     """,
                 arguments: [zone.rawValue])
@@ -143,6 +152,7 @@ extension ClientStateDatabase {
                 progress.lastSync = (row[6] as Double?).map(Date.init(timeIntervalSince1970:))
                 state.latestSequence = UInt64(clamping: row[7] as Int64)
                 progress.changesTakenAt = row[8]
+                progress.appliesCovered = row[9]
             }
             let rows = try Row.fetchCursor(
                 db, sql: "SELECT item, vector, deleted, sealed, pending, baseline, seen, refusal, sequence, deleted_baseline, may_be_on_server FROM item_record WHERE zone = ?",
@@ -184,17 +194,19 @@ extension ClientStateDatabase {
             try db.executeCached(
                 sql: """
                     INSERT INTO zone_state
-                        (zone, cursor, write_counter, next_batch_id, epoch, journal_sequence, last_sync, latest_sequence, changes_taken_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        (zone, cursor, write_counter, next_batch_id, epoch, journal_sequence, last_sync, latest_sequence, changes_taken_at,
+                         applies_covered)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (zone) DO UPDATE SET
                         cursor = excluded.cursor, write_counter = excluded.write_counter, next_batch_id = excluded.next_batch_id,
                         epoch = excluded.epoch, journal_sequence = excluded.journal_sequence, last_sync = excluded.last_sync,
-                        latest_sequence = excluded.latest_sequence, changes_taken_at = excluded.changes_taken_at
+                        latest_sequence = excluded.latest_sequence, changes_taken_at = excluded.changes_taken_at,
+                        applies_covered = excluded.applies_covered
                     """,
                 arguments: [
                     state.zone.rawValue, Int64(state.cursor), Int64(state.writeCounter), Int64(state.nextBatchID), Int64(state.epoch),
                     progress.journalSequence, progress.lastSync?.timeIntervalSince1970, Int64(clamping: state.latestSequence),
-                    progress.changesTakenAt,
+                    progress.changesTakenAt, progress.appliesCovered,
                 ])
             if previous == nil || state.unansweredBatch != previous?.unansweredBatch || !resealing.isEmpty {
                 try db.executeCached(

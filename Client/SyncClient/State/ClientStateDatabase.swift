@@ -109,6 +109,7 @@ package final class ClientStateDatabase: Sendable {
         registerStatedEpochMigration(in: &migrator)
         registerChangesTakenMigration(in: &migrator)
         registerClockAnchorMigration(in: &migrator)
+        registerAppliesCoveredMigration(in: &migrator)
         return migrator
     }
 

@@ -65,7 +65,7 @@ package struct StoreDirectory: ZoneLocalStore {
     }
 
     /// The directory lives in the machine's records only: nothing is ever ahead of them.
-    package func itemsAhead(of state: ZoneSyncState, position: Int64) throws -> Set<ItemID> { [] }
+    package func itemsAhead(of state: ZoneSyncState, position: Int64, appliesCovered: Int64?) throws -> Set<ItemID> { [] }
 
     /// The directory lives in the machine's records only: there is nothing to apply.
     package func apply(_ apply: LocalApply) throws -> LocalApplyOutcome { .applied(problems: [:]) }

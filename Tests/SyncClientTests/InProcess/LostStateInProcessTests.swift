@@ -1,4 +1,6 @@
+import SyncCore
 import SyncTesting
+import Synchronization
 import Testing
 
 /// A device that lost its sync state and enrols again (decision 0106), in process. `LostStateTests`
@@ -66,5 +68,88 @@ struct LostStateInProcessTests {
             #expect(try a.password(service: "x", account: "max") == nil)
             #expect(try b.password(service: "x", account: "max") == nil)
         }
+    }
+
+    /// Simulation seed 167 (malicious, 400 operations): a copy an earlier enrolment took from the
+    /// server, which the new enrolment's resync did not list, is still known by the server's
+    /// version it holds once the new state has pulled (a new process): an older version listed
+    /// later is refused as going backwards, not applied over it.
+    @Test func aCopyKeptFromAnEarlierEnrolmentRefusesAnOlderVersionListedLater() async throws {
+        try await LoopbackAccount.with { account in
+            let (a, b) = (try await account.device("a"), try await account.device("b"))
+            let server = ReplayingServer()
+            try a.add(service: "x", account: "kim", password: "first")
+            try await a.sync()
+            try await b.loseStateAndEnrolAgain(tampering: server.tampering)
+            try await b.sync()
+            try a.add(service: "x", account: "kim", password: "second", update: true)
+            try await a.sync()
+            try await b.sync()
+            // Enrolled again, b is served a resync without x: kept, reported unlisted.
+            server.act.withLock { $0 = .hide }
+            try await b.loseStateAndEnrolAgain(tampering: server.tampering)
+            _ = try? await b.sync()
+            #expect(try b.password(service: "x", account: "kim") == "second")
+            // A new process; the server lists x's first version beside a later change.
+            server.act.withLock { $0 = .replay }
+            try b.restart()
+            try a.add(service: "y", account: "kim", password: "other")
+            try await a.sync()
+            _ = try? await b.sync()
+            #expect(try b.password(service: "x", account: "kim") == "second")
+            #expect(try b.problems()["x/kim"] == "its version vector goes backwards")
+        }
+    }
+
+    /// The items as the syncs left them are read once, when the driver starts (rule R52); a write
+    /// after that read is still a change: an item a sync removed and one the device holds, both
+    /// written here after the device enrolled again, reach the others.
+    @Test func writesAfterEnrollingAgainToItemsTheSyncsLeftArePushed() async throws {
+        try await LoopbackAccount.with { account in
+            let (a, b) = (try await account.device("a"), try await account.device("b"))
+            try a.add(service: "removed", account: "max", password: "first")
+            try a.add(service: "held", account: "max", password: "first")
+            try await a.sync()
+            try await b.sync()
+            try a.delete(service: "removed", account: "max")
+            try await a.sync()
+            try await b.sync()
+            #expect(try b.password(service: "removed", account: "max") == nil)
+            try await b.loseStateAndEnrolAgain()
+            try b.add(service: "removed", account: "max", password: "written again")
+            try b.add(service: "held", account: "max", password: "written again", update: true)
+            try await b.sync()
+            try await a.sync()
+            for device in [a, b] {
+                #expect(try device.password(service: "removed", account: "max") == "written again", "on \(device.name)")
+                #expect(try device.password(service: "held", account: "max") == "written again", "on \(device.name)")
+            }
+        }
+    }
+}
+
+/// A server that records the first versions it serves of each item, then leaves those items out
+/// of its pages (`hide`), or lists their first versions beside every later page (`replay`).
+private final class ReplayingServer: Sendable {
+    enum Act { case record, hide, replay }
+    let act = Mutex(Act.record)
+    private let first = Mutex([ItemID: ChangedItem<SealedVersion>]())
+
+    var tampering: LoopbackZoneServer.Tampering {
+        .init(page: { [self] items in
+            switch act.withLock({ $0 }) {
+            case .record:
+                first.withLock { first in for item in items where first[item.item] == nil { first[item.item] = item } }
+                return items
+            case .hide:
+                let recorded = first.withLock { Set($0.keys) }
+                return items.filter { !recorded.contains($0.item) }
+            case .replay:
+                guard let sequence = items.map(\.sequence).max() else { return items }
+                let listed = Set(items.map(\.item))
+                let replayed = first.withLock { $0.values.filter { !listed.contains($0.item) } }
+                return items + replayed.map { ChangedItem(item: $0.item, sequence: sequence, versions: $0.versions) }
+            }
+        })
     }
 }
