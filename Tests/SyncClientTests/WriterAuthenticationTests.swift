@@ -96,4 +96,31 @@ struct WriterAuthenticationTests {
             }
         }
     }
+
+    /// Decision 0281: what a device wrote before its revocation is answered for by the revoking
+    /// device, so a device that pulls it afterwards takes it; what it forges later is refused.
+    @Test func whatARevokedDeviceWroteBeforeItsRevocationReachesADeviceEnrolledLater() async throws {
+        try await withProxiedAccount(["a", "b"], proxied: []) { account in
+            let (a, b) = (account.devices[0], account.devices[1])
+            try await a.add(service: "site", account: "u", password: "site-1")
+            try await a.sync()
+            try await b.sync()
+            try await b.add(service: "router", account: "admin", password: "written-by-b")
+            try await b.add(service: "site", account: "u", password: "site-by-b", update: true)
+            try await b.sync()
+            let bID = try await KeyEpochTests.deviceID(of: b)
+            let revoked = try await a.syncClient(["revoke", bID])
+            #expect(revoked.status == 0, "\(revoked.stderr)")
+
+            let d = account.newDevice("d")
+            let enrolled = try await d.syncClient(account.enrolment(of: d, throughProxy: false))
+            #expect(enrolled.status == 0, "\(enrolled.stderr)")
+            let pulled = try await d.syncClient(["sync"])
+            #expect(pulled.status == 0, "\(pulled.stderr)")
+            #expect(try await d.password(service: "router", account: "admin") == "written-by-b")
+            #expect(try await d.password(service: "site", account: "u") == "site-by-b")
+            try await a.sync()
+            #expect(try await a.password(service: "router", account: "admin") == "written-by-b")
+        }
+    }
 }

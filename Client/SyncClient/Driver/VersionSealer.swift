@@ -140,14 +140,22 @@ package struct VersionSealer: Sendable {
     package func open(
         _ blob: [UInt8], item: ItemID, vector: VersionVector, deleted: Bool, forLocalState: Bool = false, writers: DeviceLog? = nil
     ) throws(CryptoError) -> ItemVersion {
-        guard let epoch = AccountKeys.epoch(ofBlob: blob) else { throw Self.malformed }
-        let context = context(item: item, vector: vector, deleted: deleted, local: forLocalState, epoch: epoch)
-        let envelope = try keys.open(blob, context: context)
-        if let refusal = writers?.refusal(of: envelope, context: context) { throw refusal.error }
+        let (envelope, context) = try envelope(of: blob, item: item, vector: vector, deleted: deleted, forLocalState: forLocalState)
+        if let refusal = writers?.refusal(of: envelope, context: context, blob: blob) { throw refusal.error }
         guard let (origin, overwritten, content) = Self.parts(of: envelope.payload) else { throw Self.malformed }
         return ItemVersion(
             vector: vector, isDeleted: deleted, modifiedAt: envelope.modificationTime, device: envelope.device, content: content,
             origin: origin, overwritten: overwritten)
+    }
+
+    /// A blob's envelope, opened under the epoch its header names, and the context it opened for;
+    /// no writer checked.
+    package func envelope(
+        of blob: [UInt8], item: ItemID, vector: VersionVector, deleted: Bool, forLocalState: Bool = false
+    ) throws(CryptoError) -> (ItemEnvelope, ItemBlobContext) {
+        guard let epoch = AccountKeys.epoch(ofBlob: blob) else { throw Self.malformed }
+        let context = context(item: item, vector: vector, deleted: deleted, local: forLocalState, epoch: epoch)
+        return (try keys.open(blob, context: context), context)
     }
 
     private static let malformed = CryptoError(code: .authenticationFailed, message: "authentication failed")

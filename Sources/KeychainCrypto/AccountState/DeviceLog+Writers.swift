@@ -1,3 +1,4 @@
+import Crypto
 import SyncCore
 
 /// Who may write a version, as the verified device log says (decision 0275).
@@ -30,14 +31,24 @@ extension DeviceLog {
         }
     }
 
-    /// Whether `envelope`, opened from a blob sealed for `context`, may be taken; nil when it may.
+    /// Whether `envelope`, opened from `blob` sealed for `context`, may be taken; nil when it may.
     ///
     /// A signed version (``ItemEnvelope/signature``) is taken when its signer (the device that
     /// sealed it: a resolution or a version given back keeps its value's writer) is a member of
     /// this log that joined in the version's epoch or before, is not revoked by another device, and
     /// signed it with the key the log holds for it. An unsigned one (written before decision 0275) is taken only when
     /// no revoked device may hold its epoch's key: its epoch is later than every revocation's.
-    public func refusal(of envelope: ItemEnvelope, context: ItemBlobContext) -> WriterRefusal? {
+    /// Either refused as a revoked device's is taken when a member answers for the blob
+    /// (``isVouched(_:)``, decision 0281).
+    public func refusal(of envelope: ItemEnvelope, context: ItemBlobContext, blob: [UInt8]) -> WriterRefusal? {
+        guard let refusal = writerRefusal(of: envelope, context: context) else { return nil }
+        switch refusal {
+        case .revoked, .unsignedUnderARevokedEpoch: return isVouched(blob) ? nil : refusal
+        case .notInTheLog, .notAMember: return refusal
+        }
+    }
+
+    private func writerRefusal(of envelope: ItemEnvelope, context: ItemBlobContext) -> WriterRefusal? {
         guard let signature = envelope.signature else {
             guard let lastRevokedEpoch, context.keyEpoch <= lastRevokedEpoch else { return nil }
             return .unsignedUnderARevokedEpoch
@@ -45,5 +56,22 @@ extension DeviceLog {
         guard let member = members[signature.signer] else { return .notInTheLog }
         guard member.addedIn <= context.keyEpoch, envelope.isSigned(with: member.signingKey, context: context) else { return .notAMember }
         return member.isRevokedByAnother ? .revoked : nil
+    }
+
+    /// The size of a blob's digest in a `vouch` entry.
+    public static let vouchDigestSize = 32
+
+    /// The digest a `vouch` entry names `blob` by: SHA-256 of the blob as the server keeps it
+    /// (ciphertext under a random nonce, so it tells the server nothing it does not hold).
+    public static func vouchDigest(of blob: [UInt8]) -> [UInt8] {
+        Array(SHA256.hash(data: blob))
+    }
+
+    /// Whether a device that is not revoked by another answers for `blob` in a `vouch` entry: a
+    /// voucher revoked later answers for nothing, so a revoked device cannot vouch in advance for
+    /// blobs it keeps back.
+    public func isVouched(_ blob: [UInt8]) -> Bool {
+        guard !vouchers.isEmpty, let devices = vouchers[Self.vouchDigest(of: blob)] else { return false }
+        return devices.contains { members[$0].map { !$0.isRevokedByAnother } ?? false }
     }
 }

@@ -56,6 +56,10 @@ public struct DeviceLog: Sendable {
     /// The latest epoch a device revoked by another may hold the key of: an unsigned blob of it or
     /// of an earlier one may be that device's (decision 0275); nil while no device was revoked so.
     public private(set) var lastRevokedEpoch: UInt32?
+    /// The devices that answer for each blob (by its SHA-256 digest) in a `vouch` entry: a blob
+    /// the log would refuse as a revoked device's is taken while one of them is not revoked by
+    /// another (decision 0281).
+    public private(set) var vouchers: [[UInt8]: Set<DeviceID>] = [:]
 
     /// Whether a device was revoked after the newest epoch began: the revoking device (or any
     /// current one) must start a new epoch (decision 0176).
@@ -98,6 +102,10 @@ public struct DeviceLog: Sendable {
             break
         case .recoveryKey:
             recoveryKey = entry.agreementKey
+        case .vouch:
+            for start in stride(from: 0, to: entry.payload.count, by: Self.vouchDigestSize) {
+                vouchers[Array(entry.payload[start..<start + Self.vouchDigestSize]), default: []].insert(entry.signer)
+            }
         }
         if entry.kind == .revoke { lastRevocation = entries.count }
         if entry.kind == .epoch { lastEpochChange = entries.count }
@@ -154,6 +162,13 @@ public struct DeviceLog: Sendable {
             // member can already do worse (revoke the recipient).
             guard let epoch, lastEpochChange != nil, entry.epoch == epoch, entry.subject == entry.signer,
                 let signer = current[entry.signer]
+            else { return false }
+            return entry.signingKey.isEmpty && entry.agreementKey.isEmpty
+                && signer.signingKey.isValidSignature(parsed.signature, for: parsed.signedBytes)
+        case .vouch:
+            // A current member, for another current member, before revoking it (decision 0281).
+            guard let epoch, entry.epoch == epoch, entry.subject != entry.signer, current[entry.subject] != nil,
+                let signer = current[entry.signer], !entry.payload.isEmpty, entry.payload.count % Self.vouchDigestSize == 0
             else { return false }
             return entry.signingKey.isEmpty && entry.agreementKey.isEmpty
                 && signer.signingKey.isValidSignature(parsed.signature, for: parsed.signedBytes)
