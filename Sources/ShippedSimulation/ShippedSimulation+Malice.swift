@@ -115,6 +115,31 @@ extension ShippedSimulation {
         trace("the others are served the log without the revocation")
     }
 
+    /// What `revoker` answers for before revoking `device`, read through its own loopbacks as
+    /// `sync-client revoke` reads the server (``RevokedWrites``, decision 0281). A read a fault
+    /// cuts off is tried again, as the user would run `revoke` again.
+    func vouchForWrites(of device: DeviceID, by revoker: Int) async throws {
+        let (signer, identity) = devices[revoker].identity
+        let (now, revoked) = try log.withRevocation(of: device, by: signer, identity: identity)
+        let zones = [false, true].map { keyValues in
+            RevokedWrites.Zone(
+                server: server(for: revoker, keyValues: keyValues)(signer),
+                sealer: keyValues ? VersionSealer(keys: keys, account: Self.accountName, zone: devices[revoker].settings.zone) : sealer)
+        }
+        for attempt in 1...Self.revokeAttempts {
+            do {
+                let digests = try await RevokedWrites.digests(in: zones, log: now, revoked: revoked, device: signer)
+                try log.vouch(digests, before: device, by: signer, identity: identity)
+                trace("device \(revoker) vouches for \(digests.count) blob(s) of \(device)")
+                return
+            } catch is LoopbackZoneServer.Lost where attempt < Self.revokeAttempts {
+                continue
+            }
+        }
+    }
+
+    private static let revokeAttempts = 50
+
     /// One device revokes another, which enrols again at once under a new ID (its keychain keeps
     /// its items, its sync state is gone), and starts a new key epoch, as a user who lost a laptop
     /// and found it again would. Every device is served the new log.
@@ -125,6 +150,7 @@ extension ShippedSimulation {
         let revoked = (revoker + 1 + random.below(devices.count - 1)) % devices.count
         let (signer, identity) = devices[revoker].identity
         let retired = devices[revoked].device
+        try await vouchForWrites(of: retired, by: revoker)
         try log.revoke(retired, by: signer, identity: identity)
         let key = try AccountKey(rawRepresentation: (0..<4).flatMap { _ in withUnsafeBytes(of: random.next().littleEndian, Array.init) })
         let epoch = try log.startEpoch(with: key, by: signer, identity: identity)
