@@ -83,6 +83,8 @@ package struct AccountAdministration: Sendable {
         let (secrets, log) = try await checkedSecrets(password: password)
         let newSecrets = try newPassword.map { try self.newSecrets(password: $0, current: secrets) }
         let exchange = logExchange(try identity())
+        // The token first: from then on the device can push nothing the vouches below miss.
+        try await revokeToken(of: device)
         let vouched = try await vouchForWrites(of: device, in: log, exchange: exchange)
         let revoked = try await signRevocation(of: device, in: vouched, exchange: exchange)
         return try await startEpochIfNeeded(secrets: secrets, newSecrets: newSecrets, log: revoked, exchange: exchange)
@@ -93,6 +95,7 @@ package struct AccountAdministration: Sendable {
     package func revokeThisDevice() async throws {
         let log = try await verifiedLog()
         _ = try await signRevocation(of: session.enrolment.device, in: log, exchange: logExchange(try identity()))
+        try await revokeToken(of: session.enrolment.device)
     }
 
     /// Appends the `vouch` entries by which this device answers for what the server serves that
@@ -128,8 +131,7 @@ package struct AccountAdministration: Sendable {
     }
 
     /// Signs `device`'s revocation into `verified` (the log as this command read it, `exchange`
-    /// knowing its keys) unless it is revoked already, then has the server revoke its token;
-    /// returns the log with the revocation.
+    /// knowing its keys) unless it is revoked already; returns the log with the revocation.
     private func signRevocation(of device: DeviceID, in verified: DeviceLog, exchange: DeviceLogExchange) async throws -> DeviceLog {
         var log = verified
         if log.currentMembers[device] != nil {
@@ -140,12 +142,16 @@ package struct AccountAdministration: Sendable {
             }
             try session.database.saveVerifiedDeviceLog(log.entries)
         }
+        return log
+    }
+
+    /// Has the server stop `device`'s token and refuse its ID from now on.
+    private func revokeToken(of device: DeviceID) async throws {
         do {
             try await session.connection.send(.DELETE, "/v1/devices/\(device.rawValue)", body: nil)
         } catch where ServerFailure.code(of: error) == ErrorCode.notFound {
             throw SyncClientError(.invalidInput, "the account has no device \(device)")
         }
-        return log
     }
 
     /// Sets whether new devices need an enrolled device's approval (decision 0134), as the holder of

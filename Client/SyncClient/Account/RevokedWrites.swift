@@ -30,6 +30,7 @@ package enum RevokedWrites {
         for zone in zones {
             var position: UInt64 = 0
             var number: UInt64 = 0
+            var stalled = 0
             while true {
                 number += 1
                 let request = PullRequest(
@@ -50,7 +51,14 @@ package enum RevokedWrites {
                         if seen.insert(digest).inserted { digests.append(digest) }
                     }
                 }
-                guard hasMore, next > position else { break }
+                guard hasMore else { break }
+                // A page that does not move on answers an earlier request: ask again.
+                guard next > position else {
+                    stalled += 1
+                    if stalled > maximumStalls { throw SyncClientError(.serverError, "the server's pages of zone \(zone.server.zone) did not move on") }
+                    continue
+                }
+                stalled = 0
                 position = next
             }
         }
@@ -58,4 +66,5 @@ package enum RevokedWrites {
     }
 
     private static let pageSize = 500
+    private static let maximumStalls = 10
 }
