@@ -33,9 +33,11 @@ struct BenchAccount: Sendable {
         let outcome = try await enrolment.run(keychainPath: keychainPath, logger: logger)
         let secrets = DeviceSecrets(keychain: try Keychain.open(at: keychainPath))
         let keys = AccountKeys(accountKey: try secrets.accountKey())
+        // Signed with the device's identity key, as sync-client signs (decision 0275): a new
+        // device checks every signature it pulls.
         return BenchAccount(
             name: name, device: outcome.enrolment.device, token: try secrets.token(),
-            sealer: VersionSealer(keys: keys, account: name, zone: .keychain))
+            sealer: VersionSealer(keys: keys, account: name, zone: .keychain).with(signer: try secrets.identity()?.signingKey, as: outcome.enrolment.device))
     }
 
     /// Creates an account and signs a device in over `client`, with secrets taken from a random

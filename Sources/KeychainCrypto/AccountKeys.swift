@@ -64,11 +64,15 @@ public struct AccountKeys: Sendable {
         }
     }
 
+    /// Whether a blob is of the signed format (decision 0275): its plaintext carries its writer's
+    /// signature, checked by whoever opens it against the device log.
+    public static func isSigned(blob: [UInt8]) -> Bool { blob.first == ItemBlobFormat.signedVersion }
+
     /// The epoch a blob names: 1 for the format without one, nil for a blob too short to say.
     public static func epoch(ofBlob blob: [UInt8]) -> UInt32? {
         guard let version = blob.first else { return nil }
         if version == ItemBlobFormat.version { return 1 }
-        guard version == ItemBlobFormat.epochVersion, blob.count >= 5 else { return nil }
+        guard version == ItemBlobFormat.epochVersion || version == ItemBlobFormat.signedVersion, blob.count >= 5 else { return nil }
         return blob[1..<5].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
     }
 
@@ -98,7 +102,9 @@ public struct AccountKeys: Sendable {
     /// Blob of epoch 1: `version (1) = 0x01 ‖ nonce (12) ‖ ciphertext ‖ tag (16)`, the plaintext
     /// padded as described in docs/decisions/0021, `context` as associated data. Of a later epoch:
     /// `0x02 ‖ epoch (4) ‖ nonce ‖ ciphertext ‖ tag`, the associated data's leading version byte
-    /// 0x02 too (decision 0177).
+    /// 0x02 too (decision 0177). An envelope with a signature (decision 0275), of any epoch:
+    /// `0x03 ‖ epoch (4) ‖ nonce ‖ ciphertext ‖ tag`, the signature sealed after the payload, the
+    /// associated data's leading byte 0x03.
     /// - Throws: ``CryptoError`` with code ``CryptoError/Code/invalidInput`` for a payload over
     ///   ``ItemEnvelope/maximumPayloadSize`` or an epoch whose key is not held.
     public func seal(_ envelope: ItemEnvelope, context: ItemBlobContext) throws(CryptoError) -> [UInt8] {
@@ -107,8 +113,10 @@ public struct AccountKeys: Sendable {
 
     /// The length of the blob ``seal(_:context:)`` makes of a payload of `payloadLength` bytes
     /// written by `device`, without sealing anything (padding included).
-    public static func sealedLength(payloadLength: Int, device: DeviceID, epoch: UInt32 = 1) -> Int {
-        (epoch == 1 ? 0 : 4) + AEADLayout.overhead + ItemBlobFormat.paddedLength(ItemBlobFormat.unpaddedLength(payloadLength: payloadLength, device: device))
+    /// With `signer`, of a blob it signs (decision 0275).
+    public static func sealedLength(payloadLength: Int, device: DeviceID, epoch: UInt32 = 1, signer: DeviceID? = nil) -> Int {
+        (epoch == 1 && signer == nil ? 0 : 4) + AEADLayout.overhead
+            + ItemBlobFormat.paddedLength(ItemBlobFormat.unpaddedLength(payloadLength: payloadLength, device: device, signer: signer))
     }
 
     /// ``seal(_:context:)`` with a given nonce: for known-answer tests only.
@@ -119,7 +127,7 @@ public struct AccountKeys: Sendable {
     private func seal(_ envelope: ItemEnvelope, context: ItemBlobContext, nonce: AES.GCM.Nonce) throws(CryptoError) -> [UInt8] {
         let plaintext = try ItemBlobFormat.plaintext(of: envelope)
         guard let blobKey = blobKey(ofEpoch: context.keyEpoch) else { throw .invalidInput("the key of that epoch is not held") }
-        if context.keyEpoch == 1 {
+        if context.keyEpoch == 1 && envelope.signature == nil {
             do {
                 let box = try AES.GCM.seal(plaintext, using: blobKey, nonce: nonce, authenticating: context.associatedData)
                 return AEADLayout.join(version: ItemBlobFormat.version, box)
@@ -128,24 +136,26 @@ public struct AccountKeys: Sendable {
             }
         }
         do {
-            let box = try AES.GCM.seal(plaintext, using: blobKey, nonce: nonce, authenticating: Self.epochAssociatedData(context))
-            var blob: [UInt8] = [ItemBlobFormat.epochVersion]
+            let version = envelope.signature == nil ? ItemBlobFormat.epochVersion : ItemBlobFormat.signedVersion
+            let box = try AES.GCM.seal(plaintext, using: blobKey, nonce: nonce, authenticating: Self.associatedData(context, version: version))
+            var blob: [UInt8] = [version]
             blob.appendBigEndian(context.keyEpoch)
-            blob += AEADLayout.join(version: ItemBlobFormat.epochVersion, box).dropFirst()
+            blob += AEADLayout.join(version: version, box).dropFirst()
             return blob
         } catch {
             throw .internalFailure(error)
         }
     }
 
-    private static func epochAssociatedData(_ context: ItemBlobContext) -> [UInt8] {
+    private static func associatedData(_ context: ItemBlobContext, version: UInt8) -> [UInt8] {
         var bytes = context.associatedData
-        bytes[0] = ItemBlobFormat.epochVersion
+        bytes[0] = version
         return bytes
     }
 
     /// Opens a blob sealed for exactly `context` (its epoch included: read it with
-    /// ``epoch(ofBlob:)``).
+    /// ``epoch(ofBlob:)``). A signed blob's envelope carries its signature, not checked here: who
+    /// may write is the device log's say (``DeviceLog/admits(_:context:)``, decision 0275).
     ///
     /// - Throws: ``CryptoError`` with code ``CryptoError/Code/authenticationFailed`` for every
     ///   failure (wrong key or account, another item, zone, epoch, vector or deleted flag, any
@@ -153,14 +163,15 @@ public struct AccountKeys: Sendable {
     public func open(_ blob: [UInt8], context: ItemBlobContext) throws(CryptoError) -> ItemEnvelope {
         guard Self.epoch(ofBlob: blob) == context.keyEpoch, let blobKey = blobKey(ofEpoch: context.keyEpoch) else { throw .authenticationFailed }
         let plaintext: Data
-        if context.keyEpoch == 1 {
-            plaintext = try AEADLayout.open(blob, version: ItemBlobFormat.version, under: blobKey, associatedData: context.associatedData)
+        let version = blob[0]
+        if version == ItemBlobFormat.version {
+            plaintext = try AEADLayout.open(blob, version: version, under: blobKey, associatedData: context.associatedData)
         } else {
             plaintext = try AEADLayout.open(
-                [ItemBlobFormat.epochVersion] + blob.dropFirst(5), version: ItemBlobFormat.epochVersion, under: blobKey,
-                associatedData: Self.epochAssociatedData(context))
+                [version] + blob.dropFirst(5), version: version, under: blobKey, associatedData: Self.associatedData(context, version: version))
         }
-        guard let envelope = ItemBlobFormat.envelope(from: [UInt8](plaintext)) else { throw .authenticationFailed }
+        let signed = version == ItemBlobFormat.signedVersion
+        guard let envelope = ItemBlobFormat.envelope(from: [UInt8](plaintext), signed: signed) else { throw .authenticationFailed }
         return envelope
     }
 }

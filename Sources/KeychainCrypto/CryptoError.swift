@@ -17,6 +17,11 @@ public struct CryptoError: Error, Sendable, CustomStringConvertible {
         public static let invalidRecoveryKey = Code(rawValue: "invalidRecoveryKey")
         /// An input has the wrong size or shape (before any secret is involved).
         public static let invalidInput = Code(rawValue: "invalidInput")
+        /// A version opened, but the device log does not admit its writer (decision 0275): the
+        /// message says why (revoked, not a member, unsigned under a revoked device's epoch).
+        public static let writerNotAdmitted = Code(rawValue: "writerNotAdmitted")
+        /// A version opened, but its signer is not in the device log this device verified (yet).
+        public static let writerNotInTheLog = Code(rawValue: "writerNotInTheLog")
         /// The underlying crypto library failed.
         public static let internalFailure = Code(rawValue: "internalFailure")
 

@@ -50,6 +50,27 @@ final class ShippedAccountLog: Sendable {
         }
     }
 
+    /// The log now and as it would be with `signer`'s revocation of `device` appended: what a
+    /// revoking device compares to find what it answers for (decision 0281).
+    func withRevocation(of device: DeviceID, by signer: DeviceID, identity: DeviceIdentity) throws -> (now: DeviceLog, revoked: DeviceLog) {
+        try state.withLock { state in
+            var revoked = state.log
+            try revoked.append(try state.log.revoking(device, by: signer, identity: identity), logKeys: state.logKeys)
+            return (state.log, revoked)
+        }
+    }
+
+    /// `signer` answers for `digests` before revoking `device`, in as many `vouch` entries as they
+    /// take (decision 0281).
+    func vouch(_ digests: [[UInt8]], before device: DeviceID, by signer: DeviceID, identity: DeviceIdentity) throws {
+        try state.withLock { state in
+            for start in stride(from: 0, to: digests.count, by: DeviceLog.vouchesPerEntry) {
+                let chunk = digests[start..<min(start + DeviceLog.vouchesPerEntry, digests.count)]
+                try state.log.append(try state.log.vouching(chunk, before: device, by: signer, identity: identity), logKeys: state.logKeys)
+            }
+        }
+    }
+
     /// `signer` starts the next epoch with `key`, sealed to every current member, as `revoke`
     /// does after a revocation (decision 0176); returns the new epoch.
     func startEpoch(with key: AccountKey, by signer: DeviceID, identity: DeviceIdentity) throws -> UInt32 {

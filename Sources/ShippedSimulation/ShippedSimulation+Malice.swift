@@ -115,6 +115,35 @@ extension ShippedSimulation {
         trace("the others are served the log without the revocation")
     }
 
+    /// What `revoker` answers for before revoking `device`, read through its own loopbacks as
+    /// `sync-client revoke` reads the server (``RevokedWrites``, decision 0281). A read a fault
+    /// cuts off is tried again, as the user would run `revoke` again. The server answers this read
+    /// honestly: what a malicious one hides from it is refused by every device that pulls it later
+    /// and kept by those that took it before, for good — no rule can tell it from a forgery
+    /// (docs/sync-rules.md §5), so no run could settle.
+    func vouchForWrites(of device: DeviceID, by revoker: Int) async throws {
+        let (signer, identity) = devices[revoker].identity
+        let (now, revoked) = try log.withRevocation(of: device, by: signer, identity: identity)
+        for attempt in 1...Self.revokeAttempts {
+            // A new connection each time: an answer held back on the last one is not this read's.
+            let zones = [false, true].map { keyValues in
+                RevokedWrites.Zone(
+                    server: server(for: revoker, keyValues: keyValues, untampered: true)(signer),
+                    sealer: keyValues ? VersionSealer(keys: keys, account: Self.accountName, zone: devices[revoker].settings.zone) : sealer)
+            }
+            do {
+                let digests = try await RevokedWrites.digests(in: zones, log: now, revoked: revoked, device: signer)
+                try log.vouch(digests, before: device, by: signer, identity: identity)
+                trace("device \(revoker) vouches for \(digests.count) blob(s) of \(device)")
+                return
+            } catch is LoopbackZoneServer.Lost where attempt < Self.revokeAttempts {
+                continue
+            }
+        }
+    }
+
+    private static let revokeAttempts = 50
+
     /// One device revokes another, which enrols again at once under a new ID (its keychain keeps
     /// its items, its sync state is gone), and starts a new key epoch, as a user who lost a laptop
     /// and found it again would. Every device is served the new log.
@@ -125,11 +154,13 @@ extension ShippedSimulation {
         let revoked = (revoker + 1 + random.below(devices.count - 1)) % devices.count
         let (signer, identity) = devices[revoker].identity
         let retired = devices[revoked].device
+        // As `sync-client revoke`: the token, the vouches, then the log.
+        for storage in storages { _ = try await storage.revokeDevice(retired, of: account, now: clock.date()) }
+        try await vouchForWrites(of: retired, by: revoker)
         try log.revoke(retired, by: signer, identity: identity)
         let key = try AccountKey(rawRepresentation: (0..<4).flatMap { _ in withUnsafeBytes(of: random.next().littleEndian, Array.init) })
         let epoch = try log.startEpoch(with: key, by: signer, identity: identity)
         keys.learn(key, epoch: epoch)
-        for storage in storages { _ = try await storage.revokeDevice(retired, of: account, now: clock.date()) }
         generations[revoked] += 1
         try await register(try devices[revoked].enrolAgain(generation: generations[revoked]))
         ledger.stateLost(device: revoked)

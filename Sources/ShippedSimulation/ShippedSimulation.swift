@@ -158,11 +158,12 @@ package struct ShippedSimulation {
     }
 
     /// The loopback of `device` for the keychain or the key-value store, losing requests and
-    /// answers, delivering requests twice or late and answers late, at random until the faults heal.
-    func server(for index: Int, keyValues: Bool = false) -> (DeviceID) -> LoopbackZoneServer {
+    /// answers, delivering requests twice or late and answers late, at random until the faults heal;
+    /// `untampered`, the server answers honestly even in a malicious run.
+    func server(for index: Int, keyValues: Bool = false, untampered: Bool = false) -> (DeviceID) -> LoopbackZoneServer {
         let skew = devices[index].skew
         let limits = UploadLimits(maximumItemsPerAccount: 100_000, maximumBytesPerAccount: configuration.maximumBytes)
-        let tampering = configuration.breakRule != nil ? (keyValues ? nil : tampering(for: index)) : malicious(for: index)
+        let tampering = untampered ? nil : configuration.breakRule != nil ? (keyValues ? nil : tampering(for: index)) : malicious(for: index)
         let neverHeals = configuration.breakRule == .neverHeal
         let sealer = keyValues ? devices[index].keyValueSealer : sealer
         let shownEpochs = shownEpochs

@@ -24,10 +24,12 @@ extension FuzzTargets {
             ItemEnvelope(payload: [], modificationTime: -1, device: otherDevice),
             ItemEnvelope(payload: Array(repeating: 0xAB, count: 3000), modificationTime: .max, device: device),
         ]
+        // Signed for epoch 1's context: a blob of epoch 2 carries it as well, the format does not check it.
+        let signedEnvelopes = envelopes.map { try! $0.signed(by: otherDevice, with: signingKey, context: blobContext(epoch: 1)) }
         let keys = try! AccountKeys(epochs: [1: accountKey, 2: laterKey])
         let isCryptoError: @Sendable (any Error) -> Bool = { $0 is CryptoError }
         return [
-            FuzzTarget("crypto-item-blob", seeds: envelopes.flatMap { [try! keys.seal($0, context: blobContext(epoch: 1)), try! keys.seal($0, context: blobContext(epoch: 2))] }, clearErrors: isCryptoError) { bytes in
+            FuzzTarget("crypto-item-blob", seeds: (envelopes + signedEnvelopes).flatMap { [try! keys.seal($0, context: blobContext(epoch: 1)), try! keys.seal($0, context: blobContext(epoch: 2))] }, clearErrors: isCryptoError) { bytes in
                 let epoch = AccountKeys.epoch(ofBlob: bytes) ?? 1
                 let envelope = try keys.open(bytes, context: blobContext(epoch: epoch))
                 try FuzzCheck.require(try keys.open(try keys.seal(envelope, context: blobContext(epoch: epoch)), context: blobContext(epoch: epoch)) == envelope, "a blob does not open back as itself")
@@ -35,6 +37,12 @@ extension FuzzTargets {
             FuzzTarget("crypto-blob-plaintext", seeds: envelopes.map { try! ItemBlobFormat.plaintext(of: $0) }, clearErrors: { _ in false }) { bytes in
                 guard let envelope = ItemBlobFormat.envelope(from: bytes) else { throw Refused() }
                 try FuzzCheck.require(try ItemBlobFormat.plaintext(of: envelope) == bytes, "a blob's plaintext does not encode back to its bytes")
+            }.refusing(Refused.self),
+            // The plaintext of a signed blob (decision 0275): the writer's signature after the payload.
+            FuzzTarget("crypto-blob-plaintext-signed", seeds: signedEnvelopes.map { try! ItemBlobFormat.plaintext(of: $0) }, clearErrors: { _ in false }) { bytes in
+                guard let envelope = ItemBlobFormat.envelope(from: bytes, signed: true) else { throw Refused() }
+                try FuzzCheck.require(try ItemBlobFormat.plaintext(of: envelope) == bytes, "a signed blob's plaintext does not encode back to its bytes")
+                _ = envelope.isSigned(with: signingKey.publicKey, context: blobContext(epoch: 1))
             }.refusing(Refused.self),
             FuzzTarget("crypto-device-log-entry", seeds: deviceLogEntries, clearErrors: isCryptoError) { bytes in
                 var log = DeviceLog(account: "fuzz")

@@ -33,9 +33,13 @@ struct DeadEndTests {
             #expect(replaced.stdout.contains("enrolled device"), "\(replaced.stdout)")
             let now = try await KeyEpochTests.deviceID(of: b)
             #expect(now != earlier)
+            // What b's earlier ID wrote before its revocation, and a never pulled, a answered for
+            // when it revoked b (decision 0281): it reaches a; what b wrote while revoked goes out
+            // under its new ID.
             try await b.sync()
             try await a.sync()
             #expect(try await a.password(service: "offline", account: "lee") == "written while revoked")
+            #expect(try await a.password(service: "synced", account: "lee") == "before")
             #expect(try await b.password(service: "synced", account: "lee") == "before")
 
             let listed = try await a.syncClient(["devices"])

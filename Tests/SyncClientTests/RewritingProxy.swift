@@ -23,7 +23,8 @@ import SyncProtocol
 /// a request failed once (``fail(_:_:occurrence:)``), requests held until the test releases them
 /// (``hold(_:_:)``: a race put in a chosen order), a short device log served once
 /// (``serveShortDeviceLogOnce(entries:)``), and a statement served in place of a device's own
-/// (``serve(statement:of:zone:)``).
+/// (``serve(statement:of:zone:)``), forged versions served in place of an item's
+/// (``serveVersions(_:)``).
 ///
 /// For approval enrolment (decision 0271), the proxy keeps the last approval request it served
 /// (``approvalSeen()``) and the last reveal it carried (``approvalReveal()``), and serves what a
@@ -152,6 +153,12 @@ final class RewritingProxy: Sendable {
     }
 
     /// Serves `entries` as the whole device log, in place of the server's.
+    /// Serves `items`' versions in place of the server's wherever the keychain feed lists one of
+    /// them (its position in the feed kept): a server serving forged versions.
+    func serveVersions(_ items: [FeedItem]) throws {
+        try write(String(decoding: try WireCoding.makeEncoder().encode(items), as: UTF8.self), to: "forged-versions")
+    }
+
     func serveDeviceLog(_ entries: [[UInt8]]) throws {
         let encoded = entries.map { Data($0).base64EncodedString() }
         try write(String(decoding: try JSONEncoder().encode(encoded), as: UTF8.self), to: "forged-log")
@@ -373,6 +380,14 @@ final class RewritingProxy: Sendable {
                     if page["items"]:
                         page["items"] = page["items"][1:]
                         data = json.dumps(page).encode()
+                forged_versions = side("forged-versions") if feed and status == 200 else None
+                if forged_versions is not None:
+                    forged = {item["id"]: item["versions"] for item in json.loads(forged_versions)}
+                    page = json.loads(data)
+                    for item in page["items"]:
+                        if item["id"] in forged:
+                            item["versions"] = forged[item["id"]]
+                    data = json.dumps(page).encode()
                 if feed and status == 200:
                     page = json.loads(data)
                     if current == "wipe":

@@ -185,6 +185,9 @@ package struct LoopbackZoneServer: ZoneServer {
 
     /// What the route and the storage answer to `batch`.
     private func store(_ batch: PushBatch<SealedVersion>) async throws -> PushResponse {
+        // The server refuses a revoked device's token: a request that arrives after the
+        // revocation (delivered late) stores nothing.
+        guard try await storage.devices(of: account).first(where: { $0.id == device })?.isActive != false else { throw Lost() }
         // The route refuses a body over its limit before it reads an item, then a blob over its
         // limit, before the storage sees the batch.
         if batch.items.reduce(0, { $0 + $1.version.payload.count }) > maximumRequestBytes,

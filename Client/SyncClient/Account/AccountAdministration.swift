@@ -83,7 +83,10 @@ package struct AccountAdministration: Sendable {
         let (secrets, log) = try await checkedSecrets(password: password)
         let newSecrets = try newPassword.map { try self.newSecrets(password: $0, current: secrets) }
         let exchange = logExchange(try identity())
-        let revoked = try await signRevocation(of: device, in: log, exchange: exchange)
+        // The token first: from then on the device can push nothing the vouches below miss.
+        try await revokeToken(of: device)
+        let vouched = try await vouchForWrites(of: device, in: log, exchange: exchange)
+        let revoked = try await signRevocation(of: device, in: vouched, exchange: exchange)
         return try await startEpochIfNeeded(secrets: secrets, newSecrets: newSecrets, log: revoked, exchange: exchange)
     }
 
@@ -92,11 +95,43 @@ package struct AccountAdministration: Sendable {
     package func revokeThisDevice() async throws {
         let log = try await verifiedLog()
         _ = try await signRevocation(of: session.enrolment.device, in: log, exchange: logExchange(try identity()))
+        try await revokeToken(of: session.enrolment.device)
+    }
+
+    /// Appends the `vouch` entries by which this device answers for what the server serves that
+    /// `verified` admits and `device`'s revocation would refuse (decision 0281), in every zone this
+    /// device syncs; returns the log with them. Nothing for a device revoked already or for itself.
+    private func vouchForWrites(of device: DeviceID, in verified: DeviceLog, exchange: DeviceLogExchange) async throws -> DeviceLog {
+        let me = session.enrolment.device
+        guard device != me, verified.currentMembers[device] != nil else { return verified }
+        let identity = try identity()
+        var revoked = verified
+        do {
+            try revoked.append(try verified.revoking(device, by: me, identity: identity), logKeys: [:])
+        } catch {
+            throw SyncClientError(.localStorage, "this device built a device-log entry it cannot verify", underlying: error)
+        }
+        let names = try session.database.read { db in try String.fetchAll(db, sql: "SELECT DISTINCT zone FROM zone_state ORDER BY zone") }
+        let zones = ([ZoneID.keychain] + names.map(ZoneID.init).filter { $0 != .keychain }).map { zone in
+            RevokedWrites.Zone(
+                server: ZoneTransport(connection: session.connection, zone: zone),
+                sealer: VersionSealer(keys: session.keys, account: session.enrolment.account, zone: zone))
+        }
+        let digests = try await RevokedWrites.digests(in: zones, log: verified, revoked: revoked, device: me)
+        var log = verified
+        for start in stride(from: 0, to: digests.count, by: DeviceLog.vouchesPerEntry) {
+            let chunk = digests[start..<min(start + DeviceLog.vouchesPerEntry, digests.count)]
+            log = try await exchange.append(to: log) { log in
+                guard log.currentMembers[device] != nil else { return nil }
+                return try log.vouching(chunk, before: device, by: me, identity: identity)
+            }
+        }
+        if !digests.isEmpty { try session.database.saveVerifiedDeviceLog(log.entries) }
+        return log
     }
 
     /// Signs `device`'s revocation into `verified` (the log as this command read it, `exchange`
-    /// knowing its keys) unless it is revoked already, then has the server revoke its token;
-    /// returns the log with the revocation.
+    /// knowing its keys) unless it is revoked already; returns the log with the revocation.
     private func signRevocation(of device: DeviceID, in verified: DeviceLog, exchange: DeviceLogExchange) async throws -> DeviceLog {
         var log = verified
         if log.currentMembers[device] != nil {
@@ -107,12 +142,16 @@ package struct AccountAdministration: Sendable {
             }
             try session.database.saveVerifiedDeviceLog(log.entries)
         }
+        return log
+    }
+
+    /// Has the server stop `device`'s token and refuse its ID from now on.
+    private func revokeToken(of device: DeviceID) async throws {
         do {
             try await session.connection.send(.DELETE, "/v1/devices/\(device.rawValue)", body: nil)
         } catch where ServerFailure.code(of: error) == ErrorCode.notFound {
             throw SyncClientError(.invalidInput, "the account has no device \(device)")
         }
-        return log
     }
 
     /// Sets whether new devices need an enrolled device's approval (decision 0134), as the holder of

@@ -340,6 +340,20 @@ extension DeviceLog {
         return try Self.sign(entry, with: identity, sealedWith: nil)
     }
 
+    /// The entry by which `signer` (a current member) answers for `digests`, blobs this log would
+    /// refuse once `device` is revoked (decision 0281); at most ``vouchesPerEntry`` of them.
+    package func vouching(
+        _ digests: ArraySlice<[UInt8]>, before device: DeviceID, by signer: DeviceID, identity: DeviceIdentity
+    ) throws(SyncClientError) -> [UInt8] {
+        let entry = DeviceLogEntry(
+            account: account, index: UInt64(entries.count), previous: head, kind: .vouch, subject: device,
+            epoch: epoch ?? 1, signer: signer, payload: Array(digests.joined()))
+        return try Self.sign(entry, with: identity, sealedWith: nil)
+    }
+
+    /// The most digests one `vouch` entry holds, under the server's 64 KiB bound for an entry.
+    package static let vouchesPerEntry = 1_900
+
     private static func sign(
         _ entry: DeviceLogEntry, with identity: DeviceIdentity, sealedWith logKey: DeviceLogKey?
     ) throws(SyncClientError) -> [UInt8] {

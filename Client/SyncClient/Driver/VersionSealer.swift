@@ -16,6 +16,10 @@ package struct VersionSealer: Sendable {
     /// The keychain's class layer of the state file's copies (decision 0237); nil for a zone whose
     /// items no lock takes away (the key-value stores).
     package private(set) var classLayer: StateClassLayer?
+    /// This device and its identity key: every version sealed for the server is signed with it,
+    /// inside the seal (decision 0275); nil for a device enrolled before identity keys (it signs
+    /// nothing).
+    package private(set) var signer: (device: DeviceID, key: DeviceSigningKey)?
 
     /// The largest blob the server takes by default (`sync-server --max-blob-bytes`, 64 KiB): a
     /// version that would seal larger is set aside instead of pushed (decision 0105).
@@ -28,9 +32,10 @@ package struct VersionSealer: Sendable {
     }
 
     package func seal(_ version: ItemVersion, item: ItemID, forLocalState: Bool = false) throws(CryptoError) -> [UInt8] {
-        let envelope = ItemEnvelope(payload: Self.payload(of: version), modificationTime: version.modifiedAt, device: version.device)
-        return try keys.seal(
-            envelope, context: context(item: item, vector: version.vector, deleted: version.isDeleted, local: forLocalState, epoch: keys.currentEpoch))
+        var envelope = ItemEnvelope(payload: Self.payload(of: version), modificationTime: version.modifiedAt, device: version.device)
+        let context = context(item: item, vector: version.vector, deleted: version.isDeleted, local: forLocalState, epoch: keys.currentEpoch)
+        if !forLocalState, let signer { envelope = try envelope.signed(by: signer.device, with: signer.key, context: context) }
+        return try keys.seal(envelope, context: context)
     }
 
     /// Whether `blob` names a key epoch later than every one held: a version written after a
@@ -40,6 +45,14 @@ package struct VersionSealer: Sendable {
     package func namesAnEpochNotHeldYet(_ blob: [UInt8]) -> Bool {
         guard let epoch = AccountKeys.epoch(ofBlob: blob) else { return false }
         return epoch > keys.currentEpoch
+    }
+
+    /// The sealer that signs what it seals for the server as `device`, with its identity key `key`
+    /// (decision 0275); none without a key.
+    package func with(signer key: DeviceSigningKey?, as device: DeviceID) -> VersionSealer {
+        var copy = self
+        copy.signer = key.map { (device, $0) }
+        return copy
     }
 
     /// The sealer with `classLayer` for the state file's copies.
@@ -104,7 +117,8 @@ package struct VersionSealer: Sendable {
     /// The length `version`'s blob for the server has, without sealing it.
     package func sealedLength(of version: ItemVersion) -> Int {
         let metadata = 8 + version.origin.canonicalEncoding.count + version.overwritten.canonicalEncoding.count
-        return AccountKeys.sealedLength(payloadLength: metadata + version.content.count, device: version.device, epoch: keys.currentEpoch)
+        return AccountKeys.sealedLength(
+            payloadLength: metadata + version.content.count, device: version.device, epoch: keys.currentEpoch, signer: signer?.device)
     }
 
     /// The batch with every version sealed for the server.
@@ -119,15 +133,29 @@ package struct VersionSealer: Sendable {
         return PushBatch(device: batch.device, zone: batch.zone, batchID: batch.batchID, cursor: batch.cursor, items: sealed)
     }
 
+    /// Opens a version; with `writers` (the device log this device verified), only one the log
+    /// admits the writer of (decision 0275).
+    /// - Throws: ``CryptoError`` `authenticationFailed` for a blob that does not open,
+    ///   `writerNotAdmitted` for one whose writer `writers` does not admit.
     package func open(
-        _ blob: [UInt8], item: ItemID, vector: VersionVector, deleted: Bool, forLocalState: Bool = false
+        _ blob: [UInt8], item: ItemID, vector: VersionVector, deleted: Bool, forLocalState: Bool = false, writers: DeviceLog? = nil
     ) throws(CryptoError) -> ItemVersion {
-        guard let epoch = AccountKeys.epoch(ofBlob: blob) else { throw Self.malformed }
-        let envelope = try keys.open(blob, context: context(item: item, vector: vector, deleted: deleted, local: forLocalState, epoch: epoch))
+        let (envelope, context) = try envelope(of: blob, item: item, vector: vector, deleted: deleted, forLocalState: forLocalState)
+        if let refusal = writers?.refusal(of: envelope, context: context, blob: blob) { throw refusal.error }
         guard let (origin, overwritten, content) = Self.parts(of: envelope.payload) else { throw Self.malformed }
         return ItemVersion(
             vector: vector, isDeleted: deleted, modifiedAt: envelope.modificationTime, device: envelope.device, content: content,
             origin: origin, overwritten: overwritten)
+    }
+
+    /// A blob's envelope, opened under the epoch its header names, and the context it opened for;
+    /// no writer checked.
+    package func envelope(
+        of blob: [UInt8], item: ItemID, vector: VersionVector, deleted: Bool, forLocalState: Bool = false
+    ) throws(CryptoError) -> (ItemEnvelope, ItemBlobContext) {
+        guard let epoch = AccountKeys.epoch(ofBlob: blob) else { throw Self.malformed }
+        let context = context(item: item, vector: vector, deleted: deleted, local: forLocalState, epoch: epoch)
+        return (try keys.open(blob, context: context), context)
     }
 
     private static let malformed = CryptoError(code: .authenticationFailed, message: "authentication failed")

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 import SyncCore
 
 extension ZoneDriver {
@@ -57,7 +58,7 @@ extension ZoneDriver {
                 }
                 let page = try await fetched
                 if case .feedRestored = page { restoreAnnounced() }
-                let opened = open(page, report: &report)
+                let opened = open(page, writers: try witness?.recordedLog(), report: &report)
                 let listed = if case .changes(_, let items, _, _, _) = opened { items.map(\.item) } else { [ItemID]() }
                 if request.isFullResync { touched = nil } else { touched?.formUnion(listed) }
                 actions.append(contentsOf: try answered(machine.receive(opened), resent: &resent))
@@ -125,10 +126,11 @@ extension ZoneDriver {
         if report.applied % 500 == 0 { onProgress?(report.applied) }
     }
 
-    /// Opens every version of a page; an item with a version that fails to open, or whose
-    /// content is not the item its ID names, is left out of the page and reported. An item the
-    /// local store cannot apply now is held (decision 0137): the machine gets it without versions.
-    private func open(_ page: PullResponse<SealedVersion>, report: inout SyncRoundReport) -> PullResponse<ItemVersion> {
+    /// Opens every version of a page; an item with a version that fails to open, whose writer
+    /// `writers` (the verified device log) does not admit (decision 0275), or whose content is not
+    /// the item its ID names, is left out of the page and reported. An item the local store cannot
+    /// apply now is held (decision 0137): the machine gets it without versions.
+    private func open(_ page: PullResponse<SealedVersion>, writers: DeviceLog?, report: inout SyncRoundReport) -> PullResponse<ItemVersion> {
         guard case .changes(let requestID, let items, let nextCursor, let hasMore, let collectedAt) = page else {
             return page.versionless() ?? .cursorExpired(requestID: page.requestID)
         }
@@ -137,7 +139,7 @@ extension ZoneDriver {
         let wait = items.isEmpty ? .never : local.unlockWait()
         for changed in items {
             do {
-                let versions = try openVersions(of: changed)
+                let versions = try openVersions(of: changed, writers: writers)
                 if waitsForUnlock(changed.item, versions, wait) {
                     hold(changed)
                     opened.append(.init(item: changed.item, sequence: changed.sequence, versions: []))
@@ -146,7 +148,11 @@ extension ZoneDriver {
                 if heldItems.contains(changed.item) { release(changed.item) }
                 opened.append(.init(item: changed.item, sequence: changed.sequence, versions: versions))
             } catch {
-                if waitsForAnEpoch(changed) {
+                if let refusal = Self.writerRefusal(error) {
+                    reject(changed.item, refusal, report: &report)
+                    continue
+                }
+                if Self.waitsForTheLog(error) || waitsForAnEpoch(changed) {
                     holdForAnEpoch(changed)
                     opened.append(.init(item: changed.item, sequence: changed.sequence, versions: []))
                     continue
@@ -159,10 +165,25 @@ extension ZoneDriver {
 
     static var unopenable: String { "a version failed to open (wrong key or tampered)" }
 
-    /// An item's versions opened, each live one's content checked against the item's ID.
-    func openVersions(of changed: SyncCore.ChangedItem<SealedVersion>) throws -> [ItemVersion] {
+    /// The problem an item shows when the device log does not admit a version's writer (decision
+    /// 0275); nil for any other error.
+    static func writerRefusal(_ error: any Error) -> String? {
+        guard let error = error as? CryptoError, error.code == .writerNotAdmitted else { return nil }
+        return "a version was refused: \(error.message) (a revoked device, or a server forging it)"
+    }
+
+    /// Whether `error` says a version's signer is not in the device log this device verified: one
+    /// that joined since this device read the log; the item is held as for an epoch not read yet
+    /// (decision 0275, as 0251).
+    static func waitsForTheLog(_ error: any Error) -> Bool {
+        (error as? CryptoError)?.code == .writerNotInTheLog
+    }
+
+    /// An item's versions opened, each one's writer admitted by `writers` (the verified device
+    /// log, decision 0275) and each live one's content checked against the item's ID.
+    func openVersions(of changed: SyncCore.ChangedItem<SealedVersion>, writers: DeviceLog?) throws -> [ItemVersion] {
         try changed.versions.map { sealed in
-            let version = try sealer.open(sealed.payload, item: changed.item, vector: sealed.vector, deleted: sealed.isDeleted)
+            let version = try sealer.open(sealed.payload, item: changed.item, vector: sealed.vector, deleted: sealed.isDeleted, writers: writers)
             if !version.isDeleted, !local.accepts(version.content, for: changed.item) {
                 throw SyncClientError(.rejectedVersions, "content does not match its item ID")
             }

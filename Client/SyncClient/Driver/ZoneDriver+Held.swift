@@ -1,3 +1,4 @@
+import KeychainCrypto
 import SyncCore
 
 /// Arrivals that wait (decision 0137): a pulled item the local store cannot write now (a "when
@@ -56,9 +57,13 @@ extension ZoneDriver {
     func hasReleasableArrivals() -> Bool {
         guard !heldItems.isEmpty, let arrivals = try? database.heldArrivals(zone, layer: sealer.classLayer) else { return false }
         let wait = local.unlockWait()
+        let writers = try? witness?.recordedLog()
         return arrivals.contains { held in
-            guard let versions = try? openVersions(of: held) else { return !waitsForAnEpoch(held) }
-            return !waitsForUnlock(held.item, versions, wait)
+            do {
+                return !waitsForUnlock(held.item, try openVersions(of: held, writers: writers), wait)
+            } catch {
+                return !Self.waitsForTheLog(error) && !waitsForAnEpoch(held)
+            }
         }
     }
 
@@ -70,12 +75,18 @@ extension ZoneDriver {
         guard !heldItems.isEmpty else { return [] }
         var released: [ChangedItem<ItemVersion>] = []
         let wait = local.unlockWait()
+        let writers = try witness?.recordedLog()
         for held in try database.heldArrivals(zone, layer: sealer.classLayer) {
             let versions: [ItemVersion]
             do {
-                versions = try openVersions(of: held)
+                versions = try openVersions(of: held, writers: writers)
             } catch {
-                if waitsForAnEpoch(held) {
+                if let refusal = Self.writerRefusal(error) {
+                    reject(held.item, refusal, report: &report)
+                    release(held.item)
+                    continue
+                }
+                if Self.waitsForTheLog(error) || waitsForAnEpoch(held) {
                     heldForAnEpoch.insert(held.item)
                     continue
                 }

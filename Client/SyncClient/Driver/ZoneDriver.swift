@@ -84,7 +84,7 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
         zone = server.zone
         self.database = database
         self.server = server
-        let sealer = sealer.with(classLayer: local.stateClassLayer)
+        let sealer = sealer.with(classLayer: local.stateClassLayer).with(signer: witness?.signingKey, as: device)
         self.sealer = sealer
         self.logger = logger
         self.configuration = configuration

@@ -11,7 +11,9 @@ package struct ZoneWitness: Sendable {
     let database: ClientStateDatabase
     let account: String
     let device: DeviceID
-    private let signingKey: DeviceSigningKey
+    /// This device's identity key: its statements and, through the driver's sealer, every version
+    /// it pushes are signed with it (decision 0275).
+    package let signingKey: DeviceSigningKey
     /// The account's keys, shared with the session: an epoch learnt during a round counts.
     private let keys: AccountKeys
     /// The recorded log as verified so far, shared by the copies of this witness: each round

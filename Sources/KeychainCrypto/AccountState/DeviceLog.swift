@@ -22,7 +22,16 @@ public struct DeviceLog: Sendable {
         /// The epoch the device joined in.
         public var addedIn: UInt32
         /// Whether a later entry revoked it.
-        public var isRevoked: Bool
+        public var isRevoked: Bool { revokedIn != nil }
+        /// The epoch of the entry that revoked it (the last one whose key it may hold); nil while
+        /// it is a member.
+        public var revokedIn: UInt32?
+        /// Whether it signed its own revocation (a keychain enrolled again retires the ID it had,
+        /// decision 0241; no new epoch follows): what it wrote before stays its own (0275).
+        public var retiredItself = false
+
+        /// Whether another device revoked it: nothing it signed is taken any more (decision 0275).
+        public var isRevokedByAnother: Bool { isRevoked && !retiredItself }
     }
 
     /// Every device the log has admitted, revoked ones included.
@@ -44,6 +53,13 @@ public struct DeviceLog: Sendable {
     /// The position of the newest `revoke` entry and of the newest `epoch` entry.
     public private(set) var lastRevocation: Int?
     public private(set) var lastEpochChange: Int?
+    /// The latest epoch a device revoked by another may hold the key of: an unsigned blob of it or
+    /// of an earlier one may be that device's (decision 0275); nil while no device was revoked so.
+    public private(set) var lastRevokedEpoch: UInt32?
+    /// The devices that answer for each blob (by its SHA-256 digest) in a `vouch` entry: a blob
+    /// the log would refuse as a revoked device's is taken while one of them is not revoked by
+    /// another (decision 0281).
+    public private(set) var vouchers: [[UInt8]: Set<DeviceID>] = [:]
 
     /// Whether a device was revoked after the newest epoch began: the revoking device (or any
     /// current one) must start a new epoch (decision 0176).
@@ -74,16 +90,22 @@ public struct DeviceLog: Sendable {
         case .add:
             // isAcceptable checked the key parses.
             let key = try DevicePublicKey(rawRepresentation: entry.signingKey)
-            members[entry.subject] = Member(signingKey: key, agreementKey: entry.agreementKey, addedIn: entry.epoch, isRevoked: false)
+            members[entry.subject] = Member(signingKey: key, agreementKey: entry.agreementKey, addedIn: entry.epoch)
             if epoch == nil { epoch = entry.epoch }
         case .revoke:
-            members[entry.subject]?.isRevoked = true
+            members[entry.subject]?.revokedIn = entry.epoch
+            members[entry.subject]?.retiredItself = entry.signer == entry.subject
+            if entry.signer != entry.subject { lastRevokedEpoch = max(lastRevokedEpoch ?? 0, entry.epoch) }
         case .epoch:
             epoch = entry.epoch
         case .epochKeys:
             break
         case .recoveryKey:
             recoveryKey = entry.agreementKey
+        case .vouch:
+            for start in stride(from: 0, to: entry.payload.count, by: Self.vouchDigestSize) {
+                vouchers[Array(entry.payload[start..<start + Self.vouchDigestSize]), default: []].insert(entry.signer)
+            }
         }
         if entry.kind == .revoke { lastRevocation = entries.count }
         if entry.kind == .epoch { lastEpochChange = entries.count }
@@ -140,6 +162,13 @@ public struct DeviceLog: Sendable {
             // member can already do worse (revoke the recipient).
             guard let epoch, lastEpochChange != nil, entry.epoch == epoch, entry.subject == entry.signer,
                 let signer = current[entry.signer]
+            else { return false }
+            return entry.signingKey.isEmpty && entry.agreementKey.isEmpty
+                && signer.signingKey.isValidSignature(parsed.signature, for: parsed.signedBytes)
+        case .vouch:
+            // A current member, for another current member, before revoking it (decision 0281).
+            guard let epoch, entry.epoch == epoch, entry.subject != entry.signer, current[entry.subject] != nil,
+                let signer = current[entry.signer], !entry.payload.isEmpty, entry.payload.count % Self.vouchDigestSize == 0
             else { return false }
             return entry.signingKey.isEmpty && entry.agreementKey.isEmpty
                 && signer.signingKey.isValidSignature(parsed.signature, for: parsed.signedBytes)

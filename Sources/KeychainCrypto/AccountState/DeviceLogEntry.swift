@@ -7,7 +7,8 @@ import SyncCore
 /// Signed bytes: `len(label) ‖ label ‖ len(account) ‖ account ‖ index (8) ‖ previous (32) ‖
 /// kind (1) ‖ len(subject) ‖ subject ‖ len(signing key) ‖ signing key ‖ len(agreement key) ‖
 /// agreement key ‖ epoch (4) ‖ len(signer) ‖ signer`, then for `epoch` and `epochKeys` entries
-/// only `‖ len(payload) ‖ payload` (an ``EpochKeyPayload``, decision 0176), label
+/// only `‖ len(payload) ‖ payload` (an ``EpochKeyPayload``, decision 0176; for `vouch` entries
+/// blob digests, decision 0281), label
 /// `synckeychain/v1/device-log-entry`.
 /// Wire form: the signed bytes ‖ len(signature) ‖ signature ‖ len(seal) ‖ seal, where the seal is
 /// empty or the HMAC-SHA256 of the signed bytes under the epoch's ``DeviceLogKey``.
@@ -27,9 +28,13 @@ public struct DeviceLogEntry: Sendable, Equatable {
         /// The recovery key's X-Wing public key (`agreementKey`), recorded by the account's first
         /// device right after its own entry: every later epoch is sealed to it (decision 0178).
         case recoveryKey = 5
+        /// The signer answers for blobs the log would refuse once `subject` is revoked (a revoked
+        /// device's earlier writes, decision 0281): `payload` is their SHA-256 digests, 32 bytes
+        /// each. Appended by the revoking device before the revocation.
+        case vouch = 6
 
         /// Whether entries of this kind carry a payload.
-        var hasPayload: Bool { self == .epoch || self == .epochKeys }
+        var hasPayload: Bool { self == .epoch || self == .epochKeys || self == .vouch }
     }
 
     /// The account the log belongs to.
