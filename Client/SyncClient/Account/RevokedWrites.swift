@@ -22,7 +22,8 @@ package enum RevokedWrites {
 
     /// The digests (``DeviceLog/vouchDigest(of:)``) of every blob in `zones` that `log` admits
     /// and `revoked` (the same log with the revocation appended) refuses, read page by page as a
-    /// full resync reads them, as `device`. A blob that does not open is skipped: no device takes
+    /// full resync reads them, as `device`, collected deletions included (a device back past the
+    /// horizon removes its copy on one, R10a). A blob that does not open is skipped: no device takes
     /// it either way.
     package static func digests(in zones: [Zone], log: DeviceLog, revoked: DeviceLog, device: DeviceID) async throws -> [[UInt8]] {
         var digests: [[UInt8]] = []
@@ -35,7 +36,7 @@ package enum RevokedWrites {
                 number += 1
                 let request = PullRequest(
                     requestID: RequestID(epoch: 0, number: number), device: device, zone: zone.server.zone, cursor: position,
-                    isFullResync: true, limit: pageSize)
+                    isFullResync: true, limit: pageSize, includesCollectedDeletions: true)
                 guard case .changes(_, let items, let next, let hasMore, _) = try await zone.server.pull(request) else {
                     throw SyncClientError(.serverError, "the server did not serve zone \(zone.server.zone) in full")
                 }
