@@ -26,7 +26,10 @@ extension ZoneDriver {
                     .map { .sent($0.item, $0.version) }
                 try applyEffects()
                 try commit()
-                let response = try await server.push(try sealer.seal(batch))
+                let sealed = try sealer.seal(batch)
+                lastPushed = Dictionary(
+                    zip(batch.items, sealed.items).map { ($0.item, (blob: $1.version.payload, version: $0.version)) }, uniquingKeysWith: { $1 })
+                let response = try await server.push(sealed)
                 if response.status == .committed {
                     report.pushed += batch.items.count
                     // Only a version that is still the local one: a batch resent after its
@@ -181,8 +184,15 @@ extension ZoneDriver {
 
     /// An item's versions opened, each one's writer admitted by `writers` (the verified device
     /// log, decision 0275) and each live one's content checked against the item's ID.
+    /// A blob this process sealed in its last push, pulled back byte for byte with the same
+    /// vector and deleted flag, is the version it sealed (`lastPushed`), while the log still
+    /// admits this device.
     func openVersions(of changed: SyncCore.ChangedItem<SealedVersion>, writers: DeviceLog?) throws -> [ItemVersion] {
-        try changed.versions.map { sealed in
+        let own = lastPushed[changed.item].flatMap { writers?.members[machine.state.device]?.isRevokedByAnother == true ? nil : $0 }
+        return try changed.versions.map { sealed in
+            if let own, own.blob == sealed.payload, own.version.vector == sealed.vector, own.version.isDeleted == sealed.isDeleted {
+                return own.version
+            }
             let version = try sealer.open(sealed.payload, item: changed.item, vector: sealed.vector, deleted: sealed.isDeleted, writers: writers)
             if !version.isDeleted, !local.accepts(version.content, for: changed.item) {
                 throw SyncClientError(.rejectedVersions, "content does not match its item ID")

@@ -44,6 +44,10 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
     var unlistedThisRound: Set<ItemID> = []
     /// The items the local store holds ahead of the committed state (decision 0107).
     var ahead: Set<ItemID> = []
+    /// The blobs of the last batch this process sealed and pushed, with the versions they seal:
+    /// the same bytes pulled back mean exactly those versions, so they are not opened and
+    /// checked again (issue 35).
+    var lastPushed: [ItemID: (blob: [UInt8], version: ItemVersion)] = [:]
     /// Holds and releases of arrivals the local store could not apply yet, committed with the
     /// next state commit, in order (decision 0137).
     var heldChanges: [ClientStateDatabase.HeldChange] = []
