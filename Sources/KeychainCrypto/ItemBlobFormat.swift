@@ -27,7 +27,6 @@ package enum ItemBlobFormat {
         return (length + granule - 1) / granule * granule
     }
 
-    /// The plaintext's length before padding.
     /// The plaintext's length before padding; `signer` for a signed blob.
     static func unpaddedLength(payloadLength: Int, device: DeviceID, signer: DeviceID? = nil) -> Int {
         headerByteCount + device.rawValue.utf8.count + payloadLength + (signer.map { 1 + $0.rawValue.utf8.count + signatureLength } ?? 0)
