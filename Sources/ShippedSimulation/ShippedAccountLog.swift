@@ -64,8 +64,7 @@ final class ShippedAccountLog: Sendable {
     /// take (decision 0281).
     func vouch(_ digests: [[UInt8]], before device: DeviceID, by signer: DeviceID, identity: DeviceIdentity) throws {
         try state.withLock { state in
-            for start in stride(from: 0, to: digests.count, by: DeviceLog.vouchesPerEntry) {
-                let chunk = digests[start..<min(start + DeviceLog.vouchesPerEntry, digests.count)]
+            for chunk in DeviceLog.vouchEntryRuns(digests) {
                 try state.log.append(try state.log.vouching(chunk, before: device, by: signer, identity: identity), logKeys: state.logKeys)
             }
         }

@@ -111,16 +111,14 @@ package struct AccountAdministration: Sendable {
         } catch {
             throw SyncClientError(.localStorage, "this device built a device-log entry it cannot verify", underlying: error)
         }
-        let names = try session.database.read { db in try String.fetchAll(db, sql: "SELECT DISTINCT zone FROM zone_state ORDER BY zone") }
-        let zones = ([ZoneID.keychain] + names.map(ZoneID.init).filter { $0 != .keychain }).map { zone in
+        let zones = try session.database.syncedZones().map { zone in
             RevokedWrites.Zone(
                 server: ZoneTransport(connection: session.connection, zone: zone),
                 sealer: VersionSealer(keys: session.keys, account: session.enrolment.account, zone: zone))
         }
         let digests = try await RevokedWrites.digests(in: zones, log: verified, revoked: revoked, device: me)
         var log = verified
-        for start in stride(from: 0, to: digests.count, by: DeviceLog.vouchesPerEntry) {
-            let chunk = digests[start..<min(start + DeviceLog.vouchesPerEntry, digests.count)]
+        for chunk in DeviceLog.vouchEntryRuns(digests) {
             log = try await exchange.append(to: log) { log in
                 guard log.currentMembers[device] != nil else { return nil }
                 return try log.vouching(chunk, before: device, by: me, identity: identity)

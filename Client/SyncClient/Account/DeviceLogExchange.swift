@@ -354,6 +354,11 @@ extension DeviceLog {
     /// The most digests one `vouch` entry holds, under the server's 64 KiB bound for an entry.
     package static let vouchesPerEntry = 1_900
 
+    /// `digests` cut into the runs that fit one `vouch` entry each.
+    package static func vouchEntryRuns(_ digests: [[UInt8]]) -> [ArraySlice<[UInt8]>] {
+        stride(from: 0, to: digests.count, by: vouchesPerEntry).map { digests[$0..<min($0 + vouchesPerEntry, digests.count)] }
+    }
+
     private static func sign(
         _ entry: DeviceLogEntry, with identity: DeviceIdentity, sealedWith logKey: DeviceLogKey?
     ) throws(SyncClientError) -> [UInt8] {

@@ -107,6 +107,12 @@ extension ClientStateDatabase {
     }
 
     /// Loads a zone's state; a fresh state for a zone never synced.
+    /// Every zone this device has a sync state for, the keychain's first.
+    package func syncedZones() throws(SyncClientError) -> [ZoneID] {
+        let names = try read { db in try String.fetchAll(db, sql: "SELECT DISTINCT zone FROM zone_state ORDER BY zone") }
+        return [ZoneID.keychain] + names.map(ZoneID.init).filter { $0 != .keychain }
+    }
+
     package func loadZone(_ zone: ZoneID, device: DeviceID, sealer: VersionSealer) throws(SyncClientError) -> (ZoneSyncState, ZoneProgress) {
         var unlayered: Set<ItemID> = []
         return try loadZone(zone, device: device, sealer: sealer, unlayered: &unlayered)
