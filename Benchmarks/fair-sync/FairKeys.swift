@@ -34,14 +34,41 @@ struct FairKeys {
         return String(decoding: hex, as: UTF8.self)
     }
 
-    func seal(_ content: Data, id: String, vector: Data) throws -> Data {
-        let box = try AES.GCM.seal(content, using: blob, authenticating: Self.associatedData(id: id, vector: vector))
+    /// The pushing device's signing key and ID. A new device learns the public half from the
+    /// account's verified device log; here it is fixed.
+    static let writer = try! Curve25519.Signing.PrivateKey(rawRepresentation: [UInt8](repeating: 6, count: 32))
+    static let writerID = Data(repeating: 7, count: 16)
+
+    /// The version as the server stores it: inside the seal, the writer's ID and its signature over
+    /// the version's context (ID, vector, deleted flag) and the content's SHA-256, then the content.
+    func seal(_ content: Data, id: String, vector: Data, signer: Curve25519.Signing.PrivateKey) throws -> Data {
+        let context = Self.associatedData(id: id, vector: vector)
+        var plaintext = Self.writerID
+        plaintext.append(try signer.signature(for: Self.signed(context: context, content: content)))
+        plaintext.append(content)
+        let box = try AES.GCM.seal(plaintext, using: blob, authenticating: context)
         return Data([1]) + box.combined!
     }
 
-    func open(_ sealed: Data, id: String, vector: Data) throws -> Data {
+    /// The content of a version whose writer is `writerID` and whose signature verifies.
+    func open(_ sealed: Data, id: String, vector: Data, writer: Curve25519.Signing.PublicKey) throws -> Data {
         guard sealed.first == 1 else { throw FairError("unknown blob format") }
-        return try AES.GCM.open(AES.GCM.SealedBox(combined: sealed.dropFirst()), using: blob, authenticating: Self.associatedData(id: id, vector: vector))
+        let context = Self.associatedData(id: id, vector: vector)
+        let plaintext = try AES.GCM.open(AES.GCM.SealedBox(combined: sealed.dropFirst()), using: blob, authenticating: context)
+        guard plaintext.count >= 80, plaintext.prefix(16) == Self.writerID else { throw FairError("a version of an unknown writer") }
+        let signature = plaintext[(plaintext.startIndex + 16)..<(plaintext.startIndex + 80)]
+        let content = plaintext[(plaintext.startIndex + 80)...]
+        guard writer.isValidSignature(signature, for: Self.signed(context: context, content: content)) else {
+            throw FairError("a version whose signature does not verify")
+        }
+        return Data(content)
+    }
+
+    private static func signed(context: Data, content: Data) -> Data {
+        var message = context
+        message.append(0)  // not deleted
+        message.append(contentsOf: SHA256.hash(data: content))
+        return message
     }
 
     private static func associatedData(id: String, vector: Data) -> Data {

@@ -3,7 +3,7 @@ import Foundation
 import GRDB
 
 /// A new device: sign in, unwrap the account key, store the device's secrets durably; then per
-/// page of 500: open each version, check its ID against its content, seal it at rest (the secret
+/// page of 500: open each version and verify its writer's signature, check its ID against its content, seal it at rest (the secret
 /// under a per-item key, the attributes under the metadata key, a blind index of its key), insert the
 /// keychain row and the state row, one commit each; then verify the statement (N digest terms and
 /// one Ed25519 signature) and acknowledge.
@@ -32,7 +32,7 @@ enum FairPull {
             rows.reserveCapacity(page.items.count)
             for item in page.items {
                 guard let version = item.versions.first else { throw FairError("an item without a version") }
-                let content = try keys.open(version.blob, id: item.id, vector: version.vector)
+                let content = try keys.open(version.blob, id: item.id, vector: version.vector, writer: FairKeys.writer.publicKey)
                 guard content.count >= 2 else { throw FairError("content without attributes") }
                 let length = Int(content[content.startIndex]) << 8 | Int(content[content.startIndex + 1])
                 let separator = content.startIndex + 2 + length
@@ -62,10 +62,9 @@ enum FairPull {
         // The statement: the digest recomputed over what is held, one signature verified.
         let statements = try await client.send(.GET, "/statements", as: [StoredStatement].self)
         let digest = keys.digest(of: versions)
-        let signer = Curve25519.Signing.PrivateKey()
-        guard signer.publicKey.isValidSignature(try signer.signature(for: digest), for: digest), !statements.isEmpty else {
-            throw FairError("no statement to verify")
-        }
+        guard let statement = statements.first?.statement, statement.count == 96, statement.prefix(32) == digest,
+            FairKeys.writer.publicKey.isValidSignature(statement.suffix(64), for: digest)
+        else { throw FairError("the statement does not verify") }
         _ = try await client.send(.POST, "/v1/zones/keychain/acknowledge", json: Acknowledgement(cursor: cursor), as: Empty.self)
         guard versions.count == expected else { throw FairError("pulled \(versions.count) of \(expected) items") }
         print("fair-sync: pulled \(versions.count)")

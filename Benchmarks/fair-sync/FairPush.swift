@@ -5,7 +5,7 @@ import GRDB
 /// The first push: read every item in one read transaction, open each at rest (attributes and secret), compute its ID,
 /// seal it for the server; per batch of 500, one durable state commit (the batch's versions, the
 /// previous batch's answer, the unanswered batch) before the request; then a statement of N
-/// digest terms and one Ed25519 signature.
+/// digest terms and one Ed25519 signature. Every version is signed inside its seal.
 enum FairPush {
     static let batchSize = 500
 
@@ -37,7 +37,7 @@ enum FairPush {
     static func run(items expected: Int, client unauthorized: FairClient, directory: URL) async throws {
         let keys = FairKeys(accountKey: FairKeys.accountKey)
         let device = Data(SymmetricKey(size: .bits128).withUnsafeBytes { Data($0) })
-        let signer = Curve25519.Signing.PrivateKey()
+        let signer = FairKeys.writer
         let client = unauthorized.authorized(String(decoding: try Data(contentsOf: directory.appendingPathComponent("push-token")), as: UTF8.self))
         let keychain = try FairDatabase.open(directory.appendingPathComponent("push-keychain.sqlite"), schema: FairDatabase.keychainSchema)
         let stateFile = directory.appendingPathComponent("push-state.sqlite")
@@ -73,7 +73,7 @@ enum FairPush {
                 counter += 1
                 var vector = device
                 withUnsafeBytes(of: counter.bigEndian) { vector.append(contentsOf: $0) }
-                upload.items.append(.init(id: id, vector: vector, deleted: false, blob: try keys.seal(content, id: id, vector: vector)))
+                upload.items.append(.init(id: id, vector: vector, deleted: false, blob: try keys.seal(content, id: id, vector: vector, signer: signer)))
                 versions.append((id, vector))
             }
             let body = try encoder.encode(upload)

@@ -27,6 +27,12 @@ package enum KeyPurpose: String, CaseIterable, Sendable {
     /// From a recovery key: the seed of its X-Wing key pair, whose public key the device log
     /// records at account creation so every epoch is sealed to it (decision 0178).
     case recoveryAgreement = "synckeychain/v1/recovery-agreement"
+    /// From the account key of an epoch: the seed of the account identity's Ed25519 key, which
+    /// signs for the account towards other accounts (decision 0282).
+    case identitySigning = "synckeychain/v1/identity-signing"
+    /// From the account key of an epoch: the seed of the account identity's X-Wing key, to which
+    /// other accounts seal what they share with it (decision 0282).
+    case identityAgreement = "synckeychain/v1/identity-agreement"
 
     /// Derives this purpose's 256-bit key from `inputKeyMaterial` (HKDF-SHA256, empty salt).
     package func derive(from inputKeyMaterial: SymmetricKey) -> SymmetricKey {
