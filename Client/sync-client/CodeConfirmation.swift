@@ -1,14 +1,24 @@
 import Foundation
 import KeychainCrypto
 
-/// How both sides of an approval show the code and have the user confirm it (decision 0271): the
-/// code on standard output (`approval code: XXXX-XXXX`, written at once), the question on standard
-/// error, the answer read on standard input. `y` or `yes` (any case) is yes; anything else, an
-/// empty line or the end of input (a script that gives no input) is no.
+/// How a code people compare is shown and confirmed: the code on standard output (written at
+/// once), the question on standard error, the answer read on standard input. `y` or `yes` (any
+/// case) is yes; anything else, an empty line or the end of input (a script that gives no input) is
+/// no. Approval enrolment (decision 0271) and contacts (decision 0282) use it.
 enum CodeConfirmation {
     static func ask(_ code: ApprovalCode, otherDevice: String) async -> Bool {
-        FileHandle.standardOutput.write(Data("approval code: \(code)\n".utf8))
-        FileHandle.standardError.write(Data("Does \(otherDevice) show the same code, \(code)? [y/N] ".utf8))
+        await ask(shown: "approval code: \(code)", question: "Does \(otherDevice) show the same code, \(code)?")
+    }
+
+    static func ask(_ code: SafetyCode, contact: String) async -> Bool {
+        await ask(
+            shown: "safety code with \(contact): \(code)",
+            question: "Does \(contact) see the same safety code (compare it in person or on a call)?")
+    }
+
+    private static func ask(shown: String, question: String) async -> Bool {
+        FileHandle.standardOutput.write(Data("\(shown)\n".utf8))
+        FileHandle.standardError.write(Data("\(question) [y/N] ".utf8))
         // Read on a thread of its own: a read that waits for a person holds no task thread.
         let answer = await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in
             Thread.detachNewThread { continuation.resume(returning: readLine()) }

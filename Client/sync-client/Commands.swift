@@ -102,6 +102,7 @@ struct EnrollCommand: AsyncParsableCommand {
                 print("recovery key (write it down; it is shown only once): \(recovery)")
             }
             print("enrolled device \(outcome.enrolment.device) in account \(outcome.enrolment.account)")
+            if create { await publishIdentity(path: path, logger: logger) }
             switch outcome.earlier {
             case .retired(let device)?:
                 print("retired this keychain's earlier enrolment, device \(device)")
@@ -110,6 +111,20 @@ struct EnrollCommand: AsyncParsableCommand {
             case nil:
                 break
             }
+        }
+    }
+}
+
+extension EnrollCommand {
+    /// A new account publishes its identity at once (decision 0282), so other people can add it as
+    /// a contact; a failure is said, and any later `contacts` command or revocation publishes it.
+    private func publishIdentity(path: String, logger: Logger) async {
+        do {
+            try await ClientSession.with(keychainPath: path, logger: logger) { session in
+                try await Contacts(session: session).publishOwnIdentity()
+            }
+        } catch {
+            FileHandle.standardError.write(Data("sync-client: warning: the account's identity is not published yet (\(error))\n".utf8))
         }
     }
 }

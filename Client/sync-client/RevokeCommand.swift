@@ -34,6 +34,14 @@ struct RevokeCommand: AsyncParsableCommand {
                 let password = try PasswordInput.read(environment: "SYNC_PASSWORD", file: passwordFile, prompt: "Current password: ")
                 let newPassword = try readNewPassword(current: password)
                 let change = try await administration.revoke(id, password: password, newPassword: newPassword)
+                // The account's identity moves with the epoch (decision 0282): contacts are served
+                // the new card, which the revoked device cannot sign for, and verify it again.
+                do {
+                    try await Contacts(session: session).publishOwnIdentity()
+                } catch {
+                    FileHandle.standardError.write(Data(("sync-client: warning: the account's new identity is not published yet (\(error)); "
+                        + "`sync-client contacts add` publishes it\n").utf8))
+                }
                 return (id, devices.first { $0.id == id }?.name, change)
             }
             print("revoked \(id)\(name.map { " (\(TerminalText.sanitized($0)))" } ?? "")")

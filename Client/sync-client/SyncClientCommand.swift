@@ -10,6 +10,6 @@ struct SyncClientCommand: AsyncParsableCommand {
         abstract: "Syncs the local keychain's synchronizable items with a sync server, end-to-end encrypted.",
         subcommands: [
             EnrollCommand.self, SyncCommand.self, RunCommand.self, StatusCommand.self, DevicesCommand.self,
-            RevokeCommand.self, ChangePasswordCommand.self, RecoverCommand.self, ApproveCommand.self, AccountCommand.self, LeaveCommand.self,
+            RevokeCommand.self, ChangePasswordCommand.self, RecoverCommand.self, ApproveCommand.self, AccountCommand.self, LeaveCommand.self, ContactsCommand.self,
         ])
 }

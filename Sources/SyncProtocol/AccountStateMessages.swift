@@ -92,3 +92,24 @@ public struct StatementListResponse: Hashable, Sendable, Codable {
         self.deviceInactivityLimit = deviceInactivityLimit
     }
 }
+
+/// `PUT /v1/identity`: the caller's account's identity card (decision 0282); also the answer to
+/// `POST /v1/identities/lookup`. Opaque to the server: signed by the account's identity key, which
+/// other accounts' devices check and pin.
+public struct IdentityCardMessage: Hashable, Sendable, Codable {
+    /// The card's bytes.
+    public var card: Base64Bytes
+
+    /// Creates a message.
+    public init(card: Base64Bytes) { self.card = card }
+}
+
+/// `POST /v1/identities/lookup`: the identity card another account published, by the account's
+/// name (`404 not_found` when there is no such account or it published none).
+public struct IdentityLookupRequest: Hashable, Sendable, Codable {
+    /// The other account's name.
+    public var account: String
+
+    /// Creates a request.
+    public init(account: String) { self.account = account }
+}

@@ -31,6 +31,8 @@ import SyncProtocol
 /// server answering in the approver's place would: its own offer in place of the approver's
 /// (``serveApprovalOffer(_:)``), its own answer (``serveApprovalAnswer(_:)``) and its own device log
 /// (``serveDeviceLog(_:)``); and a password wrap of its own at sign-in (``serveSignInWrap(_:)``).
+/// For contacts (decision 0282), an identity card of its own for any account looked up
+/// (``serveIdentityCard(_:)``).
 final class RewritingProxy: Sendable {
     enum Mode: String, Sendable {
         case pass, wipe, replay, replayAlways, hide, hideLast, hideLastAndStatements, hideKeyValue, shiftAndHide
@@ -157,6 +159,16 @@ final class RewritingProxy: Sendable {
     /// them (its position in the feed kept): a server serving forged versions.
     func serveVersions(_ items: [FeedItem]) throws {
         try write(String(decoding: try WireCoding.makeEncoder().encode(items), as: UTF8.self), to: "forged-versions")
+    }
+
+    /// Serves `card` as the identity card of every account looked up from now on (decision 0282);
+    /// nil: the server's again.
+    func serveIdentityCard(_ card: [UInt8]?) throws {
+        guard let card else {
+            try FileManager.default.removeItem(at: file("identity-card"))
+            return
+        }
+        try write(Data(card).base64EncodedString(), to: "identity-card")
     }
 
     func serveDeviceLog(_ entries: [[UInt8]]) throws {
@@ -335,6 +347,10 @@ final class RewritingProxy: Sendable {
                     if status < 300 and self.sent_body:
                         write_side("approval-reveal", self.sent_body.decode())
                     return self.answer(status, headers, data)
+                card = side("identity-card") if request == "POST /v1/identities/lookup" else None
+                if card is not None:
+                    self.forward()
+                    return self.answer(200, [("Content-Type", "application/json")], json.dumps({"card": card}).encode())
                 wrap = side("sign-in-wrap") if request == "POST /v1/sign-in" else None
                 if wrap is not None:
                     status, headers, data = self.forward()

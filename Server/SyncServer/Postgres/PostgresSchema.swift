@@ -200,5 +200,15 @@ enum PostgresSchema {
             "ALTER TABLE approval_requests ADD COLUMN offer bytea",
             "ALTER TABLE approval_requests ADD COLUMN reveal bytea",
         ]),
+        // The accounts' identity cards (decision 0282), opaque to the server.
+        .init(version: 13, statements: [
+            """
+            CREATE TABLE identity_cards (
+                account_id uuid PRIMARY KEY REFERENCES accounts (id) ON DELETE CASCADE,
+                card bytea NOT NULL,
+                published_at timestamptz NOT NULL
+            )
+            """,
+        ]),
     ]
 }

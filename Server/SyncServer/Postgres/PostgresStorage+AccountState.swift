@@ -64,4 +64,23 @@ extension PostgresStorage {
             }
         }
     }
+
+    package func publishIdentityCard(_ card: [UInt8], of account: AccountID, now: Date) async throws {
+        try await attempt("publish an identity card") {
+            try await client.query(
+                """
+                INSERT INTO identity_cards (account_id, card, published_at) VALUES (\(account.rawValue), \(ByteBuffer(bytes: card)), \(now))
+                ON CONFLICT (account_id) DO UPDATE SET card = EXCLUDED.card, published_at = EXCLUDED.published_at
+                """,
+                logger: logger
+            )
+        }
+    }
+
+    package func identityCard(of account: AccountID) async throws -> [UInt8]? {
+        try await attempt("read an identity card") {
+            try await client.query("SELECT card FROM identity_cards WHERE account_id = \(account.rawValue)", logger: logger)
+                .decode(ByteBuffer.self).all().first.map { Array(buffer: $0) }
+        }
+    }
 }

@@ -15,6 +15,8 @@ struct AccountStateRoutes {
         group.post("/v1/device-log") { request, context in try await append(request, context) }
         group.get("/v1/zones/:zone/statements") { _, context in try await statements(context) }
         group.put("/v1/zones/:zone/statement") { request, context in try await publish(request, context) }
+        group.put("/v1/identity") { request, context in try await publishIdentity(request, context) }
+        group.post("/v1/identities/lookup") { request, context in try await lookUpIdentity(request, context) }
     }
 
     private func deviceLog(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
@@ -56,5 +58,25 @@ struct AccountStateRoutes {
         try Validation.statement(body)
         try await storage.publishStatement(body.statement.bytes, zone: zone, device: device.id, of: device.account, now: clock.now())
         return Response(status: .noContent)
+    }
+
+    private func publishIdentity(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        let body = try await JSONBody.decode(IdentityCardMessage.self, from: request, limit: configuration.limits.maximumRequestBytes)
+        try Validation.identityCard(body)
+        try await storage.publishIdentityCard(body.card.bytes, of: device.account, now: clock.now())
+        return Response(status: .noContent)
+    }
+
+    /// Any enrolled device may read any account's card: a contact's is fetched by name. No such
+    /// account and no card answer the same.
+    private func lookUpIdentity(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        _ = try context.requireDevice()
+        let body = try await JSONBody.decode(IdentityLookupRequest.self, from: request, limit: configuration.limits.maximumRequestBytes)
+        try Validation.accountName(body.account)
+        guard let account = try await storage.account(named: body.account), let card = try await storage.identityCard(of: account.id) else {
+            throw APIError(.notFound, ErrorCode.notFound, "no account of that name has published an identity")
+        }
+        return JSONBody.response(IdentityCardMessage(card: Base64Bytes(card)))
     }
 }

@@ -56,6 +56,12 @@ extension Validation {
         }
     }
 
+    static func identityCard(_ body: IdentityCardMessage) throws {
+        guard (1...AccountStateLimits.maximumIdentityCardBytes).contains(body.card.bytes.count) else {
+            throw APIError.invalid("an identity card must hold 1 to \(AccountStateLimits.maximumIdentityCardBytes) bytes")
+        }
+    }
+
     static func approvalRequest(_ body: ApprovalRequestCreate) throws {
         guard (1...ApprovalRules.maximumRequestBytes).contains(body.request.bytes.count) else {
             throw APIError.invalid("an approval request must hold 1 to \(ApprovalRules.maximumRequestBytes) bytes")

@@ -46,6 +46,35 @@ struct AccountStateRouteTests {
     }
 
     @Test(arguments: Backend.all)
+    func anAccountsIdentityCardIsPublishedByItsDevicesAndReadByAnyAccountByName(_ backend: Backend) async throws {
+        try await TestAPI.with(backend) { _, client in
+            let alice = try await client.enroll("alice")
+            let bob = try await client.enroll("bob", device: "bobs")
+            let lookUpAlice = IdentityLookupRequest(account: "alice")
+            // Nothing published, and no such account, answer the same.
+            let none = try await client.send(.post, "/v1/identities/lookup", token: bob, json: lookUpAlice)
+            let nobody = try await client.send(.post, "/v1/identities/lookup", token: bob, json: IdentityLookupRequest(account: "carol"))
+            #expect([none, nobody].allSatisfy { $0.status == .notFound && $0.errorCode == ErrorCode.notFound })
+            for bytes in [[UInt8]([1, 2]), [3]] {
+                let reply = try await client.send(.put, "/v1/identity", token: alice, json: IdentityCardMessage(card: Base64Bytes(bytes)))
+                #expect(reply.status == .noContent)
+            }
+            // Bob publishes his own: it never replaces Alice's.
+            #expect(try await client.send(.put, "/v1/identity", token: bob, json: IdentityCardMessage(card: Base64Bytes([9]))).status == .noContent)
+            let read = try await client.send(.post, "/v1/identities/lookup", token: bob, json: lookUpAlice).decode(IdentityCardMessage.self)
+            #expect(read.card == Base64Bytes([3]))
+            // Bad input is refused and changes nothing; an anonymous caller reads nothing.
+            let empty = try await client.send(.put, "/v1/identity", token: alice, json: IdentityCardMessage(card: Base64Bytes([])))
+            let huge = try await client.send(
+                .put, "/v1/identity", token: alice, json: IdentityCardMessage(card: Base64Bytes([UInt8](repeating: 1, count: 4 * 1024 + 1))))
+            let badName = try await client.send(.post, "/v1/identities/lookup", token: bob, json: IdentityLookupRequest(account: ""))
+            #expect([empty, huge, badName].allSatisfy { $0.status == .badRequest && $0.errorCode == ErrorCode.invalidField })
+            #expect(try await client.send(.post, "/v1/identities/lookup", json: lookUpAlice).status == .unauthorized)
+            #expect(try await client.send(.post, "/v1/identities/lookup", token: alice, json: lookUpAlice).decode(IdentityCardMessage.self).card == Base64Bytes([3]))
+        }
+    }
+
+    @Test(arguments: Backend.all)
     func eachDevicesLatestStatementIsServedPerZone(_ backend: Backend) async throws {
         try await TestAPI.with(backend) { _, client in
             let laptop = try await client.enroll("alice")

@@ -47,6 +47,16 @@ extension StorageContract {
             #expect(landed == 1)
             #expect(try await storage.deviceLog(of: account, from: 0, limit: 10).count == 1)
         },
+        StorageContractCase(name: "eachAccountKeepsItsLatestIdentityCard") { storage in
+            let alice = try await Fixture.createAccount("alice", in: storage)
+            let bob = try await Fixture.createAccount("bob", in: storage)
+            #expect(try await storage.identityCard(of: alice) == nil)
+            try await storage.publishIdentityCard([1, 2], of: alice, now: Fixture.epoch)
+            try await storage.publishIdentityCard([3], of: alice, now: Fixture.later(1))
+            #expect(try await storage.identityCard(of: alice) == [3])
+            #expect(try await storage.identityCard(of: bob) == nil)
+            #expect(try await storage.identityCard(of: AccountID()) == nil)
+        },
         StorageContractCase(name: "eachDeviceKeepsItsLatestStatementPerZone") { storage in
             let account = try await Fixture.createAccount("alice", in: storage)
             let laptop = Fixture.device("laptop"), phone = Fixture.device("phone")

@@ -72,6 +72,10 @@ final class FailingListenerStorage: ServerStorage {
     func statements(zone: ZoneID, of account: AccountID) async throws -> [StatementRecord] {
         try await inner.statements(zone: zone, of: account)
     }
+    func publishIdentityCard(_ card: [UInt8], of account: AccountID, now: Date) async throws {
+        try await inner.publishIdentityCard(card, of: account, now: now)
+    }
+    func identityCard(of account: AccountID) async throws -> [UInt8]? { try await inner.identityCard(of: account) }
     func createApprovalRequest(_ request: ApprovalRecord, now: Date) async throws { try await inner.createApprovalRequest(request, now: now) }
     func approvalRequests(of account: AccountID, now: Date) async throws -> [ApprovalRecord] {
         try await inner.approvalRequests(of: account, now: now)

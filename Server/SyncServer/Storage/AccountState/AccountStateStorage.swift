@@ -25,6 +25,13 @@ package protocol AccountStateStorage: Sendable {
     /// The latest statement of every device of the account, revoked ones included, about `zone`,
     /// ordered by device ID.
     func statements(zone: ZoneID, of account: AccountID) async throws -> [StatementRecord]
+
+    /// Replaces the account's identity card (decision 0282): opaque, signed by the account's
+    /// identity key, which other accounts' devices check and pin.
+    func publishIdentityCard(_ card: [UInt8], of account: AccountID, now: Date) async throws
+
+    /// The account's identity card; nil when it has published none.
+    func identityCard(of account: AccountID) async throws -> [UInt8]?
 }
 
 /// One entry of an account's device log, as stored: its position and its opaque bytes.
@@ -61,6 +68,8 @@ package enum AccountStateLimits {
     package static let maximumLogEntries = DeviceLogBounds.maximumEntries
     /// The largest statement.
     package static let maximumStatementBytes = 4 * 1024
+    /// The largest identity card (one is about 1,350 bytes: an X-Wing public key of 1,216).
+    package static let maximumIdentityCardBytes = 4 * 1024
     /// The most entries one read of the log returns.
     package static let maximumLogPage = DeviceLogBounds.maximumPage
 }

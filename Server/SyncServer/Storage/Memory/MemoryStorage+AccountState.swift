@@ -31,4 +31,15 @@ extension MemoryStorage {
             (state.statements[account]?[zone] ?? [:]).values.sorted { $0.device < $1.device }
         }
     }
+
+    package func publishIdentityCard(_ card: [UInt8], of account: AccountID, now: Date) async throws {
+        try state.withLock { state in
+            guard state.accounts[account] != nil else { throw SyncServerError(.notFound, "no such account") }
+            state.identityCards[account] = card
+        }
+    }
+
+    package func identityCard(of account: AccountID) async throws -> [UInt8]? {
+        state.withLock { $0.identityCards[account] }
+    }
 }

@@ -17,6 +17,7 @@ package final class MemoryStorage: ServerStorage {
         var disabled: Set<AccountID> = []
         var deviceLogs: [AccountID: [[UInt8]]] = [:]
         var statements: [AccountID: [ZoneID: [DeviceID: StatementRecord]]] = [:]
+        var identityCards: [AccountID: [UInt8]] = [:]
         var approvals: [AccountID: [ApprovalRecord]] = [:]
     }
 

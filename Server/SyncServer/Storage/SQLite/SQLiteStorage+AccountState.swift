@@ -28,6 +28,19 @@ extension SQLiteStorage {
         }
     }
 
+    /// The accounts' identity cards (decision 0282), opaque to the server.
+    static func registerIdentityCardMigration(in migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("identityCard") { db in
+            try db.execute(sql: """
+                CREATE TABLE identityCard (
+                    account TEXT PRIMARY KEY NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                    card BLOB NOT NULL,
+                    publishedAt REAL NOT NULL
+                ) STRICT, WITHOUT ROWID;
+                """)
+        }
+    }
+
     package func appendDeviceLogEntry(_ entry: [UInt8], at index: Int, of account: AccountID, now: Date) async throws {
         try await write("appending to the device log") { db in
             let id = account.description
@@ -75,6 +88,23 @@ extension SQLiteStorage {
                     device: device, statement: Array(row["statement"] as Data),
                     publishedAt: Date(timeIntervalSince1970: row["publishedAt"]))
             }
+        }
+    }
+
+    package func publishIdentityCard(_ card: [UInt8], of account: AccountID, now: Date) async throws {
+        try await write("publishing an identity card") { db in
+            try db.executeCached(
+                sql: """
+                    INSERT INTO identityCard (account, card, publishedAt) VALUES (?, ?, ?)
+                    ON CONFLICT (account) DO UPDATE SET card = excluded.card, publishedAt = excluded.publishedAt
+                    """,
+                arguments: [account.description, Data(card), now.timeIntervalSince1970])
+        }
+    }
+
+    package func identityCard(of account: AccountID) async throws -> [UInt8]? {
+        try await read("reading an identity card") { db in
+            try Data.fetchOne(db, sql: "SELECT card FROM identityCard WHERE account = ?", arguments: [account.description]).map { Array($0) }
         }
     }
 }

@@ -122,6 +122,7 @@ extension SQLiteStorage {
                 UPDATE zone SET forgottenAt = collectedAt;
                 """)
         }
+        registerIdentityCardMigration(in: &migrator)
         return migrator
     }
 }

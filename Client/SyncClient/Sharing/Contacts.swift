@@ -1,0 +1,115 @@
+import Foundation
+import KeychainCrypto
+import SyncProtocol
+
+/// This account's identity towards other accounts and the contacts this device pinned (decision
+/// 0282). The account's identity is derived from the newest epoch's account key, so every current
+/// device publishes the same card; a contact's card is fetched through the server, checked, and
+/// pinned once the person confirms the safety code. A card other than the pinned one is refused
+/// until the code is compared again.
+package struct Contacts: Sendable {
+    let administration: AccountAdministration
+    var session: ClientSession { administration.session }
+
+    package init(session: ClientSession) { administration = AccountAdministration(session: session) }
+
+    /// How a contact's card, as the server serves it now, stands against this device's pin.
+    package enum Standing: Sendable, Equatable {
+        /// Not pinned on this device yet.
+        case new
+        /// The card pinned.
+        case pinned
+        /// Another card than the one pinned: a new key epoch of that account (after it revoked a
+        /// device), or a server handing out a key of its own. Refused until verified again.
+        case changed
+    }
+
+    /// A contact's card as fetched, with what the people compare.
+    package struct Lookup: Sendable {
+        /// The contact's card, checked (it names the account and its own key signed it).
+        package var card: AccountIdentityCard
+        /// The code both people see when neither card was substituted.
+        package var code: SafetyCode
+        /// The card against the pin.
+        package var standing: Standing
+    }
+
+    /// This account's card at the newest epoch this device holds, published for contacts to
+    /// fetch. Refused while the device log shows a newer epoch this device has not taken.
+    @discardableResult
+    package func publishOwnIdentity() async throws -> AccountIdentityCard {
+        let log = try await administration.verifiedLog()
+        let (epoch, key) = try administration.newestHeldKey()
+        if let newest = log.epoch, newest > epoch {
+            throw SyncClientError(.notInStep, "this device has not taken the account's key epoch \(newest) yet; run `sync-client sync` first")
+        }
+        let card = try AccountIdentity(account: session.enrolment.account, epoch: epoch, accountKey: key).card()
+        try await session.connection.send(.PUT, "/v1/identity", body: IdentityCardMessage(card: Base64Bytes(card.encoded)))
+        return card
+    }
+
+    /// Fetches `name`'s card, checks it, and says how it stands against the pin, with the safety
+    /// code between this account's card (published first) and it.
+    package func lookUp(_ name: String) async throws -> Lookup {
+        guard name != session.enrolment.account else {
+            throw SyncClientError(.invalidInput, "that is this device's own account; a contact is another account")
+        }
+        let own = try await publishOwnIdentity()
+        let card = try await servedCard(of: name)
+        let standing: Standing =
+            switch try pinned(name) {
+            case nil: .new
+            case let pinned? where ConstantTime.equals(pinned.card.fingerprint, card.fingerprint): .pinned
+            case _?: .changed
+            }
+        return Lookup(card: card, code: SafetyCode(own, card), standing: standing)
+    }
+
+    /// Pins the card of `lookup` (the person confirmed its safety code).
+    package func pin(_ lookup: Lookup) throws(SyncClientError) {
+        try session.database.pin(lookup.card, at: Date())
+    }
+
+    /// The pinned contacts, by account name.
+    package func pinnedContacts() throws(SyncClientError) -> [ClientStateDatabase.PinnedContact] {
+        try session.database.pinnedContacts()
+    }
+
+    /// `name`'s card as the server serves it now, only when it is the pinned one: what sharing
+    /// with `name` seals to.
+    ///
+    /// - Throws: ``SyncClientError`` `invalidInput` when `name` is not pinned,
+    ///   `untrustedAccountState` when the served card is another (verify it again).
+    package func verifiedCard(of name: String) async throws -> AccountIdentityCard {
+        guard let pinned = try pinned(name) else {
+            throw SyncClientError(.invalidInput, "\(name) is not a contact yet; `sync-client contacts add \(name)` compares the safety code")
+        }
+        let card = try await servedCard(of: name)
+        guard ConstantTime.equals(pinned.card.fingerprint, card.fingerprint) else {
+            throw SyncClientError(
+                .untrustedAccountState,
+                "the server serves another identity for \(name) than the one you verified (a new key epoch of that account, or a substituted key); compare the safety code again with `sync-client contacts add \(name)`")
+        }
+        return pinned.card
+    }
+
+    private func pinned(_ name: String) throws(SyncClientError) -> ClientStateDatabase.PinnedContact? {
+        try session.database.pinnedContacts().first { $0.card.account == name }
+    }
+
+    private func servedCard(of name: String) async throws -> AccountIdentityCard {
+        let message: IdentityCardMessage
+        do {
+            message = try await session.connection.send(
+                .POST, "/v1/identities/lookup", body: IdentityLookupRequest(account: name), as: IdentityCardMessage.self)
+        } catch where ServerFailure.code(of: error) == ErrorCode.notFound {
+            throw SyncClientError(
+                .invalidInput, "\(name) has no identity on the server: no such account, or one created before identities whose devices have not run `sync-client contacts` yet")
+        }
+        do {
+            return try AccountIdentityCard(decoding: message.card.bytes, of: name)
+        } catch {
+            throw SyncClientError(.untrustedAccountState, "the server served an identity for \(name) that does not verify", underlying: error)
+        }
+    }
+}
