@@ -7,7 +7,7 @@ import SyncClient
 struct ContactsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "contacts", abstract: "Other accounts you share with, each verified once by a safety code.",
-        subcommands: [ContactsAddCommand.self, ContactsListCommand.self, ContactsCheckCommand.self])
+        subcommands: [ContactsAddCommand.self, ContactsListCommand.self, ContactsVerifyCommand.self])
 }
 
 struct ContactsAddCommand: AsyncParsableCommand {
@@ -28,18 +28,13 @@ struct ContactsAddCommand: AsyncParsableCommand {
                 switch lookup.standing {
                 case .pinned:
                     print("\(shown): verified before, identity unchanged")
-                    return
                 case .changed:
-                    FileHandle.standardError.write(Data(("sync-client: \(shown)'s identity is not the one you verified: a new key epoch of "
-                        + "that account (it revoked a device), or the server handing you a key of its own; compare the safety code again\n").utf8))
+                    throw SyncClientError(
+                        .untrustedAccountState,
+                        "\(shown)'s identity is not the one you verified; `sync-client contacts verify \(shown)` compares the safety code again")
                 case .new:
-                    break
+                    try await ContactsVerifyCommand.confirm(lookup, contacts: contacts, shown: shown)
                 }
-                guard await CodeConfirmation.ask(lookup.code, contact: shown) else {
-                    throw SyncClientError(.invalidInput, "not confirmed: \(shown) is not pinned (run this again once you have compared the code)")
-                }
-                try contacts.pin(lookup)
-                print("\(shown): verified and pinned")
             }
         }
     }
@@ -66,9 +61,10 @@ struct ContactsListCommand: AsyncParsableCommand {
     }
 }
 
-struct ContactsCheckCommand: AsyncParsableCommand {
+struct ContactsVerifyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "check", abstract: "Whether the server still serves the identity you verified for a contact (exit 1 if not).")
+        commandName: "verify",
+        abstract: "Whether the server still serves the identity you verified for a contact; if not, compare the safety code again (exit 1 unless confirmed).")
 
     @OptionGroup var keychain: KeychainOptions
     @Argument(help: "The contact's account name.") var account: String
@@ -76,10 +72,30 @@ struct ContactsCheckCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = makeLogger("sync-client")
         try await runReportingErrors {
+            let shown = TerminalText.sanitized(account)
             try await ClientSession.with(keychainPath: keychain.path, logger: logger) { session in
-                _ = try await Contacts(session: session).verifiedCard(of: account)
+                let contacts = Contacts(session: session)
+                let lookup = try await contacts.lookUp(account)
+                switch lookup.standing {
+                case .pinned:
+                    print("\(shown): the identity you verified")
+                case .changed:
+                    FileHandle.standardError.write(Data(("sync-client: \(shown)'s identity is not the one you verified: a new key epoch of "
+                        + "that account (it revoked a device), or the server handing you a key of its own; compare the safety code again\n").utf8))
+                    try await Self.confirm(lookup, contacts: contacts, shown: shown)
+                case .new:
+                    throw SyncClientError(.invalidInput, "\(shown) is not a contact yet; `sync-client contacts add \(shown)` compares the safety code")
+                }
             }
-            print("\(TerminalText.sanitized(account)): the identity you verified")
         }
+    }
+
+    /// Shows the safety code and pins the card once the person confirms it.
+    static func confirm(_ lookup: Contacts.Lookup, contacts: Contacts, shown: String) async throws {
+        guard await CodeConfirmation.ask(lookup.code, contact: shown) else {
+            throw SyncClientError(.invalidInput, "not confirmed: \(shown) is not pinned (run this again once you have compared the code)")
+        }
+        try contacts.pin(lookup)
+        print("\(shown): verified and pinned")
     }
 }

@@ -75,24 +75,6 @@ package struct Contacts: Sendable {
         try session.database.pinnedContacts()
     }
 
-    /// `name`'s card as the server serves it now, only when it is the pinned one: what sharing
-    /// with `name` seals to.
-    ///
-    /// - Throws: ``SyncClientError`` `invalidInput` when `name` is not pinned,
-    ///   `untrustedAccountState` when the served card is another (verify it again).
-    package func verifiedCard(of name: String) async throws -> AccountIdentityCard {
-        guard let pinned = try pinned(name) else {
-            throw SyncClientError(.invalidInput, "\(name) is not a contact yet; `sync-client contacts add \(name)` compares the safety code")
-        }
-        let card = try await servedCard(of: name)
-        guard ConstantTime.equals(pinned.card.fingerprint, card.fingerprint) else {
-            throw SyncClientError(
-                .untrustedAccountState,
-                "the server serves another identity for \(name) than the one you verified (a new key epoch of that account, or a substituted key); compare the safety code again with `sync-client contacts add \(name)`")
-        }
-        return pinned.card
-    }
-
     private func pinned(_ name: String) throws(SyncClientError) -> ClientStateDatabase.PinnedContact? {
         try session.database.pinnedContacts().first { $0.card.account == name }
     }
