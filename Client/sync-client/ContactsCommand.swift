@@ -8,6 +8,30 @@ struct ContactsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "contacts", abstract: "Other accounts you share with, each verified once by a safety code.",
         subcommands: [ContactsAddCommand.self, ContactsListCommand.self, ContactsVerifyCommand.self])
+
+    /// Looks `account` up on the device of `keychain` and hands the result, with the name as
+    /// printed, to `body`.
+    static func lookUp(
+        _ account: String, keychain: KeychainOptions, _ body: @escaping @Sendable (Contacts.Lookup, Contacts, String) async throws -> Void
+    ) async throws {
+        let logger = makeLogger("sync-client")
+        try await runReportingErrors {
+            let shown = TerminalText.sanitized(account)
+            try await ClientSession.with(keychainPath: keychain.path, logger: logger) { session in
+                let contacts = Contacts(session: session)
+                try await body(try await contacts.lookUp(account), contacts, shown)
+            }
+        }
+    }
+
+    /// Shows the safety code and pins the card once the person confirms it.
+    static func confirm(_ lookup: Contacts.Lookup, contacts: Contacts, shown: String) async throws {
+        guard await CodeConfirmation.ask(lookup.code, contact: shown) else {
+            throw SyncClientError(.invalidInput, "not confirmed: \(shown) is not pinned (run this again once you have compared the code)")
+        }
+        try contacts.pin(lookup)
+        print("\(shown): verified and pinned")
+    }
 }
 
 struct ContactsAddCommand: AsyncParsableCommand {
@@ -19,22 +43,16 @@ struct ContactsAddCommand: AsyncParsableCommand {
     @Argument(help: "The other account's name on the server.") var account: String
 
     func run() async throws {
-        let logger = makeLogger("sync-client")
-        try await runReportingErrors {
-            let shown = TerminalText.sanitized(account)
-            try await ClientSession.with(keychainPath: keychain.path, logger: logger) { session in
-                let contacts = Contacts(session: session)
-                let lookup = try await contacts.lookUp(account)
-                switch lookup.standing {
-                case .pinned:
-                    print("\(shown): verified before, identity unchanged")
-                case .changed:
-                    throw SyncClientError(
-                        .untrustedAccountState,
-                        "\(shown)'s identity is not the one you verified; `sync-client contacts verify \(shown)` compares the safety code again")
-                case .new:
-                    try await ContactsVerifyCommand.confirm(lookup, contacts: contacts, shown: shown)
-                }
+        try await ContactsCommand.lookUp(account, keychain: keychain) { lookup, contacts, shown in
+            switch lookup.standing {
+            case .pinned:
+                print("\(shown): verified before, identity unchanged")
+            case .changed:
+                throw SyncClientError(
+                    .untrustedAccountState,
+                    "\(shown)'s identity is not the one you verified; `sync-client contacts verify \(shown)` compares the safety code again")
+            case .new:
+                try await ContactsCommand.confirm(lookup, contacts: contacts, shown: shown)
             }
         }
     }
@@ -70,32 +88,17 @@ struct ContactsVerifyCommand: AsyncParsableCommand {
     @Argument(help: "The contact's account name.") var account: String
 
     func run() async throws {
-        let logger = makeLogger("sync-client")
-        try await runReportingErrors {
-            let shown = TerminalText.sanitized(account)
-            try await ClientSession.with(keychainPath: keychain.path, logger: logger) { session in
-                let contacts = Contacts(session: session)
-                let lookup = try await contacts.lookUp(account)
-                switch lookup.standing {
-                case .pinned:
-                    print("\(shown): the identity you verified")
-                case .changed:
-                    FileHandle.standardError.write(Data(("sync-client: \(shown)'s identity is not the one you verified: a new key epoch of "
-                        + "that account (it revoked a device), or the server handing you a key of its own; compare the safety code again\n").utf8))
-                    try await Self.confirm(lookup, contacts: contacts, shown: shown)
-                case .new:
-                    throw SyncClientError(.invalidInput, "\(shown) is not a contact yet; `sync-client contacts add \(shown)` compares the safety code")
-                }
+        try await ContactsCommand.lookUp(account, keychain: keychain) { lookup, contacts, shown in
+            switch lookup.standing {
+            case .pinned:
+                print("\(shown): the identity you verified")
+            case .changed:
+                FileHandle.standardError.write(Data(("sync-client: \(shown)'s identity is not the one you verified: a new key epoch of "
+                    + "that account (it revoked a device), or the server handing you a key of its own; compare the safety code again\n").utf8))
+                try await ContactsCommand.confirm(lookup, contacts: contacts, shown: shown)
+            case .new:
+                throw SyncClientError(.invalidInput, "\(shown) is not a contact yet; `sync-client contacts add \(shown)` compares the safety code")
             }
         }
-    }
-
-    /// Shows the safety code and pins the card once the person confirms it.
-    static func confirm(_ lookup: Contacts.Lookup, contacts: Contacts, shown: String) async throws {
-        guard await CodeConfirmation.ask(lookup.code, contact: shown) else {
-            throw SyncClientError(.invalidInput, "not confirmed: \(shown) is not pinned (run this again once you have compared the code)")
-        }
-        try contacts.pin(lookup)
-        print("\(shown): verified and pinned")
     }
 }
