@@ -65,7 +65,7 @@ enum FirstPushFigures {
         return [
             Figure(
                 name: "first push of \(items) items vs the fair push", unit: "s", product: Statistics(times),
-                baselineName: "fair-sync push: read, open at rest (attributes, secret), ID HMAC, seal, a durable state commit per 500-item request, statement",
+                baselineName: "fair-sync push: read, open at rest (attributes, secret), ID HMAC, sign + seal, a durable state commit per 500-item request, statement",
                 baseline: Statistics(fair), target: .timeRatioAtMost(2), note: "the fair baseline is a process of its own, as sync-client is (issue 35)"),
             Figure(
                 name: "first push of \(items) items (TLS, loopback)", unit: "s", product: Statistics(times),

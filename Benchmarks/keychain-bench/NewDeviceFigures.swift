@@ -86,7 +86,7 @@ enum NewDeviceFigures {
                 baselineName: nil, baseline: nil, target: .timeAtMost(1), note: kdf),
             Figure(
                 name: "new device: enrol + pull \(label), less one KDF, vs the fair pull", unit: "s", product: Statistics(withoutKDF),
-                baselineName: "fair-sync pull: sign-in, key unwrap, per page open + ID check + seal at rest (secret, attributes, key index) + durable commits, statement verify",
+                baselineName: "fair-sync pull: sign-in, key unwrap, per page open + writer signature + ID check + seal at rest (secret, attributes, key index) + durable commits, statement verify",
                 baseline: Statistics(fair), target: .timeRatioAtMost(2), note: "the fair baseline is a process of its own, as sync-client is (issue 35)"),
             Figure(
                 name: "quiet sync of a \(label) account", unit: "ms", product: Statistics(quiet), baselineName: nil, baseline: nil,
