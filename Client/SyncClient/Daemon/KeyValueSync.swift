@@ -36,16 +36,17 @@ package actor KeyValueSync {
         self.session = session
         keys = session.keys
         databasePath = KeyValueDatabase.path(besideKeychainAt: session.keychain.path)
-        let existing = FileManager.default.fileExists(atPath: databasePath) ? try Self.open(session: session, keys: keys) : nil
+        let existing = FileManager.default.fileExists(atPath: databasePath) ? try Self.open(session: session) : nil
         database = existing
         directory = try Self.directoryDriver(session: session, keys: keys, database: existing)
     }
 
-    /// Opens the database and binds it to the enrolled account and device.
-    private static func open(session: ClientSession, keys: AccountKeys) throws(SyncClientError) -> KeyValueDatabase {
+    /// Opens (or creates) the database beside the session's keychain and binds it to the enrolled
+    /// account and device.
+    package static func open(session: ClientSession) throws(SyncClientError) -> KeyValueDatabase {
         do {
             let database = try KeyValueDatabase.open(besideKeychainAt: session.keychain.path)
-            try bind(database, keys: keys, device: session.enrolment.device, state: session.database, logger: session.logger)
+            try bind(database, keys: session.keys, device: session.enrolment.device, state: session.database, logger: session.logger)
             return database
         } catch {
             throw SyncClientError.mapped(error)
@@ -97,7 +98,7 @@ package actor KeyValueSync {
     /// The database, opened (and created) now if need be.
     private func openDatabase() throws(SyncClientError) -> KeyValueDatabase {
         if let database { return database }
-        let opened = try Self.open(session: session, keys: keys)
+        let opened = try Self.open(session: session)
         database = opened
         directory = try Self.directoryDriver(session: session, keys: keys, database: opened)
         return opened

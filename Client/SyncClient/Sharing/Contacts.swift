@@ -5,8 +5,8 @@ import SyncProtocol
 /// This account's identity towards other accounts and the contacts this device pinned (decision
 /// 0282). The account's identity is derived from the newest epoch's account key, so every current
 /// device publishes the same card; a contact's card is fetched through the server, checked, and
-/// pinned once the person confirms the safety code. A card other than the pinned one is refused
-/// until the code is compared again.
+/// pinned once the person confirms the safety code, for every device of the account
+/// (``ContactPins``). A card other than the pinned one is refused until the code is compared again.
 package struct Contacts: Sendable {
     let administration: AccountAdministration
     var session: ClientSession { administration.session }
@@ -22,6 +22,12 @@ package struct Contacts: Sendable {
         /// Another card than the one pinned: a new key epoch of that account (after it revoked a
         /// device), or a server handing out a key of its own. Refused until verified again.
         case changed
+    }
+
+    /// A contact as pinned: the card confirmed, and when.
+    package struct PinnedContact: Sendable, Equatable {
+        package var card: AccountIdentityCard
+        package var verifiedAt: Date
     }
 
     /// A contact's card as fetched, with what the people compare.
@@ -67,16 +73,16 @@ package struct Contacts: Sendable {
 
     /// Pins the card of `lookup` (the person confirmed its safety code).
     package func pin(_ lookup: Lookup) throws(SyncClientError) {
-        try session.database.pin(lookup.card, at: Date())
+        try ContactPins(session: session).pin(lookup.card, at: Date())
     }
 
     /// The pinned contacts, by account name.
-    package func pinnedContacts() throws(SyncClientError) -> [ClientStateDatabase.PinnedContact] {
-        try session.database.pinnedContacts()
+    package func pinnedContacts() throws(SyncClientError) -> [PinnedContact] {
+        try ContactPins(session: session).all()
     }
 
-    private func pinned(_ name: String) throws(SyncClientError) -> ClientStateDatabase.PinnedContact? {
-        try session.database.pinnedContacts().first { $0.card.account == name }
+    private func pinned(_ name: String) throws(SyncClientError) -> PinnedContact? {
+        try pinnedContacts().first { $0.card.account == name }
     }
 
     private func servedCard(of name: String) async throws -> AccountIdentityCard {

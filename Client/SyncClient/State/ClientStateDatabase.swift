@@ -110,7 +110,6 @@ package final class ClientStateDatabase: Sendable {
         registerChangesTakenMigration(in: &migrator)
         registerClockAnchorMigration(in: &migrator)
         registerAppliesCoveredMigration(in: &migrator)
-        registerContactsMigration(in: &migrator)
         return migrator
     }
 
