@@ -121,7 +121,7 @@ extension EnrollCommand {
     private func publishIdentity(path: String, logger: Logger) async {
         do {
             try await ClientSession.with(keychainPath: path, logger: logger) { session in
-                try await Contacts(session: session).publishOwnIdentity()
+                try await Contacts(session: session).publishOwnIdentity(readingLog: false)
             }
         } catch {
             FileHandle.standardError.write(Data("sync-client: warning: the account's identity is not published yet (\(error))\n".utf8))

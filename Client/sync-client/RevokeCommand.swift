@@ -37,7 +37,7 @@ struct RevokeCommand: AsyncParsableCommand {
                 // The account's identity moves with the epoch (decision 0282): contacts are served
                 // the new card, which the revoked device cannot sign for, and verify it again.
                 do {
-                    try await Contacts(session: session).publishOwnIdentity()
+                    try await Contacts(session: session).publishOwnIdentity(readingLog: false)
                 } catch {
                     FileHandle.standardError.write(Data(("sync-client: warning: the account's new identity is not published yet (\(error)); "
                         + "`sync-client contacts add` publishes it\n").utf8))

@@ -41,12 +41,14 @@ package struct Contacts: Sendable {
     }
 
     /// This account's card at the newest epoch this device holds, published for contacts to
-    /// fetch. Refused while the device log shows a newer epoch this device has not taken.
+    /// fetch. Refused while the device log shows a newer epoch this device has not taken; a
+    /// command that just read the log itself (`enroll`, `revoke`, which read it once, 0202) passes
+    /// `readingLog: false`.
     @discardableResult
-    package func publishOwnIdentity() async throws -> AccountIdentityCard {
-        let log = try await administration.verifiedLog()
+    package func publishOwnIdentity(readingLog: Bool = true) async throws -> AccountIdentityCard {
+        let newest = readingLog ? try await administration.verifiedLog().epoch : nil
         let (epoch, key) = try administration.newestHeldKey()
-        if let newest = log.epoch, newest > epoch {
+        if let newest, newest > epoch {
             throw SyncClientError(.notInStep, "this device has not taken the account's key epoch \(newest) yet; run `sync-client sync` first")
         }
         let card = try AccountIdentity(account: session.enrolment.account, epoch: epoch, accountKey: key).card()

@@ -32,6 +32,8 @@ LABELS = {
     "itemBlob": b"synckeychain/v1/item-blob",
     "epochChain": b"synckeychain/v1/epoch-chain",
     "recoveryAgreement": b"synckeychain/v1/recovery-agreement",
+    "identitySigning": b"synckeychain/v1/identity-signing",
+    "identityAgreement": b"synckeychain/v1/identity-agreement",
 }
 
 def scrypt(password, salt, log_n, r, p, dklen):
