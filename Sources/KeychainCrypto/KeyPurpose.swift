@@ -33,6 +33,9 @@ package enum KeyPurpose: String, CaseIterable, Sendable {
     /// From the account key of an epoch: the seed of the account identity's X-Wing key, to which
     /// other accounts seal what they share with it (decision 0282).
     case identityAgreement = "synckeychain/v1/identity-agreement"
+    /// From a group key of an epoch: the key that seals the previous epoch's group key in the
+    /// membership log entry that starts the epoch (decision 0283).
+    case groupChain = "synckeychain/v1/group-chain"
 
     /// Derives this purpose's 256-bit key from `inputKeyMaterial` (HKDF-SHA256, empty salt).
     package func derive(from inputKeyMaterial: SymmetricKey) -> SymmetricKey {

@@ -34,6 +34,7 @@ LABELS = {
     "recoveryAgreement": b"synckeychain/v1/recovery-agreement",
     "identitySigning": b"synckeychain/v1/identity-signing",
     "identityAgreement": b"synckeychain/v1/identity-agreement",
+    "groupChain": b"synckeychain/v1/group-chain",
 }
 
 def scrypt(password, salt, log_n, r, p, dklen):

@@ -1,0 +1,125 @@
+import KeychainCrypto
+import Testing
+
+/// A group's membership log (decision 0283), and what a server that holds no member's identity
+/// tries against it: the ETH Zurich checklist at the level of the log.
+@Suite struct GroupLogTests {
+    let group = [UInt8](repeating: 7, count: 16)
+    let alice = AccountIdentity(account: "alice", epoch: 1, accountKey: AccountKey.generate())
+    let bob = AccountIdentity(account: "bob", epoch: 1, accountKey: AccountKey.generate())
+    let carol = AccountIdentity(account: "carol", epoch: 1, accountKey: AccountKey.generate())
+    /// What the server would use: an identity of its own under a member's name.
+    let mallory = AccountIdentity(account: "bob", epoch: 1, accountKey: AccountKey.generate())
+
+    /// Alice's group with Bob (member) and Carol (viewer), as Alice's device holds it, and its key.
+    private func aliceBobAndCarol() throws -> (GroupLog, GroupKey) {
+        var (log, key) = try GroupLog.creating(group: group, by: alice)
+        try log.append(try log.adding(try bob.card(), role: .member, key: key, by: alice))
+        try log.append(try log.adding(try carol.card(), role: .viewer, key: key, by: alice))
+        return (log, key)
+    }
+
+    /// The same entries as another member's device verifies them, from Alice's pinned card.
+    private func verified(_ entries: [[UInt8]]) throws -> GroupLog {
+        var log = GroupLog(group: group, owner: try alice.card())
+        for entry in entries { try log.append(entry) }
+        return log
+    }
+
+    @Test func membersVerifyTheLogFromTheOwnersPinnedCardAndOpenTheKey() throws {
+        let (log, key) = try aliceBobAndCarol()
+        let bobs = try verified(log.entries)
+        #expect(bobs.members.mapValues(\.role) == ["alice": .owner, "bob": .member, "carol": .viewer])
+        #expect(try bobs.keys(for: bob)[1]?.isSameKey(as: key) == true)
+        #expect(try bobs.keys(for: carol)[1]?.isSameKey(as: key) == true)
+        // A key of the server's own under Bob's name opens nothing sealed to Bob.
+        #expect(throws: CryptoError.self) { try bobs.keys(for: mallory) }
+    }
+
+    @Test func aGroupTheServerMadeInTheOwnersNameIsRefused() throws {
+        // Made with a key of the server's own, under Alice's name: not the card Bob pinned.
+        let forger = AccountIdentity(account: "alice", epoch: 1, accountKey: AccountKey.generate())
+        let (forged, _) = try GroupLog.creating(group: group, by: forger)
+        var bobs = GroupLog(group: group, owner: try alice.card())
+        #expect(throws: CryptoError.self) { try bobs.append(forged.entries[0]) }
+        #expect(bobs.entries.isEmpty)
+    }
+
+    @Test func anInjectedMemberOrKeyIsRefused() throws {
+        let (log, key) = try aliceBobAndCarol()
+        var bobs = try verified(log.entries)
+        // The server signs an add as Bob with a key of its own: not Bob's card.
+        let intruder = AccountIdentity(account: "eve", epoch: 1, accountKey: AccountKey.generate())
+        let injected = try log.adding(try intruder.card(), role: .member, key: key, by: mallory)
+        #expect(throws: CryptoError.self) { try bobs.append(injected) }
+        // A new epoch "by Alice", signed by the server: refused; and members may not manage.
+        let forgedAlice = AccountIdentity(account: "alice", epoch: 1, accountKey: AccountKey.generate())
+        #expect(throws: CryptoError.self) { try bobs.append(try log.rekeying(current: key, by: forgedAlice).entry) }
+        #expect(throws: CryptoError.self) { try bobs.append(try log.adding(try intruder.card(), role: .member, key: key, by: bob)) }
+        #expect(throws: CryptoError.self) { try bobs.append(try log.removing("alice", current: key, by: bob).entry) }
+        #expect(throws: CryptoError.self) { try bobs.append(try log.adding(try intruder.card(), role: .member, key: key, by: carol)) }
+        #expect(bobs.entries.count == 3 && bobs.members["eve"] == nil)
+    }
+
+    @Test func aRemovedMemberCannotOpenTheNextEpochButTheOthersOpenEveryEpoch() throws {
+        var (log, key) = try aliceBobAndCarol()
+        let removal = try log.removing("bob", current: key, by: alice)
+        try log.append(removal.entry)
+        let carols = try verified(log.entries)
+        #expect(carols.epoch == 2 && carols.members["bob"] == nil)
+        let keys = try carols.keys(for: carol)
+        #expect(keys[2]?.isSameKey(as: removal.key) == true && keys[1]?.isSameKey(as: key) == true)
+        #expect(try carols.keys(for: bob).isEmpty)
+        // A member added afterwards reads the items of every epoch.
+        let dave = AccountIdentity(account: "dave", epoch: 1, accountKey: AccountKey.generate())
+        try log.append(try log.adding(try dave.card(), role: .member, key: removal.key, by: alice))
+        #expect(try verified(log.entries).keys(for: dave).keys.sorted() == [1, 2])
+    }
+
+    @Test func aMemberWhoLeavesMakesTheGroupDueARekeyWithoutIt() throws {
+        var (log, key) = try aliceBobAndCarol()
+        try log.append(try log.leaving(by: bob))
+        #expect(log.isDueRekey && log.members["bob"] == nil)
+        let rekey = try log.rekeying(current: key, by: alice)
+        try log.append(rekey.entry)
+        #expect(!log.isDueRekey && log.epoch == 2)
+        #expect(try log.keys(for: bob).isEmpty)
+        #expect(try log.keys(for: carol)[2]?.isSameKey(as: rekey.key) == true)
+    }
+
+    @Test func onlyTheOwnerChangesRolesAndAnAdminManagesMembersButNotAdmins() throws {
+        var (log, key) = try aliceBobAndCarol()
+        #expect(throws: CryptoError.self) { try log.append(try log.changingRole(of: "carol", to: .member, by: bob)) }
+        try log.append(try log.changingRole(of: "bob", to: .admin, by: alice))
+        let dave = AccountIdentity(account: "dave", epoch: 1, accountKey: AccountKey.generate())
+        try log.append(try log.adding(try dave.card(), role: .member, key: key, by: bob))
+        #expect(throws: CryptoError.self) {
+            try log.append(try log.adding(try AccountIdentity(account: "erin", epoch: 1, accountKey: AccountKey.generate()).card(), role: .admin, key: key, by: bob))
+        }
+        #expect(throws: CryptoError.self) { try log.append(try log.removing("alice", current: key, by: bob).entry) }
+        try log.append(try log.removing("carol", current: key, by: bob).entry)
+        #expect(try verified(log.entries).members.mapValues(\.role) == ["alice": .owner, "bob": .admin, "dave": .member])
+    }
+
+    @Test func anOldOrForkedLogIsNotTakenForTheOneVerified() throws {
+        var (log, key) = try aliceBobAndCarol()
+        var carols = try verified(log.entries)
+        let removal = try log.removing("bob", current: key, by: alice)
+        try log.append(removal.entry)
+        try carols.append(removal.entry)
+        // The server replays an entry, or serves another branch at the same index: refused.
+        #expect(throws: CryptoError.self) { try carols.append(log.entries[2]) }
+        var (fork, _) = try aliceBobAndCarol()
+        let other = try fork.rekeying(current: key, by: alice).entry
+        #expect(throws: CryptoError.self) { try carols.append(other) }
+        try fork.append(other)
+        #expect(carols.entries == log.entries)
+        // Every byte changed: refused.
+        for position in stride(from: 0, to: removal.entry.count, by: 211) {
+            var tampered = removal.entry
+            tampered[position] ^= 1
+            var fresh = try verified(Array(log.entries.prefix(3)))
+            #expect(throws: CryptoError.self) { try fresh.append(tampered) }
+        }
+    }
+}
