@@ -2,7 +2,7 @@ import Foundation
 import KeychainCrypto
 import SyncProtocol
 
-/// This account's identity towards other accounts and the contacts this device pinned (decision
+/// This account's identity towards other accounts and the contacts it pinned (decision
 /// 0282). The account's identity is derived from the newest epoch's account key, so every current
 /// device publishes the same card; a contact's card is fetched through the server, checked, and
 /// pinned once the person confirms the safety code, for every device of the account
@@ -13,9 +13,9 @@ package struct Contacts: Sendable {
 
     package init(session: ClientSession) { administration = AccountAdministration(session: session) }
 
-    /// How a contact's card, as the server serves it now, stands against this device's pin.
+    /// How a contact's card, as the server serves it now, stands against the account's pin.
     package enum Standing: Sendable, Equatable {
-        /// Not pinned on this device yet.
+        /// Not pinned yet (by any device of the account that synced here).
         case new
         /// The card pinned.
         case pinned
