@@ -32,8 +32,19 @@ struct ContactPins {
         }
     }
 
-    /// Every pinned contact, by name. A value that does not read as a pin of the account its key
-    /// names (damaged, or written by something else) fails the read rather than being skipped.
+    /// The pin of `account`, if any (one value read, one card checked).
+    func pinned(_ account: String) throws(SyncClientError) -> Contacts.PinnedContact? {
+        let key = Self.key(of: account)
+        let value: KeyValue?
+        do {
+            value = try store.value(forKey: key)
+        } catch {
+            throw SyncClientError.mapped(error)
+        }
+        return try value.map { value throws(SyncClientError) in try Self.pin(value, key: key) }
+    }
+
+    /// Every pinned contact, by name.
     func all() throws(SyncClientError) -> [Contacts.PinnedContact] {
         let values: [String: KeyValue]
         do {
@@ -42,14 +53,18 @@ struct ContactPins {
             throw SyncClientError.mapped(error)
         }
         var pinned: [Contacts.PinnedContact] = []
-        for (key, value) in values {
-            guard let fields = value.dictionaryValue, let account = fields["account"]?.stringValue, key == Self.key(of: account),
-                let encoded = fields["card"]?.dataValue, let verifiedAt = fields["verifiedAt"]?.doubleValue,
-                let card = try? AccountIdentityCard(decoding: Array(encoded), of: account)
-            else { throw SyncClientError(.localStorage, "a pinned contact in the store \(Self.storeName) cannot be read") }
-            pinned.append(Contacts.PinnedContact(card: card, verifiedAt: Date(timeIntervalSince1970: verifiedAt)))
-        }
+        for (key, value) in values { pinned.append(try Self.pin(value, key: key)) }
         return pinned.sorted { Array($0.card.account.utf8).lexicographicallyPrecedes(Array($1.card.account.utf8)) }
+    }
+
+    /// A stored value read as a pin of the account its key names. One that does not read
+    /// (damaged, or written by something else) fails the read rather than being skipped.
+    private static func pin(_ value: KeyValue, key: String) throws(SyncClientError) -> Contacts.PinnedContact {
+        guard let fields = value.dictionaryValue, let account = fields["account"]?.stringValue, key == Self.key(of: account),
+            let encoded = fields["card"]?.dataValue, let verifiedAt = fields["verifiedAt"]?.doubleValue,
+            let card = try? AccountIdentityCard(decoding: Array(encoded), of: account)
+        else { throw SyncClientError(.localStorage, "a pinned contact in the store \(storeName) cannot be read") }
+        return Contacts.PinnedContact(card: card, verifiedAt: Date(timeIntervalSince1970: verifiedAt))
     }
 
     private static func key(of account: String) -> String {

@@ -84,7 +84,7 @@ package struct Contacts: Sendable {
     }
 
     private func pinned(_ name: String) throws(SyncClientError) -> PinnedContact? {
-        try pinnedContacts().first { $0.card.account == name }
+        try ContactPins(session: session).pinned(name)
     }
 
     private func servedCard(of name: String) async throws -> AccountIdentityCard {
