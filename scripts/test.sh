@@ -69,27 +69,27 @@ simulate_seeds() {
 }
 
 simulation_status=0
-# The shipped driver over real SQLite storage, with every fault, on 1,000 seeds (issue 11). Since
-# the simulation draws writes during rounds, clocks going back, honest revocations and larger
-# accounts (issue 33) a seed costs about twice as long (0.91 s against 0.42 s in CI): 1,000 keep
-# the run near its time; seeds 1-2,000 passed on the same code (docs/simulation.md).
-phase "simulation of the shipped driver (seeds 1-1000)"
-simulate_seeds simulate 1000 120 "" || simulation_status=$?
+# The shipped driver over real SQLite storage, with every fault (issue 11). A seed costs 0.9-1.3 s
+# in this debug build since writers sign their versions (0275), so CI runs the ranges below, about
+# 11 minutes of the run's 30 on two cores; a change to the rule runs the wider ranges by hand before
+# it lands (docs/simulation.md lists what ran on which code).
+phase "simulation of the shipped driver (seeds 1-600)"
+simulate_seeds simulate 600 120 "" || simulation_status=$?
 # The same with a malicious server in one seed in three (issue 12, decision 0203): withholding,
 # replays, forced resyncs, hidden statements, a fork between device groups, a stale key epoch
 # (decision 0252). Known open: none (seeds 1-600). Fixed: 32 (0239), 50 (0241), 101 and 191 (0236,
 # 0243), 272 (0242), 176 (0247), fork seeds 14, 29, 179, 209 (0248), 104 and 140 (0253); of 301-600:
 # 485 (0243, 0248), 389, 419 and 464 (0248), 302 (0253).
 # Which seeds meet a case moves with any change of the driver's effects.
-phase "simulation of the shipped driver with a malicious server (seeds 1-300)"
-simulate_seeds malice 300 120 "" --malice || simulation_status=$?
+phase "simulation of the shipped driver with a malicious server (seeds 1-200)"
+simulate_seeds malice 200 120 "" --malice || simulation_status=$?
 # Longer histories: 400 operations a seed, honest and malicious (docs/simulation.md).
-phase "simulation of the shipped driver, long histories (seeds 1-100, 400 operations)"
-simulate_seeds long 100 400 "" || simulation_status=$?
+phase "simulation of the shipped driver, long histories (seeds 1-60, 400 operations)"
+simulate_seeds long 60 400 "" || simulation_status=$?
 # Seeds 2 and 41 were known open here (a device back without its state under a malicious server):
 # docs/sync-rules.md R53, R52.
-phase "the same with a malicious server (seeds 1-60, 400 operations)"
-simulate_seeds long-malice 60 400 "" --malice || simulation_status=$?
+phase "the same with a malicious server (seeds 1-40, 400 operations)"
+simulate_seeds long-malice 40 400 "" --malice || simulation_status=$?
 [ "$test_status" -ne 0 ] || test_status=$simulation_status
 
 other_status=0

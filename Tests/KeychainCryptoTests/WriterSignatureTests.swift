@@ -136,3 +136,23 @@ import Testing
         #expect(builder.log.refusal(of: byB, context: context(epoch: 1), blob: vouchedBlob) == .revoked)
     }
 }
+
+/// A signature found valid once is remembered (`VerifiedSignatures`); the memo answers only for the
+/// same key, signature and message, and never remembers a refusal.
+@Suite struct VerifiedSignatureMemoTests {
+    @Test func aRememberedSignatureVouchesForNothingElse() throws {
+        let key = DeviceSigningKey.generate()
+        let other = DeviceSigningKey.generate()
+        let message = Array("the statement".utf8)
+        let signature = try key.signature(for: message)
+        for _ in 0..<2 {
+            #expect(key.publicKey.isValidSignature(signature, for: message))
+            #expect(!key.publicKey.isValidSignature(signature, for: message + [0]))
+            #expect(!other.publicKey.isValidSignature(signature, for: message))
+            var flipped = signature
+            flipped[10] ^= 1
+            #expect(!key.publicKey.isValidSignature(flipped, for: message))
+            #expect(!key.publicKey.isValidSignature(signature.prefix(63), for: message))
+        }
+    }
+}

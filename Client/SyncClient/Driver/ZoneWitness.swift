@@ -200,10 +200,11 @@ package struct ZoneWitness: Sendable {
     /// the witness reads no log of its own: one log read per round, whatever the zones.
     func recordedLog() throws(SyncClientError) -> DeviceLog {
         let entries = try database.verifiedDeviceLog()
-        let logKeys = keys.accountKeys.mapValues { DeviceLogKey(accountKey: $0) }
         return try verified.log.withLock { (cached) throws(SyncClientError) -> DeviceLog in
             // The recorded log only grows; anything else (another enrolment) starts again.
             var log = cached.flatMap { entries.starts(with: $0.entries) ? $0 : nil } ?? DeviceLog(account: account)
+            guard entries.count > log.entries.count else { return log }
+            let logKeys = keys.accountKeys.mapValues { DeviceLogKey(accountKey: $0) }
             do {
                 for entry in entries.dropFirst(log.entries.count) { try log.append(entry, logKeys: logKeys) }
             } catch {

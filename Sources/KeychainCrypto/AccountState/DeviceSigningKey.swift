@@ -62,9 +62,14 @@ public struct DevicePublicKey: Sendable, Hashable {
     /// The key's 32 bytes.
     public var rawRepresentation: [UInt8] { Array(key.rawRepresentation) }
 
-    /// Whether `signature` is this key's signature of `message`.
+    /// Whether `signature` is this key's signature of `message` (a signature found valid before
+    /// in this process is not verified again: ``VerifiedSignatures``).
     public func isValidSignature(_ signature: some Collection<UInt8>, for message: [UInt8]) -> Bool {
-        signature.count == 64 && key.isValidSignature(Array(signature), for: message)
+        guard signature.count == 64 else { return false }
+        let signature = Array(signature)
+        return VerifiedSignatures.check(publicKey: rawRepresentation, signature: signature, message: message) {
+            key.isValidSignature(signature, for: message)
+        }
     }
 
     public static func == (lhs: DevicePublicKey, rhs: DevicePublicKey) -> Bool {
