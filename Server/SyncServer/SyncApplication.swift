@@ -45,6 +45,7 @@ package struct SyncApplication: Sendable {
         ZoneRoutes(storage: storage, configuration: configuration, clock: clock, metrics: metrics).register(on: authenticated)
         AccountStateRoutes(storage: storage, configuration: configuration, clock: clock).register(on: authenticated)
         ApprovalRoutes(storage: storage, configuration: configuration, clock: clock).register(on: authenticated)
+        GroupRoutes(storage: storage, configuration: configuration, clock: clock).register(on: authenticated)
         OperationsRoutes(storage: storage, metrics: metrics).register(on: router)
         authenticated.get(RouterPath(PushUpgrade.path)) { [hub] _, context -> Response in
             // Reached only when the upgrade was declined for a valid token: a plain request, or the

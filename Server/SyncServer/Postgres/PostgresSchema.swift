@@ -210,5 +210,28 @@ enum PostgresSchema {
             )
             """,
         ]),
+        // Shared groups' membership logs and member accounts (decision 0283), the entries opaque.
+        // The group's row serializes appends.
+        .init(version: 14, statements: [
+            "CREATE TABLE groups (group_id text PRIMARY KEY, created_at timestamptz NOT NULL)",
+            """
+            CREATE TABLE group_log (
+                group_id text NOT NULL REFERENCES groups (group_id) ON DELETE CASCADE,
+                position integer NOT NULL,
+                entry bytea NOT NULL,
+                created_at timestamptz NOT NULL,
+                PRIMARY KEY (group_id, position)
+            )
+            """,
+            """
+            CREATE TABLE group_members (
+                group_id text NOT NULL REFERENCES groups (group_id) ON DELETE CASCADE,
+                account_id uuid NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+                is_current boolean NOT NULL,
+                PRIMARY KEY (group_id, account_id)
+            )
+            """,
+            "CREATE INDEX group_members_by_account ON group_members (account_id, is_current)",
+        ]),
     ]
 }

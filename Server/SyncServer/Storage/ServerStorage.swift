@@ -17,7 +17,7 @@ import SyncCore
 /// - Uploads are decided by the one batch rule, SyncCore's `BatchMerge` (decision 0100): a backend
 ///   reads the working set in the batch's transaction and stores what the rule returns.
 /// - Times come from the caller (`now`), so tests control them.
-package protocol ServerStorage: AccountAdministration, AccountStateStorage, ApprovalStorage {
+package protocol ServerStorage: AccountAdministration, AccountStateStorage, ApprovalStorage, GroupStorage {
     /// Stores a new account; throws `accountExists` when the name is taken.
     func createAccount(_ account: NewAccount, now: Date) async throws
 

@@ -50,6 +50,24 @@ extension Validation {
         }
     }
 
+    static func groupLogAppend(_ body: GroupLogAppendRequest) throws {
+        guard body.index >= 0 else { throw APIError.invalid("index must be a log index") }
+        guard !body.entry.bytes.isEmpty, body.entry.bytes.count <= GroupRules.maximumEntryBytes else {
+            throw APIError.invalid("a group log entry must hold 1 to \(GroupRules.maximumEntryBytes) bytes")
+        }
+        guard (1...GroupRules.maximumMembers).contains(body.members.count), Set(body.members).count == body.members.count else {
+            throw APIError.invalid("a group has 1 to \(GroupRules.maximumMembers) member accounts, each named once")
+        }
+        for member in body.members { try accountName(member) }
+    }
+
+    /// A group's ID: 16 bytes as 32 lowercase hexadecimal digits.
+    static func groupID(_ group: String) throws {
+        guard group.utf8.count == 32, group.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
+            throw APIError.invalid("a group ID is 32 lowercase hexadecimal digits")
+        }
+    }
+
     static func statement(_ body: StatementRequest) throws {
         guard !body.statement.bytes.isEmpty, body.statement.bytes.count <= AccountStateLimits.maximumStatementBytes else {
             throw APIError.invalid("a statement must hold 1 to \(AccountStateLimits.maximumStatementBytes) bytes")

@@ -7,7 +7,7 @@ import Testing
 /// The behaviours shared by every storage backend (SQLite here, PostgreSQL in its own suite).
 enum StorageContract {
     static let cases: [StorageContractCase] = accountCases + deviceCases + uploadCases + feedCases + collectionCases + ruleCases
-        + administrationCases + accountStateCases + approvalCases
+        + administrationCases + accountStateCases + approvalCases + groupCases
 
     static let accountCases: [StorageContractCase] = [
         StorageContractCase(name: "createdAccountIsFoundByNameAndID") { storage in

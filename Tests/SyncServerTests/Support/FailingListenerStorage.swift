@@ -76,6 +76,13 @@ final class FailingListenerStorage: ServerStorage {
         try await inner.publishIdentityCard(card, of: account, now: now)
     }
     func identityCard(of account: AccountID) async throws -> [UInt8]? { try await inner.identityCard(of: account) }
+    func appendGroupLogEntry(_ entry: [UInt8], at index: Int, of group: String, by account: AccountID, members: Set<AccountID>, now: Date) async throws {
+        try await inner.appendGroupLogEntry(entry, at: index, of: group, by: account, members: members, now: now)
+    }
+    func groupLog(of group: String, readBy account: AccountID, from index: Int, limit: Int) async throws -> [DeviceLogRecord] {
+        try await inner.groupLog(of: group, readBy: account, from: index, limit: limit)
+    }
+    func groups(of account: AccountID) async throws -> [GroupSummary] { try await inner.groups(of: account) }
     func createApprovalRequest(_ request: ApprovalRecord, now: Date) async throws { try await inner.createApprovalRequest(request, now: now) }
     func approvalRequests(of account: AccountID, now: Date) async throws -> [ApprovalRecord] {
         try await inner.approvalRequests(of: account, now: now)

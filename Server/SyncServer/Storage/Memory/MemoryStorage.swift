@@ -19,6 +19,14 @@ package final class MemoryStorage: ServerStorage {
         var statements: [AccountID: [ZoneID: [DeviceID: StatementRecord]]] = [:]
         var identityCards: [AccountID: [UInt8]] = [:]
         var approvals: [AccountID: [ApprovalRecord]] = [:]
+        var groups: [String: Group] = [:]
+    }
+
+    /// A group's log and who is (`current`) and ever was (`everyone`) a member.
+    struct Group {
+        var log: [[UInt8]] = []
+        var current: Set<AccountID> = []
+        var everyone: Set<AccountID> = []
     }
 
     let state = Mutex(State())

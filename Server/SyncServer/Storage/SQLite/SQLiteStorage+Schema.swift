@@ -123,6 +123,7 @@ extension SQLiteStorage {
                 """)
         }
         registerIdentityCardMigration(in: &migrator)
+        registerGroupMigration(in: &migrator)
         return migrator
     }
 }
