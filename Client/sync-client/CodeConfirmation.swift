@@ -18,6 +18,14 @@ enum CodeConfirmation {
 
     private static func ask(shown: String, question: String) async -> Bool {
         FileHandle.standardOutput.write(Data("\(shown)\n".utf8))
+        return await Confirmation.ask(question)
+    }
+}
+
+/// A yes-or-no question on standard error, answered on standard input: `y` or `yes` (any case)
+/// is yes; anything else, an empty line or the end of input is no.
+enum Confirmation {
+    static func ask(_ question: String) async -> Bool {
         FileHandle.standardError.write(Data("\(question) [y/N] ".utf8))
         // Read on a thread of its own: a read that waits for a person holds no task thread.
         let answer = await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in

@@ -11,5 +11,6 @@ struct SyncClientCommand: AsyncParsableCommand {
         subcommands: [
             EnrollCommand.self, SyncCommand.self, RunCommand.self, StatusCommand.self, DevicesCommand.self,
             RevokeCommand.self, ChangePasswordCommand.self, RecoverCommand.self, ApproveCommand.self, AccountCommand.self, LeaveCommand.self, ContactsCommand.self,
+            GroupCommand.self,
         ])
 }

@@ -19,7 +19,7 @@ struct ContactsTests {
         let c: TestDevice
     }
 
-    private func withWorld(_ body: (World) async throws -> Void) async throws {
+    func withWorld(_ body: (World) async throws -> Void) async throws {
         try await withProxiedAccount(["a", "p"], proxied: ["p"]) { proxied in
             let bob = "bob-\(UUID().uuidString.prefix(8))"
             let b = proxied.newDevice("b"), c = proxied.newDevice("c")
@@ -34,7 +34,7 @@ struct ContactsTests {
     }
 
     /// `sync-client contacts add NAME` on `device`, the person answering `answer` to the code.
-    private func add(_ name: String, on device: TestDevice, answer: String) async throws -> ChildProcess.Result {
+    func add(_ name: String, on device: TestDevice, answer: String) async throws -> ChildProcess.Result {
         try await contacts("add", name, on: device, answer: answer)
     }
 

@@ -32,7 +32,8 @@ import SyncProtocol
 /// (``serveApprovalOffer(_:)``), its own answer (``serveApprovalAnswer(_:)``) and its own device log
 /// (``serveDeviceLog(_:)``); and a password wrap of its own at sign-in (``serveSignInWrap(_:)``).
 /// For contacts (decision 0282), an identity card of its own for any account looked up
-/// (``serveIdentityCard(_:)``).
+/// (``serveIdentityCard(_:)``); for groups (decision 0283), a group of its own making
+/// (``serveForgedGroup(_:entries:)``) and group logs rolled back (``serveGroupLogs(cutTo:)``).
 final class RewritingProxy: Sendable {
     enum Mode: String, Sendable {
         case pass, wipe, replay, replayAlways, hide, hideLast, hideLastAndStatements, hideKeyValue, shiftAndHide
@@ -169,6 +170,19 @@ final class RewritingProxy: Sendable {
             return
         }
         try write(Data(card).base64EncodedString(), to: "identity-card")
+    }
+
+    /// Lists a group of its own making to every device (`GET /v1/groups`) and serves `entries` as
+    /// its log (decision 0283): a server that invites an account into a group it made up.
+    func serveForgedGroup(_ group: [UInt8], entries: [[UInt8]]) throws {
+        let forged: [String: Any] = ["group": group.map { String(format: "%02x", $0) }.joined(), "entries": entries.map { Data($0).base64EncodedString() }]
+        try write(String(decoding: try JSONSerialization.data(withJSONObject: forged), as: UTF8.self), to: "forged-group")
+    }
+
+    /// Serves every group log cut to its first `entries` entries from now on: a server rolling a
+    /// group's membership back (decision 0283).
+    func serveGroupLogs(cutTo entries: Int) throws {
+        try write(String(entries), to: "group-log-cut")
     }
 
     func serveDeviceLog(_ entries: [[UInt8]]) throws {
@@ -347,6 +361,26 @@ final class RewritingProxy: Sendable {
                     if status < 300 and self.sent_body:
                         write_side("approval-reveal", self.sent_body.decode())
                     return self.answer(status, headers, data)
+                group_parts = url.path.rstrip("/").split("/")
+                forged_group = json.loads(side("forged-group") or "null")
+                if request == "GET /v1/groups" and forged_group is not None:
+                    status, headers, data = self.forward()
+                    listed = json.loads(data)
+                    listed["groups"].append({"group": forged_group["group"], "entries": len(forged_group["entries"])})
+                    return self.answer(status, headers, json.dumps(listed).encode())
+                if self.command == "GET" and len(group_parts) == 5 and group_parts[2] == "groups" and group_parts[4] == "log":
+                    start = int(query.get("from", ["0"])[0])
+                    if forged_group is not None and group_parts[3] == forged_group["group"]:
+                        entries = [{"index": i, "entry": e} for i, e in enumerate(forged_group["entries"]) if i >= start]
+                        return self.answer(200, [("Content-Type", "application/json")], json.dumps({"entries": entries, "hasMore": False}).encode())
+                    cut = side("group-log-cut")
+                    if cut is not None:
+                        status, headers, data = self.forward()
+                        page = json.loads(data)
+                        if status == 200:
+                            page["entries"] = [entry for entry in page["entries"] if entry["index"] < int(cut)]
+                            page["hasMore"] = False
+                        return self.answer(status, headers, json.dumps(page).encode())
                 card = side("identity-card") if request == "POST /v1/identities/lookup" else None
                 if card is not None:
                     self.forward()

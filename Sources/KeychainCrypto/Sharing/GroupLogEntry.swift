@@ -56,7 +56,8 @@ public struct GroupLogEntry: Sendable, Equatable {
     public var payload: [UInt8]
 
     private static let label = "synckeychain/v1/group-log-entry"
-    static let groupIDLength = 16
+    /// A group ID's length: 16 random bytes.
+    public static let groupIDLength = 16
 
     public init(
         group: [UInt8], index: UInt64, previous: [UInt8], kind: Kind, subject: String, subjectCard: [UInt8] = [], role: Role? = nil,
@@ -102,6 +103,13 @@ public struct GroupLogEntry: Sendable, Equatable {
 
     /// The hash the next entry's `previous` names: SHA-256 of the wire form.
     public static func hash(ofSigned wire: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: wire)) }
+
+    /// The entry `wire` holds, unverified: what a device reads of a log before it knows which
+    /// card verifies it (the owner named by the `create`, then checked against its pinned card).
+    public init?(unverifiedWire wire: [UInt8]) {
+        guard let decoded = try? Self.decode(wire) else { return nil }
+        self = decoded.entry
+    }
 
     /// Reads a wire form: the entry, the bytes its signature covers, and the signature.
     static func decode(_ wire: [UInt8]) throws(CryptoError) -> (entry: GroupLogEntry, signed: [UInt8], signature: [UInt8]) {

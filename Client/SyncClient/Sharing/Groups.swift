@@ -1,0 +1,275 @@
+import Foundation
+import KeychainCrypto
+import SyncProtocol
+
+/// Shared password groups (decision 0283), their membership so far: create, invite, accept, list
+/// members, remove, leave. Every command reads the group's whole log from the server and verifies
+/// it from the owner's `create`, against the owner's card this account pinned as a contact (or its
+/// own identity, for a group it created), and against how far the account verified it before
+/// (``GroupRecords``): the server can refuse to serve, but not add a member, hand out a key of its
+/// own, keep a removed member in, or roll the log back unnoticed.
+package struct Groups: Sendable {
+    let contacts: Contacts
+    var session: ClientSession { contacts.session }
+
+    package init(session: ClientSession) { contacts = Contacts(session: session) }
+
+    /// This account's name: how its members' lists name it.
+    package var account: String { session.enrolment.account }
+
+    /// A group as its verified log shows it.
+    package struct Group: Sendable {
+        /// The account's own name for it.
+        package var name: String
+        package var log: GroupLog
+        package var owner: String
+    }
+
+    /// A group whose log names this account, not yet accepted here.
+    package struct Invitation: Sendable {
+        package var log: GroupLog
+        package var owner: String
+        /// The name it is recorded under once accepted, unless another is given.
+        package var suggestedName: String
+    }
+
+    /// Creates a group called `name` (this account's name for it) with this account as owner.
+    package func create(_ name: String) async throws -> Group {
+        try GroupNames.check(name)
+        guard try GroupRecords(session: session).record(named: name) == nil else {
+            throw SyncClientError(.invalidInput, "this account already has a group called \(name)")
+        }
+        let identity = try await ownIdentity()
+        // Random (the system generator is getrandom's): the server learns nothing from an ID.
+        var generator = SystemRandomNumberGenerator()
+        let id = (0..<GroupLogEntry.groupIDLength).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        let (log, _) = try GroupLog.creating(group: id, by: identity)
+        try await send(log.entries[0], at: 0, of: log)
+        let group = Group(name: name, log: log, owner: identity.account)
+        try record(group)
+        return group
+    }
+
+    /// Adds `contact` (a verified contact) to the group `name` with `role`, sealing it the
+    /// group's current key.
+    package func invite(_ contact: String, to name: String, role: GroupLogEntry.Role) async throws -> Group {
+        guard let card = try contacts.pinnedContacts().first(where: { $0.card.account == contact })?.card else {
+            throw SyncClientError(.invalidInput, "\(contact) is not a verified contact; `sync-client contacts add \(contact)` compares the safety code first")
+        }
+        return try await change(name) { group, identity in
+            guard group.log.members[contact] == nil else { throw SyncClientError(.invalidInput, "\(contact) is a member already") }
+            guard let key = try group.log.keys(for: identity)[group.log.epoch] else {
+                throw SyncClientError(.untrustedAccountState, "the group's current key is not sealed to this account")
+            }
+            return try group.log.adding(card, role: role, key: key, by: identity)
+        }
+    }
+
+    /// Removes `member` from the group `name`: a new key epoch, sealed to the others only.
+    package func remove(_ member: String, from name: String) async throws -> Group {
+        try await change(name) { group, identity in
+            guard group.log.members[member] != nil else { throw SyncClientError(.invalidInput, "\(member) is not a member") }
+            guard let key = try group.log.keys(for: identity)[group.log.epoch] else {
+                throw SyncClientError(.untrustedAccountState, "the group's current key is not sealed to this account")
+            }
+            return try group.log.removing(member, current: key, by: identity).entry
+        }
+    }
+
+    /// This account leaves the group `name` (an owner cannot: it removes the others instead), and
+    /// its devices forget it.
+    package func leave(_ name: String) async throws {
+        _ = try await change(name) { group, identity in try group.log.leaving(by: identity) }
+        try GroupRecords(session: session).forget(name)
+    }
+
+    /// The group `name`, its log read and verified now.
+    package func group(named name: String) async throws -> Group {
+        guard let record = try GroupRecords(session: session).record(named: name) else {
+            throw SyncClientError(.invalidInput, "this account has no group called \(name); `sync-client group list` shows them")
+        }
+        let log = try await verifiedLog(record.group, owner: record.owner, extending: record)
+        let group = Group(name: name, log: log, owner: record.owner)
+        try self.record(group)
+        return group
+    }
+
+    /// The groups this account recorded, by name.
+    package func recorded() throws(SyncClientError) -> [String] {
+        try GroupRecords(session: session).all().map(\.name)
+    }
+
+    /// The groups whose logs name this account as a member and which it has not accepted, each
+    /// verified from an owner this account pinned. A group whose owner is not a verified contact,
+    /// or whose log does not verify, is reported in `unverifiable` (the owner's name as the log
+    /// claims it), never offered.
+    package func invitations() async throws -> (invitations: [Invitation], unverifiable: [String]) {
+        let listed = try await session.connection.send(.GET, "/v1/groups", body: nil, as: GroupListResponse.self)
+        let known = Set(try GroupRecords(session: session).all().map { $0.group.hexString })
+        var invitations: [Invitation] = [], unverifiable: [String] = []
+        for summary in listed.groups where !known.contains(summary.group) {
+            guard let id = [UInt8](hexString: summary.group), id.count == GroupLogEntry.groupIDLength else { continue }
+            let served = try await servedEntries(of: id)
+            guard let owner = served.first.flatMap(GroupLogEntry.init(unverifiedWire:))?.signer else {
+                unverifiable.append("?")
+                continue
+            }
+            do {
+                let log = try await verifiedLog(id, owner: owner, served: served, extending: nil)
+                guard log.members[session.enrolment.account] != nil else { continue }
+                invitations.append(Invitation(log: log, owner: owner, suggestedName: "\(owner)-\(Array(id.prefix(4)).hexString)"))
+            } catch {
+                unverifiable.append(owner)
+            }
+        }
+        return (invitations, unverifiable)
+    }
+
+    /// Records `invitation` as the account's group `name`.
+    package func accept(_ invitation: Invitation, as name: String) throws(SyncClientError) -> Group {
+        try GroupNames.check(name)
+        guard try GroupRecords(session: session).record(named: name) == nil else {
+            throw SyncClientError(.invalidInput, "this account already has a group called \(name); accept it under another name (--name)")
+        }
+        let group = Group(name: name, log: invitation.log, owner: invitation.owner)
+        try record(group)
+        return group
+    }
+
+    // MARK: - Reading and appending
+
+    /// Reads and verifies the group `name`, appends the entry `make` builds for it, and records the
+    /// result. A conflict (another member appended first) is read again and the entry rebuilt.
+    private func change(
+        _ name: String, _ make: (Group, AccountIdentity) throws -> [UInt8]
+    ) async throws -> Group {
+        for _ in 0..<3 {
+            let group = try await self.group(named: name)
+            let identity = try memberIdentity(in: group.log)
+            let entry = try make(group, identity)
+            var log = group.log
+            do {
+                try log.append(entry)
+            } catch {
+                throw SyncClientError(.invalidInput, "this account may not make that change to the group", underlying: error)
+            }
+            do {
+                try await send(entry, at: group.log.entries.count, of: log)
+            } catch where ServerFailure.code(of: error) == ErrorCode.logConflict {
+                continue
+            }
+            let changed = Group(name: name, log: log, owner: group.owner)
+            try record(changed)
+            return changed
+        }
+        throw SyncClientError(.busy, "other members kept changing the group; try again")
+    }
+
+    private func send(_ entry: [UInt8], at index: Int, of log: GroupLog) async throws {
+        let members = log.members.keys.sorted()
+        let request = GroupLogAppendRequest(index: index, entry: Base64Bytes(entry), members: members)
+        try await session.connection.send(.PUT, "/v1/groups/\(log.group.hexString)/log", body: request)
+    }
+
+    private func record(_ group: Group) throws(SyncClientError) {
+        try GroupRecords(session: session).save(
+            GroupRecords.Record(
+                name: group.name, group: group.log.group, owner: group.owner, verifiedLength: group.log.entries.count, head: group.log.head))
+    }
+
+    /// The log the server serves for `id`, verified from `owner`'s card and, when the account
+    /// recorded the group, checked to extend what it verified before.
+    private func verifiedLog(_ id: [UInt8], owner: String, served: [[UInt8]]? = nil, extending record: GroupRecords.Record?) async throws -> GroupLog {
+        let served = if let served { served } else { try await servedEntries(of: id) }
+        if let record {
+            guard served.count >= record.verifiedLength,
+                ConstantTime.equals(GroupLogEntry.hash(ofSigned: served[record.verifiedLength - 1]), record.head)
+            else {
+                throw SyncClientError(
+                    .untrustedAccountState,
+                    "the server served the group \(record.name)'s membership log shorter than, or different from, the one this account verified (a rollback or a fork)")
+            }
+        }
+        var failure: (any Error)?
+        for card in try await ownerCards(owner) {
+            var log = GroupLog(group: id, owner: card)
+            do {
+                for entry in served { try log.append(entry) }
+                return log
+            } catch {
+                failure = error
+            }
+        }
+        throw SyncClientError(.untrustedAccountState, "the group's membership log from \(owner) does not verify", underlying: failure)
+    }
+
+    /// The cards a log created by `owner` may start from: this account's own identities (one per
+    /// key epoch it holds) for its own groups; a contact's pinned card otherwise.
+    private func ownerCards(_ owner: String) async throws -> [AccountIdentityCard] {
+        if owner == session.enrolment.account { return try ownIdentities().map { try $0.card() } }
+        guard let pinned = try contacts.pinnedContacts().first(where: { $0.card.account == owner }) else {
+            throw SyncClientError(.invalidInput, "the group's owner \(owner) is not a verified contact; `sync-client contacts add \(owner)` first")
+        }
+        return [pinned.card]
+    }
+
+    /// The identity, among this account's, whose card the log holds for it.
+    private func memberIdentity(in log: GroupLog) throws -> AccountIdentity {
+        guard let member = log.members[session.enrolment.account] else {
+            throw SyncClientError(.invalidInput, "this account is no longer a member of the group")
+        }
+        guard let identity = try ownIdentities().first(where: { (try? $0.card().fingerprint) == member.card.fingerprint }) else {
+            throw SyncClientError(
+                .invalidInput,
+                "this account's identity changed since it joined the group (it revoked a device); the group cannot be changed from this account until an owner updates it")
+        }
+        return identity
+    }
+
+    private func ownIdentities() throws -> [AccountIdentity] {
+        try session.keys.accountKeys.sorted { $0.key > $1.key }.map { epoch, key in
+            try AccountIdentity(account: session.enrolment.account, epoch: epoch, accountKey: key)
+        }
+    }
+
+    /// This account's identity at the newest epoch, its card published (what a new group starts from).
+    private func ownIdentity() async throws -> AccountIdentity {
+        let card = try await contacts.publishOwnIdentity()
+        guard let identity = try ownIdentities().first(where: { (try? $0.card().fingerprint) == card.fingerprint }) else {
+            throw SyncClientError(.localStorage, "this account's identity is missing")
+        }
+        return identity
+    }
+
+    /// Every entry the server serves for the group, page by page.
+    private func servedEntries(of id: [UInt8]) async throws -> [[UInt8]] {
+        var entries: [[UInt8]] = []
+        var hasMore = true
+        while hasMore {
+            let page: DeviceLogResponse
+            do {
+                page = try await session.connection.send(
+                    .GET, "/v1/groups/\(id.hexString)/log?from=\(entries.count)", body: nil, as: DeviceLogResponse.self)
+            } catch where ServerFailure.code(of: error) == ErrorCode.notFound {
+                throw SyncClientError(.untrustedAccountState, "the server does not serve the group's log to this account")
+            }
+            let inOrder = page.entries.enumerated().allSatisfy { $0.element.index == entries.count + $0.offset }
+            guard inOrder, !(page.hasMore && page.entries.isEmpty), entries.count + page.entries.count <= 10_000 else {
+                throw SyncClientError(.untrustedAccountState, "the server served a malformed page of a group log")
+            }
+            entries += page.entries.map(\.entry.bytes)
+            hasMore = page.hasMore
+        }
+        guard !entries.isEmpty else { throw SyncClientError(.untrustedAccountState, "the server served an empty group log") }
+        return entries
+    }
+}
+
+/// The names an account gives its groups: what the command line takes.
+enum GroupNames {
+    static func check(_ name: String) throws(SyncClientError) {
+        guard (1...64).contains(name.utf8.count), !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw SyncClientError(.invalidInput, "a group's name has 1 to 64 bytes and no control characters")
+        }
+    }
+}
