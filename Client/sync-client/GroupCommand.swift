@@ -10,7 +10,7 @@ struct GroupCommand: AsyncParsableCommand {
         commandName: "group", abstract: "Groups of accounts that share passwords: who is in them.",
         subcommands: [
             GroupCreateCommand.self, GroupInviteCommand.self, GroupAcceptCommand.self, GroupMembersCommand.self,
-            GroupRemoveCommand.self, GroupLeaveCommand.self, GroupListCommand.self,
+            GroupRemoveCommand.self, GroupUpdateCommand.self, GroupLeaveCommand.self, GroupListCommand.self,
         ])
 
     /// Runs `body` with the groups of the device of `keychain`, reporting a failure on one line.
@@ -124,7 +124,9 @@ struct GroupMembersCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await GroupCommand.with(keychain) { groups in
-            let log = try await groups.group(named: name).log
+            let group = try await groups.group(named: name)
+            let log = group.log
+            print("key epoch \(log.epoch): \(groups.holdsCurrentKey(group) ? "this account holds its key" : "this account does not hold its key")")
             GroupCommand.printMembers(of: log)
             if !log.members.keys.contains(groups.account) {
                 FileHandle.standardError.write(Data("sync-client: this account is no longer a member of \(TerminalText.sanitized(name))\n".utf8))
@@ -145,6 +147,23 @@ struct GroupRemoveCommand: AsyncParsableCommand {
         try await GroupCommand.with(keychain) { groups in
             let group = try await groups.remove(member, from: name)
             print("\(TerminalText.sanitized(member)): removed from \(TerminalText.sanitized(name)); key epoch \(group.log.epoch)")
+        }
+    }
+}
+
+struct GroupUpdateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "update",
+        abstract: "Record a member's new identity (its account revoked a device; verify it first with `contacts verify`) and re-key the group.")
+
+    @OptionGroup var keychain: KeychainOptions
+    @Argument(help: "The group.") var name: String
+    @Argument(help: "The member's account name.") var member: String
+
+    func run() async throws {
+        try await GroupCommand.with(keychain) { groups in
+            let group = try await groups.update(member, in: name)
+            print("\(TerminalText.sanitized(member)): identity updated in \(TerminalText.sanitized(name)); key epoch \(group.log.epoch)")
         }
     }
 }

@@ -122,4 +122,37 @@ import Testing
             #expect(throws: CryptoError.self) { try fresh.append(tampered) }
         }
     }
+
+    /// Bob's account revoked a device: his identity moved to epoch 2. Alice, who verified the new
+    /// card as a contact, records it and re-keys; the new epoch opens with his new identity and not
+    /// with the old one (which the revoked device holds). Nobody updates itself, and only the owner
+    /// updates an admin.
+    @Test func anUpdatedCardAndARekeyShutTheOldIdentityOut() throws {
+        let (log, key) = try aliceBobAndCarol()
+        let newBob = AccountIdentity(account: "bob", epoch: 2, accountKey: AccountKey.generate())
+        var bobs = try verified(log.entries)
+        #expect(throws: CryptoError.self) { try bobs.append(try log.updating(try newBob.card(), by: bob)) }
+        #expect(throws: CryptoError.self) { try bobs.append(try log.updating(try newBob.card(), by: carol)) }
+        #expect(throws: CryptoError.self) { try bobs.append(try log.updating(try newBob.card(), by: mallory)) }
+        #expect(throws: CryptoError.self) { try bobs.append(try log.updating(try bob.card(), by: alice)) }
+        try bobs.append(try log.updating(try newBob.card(), by: alice))
+        let newBobsCard = try newBob.card()
+        #expect(bobs.isDueRekey && bobs.members["bob"]?.card == newBobsCard)
+        let (rekey, newKey) = try bobs.rekeying(current: key, by: alice)
+        try bobs.append(rekey)
+        #expect(!bobs.isDueRekey && bobs.epoch == 2)
+        #expect(try bobs.keys(for: newBob)[2]?.isSameKey(as: newKey) == true)
+        #expect(try bobs.keys(for: newBob)[1]?.isSameKey(as: key) == true)
+        #expect(throws: CryptoError.self) { try bobs.keys(for: bob) }
+
+        // Only the owner updates an admin; an admin may update the owner, whose identity moved.
+        var (admins, adminKey) = try GroupLog.creating(group: group, by: alice)
+        try admins.append(try admins.adding(try bob.card(), role: .admin, key: adminKey, by: alice))
+        try admins.append(try admins.adding(try carol.card(), role: .admin, key: adminKey, by: alice))
+        #expect(throws: CryptoError.self) { try admins.append(try admins.updating(try newBob.card(), by: carol)) }
+        let newAlice = AccountIdentity(account: "alice", epoch: 2, accountKey: AccountKey.generate())
+        try admins.append(try admins.updating(try newAlice.card(), by: bob))
+        let newAlicesCard = try newAlice.card()
+        #expect(admins.members["alice"]?.card == newAlicesCard)
+    }
 }

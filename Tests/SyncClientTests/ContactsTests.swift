@@ -43,7 +43,7 @@ struct ContactsTests {
         try await contacts("verify", name, on: device, answer: answer)
     }
 
-    private func contacts(_ command: String, _ name: String, on device: TestDevice, answer: String) async throws -> ChildProcess.Result {
+    func contacts(_ command: String, _ name: String, on device: TestDevice, answer: String) async throws -> ChildProcess.Result {
         let child = try ChildProcess(Products.syncClient, ["contacts", command, "--keychain", device.keychainPath, name], typing: true)
         try child.type(answer + "\n")
         return try await child.waitForExit()

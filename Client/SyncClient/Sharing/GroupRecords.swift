@@ -6,9 +6,11 @@ import KeychainCrypto
 /// The groups this account belongs to (decision 0283), as its devices record them: a key-value
 /// store of the account, `synckeychain.groups`, so a group created or accepted on one device is
 /// the account's on all of them. One key per group, by the account's own name for it (the first
-/// 16 bytes of SHA-256 of the name, in hex); the value holds the name, the group's ID, its owner
-/// and how far the log was verified (its length and the hash of its last entry), so a log the
-/// server later serves shorter or different is a rollback or a fork, not a fresh start.
+/// 16 bytes of SHA-256 of the name, in hex); the value holds the name, the group's ID, the owner's
+/// card the log was first verified from (the root every later read starts from, whatever the
+/// owner's pin says since) and how far the log was verified (its length and the hash of its last
+/// entry), so a log the server later serves shorter or different is a rollback or a fork, not a
+/// fresh start.
 struct GroupRecords {
     static let storeName = "synckeychain.groups"
     let store: KeyValueStore
@@ -17,7 +19,7 @@ struct GroupRecords {
     struct Record: Equatable {
         var name: String
         var group: [UInt8]
-        var owner: String
+        var owner: AccountIdentityCard
         var verifiedLength: Int
         var head: [UInt8]
     }
@@ -32,7 +34,7 @@ struct GroupRecords {
 
     func save(_ record: Record) throws(SyncClientError) {
         let value: [String: KeyValue] = [
-            "name": .string(record.name), "group": .data(Data(record.group)), "owner": .string(record.owner),
+            "name": .string(record.name), "group": .data(Data(record.group)), "owner": .string(record.owner.account), "ownerCard": .data(Data(record.owner.encoded)),
             "verifiedLength": .integer(Int64(record.verifiedLength)), "head": .data(Data(record.head)),
         ]
         do {
@@ -77,9 +79,10 @@ struct GroupRecords {
     private static func record(_ value: KeyValue, key: String) throws(SyncClientError) -> Record {
         guard let fields = value.dictionaryValue, let name = fields["name"]?.stringValue, key == Self.key(of: name),
             let group = fields["group"]?.dataValue, group.count == GroupLogEntry.groupIDLength, let owner = fields["owner"]?.stringValue,
+            let ownerCard = fields["ownerCard"]?.dataValue, let card = try? AccountIdentityCard(decoding: Array(ownerCard), of: owner),
             let length = fields["verifiedLength"]?.integerValue, length >= 1, let head = fields["head"]?.dataValue, head.count == 32
         else { throw SyncClientError(.localStorage, "a group in the store \(storeName) cannot be read") }
-        return Record(name: name, group: Array(group), owner: owner, verifiedLength: Int(length), head: Array(head))
+        return Record(name: name, group: Array(group), owner: card, verifiedLength: Int(length), head: Array(head))
     }
 
     private static func key(of name: String) -> String {

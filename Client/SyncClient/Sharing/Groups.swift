@@ -58,10 +58,7 @@ package struct Groups: Sendable {
         }
         return try await change(name) { group, identity in
             guard group.log.members[contact] == nil else { throw SyncClientError(.invalidInput, "\(contact) is a member already") }
-            guard let key = try group.log.keys(for: identity)[group.log.epoch] else {
-                throw SyncClientError(.untrustedAccountState, "the group's current key is not sealed to this account")
-            }
-            return try group.log.adding(card, role: role, key: key, by: identity)
+            return try group.log.adding(card, role: role, key: try currentKey(of: group, for: identity), by: identity)
         }
     }
 
@@ -69,10 +66,25 @@ package struct Groups: Sendable {
     package func remove(_ member: String, from name: String) async throws -> Group {
         try await change(name) { group, identity in
             guard group.log.members[member] != nil else { throw SyncClientError(.invalidInput, "\(member) is not a member") }
-            guard let key = try group.log.keys(for: identity)[group.log.epoch] else {
-                throw SyncClientError(.untrustedAccountState, "the group's current key is not sealed to this account")
-            }
-            return try group.log.removing(member, current: key, by: identity).entry
+            return try group.log.removing(member, current: try currentKey(of: group, for: identity), by: identity).entry
+        }
+    }
+
+    /// Records the identity `contact` moved to (its account revoked a device; this account
+    /// verified the new card again with `contacts verify`) in the group `name`, and re-keys it: the
+    /// old identity, which the revoked device holds, opens no later key.
+    package func update(_ contact: String, in name: String) async throws -> Group {
+        guard let card = try contacts.pinnedContacts().first(where: { $0.card.account == contact })?.card else {
+            throw SyncClientError(.invalidInput, "\(contact) is not a verified contact; `sync-client contacts verify \(contact)` first")
+        }
+        _ = try await change(name) { group, identity in
+            guard let member = group.log.members[contact] else { throw SyncClientError(.invalidInput, "\(contact) is not a member") }
+            guard !ConstantTime.equals(member.card.fingerprint, card.fingerprint) else { return nil }
+            return try group.log.updating(card, by: identity)
+        }
+        return try await change(name) { group, identity in
+            guard group.log.isDueRekey else { return nil }
+            return try group.log.rekeying(current: try currentKey(of: group, for: identity), by: identity).entry
         }
     }
 
@@ -88,8 +100,8 @@ package struct Groups: Sendable {
         guard let record = try GroupRecords(session: session).record(named: name) else {
             throw SyncClientError(.invalidInput, "this account has no group called \(name); `sync-client group list` shows them")
         }
-        let log = try await verifiedLog(record.group, owner: record.owner, extending: record)
-        let group = Group(name: name, log: log, owner: record.owner)
+        let log = try await verifiedLog(record.group, from: [record.owner], extending: record)
+        let group = Group(name: name, log: log, owner: record.owner.account)
         try self.record(group)
         return group
     }
@@ -115,7 +127,7 @@ package struct Groups: Sendable {
                 continue
             }
             do {
-                let log = try await verifiedLog(id, owner: owner, served: served, extending: nil)
+                let log = try await verifiedLog(id, from: try await ownerCards(owner), served: served, extending: nil)
                 guard log.members[session.enrolment.account] != nil else { continue }
                 invitations.append(Invitation(log: log, owner: owner, suggestedName: "\(owner)-\(Array(id.prefix(4)).hexString)"))
             } catch {
@@ -138,15 +150,16 @@ package struct Groups: Sendable {
 
     // MARK: - Reading and appending
 
-    /// Reads and verifies the group `name`, appends the entry `make` builds for it, and records the
-    /// result. A conflict (another member appended first) is read again and the entry rebuilt.
+    /// Reads and verifies the group `name`, appends the entry `make` builds for it (none: nothing
+    /// to do), and records the result. A conflict (another member appended first) is read again
+    /// and the entry rebuilt.
     private func change(
-        _ name: String, _ make: (Group, AccountIdentity) throws -> [UInt8]
+        _ name: String, _ make: (Group, AccountIdentity) throws -> [UInt8]?
     ) async throws -> Group {
         for _ in 0..<3 {
             let group = try await self.group(named: name)
             let identity = try memberIdentity(in: group.log)
-            let entry = try make(group, identity)
+            guard let entry = try make(group, identity) else { return group }
             var log = group.log
             do {
                 try log.append(entry)
@@ -165,6 +178,20 @@ package struct Groups: Sendable {
         throw SyncClientError(.busy, "other members kept changing the group; try again")
     }
 
+    /// The group's current key, as sealed to `identity`.
+    private func currentKey(of group: Group, for identity: AccountIdentity) throws -> GroupKey {
+        guard let key = try group.log.keys(for: identity)[group.log.epoch] else {
+            throw SyncClientError(.untrustedAccountState, "the group's current key is not sealed to this account")
+        }
+        return key
+    }
+
+    /// Whether the group's current key opens with this account's identity (a member's view).
+    package func holdsCurrentKey(_ group: Group) -> Bool {
+        guard let identity = try? memberIdentity(in: group.log) else { return false }
+        return (try? currentKey(of: group, for: identity)) != nil
+    }
+
     private func send(_ entry: [UInt8], at index: Int, of log: GroupLog) async throws {
         let members = log.members.keys.sorted()
         let request = GroupLogAppendRequest(index: index, entry: Base64Bytes(entry), members: members)
@@ -174,12 +201,14 @@ package struct Groups: Sendable {
     private func record(_ group: Group) throws(SyncClientError) {
         try GroupRecords(session: session).save(
             GroupRecords.Record(
-                name: group.name, group: group.log.group, owner: group.owner, verifiedLength: group.log.entries.count, head: group.log.head))
+                name: group.name, group: group.log.group, owner: group.log.owner, verifiedLength: group.log.entries.count, head: group.log.head))
     }
 
-    /// The log the server serves for `id`, verified from `owner`'s card and, when the account
-    /// recorded the group, checked to extend what it verified before.
-    private func verifiedLog(_ id: [UInt8], owner: String, served: [[UInt8]]? = nil, extending record: GroupRecords.Record?) async throws -> GroupLog {
+    /// The log the server serves for `id`, verified from one of the owner's `cards` and, when the
+    /// account recorded the group, checked to extend what it verified before.
+    private func verifiedLog(
+        _ id: [UInt8], from cards: [AccountIdentityCard], served: [[UInt8]]? = nil, extending record: GroupRecords.Record?
+    ) async throws -> GroupLog {
         let served = if let served { served } else { try await servedEntries(of: id) }
         if let record {
             guard served.count >= record.verifiedLength,
@@ -191,7 +220,7 @@ package struct Groups: Sendable {
             }
         }
         var failure: (any Error)?
-        for card in try await ownerCards(owner) {
+        for card in cards {
             var log = GroupLog(group: id, owner: card)
             do {
                 for entry in served { try log.append(entry) }
@@ -200,6 +229,7 @@ package struct Groups: Sendable {
                 failure = error
             }
         }
+        let owner = cards.first?.account ?? "its owner"
         throw SyncClientError(.untrustedAccountState, "the group's membership log from \(owner) does not verify", underlying: failure)
     }
 

@@ -11,8 +11,8 @@ public struct GroupLog: Sendable {
     }
 
     public let group: [UInt8]
-    /// The owner's card the chain must start from.
-    let owner: AccountIdentityCard
+    /// The owner's card the chain starts from.
+    public let owner: AccountIdentityCard
     /// The entries, in wire form, in order.
     public private(set) var entries: [[UInt8]] = []
     /// The current members, by account name.
@@ -103,6 +103,19 @@ public struct GroupLog: Sendable {
                 entry.epoch == epoch, entry.payload.isEmpty
             else { throw .invalidInput("the group log entry changes a role it may not") }
             members[entry.subject]?.role = role
+        case .update:
+            // Another manager, who verified the new card as a contact: an account's own old
+            // identity may be a revoked device's. Only the owner updates an admin; an admin may
+            // update the owner (whose identity moved and who can then sign nothing).
+            guard let signerRole, signerRole.manages, let subject = members[entry.subject], entry.subject != entry.signer,
+                subject.role != .admin || signerRole == .owner, entry.epoch == epoch, entry.payload.isEmpty
+            else { throw .invalidInput("the group log entry updates a member it may not") }
+            let card = try Self.card(entry.subjectCard, of: entry.subject)
+            guard !ConstantTime.equals(card.fingerprint, subject.card.fingerprint) else {
+                throw .invalidInput("the group log entry updates a member to the card it has")
+            }
+            members[entry.subject]?.card = card
+            isDueRekey = true
         }
     }
 
@@ -173,6 +186,12 @@ public struct GroupLog: Sendable {
     /// The entry by which `identity`'s account leaves.
     public func leaving(by identity: AccountIdentity) throws(CryptoError) -> [UInt8] {
         try entry(.leave, subject: identity.account, epoch: epoch, by: try identity.card()).signed(by: identity)
+    }
+
+    /// The entry by which `identity` records `card` as its account's new identity (a contact
+    /// `identity`'s account verified again after that account revoked a device). A re-key follows.
+    public func updating(_ card: AccountIdentityCard, by identity: AccountIdentity) throws(CryptoError) -> [UInt8] {
+        try entry(.update, subject: card.account, subjectCard: card.encoded, epoch: epoch, by: try identity.card()).signed(by: identity)
     }
 
     /// The entry by which the owner `identity` gives `account` `role`.

@@ -24,6 +24,10 @@ public struct GroupLogEntry: Sendable, Equatable {
         case rekey = 5
         /// The owner gives `subject` another `role`.
         case role = 6
+        /// An owner or admin other than `subject` records `subject`'s new card (`subjectCard`):
+        /// that account's identity moved to a new key epoch when it revoked a device. The group is
+        /// then due a re-key, since its old identity's holders include the revoked device.
+        case update = 7
     }
 
     /// What a member may do in the group.
@@ -42,7 +46,7 @@ public struct GroupLogEntry: Sendable, Equatable {
     public var kind: Kind
     /// The account the entry is about.
     public var subject: String
-    /// The subject's ``AccountIdentityCard`` for `create` and `add`; empty otherwise.
+    /// The subject's ``AccountIdentityCard`` for `create`, `add` and `update`; empty otherwise.
     public var subjectCard: [UInt8]
     /// The subject's role for `create`, `add` and `role`; nil otherwise.
     public var role: Role?
