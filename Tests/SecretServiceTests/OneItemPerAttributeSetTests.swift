@@ -58,7 +58,9 @@ struct OneItemPerAttributeSetTests {
             #expect(try await b.secretTool(["store", "--label=VPN"] + after, input: "from B").status == 0)
             let named = try #require(try await b.itemIDs(after).first)
             #expect(named != changed)
-            try await eventually(timeout: DaemonPropagationTests.propagation, "one item of the set on both machines") {
+            // Bounded by rounds of explicit syncs, not by a daemon's latency: a loaded CI machine took
+            // over 15 s for one round (two syncs and four D-Bus calls).
+            try await eventually(timeout: .seconds(120), "one item of the set on both machines") {
                 try await a.sync()
                 try await b.sync()
                 let (onA, onB) = (try await a.itemIDs(after), try await b.itemIDs(after))
