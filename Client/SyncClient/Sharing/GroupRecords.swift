@@ -1,19 +1,17 @@
-import Crypto
 import Foundation
 import KeyValueStore
 import KeychainCrypto
 
-/// The groups this account belongs to (decision 0283), as its devices record them: a key-value
-/// store of the account, `synckeychain.groups`, so a group created or accepted on one device is
-/// the account's on all of them. One key per group, by the account's own name for it (the first
-/// 16 bytes of SHA-256 of the name, in hex); the value holds the name, the group's ID, the owner's
-/// card the log was first verified from (the root every later read starts from, whatever the
-/// owner's pin says since) and how far the log was verified (its length and the hash of its last
-/// entry), so a log the server later serves shorter or different is a rollback or a fork, not a
-/// fresh start.
+/// The groups this account belongs to (decision 0283): the account's key-value store
+/// `synckeychain.groups` (``NamedRecords``), so a group created or accepted on one device is the
+/// account's on all of them. One record per group, by the account's own name for it: the group's
+/// ID, the owner's card the log was first verified from (the root every later read starts from,
+/// whatever the owner's pin says since) and how far the log was verified (its length and the hash
+/// of its last entry), so a log the server later serves shorter or different is a rollback or a
+/// fork, not a fresh start.
 struct GroupRecords {
     static let storeName = "synckeychain.groups"
-    let store: KeyValueStore
+    let records: NamedRecords
 
     /// A group as recorded.
     struct Record: Equatable {
@@ -25,67 +23,40 @@ struct GroupRecords {
     }
 
     init(session: ClientSession) throws(SyncClientError) {
-        do {
-            store = try KeyValueSync.open(session: session).store(named: Self.storeName)
-        } catch {
-            throw SyncClientError.mapped(error)
-        }
+        records = try NamedRecords(session: session, storeName: Self.storeName, nameField: "name")
     }
 
     func save(_ record: Record) throws(SyncClientError) {
-        let value: [String: KeyValue] = [
-            "name": .string(record.name), "group": .data(Data(record.group)), "owner": .string(record.owner.account), "ownerCard": .data(Data(record.owner.encoded)),
-            "verifiedLength": .integer(Int64(record.verifiedLength)), "head": .data(Data(record.head)),
-        ]
-        do {
-            try store.set(value, forKey: Self.key(of: record.name))
-        } catch {
-            throw SyncClientError.mapped(error)
-        }
-    }
-
-    func forget(_ name: String) throws(SyncClientError) {
-        do {
-            _ = try store.removeValue(forKey: Self.key(of: name))
-        } catch {
-            throw SyncClientError.mapped(error)
-        }
+        try records.set(
+            [
+                "name": .string(record.name), "group": .data(Data(record.group)), "owner": .string(record.owner.account),
+                "ownerCard": .data(Data(record.owner.encoded)), "verifiedLength": .integer(Int64(record.verifiedLength)),
+                "head": .data(Data(record.head)),
+            ],
+            named: record.name)
     }
 
     func record(named name: String) throws(SyncClientError) -> Record? {
-        let key = Self.key(of: name)
-        let value: KeyValue?
-        do {
-            value = try store.value(forKey: key)
-        } catch {
-            throw SyncClientError.mapped(error)
-        }
-        return try value.map { value throws(SyncClientError) in try Self.record(value, key: key) }
+        try records.fields(named: name).map { fields throws(SyncClientError) in try record(fields) }
     }
 
     func all() throws(SyncClientError) -> [Record] {
-        let values: [String: KeyValue]
-        do {
-            values = try store.dictionaryRepresentation()
-        } catch {
-            throw SyncClientError.mapped(error)
-        }
-        var records: [Record] = []
-        for (key, value) in values { records.append(try Self.record(value, key: key)) }
-        return records.sorted { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) }
+        var all: [Record] = []
+        for fields in try records.all() { all.append(try record(fields)) }
+        return all.sorted { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) }
     }
 
-    /// A stored value read as the record its key names; one that does not read fails the read.
-    private static func record(_ value: KeyValue, key: String) throws(SyncClientError) -> Record {
-        guard let fields = value.dictionaryValue, let name = fields["name"]?.stringValue, key == Self.key(of: name),
-            let group = fields["group"]?.dataValue, group.count == GroupLogEntry.groupIDLength, let owner = fields["owner"]?.stringValue,
-            let ownerCard = fields["ownerCard"]?.dataValue, let card = try? AccountIdentityCard(decoding: Array(ownerCard), of: owner),
+    func forget(_ name: String) throws(SyncClientError) {
+        try records.remove(named: name)
+    }
+
+    /// A record's fields read as a group; one that does not read fails the read.
+    private func record(_ fields: [String: KeyValue]) throws(SyncClientError) -> Record {
+        guard let name = fields["name"]?.stringValue, let group = fields["group"]?.dataValue, group.count == GroupLogEntry.groupIDLength,
+            let owner = fields["owner"]?.stringValue, let ownerCard = fields["ownerCard"]?.dataValue,
+            let card = try? AccountIdentityCard(decoding: Array(ownerCard), of: owner),
             let length = fields["verifiedLength"]?.integerValue, length >= 1, let head = fields["head"]?.dataValue, head.count == 32
-        else { throw SyncClientError(.localStorage, "a group in the store \(storeName) cannot be read") }
+        else { throw records.unreadable }
         return Record(name: name, group: Array(group), owner: card, verifiedLength: Int(length), head: Array(head))
-    }
-
-    private static func key(of name: String) -> String {
-        Array(SHA256.hash(data: Array(name.utf8)).prefix(16)).hexString
     }
 }
