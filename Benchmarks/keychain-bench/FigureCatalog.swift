@@ -5,6 +5,7 @@ enum FigureCatalog {
         StoreFigures.lookup,
         CryptoFigures.itemSeal,
         CryptoFigures.accountDerivation,
+        SharingFigures.removalRekey,
         CLIFigure.benchmark,
         CompetitorFigures.secretTool,
         CompetitorFigures.pass,

@@ -83,7 +83,8 @@ package struct Contacts: Sendable {
         try ContactPins(session: session).all()
     }
 
-    private func pinned(_ name: String) throws(SyncClientError) -> PinnedContact? {
+    /// The pin of `name`, if any (one value read).
+    package func pinned(_ name: String) throws(SyncClientError) -> PinnedContact? {
         try ContactPins(session: session).pinned(name)
     }
 

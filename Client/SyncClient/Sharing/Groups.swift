@@ -3,7 +3,7 @@ import KeychainCrypto
 import SyncProtocol
 
 /// Shared password groups (decision 0283), their membership so far: create, invite, accept, list
-/// members, remove, leave. Every command reads the group's whole log from the server and verifies
+/// members, remove, update a member's identity, leave. Every command reads the group's whole log from the server and verifies
 /// it from the owner's `create`, against the owner's card this account pinned as a contact (or its
 /// own identity, for a group it created), and against how far the account verified it before
 /// (``GroupRecords``): the server can refuse to serve, but not add a member, hand out a key of its
@@ -53,7 +53,7 @@ package struct Groups: Sendable {
     /// Adds `contact` (a verified contact) to the group `name` with `role`, sealing it the
     /// group's current key.
     package func invite(_ contact: String, to name: String, role: GroupLogEntry.Role) async throws -> Group {
-        guard let card = try contacts.pinnedContacts().first(where: { $0.card.account == contact })?.card else {
+        guard let card = try contacts.pinned(contact)?.card else {
             throw SyncClientError(.invalidInput, "\(contact) is not a verified contact; `sync-client contacts add \(contact)` compares the safety code first")
         }
         return try await change(name) { group, identity in
@@ -74,7 +74,7 @@ package struct Groups: Sendable {
     /// verified the new card again with `contacts verify`) in the group `name`, and re-keys it: the
     /// old identity, which the revoked device holds, opens no later key.
     package func update(_ contact: String, in name: String) async throws -> Group {
-        guard let card = try contacts.pinnedContacts().first(where: { $0.card.account == contact })?.card else {
+        guard let card = try contacts.pinned(contact)?.card else {
             throw SyncClientError(.invalidInput, "\(contact) is not a verified contact; `sync-client contacts verify \(contact)` first")
         }
         _ = try await change(name) { group, identity in
@@ -102,7 +102,8 @@ package struct Groups: Sendable {
         }
         let log = try await verifiedLog(record.group, from: [record.owner], extending: record)
         let group = Group(name: name, log: log, owner: record.owner.account)
-        try self.record(group)
+        // A record is a synced value: written again only when the log grew.
+        if log.entries.count != record.verifiedLength { try self.record(group) }
         return group
     }
 
@@ -121,11 +122,14 @@ package struct Groups: Sendable {
         var invitations: [Invitation] = [], unverifiable: [String] = []
         for summary in listed.groups where !known.contains(summary.group) {
             guard let id = [UInt8](hexString: summary.group), id.count == GroupLogEntry.groupIDLength else { continue }
-            let served = try await servedEntries(of: id)
-            guard let owner = served.first.flatMap(GroupLogEntry.init(unverifiedWire:))?.signer else {
-                unverifiable.append("?")
+            // One group the server serves badly is reported; it does not keep the others from being offered.
+            guard let served = try? await servedEntries(of: id), let owner = served.first.flatMap(GroupLogEntry.init(unverifiedWire:))?.signer
+            else {
+                unverifiable.append("an unknown account")
                 continue
             }
+            // This account's own group, created on another device whose record has not synced here yet.
+            if owner == account { continue }
             do {
                 let log = try await verifiedLog(id, from: try await ownerCards(owner), served: served, extending: nil)
                 guard log.members[session.enrolment.account] != nil else { continue }
@@ -237,7 +241,7 @@ package struct Groups: Sendable {
     /// key epoch it holds) for its own groups; a contact's pinned card otherwise.
     private func ownerCards(_ owner: String) async throws -> [AccountIdentityCard] {
         if owner == session.enrolment.account { return try ownIdentities().map { try $0.card() } }
-        guard let pinned = try contacts.pinnedContacts().first(where: { $0.card.account == owner }) else {
+        guard let pinned = try contacts.pinned(owner) else {
             throw SyncClientError(.invalidInput, "the group's owner \(owner) is not a verified contact; `sync-client contacts add \(owner)` first")
         }
         return [pinned.card]
