@@ -44,3 +44,11 @@ public struct GroupListResponse: Hashable, Sendable, Codable {
     /// Creates a response.
     public init(groups: [GroupSummaryMessage]) { self.groups = groups }
 }
+
+/// What the server promises about a group's membership log, which clients hold it to.
+public enum GroupLogBounds {
+    /// The most entries one group's log holds.
+    public static let maximumEntries = 10_000
+    /// The most entries one `GET /v1/groups/{group}/log` returns.
+    public static let maximumPage = 200
+}

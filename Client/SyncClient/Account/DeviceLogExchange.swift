@@ -211,21 +211,9 @@ package struct DeviceLogExchange: Sendable {
 
     /// Every entry the server serves, page by page, held to the server's bounds.
     private func servedEntries(from start: Int = 0) async throws -> [[UInt8]] {
-        var entries: [[UInt8]] = []
-        var hasMore = true
-        while hasMore {
-            let page = try await connection.send(
-                .GET, "/v1/device-log?from=\(start + entries.count)", body: nil, as: DeviceLogResponse.self)
-            let inOrder = page.entries.enumerated().allSatisfy { $0.element.index == start + entries.count + $0.offset }
-            guard inOrder, page.entries.count <= DeviceLogBounds.maximumPage, !(page.hasMore && page.entries.isEmpty),
-                start + entries.count + page.entries.count <= DeviceLogBounds.maximumEntries
-            else {
-                throw SyncClientError(.untrustedAccountState, "the server served a malformed page of the device log")
-            }
-            entries += page.entries.map(\.entry.bytes)
-            hasMore = page.hasMore
-        }
-        return entries
+        try await connection.logEntries(
+            at: "/v1/device-log", from: start, maximumPage: DeviceLogBounds.maximumPage, maximumEntries: DeviceLogBounds.maximumEntries,
+            log: "the device log")
     }
 }
 

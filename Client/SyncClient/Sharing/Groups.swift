@@ -277,22 +277,13 @@ package struct Groups: Sendable {
 
     /// Every entry the server serves for the group, page by page.
     private func servedEntries(of id: [UInt8]) async throws -> [[UInt8]] {
-        var entries: [[UInt8]] = []
-        var hasMore = true
-        while hasMore {
-            let page: DeviceLogResponse
-            do {
-                page = try await session.connection.send(
-                    .GET, "/v1/groups/\(id.hexString)/log?from=\(entries.count)", body: nil, as: DeviceLogResponse.self)
-            } catch where ServerFailure.code(of: error) == ErrorCode.notFound {
-                throw SyncClientError(.untrustedAccountState, "the server does not serve the group's log to this account")
-            }
-            let inOrder = page.entries.enumerated().allSatisfy { $0.element.index == entries.count + $0.offset }
-            guard inOrder, !(page.hasMore && page.entries.isEmpty), entries.count + page.entries.count <= 10_000 else {
-                throw SyncClientError(.untrustedAccountState, "the server served a malformed page of a group log")
-            }
-            entries += page.entries.map(\.entry.bytes)
-            hasMore = page.hasMore
+        let entries: [[UInt8]]
+        do {
+            entries = try await session.connection.logEntries(
+                at: "/v1/groups/\(id.hexString)/log", maximumPage: GroupLogBounds.maximumPage, maximumEntries: GroupLogBounds.maximumEntries,
+                log: "a group log")
+        } catch where ServerFailure.code(of: error) == ErrorCode.notFound {
+            throw SyncClientError(.untrustedAccountState, "the server does not serve the group's log to this account")
         }
         guard !entries.isEmpty else { throw SyncClientError(.untrustedAccountState, "the server served an empty group log") }
         return entries

@@ -1,5 +1,6 @@
 import Foundation
 import SyncCore
+import SyncProtocol
 
 /// Shared password groups' membership logs (decision 0283): opaque entries the server stores in
 /// order, and the member accounts each append names, by which the server decides whose devices it
@@ -40,9 +41,9 @@ package enum GroupRules {
     /// The most member accounts a group may have (each key entry seals to all of them).
     package static let maximumMembers = 48
     /// The most entries a group's log may hold.
-    package static let maximumEntries = 10_000
+    package static let maximumEntries = GroupLogBounds.maximumEntries
     /// The most entries one read returns.
-    package static let maximumPage = 200
+    package static let maximumPage = GroupLogBounds.maximumPage
 
     /// Checks an append at `index` to a log of `length` entries (0: no such group yet) by an
     /// account that is (`appenderIsMember`) or is not a current member. (Which members a request may
