@@ -21,14 +21,9 @@ struct AccountStateRoutes {
 
     private func deviceLog(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let device = try context.requireDevice()
-        let from = try request.uri.queryParameters.get("from").map { text in
-            guard let from = Int(text), from >= 0 else { throw APIError.invalid("from must be a log index") }
-            return from
-        } ?? 0
-        let page = AccountStateLimits.maximumLogPage
-        let records = try await storage.deviceLog(of: device.account, from: from, limit: page + 1)
-        let entries = records.prefix(page).map { DeviceLogEntryMessage(index: $0.index, entry: Base64Bytes($0.entry)) }
-        return JSONBody.response(DeviceLogResponse(entries: Array(entries), hasMore: records.count > page))
+        return try await LogPage.response(request, page: AccountStateLimits.maximumLogPage) { from, limit in
+            try await storage.deviceLog(of: device.account, from: from, limit: limit)
+        }
     }
 
     private func append(_ request: Request, _ context: SyncRequestContext) async throws -> Response {

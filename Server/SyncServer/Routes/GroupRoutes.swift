@@ -26,14 +26,9 @@ struct GroupRoutes {
     private func log(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let device = try context.requireDevice()
         let group = try groupID(context)
-        let from = try request.uri.queryParameters.get("from").map { text in
-            guard let from = Int(text), from >= 0 else { throw APIError.invalid("from must be a log index") }
-            return from
-        } ?? 0
-        let page = GroupRules.maximumPage
-        let records = try await storage.groupLog(of: group, readBy: device.account, from: from, limit: page + 1)
-        let entries = records.prefix(page).map { DeviceLogEntryMessage(index: $0.index, entry: Base64Bytes($0.entry)) }
-        return JSONBody.response(DeviceLogResponse(entries: Array(entries), hasMore: records.count > page))
+        return try await LogPage.response(request, page: GroupRules.maximumPage) { from, limit in
+            try await storage.groupLog(of: group, readBy: device.account, from: from, limit: limit)
+        }
     }
 
     private func append(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
