@@ -147,6 +147,14 @@ extension Keychain {
         }
     }
 
+    /// Whether any copy taken from a server by an owner other than `owner` is unchanged since:
+    /// ``unchangedRemoteVersions(notOwnedBy:)`` without reading them.
+    public func hasUnchangedRemoteVersions(notOwnedBy owner: String) throws(KeychainError) -> Bool {
+        try readWithoutState { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM remote_version WHERE changed_locally = 0 AND owner != ?)", arguments: [owner]) ?? false
+        }
+    }
+
     /// Every version tag the applies by `owner` recorded, by primary key.
     public func remoteVersionTags(owner: String) throws(KeychainError) -> [PrimaryKey: [UInt8]] {
         try read { db, state in

@@ -157,7 +157,7 @@ final class ShippedDevice: Sendable {
     /// The keychain zone's record of `item` in the running driver, else in the committed one;
     /// looking makes no driver (that would run a start-up before the run does).
     func record(of item: ItemID) async throws -> ZoneSyncState.Record? {
-        if let driver = process.withLock({ $0.driver }) { return await driver.records[item] }
+        if let driver = process.withLock({ $0.driver }) { return try await driver.records[item] }
         guard ClientStateDatabase.exists(forKeychain: keychainPath) else { return nil }
         return try database().loadZone(.keychain, device: device, sealer: sealer).0.records[item]
     }

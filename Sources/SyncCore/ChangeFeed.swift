@@ -99,6 +99,11 @@ public enum PullResponse<Version: Hashable & Sendable>: Hashable, Sendable {
         }
     }
 
+    /// Whether the answer is a page that lists no item.
+    public var isEmptyPage: Bool {
+        if case .changes(_, let items, _, _, _) = self { items.isEmpty } else { false }
+    }
+
     /// An answer without versions (expired or restored) retyped for other versions; nil for a page.
     public func versionless<Other>(as _: Other.Type = Other.self) -> PullResponse<Other>? {
         switch self {

@@ -117,7 +117,7 @@ package actor KeyValueSync {
         let listing = try await directory.syncUntilInStep(maximumRounds: maximumRounds)
         report.pushed += listing.pushed
         report.unlisted += listing.unlisted
-        syncable.formUnion(StoreDirectory.names(in: await directory.records))
+        syncable.formUnion(StoreDirectory.names(in: try await directory.records))
         if syncable.isEmpty { return report }
         var failure: (any Error)?
         for name in syncable.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {

@@ -236,6 +236,21 @@ package struct KeychainZone: ZoneLocalStore {
         return Set(aheadKeys.keys)
     }
 
+    /// Nothing is ahead of a state whose count of applies is the keychain's (decision 0279) while
+    /// no copy an earlier enrolment took waits unchanged: what ``itemsAhead(of:position:appliesCovered:)``
+    /// reads then, each to be matched against the state's records.
+    package mutating func holdsNothingAhead(appliesCovered: Int64?) throws -> Bool {
+        guard let appliesCovered, try appliesCovered == keychain.remoteApplyCount(),
+            try !keychain.hasUnchangedRemoteVersions(notOwnedBy: owner)
+        else { return false }
+        aheadKeys.removeAll()
+        appliedAhead.removeAll()
+        sentBefore.removeAll()
+        unchanged = nil
+        aheadOfOwnApplies = [:]
+        return true
+    }
+
     /// The keychain's count of applies once `state` has seen every version found ahead of the
     /// state before (decision 0279): the versions this process's own applies left are in the
     /// state it commits next, so nothing of this enrolment's is ahead of that state.

@@ -19,6 +19,7 @@ extension ZoneDriver {
         while let action = actions.popFirst() {
             switch action {
             case .push(let batch):
+                guard recordsLoaded else { throw RecordsNeeded() }
                 try await refusePushingUnderAnEarlierEpoch()
                 // Recorded before it goes out: a device back without its state pushes it again as
                 // the same versions (decision 0247).
@@ -44,6 +45,7 @@ extension ZoneDriver {
                 // The statements are checked before the first pull: each describes a state the
                 // pull must cover (decision 0180).
                 try await takeStatements()
+                guard recordsLoaded || !request.isFullResync else { throw RecordsNeeded() }
                 // The pull goes out while the previous page is applied and committed; its answer is
                 // only taken after that commit. Serving it acknowledges the cursor it names (R7),
                 // so a crash before the commit leaves the server an acknowledgement the state file
@@ -60,6 +62,7 @@ extension ZoneDriver {
                     throw error
                 }
                 let page = try await fetched
+                guard recordsLoaded || page.isEmptyPage else { throw RecordsNeeded() }
                 if case .feedRestored = page { restoreAnnounced() }
                 let opened = open(page, writers: try witness?.recordedLog(), report: &report)
                 let listed = if case .changes(_, let items, _, _, _) = opened { items.map(\.item) } else { [ItemID]() }
@@ -91,7 +94,7 @@ extension ZoneDriver {
                 let view = try checkStatements(report: report)
                 try applyEffects()
                 progress.lastSync = Date()
-                try commit()
+                try commit(view: view)
                 // Stated before acknowledged: the server may collect a tombstone only once every
                 // active device's latest statement shows the deletion (decision 0203).
                 try await publishStatement(view)

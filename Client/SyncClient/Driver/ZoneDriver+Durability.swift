@@ -1,3 +1,4 @@
+import KeychainCrypto
 import SyncCore
 
 extension ZoneDriver {
@@ -70,7 +71,9 @@ extension ZoneDriver {
 
     /// Commits the machine's state, the local position and the problems in one transaction;
     /// nothing is written when nothing changed (an idle round costs no fsync).
-    func commit() throws(SyncClientError) {
+    /// - Parameter view: The view of the machine's records, when known: kept with them, for a
+    ///   start that loads none (``recordsLoaded``).
+    func commit(view: ZoneStateView? = nil) throws(SyncClientError) {
         // Unreadable now: the count committed before stands, and the next start reads every tag.
         if let covered = try? local.coveredApplies(by: machine.state) { progress.appliesCovered = covered }
         let resealingNow = resealing.isEmpty || !canSealEveryClass() ? [] : resealing
@@ -79,7 +82,7 @@ extension ZoneDriver {
         else { return }
         try database.saveZone(
             machine.state, previous: committed, changed: touched, resealing: resealingNow, progress: progress, sealer: sealer,
-            problems: problems, held: heldChanges)
+            problems: problems, held: heldChanges, view: view)
         resealing.subtract(resealingNow)
         touched = []
         heldChanges.removeAll()

@@ -18,11 +18,7 @@ extension ZoneDriver {
     /// now opened, and starts from it as a restart would.
     func openSealedAwayCopies() throws {
         guard hasSealedAway, canSealEveryClass() else { return }
-        var unlayered: Set<ItemID> = []
-        (committed, committedProgress) = try database.loadZone(zone, device: committed.device, sealer: sealer, unlayered: &unlayered)
-        resealing.formUnion(unlayered)
-        hasSealedAway = Self.holdsSealedAwayCopies(committed, sealer: sealer)
-        restoreCommitted()
+        try reloadCommitted()
         logger.info("sync state opened after the unlock", metadata: ["zone": "\(zone)"])
     }
 

@@ -74,6 +74,8 @@ extension ZoneDriver {
     /// knows it only of the version it holds). Terms are kept
     /// between rounds, so only the items that changed cost an HMAC.
     func stateView(hasher: ZoneStateDigest.Hasher) -> ZoneStateView {
+        // Not loaded: the records are the committed ones, whose view the state file kept.
+        if !recordsLoaded, let committedView { return committedView }
         var cache = viewCache ?? ZoneStateViewCache(zone: zone.rawValue, hasher: hasher)
         let items = machine.state.records.lazy.map { item, record in
             (item: item, versions: record.baseline.map { vector in

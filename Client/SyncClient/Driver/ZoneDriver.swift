@@ -76,6 +76,14 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
     var hasHeldArrivalKey = false
     /// The digest terms of the zone's items, kept between rounds (decision 0180).
     var viewCache: ZoneStateViewCache?
+    /// Whether the machine holds the zone's records. A start whose state has nothing waiting (no
+    /// record pending, set aside or perhaps on the server, no unanswered batch, no held arrival,
+    /// nothing ahead in the local store) loads none, and the view of them the state file keeps
+    /// stands in, until a local change, a page with items or a full resync needs them
+    /// (``loadRecords()``): a quiet sync costs what changed, not the zone's size (issue 35).
+    var recordsLoaded = true
+    /// The view of the committed records the state file kept, while they are not loaded.
+    var committedView: ZoneStateView?
     var onProgress: (@Sendable (Int) -> Void)?
     var beforeApply: (@Sendable () throws -> Void)?
     var afterApply: (@Sendable () throws -> Void)?
@@ -92,24 +100,33 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
         self.sealer = sealer
         self.logger = logger
         self.configuration = configuration
-        var unlayered: Set<ItemID> = []
-        let (loaded, loadedProgress) = try database.loadZone(server.zone, device: device, sealer: sealer, unlayered: &unlayered)
-        (committed, progress, resealing) = (loaded, loadedProgress, unlayered)
-        hasSealedAway = Self.holdsSealedAwayCopies(loaded, sealer: sealer)
-        committedProgress = progress
         heldItems = try database.heldItems(server.zone)
         var local = local
-        do {
-            ahead = try local.itemsAhead(of: committed, position: progress.journalSequence, appliesCovered: progress.appliesCovered)
-        } catch {
-            throw SyncClientError.mapped(error)
+        var unlayered: Set<ItemID> = []
+        if heldItems.isEmpty, let (head, headProgress, view) = try database.loadZoneHead(server.zone, device: device, needsView: witness != nil),
+            try SyncClientError.mapping({ try local.holdsNothingAhead(appliesCovered: headProgress.appliesCovered) })
+        {
+            (committed, progress, committedView, recordsLoaded) = (head, headProgress, view, false)
+        } else {
+            let (loaded, loadedProgress) = try database.loadZone(server.zone, device: device, sealer: sealer, unlayered: &unlayered)
+            (committed, progress) = (loaded, loadedProgress)
+            ahead = try SyncClientError.mapping {
+                try local.itemsAhead(of: loaded, position: loadedProgress.journalSequence, appliesCovered: loadedProgress.appliesCovered)
+            }
         }
+        resealing = unlayered
+        hasSealedAway = Self.holdsSealedAwayCopies(committed, sealer: sealer)
+        committedProgress = progress
         self.local = local
         machine = ZoneSyncMachine(restoring: committed, configuration: configuration)
         retried = Set(machine.retrySetAside())
         touched = retried
         machine.markLocalValueUnknown(ahead, applied: local.appliedAhead)
     }
+
+    /// Whether the driver holds the zone's records: false after a start that found nothing waiting,
+    /// until a round needs them (``recordsLoaded``).
+    package var holdsRecords: Bool { recordsLoaded }
 
     /// Reports the number of items applied so far in a round (for a progress indicator).
     package func setProgressHandler(_ handler: (@Sendable (Int) -> Void)?) { onProgress = handler }
@@ -122,8 +139,14 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
         afterApply = after
     }
 
-    /// The machine's records (what the zone holds as far as this device knows).
-    package var records: [ItemID: ZoneSyncState.Record] { machine.state.records }
+    /// The machine's records (what the zone holds as far as this device knows); read from the
+    /// state file while the driver has not loaded them.
+    package var records: [ItemID: ZoneSyncState.Record] {
+        get throws(SyncClientError) {
+            guard !recordsLoaded else { return machine.state.records }
+            return try database.loadZone(zone, device: committed.device, sealer: sealer).0.records
+        }
+    }
 
     /// How far the zone's feed is pulled and applied, as committed.
     package var cursor: UInt64 { committed.cursor }
@@ -205,6 +228,15 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
             // state; the next round takes the write before it pulls the page again.
             restoreCommitted()
             return SyncRoundReport()
+        case .failure(is RecordsNeeded):
+            // Something came that the records decide: the next round has them.
+            do {
+                try loadRecords()
+            } catch {
+                restoreCommitted()
+                throw error
+            }
+            return SyncRoundReport()
         case .failure(let error):
             restoreCommitted()
             throw SyncClientError.mapped(error)
@@ -217,6 +249,7 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
         try openSealedAwayCopies()
         makeHeldArrivalKey()
         isInitialSync = committed.cursor == 0
+        if !recordsLoaded, try local.hasLocalChanges(after: progress.journalSequence, state: machine.state) { try loadRecords() }
         try takeLocalChanges(timeBound: try await server.modificationTimeBound())
         var report = SyncRoundReport()
         let released = try releaseHeld(report: &report)
@@ -245,13 +278,40 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
         if let held = try? database.heldItems(zone) { heldItems = held }
         retried = Set(machine.retrySetAside())
         touched = retried
-        // Unreadable now: the items found at the start stand.
-        if let found = try? local.itemsAhead(of: committed, position: progress.journalSequence, appliesCovered: progress.appliesCovered) {
+        // Unreadable now: the items found at the start stand. Without the records nothing was
+        // applied, so nothing is ahead.
+        if recordsLoaded,
+            let found = try? local.itemsAhead(of: committed, position: progress.journalSequence, appliesCovered: progress.appliesCovered)
+        {
             ahead = found
         }
         machine.markLocalValueUnknown(ahead, applied: local.appliedAhead)
     }
 
+    /// Reads every record of the committed state, the first time (a start that loaded none) or
+    /// again (copies sealed away while the keychain was locked open now), and starts the machine
+    /// again from it, as a restart would.
+    func reloadCommitted() throws(SyncClientError) {
+        var unlayered: Set<ItemID> = []
+        (committed, committedProgress) = try database.loadZone(zone, device: committed.device, sealer: sealer, unlayered: &unlayered)
+        resealing.formUnion(unlayered)
+        hasSealedAway = Self.holdsSealedAwayCopies(committed, sealer: sealer)
+        recordsLoaded = true
+        committedView = nil
+        restoreCommitted()
+    }
+
+    /// Loads the records a start left in the state file (``recordsLoaded``).
+    func loadRecords() throws(SyncClientError) {
+        guard !recordsLoaded else { return }
+        try reloadCommitted()
+        logger.debug("zone records loaded", metadata: ["zone": "\(zone)", "records": "\(committed.records.count)"])
+    }
+
     /// Thrown when the local store refused an apply because of a local change it must not overwrite.
     struct LocalChangeRace: Error {}
+
+    /// Thrown, before anything of it is taken, when a round without the records meets what they
+    /// decide: a page with items, an expired or restored feed, a full resync, a push.
+    struct RecordsNeeded: Error {}
 }

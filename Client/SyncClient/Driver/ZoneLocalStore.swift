@@ -36,6 +36,12 @@ package protocol ZoneLocalStore: Sendable {
     ///   store need not read what each left (decision 0279).
     mutating func itemsAhead(of state: ZoneSyncState, position: Int64, appliesCovered: Int64?) throws -> Set<ItemID>
 
+    /// Whether the store can tell, without the state's records, that it holds nothing ahead of a
+    /// state committed with `appliesCovered`: ``itemsAhead(of:position:appliesCovered:)`` would
+    /// find none, and leaves what it leaves then. A driver whose state has nothing waiting then
+    /// loads no record until a round needs them (issue 35). False when the store cannot tell.
+    mutating func holdsNothingAhead(appliesCovered: Int64?) throws -> Bool
+
     /// Of the items the last ``itemsAhead(of:position:appliesCovered:)`` found, the versions the
     /// store knows it took from a server: an honest server never lists an older one again
     /// (decision 0236).
@@ -65,6 +71,9 @@ package protocol ZoneLocalStore: Sendable {
 }
 
 extension ZoneLocalStore {
+    /// A store that cannot tell without the records: the driver loads them.
+    package mutating func holdsNothingAhead(appliesCovered: Int64?) throws -> Bool { false }
+
     /// A store without protection classes (the key-value stores, the directory) can always write.
     package func unlockWait() -> UnlockWait { .never }
 

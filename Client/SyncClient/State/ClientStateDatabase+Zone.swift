@@ -1,6 +1,7 @@
 import DurableSQLite
 import Foundation
 import GRDB
+import KeychainCrypto
 import SyncCore
 
 extension ClientStateDatabase {
@@ -132,18 +133,10 @@ extension ClientStateDatabase {
             var state = ZoneSyncState(device: device, zone: zone)
             var progress = ZoneProgress()
             if let row = try Row.fetchOne(
-                db, sql: """
-                    SELECT cursor, write_counter, next_batch_id, epoch, unanswered_batch, journal_sequence, last_sync, latest_sequence,
-                        changes_taken_at, applies_covered
-                    FROM zone_state WHERE zone = ?
-                    """,
-                arguments: [zone.rawValue])
+                db, sql: "SELECT \(Self.headColumns), unanswered_batch FROM zone_state WHERE zone = ?", arguments: [zone.rawValue])
             {
-                state.cursor = UInt64(row[0] as Int64)
-                state.writeCounter = UInt64(row[1] as Int64)
-                state.nextBatchID = UInt64(row[2] as Int64)
-                state.epoch = UInt64(row[3] as Int64)
-                if let data = row[4] as Data? {
+                Self.readHead(row, into: &state, progress: &progress)
+                if let data = row[Self.headColumnCount] as Data? {
                     let stored = try JSONDecoder().decode(StoredBatch.self, from: data)
                     let items = try stored.items.map { entry in
                         var layered = true
@@ -154,11 +147,6 @@ extension ClientStateDatabase {
                     }
                     state.unansweredBatch = PushBatch(device: device, zone: zone, batchID: stored.batchID, cursor: stored.cursor, items: items)
                 }
-                progress.journalSequence = row[5]
-                progress.lastSync = (row[6] as Double?).map(Date.init(timeIntervalSince1970:))
-                state.latestSequence = UInt64(clamping: row[7] as Int64)
-                progress.changesTakenAt = row[8]
-                progress.appliesCovered = row[9]
             }
             let rows = try Row.fetchCursor(
                 db, sql: "SELECT item, vector, deleted, sealed, pending, baseline, seen, refusal, sequence, deleted_baseline, may_be_on_server FROM item_record WHERE zone = ?",
@@ -191,9 +179,13 @@ extension ClientStateDatabase {
     ///   - resealing: Items whose copies are sealed again even if unchanged (they lack the class
     ///     layer, ``loadZone(_:device:sealer:unlayered:)``); with any, the batch is written again.
     ///   - held: Arrivals to hold or release (decision 0137), in order.
+    ///   - view: The view of `state`'s records, when the caller knows it: kept for a start that
+    ///     loads no record (``loadZoneHead(_:device:needsView:)``). Without it, a commit that writes
+    ///     a record forgets the view kept.
     package func saveZone(
         _ state: ZoneSyncState, previous: ZoneSyncState?, changed: Set<ItemID>? = nil, resealing: Set<ItemID> = [],
-        progress: ZoneProgress, sealer: VersionSealer, problems: [(ItemID, String?)] = [], held: [HeldChange] = []
+        progress: ZoneProgress, sealer: VersionSealer, problems: [(ItemID, String?)] = [], held: [HeldChange] = [],
+        view: ZoneStateView? = nil
     ) throws(SyncClientError) {
         let classKeys = try sealer.stateClassKeys()
         try write { db in
@@ -232,14 +224,19 @@ extension ClientStateDatabase {
             let candidates: [ItemID] = changed.map { Array($0.union(resealing)) }
                 ?? Array(Set(state.records.keys).union(previous.map { Array($0.records.keys) } ?? []))
             assert(changed == nil || Self.differing(state, previous).isSubset(of: changed!), "a changed record was not reported")
+            var wroteRecords = previous == nil
             for item in candidates {
                 let old = previous?.records[item]
                 guard let record = state.records[item] else {
-                    if old != nil { try delete.execute(arguments: [state.zone.rawValue, item.rawValue]) }
+                    if old != nil {
+                        try delete.execute(arguments: [state.zone.rawValue, item.rawValue])
+                        wroteRecords = true
+                    }
                     continue
                 }
                 let reseal = resealing.contains(item)
                 guard old != record || reseal else { continue }
+                wroteRecords = true
                 if old?.version == record.version, !reseal {
                     try update.execute(arguments: [
                         record.isPending, StoredVectors.encode(record.baseline), StoredVectors.encode(record.seen), record.refusal?.rawValue,
@@ -255,6 +252,7 @@ extension ClientStateDatabase {
                     Int64(clamping: record.sequence), StoredVectors.encode(record.deletedBaseline), record.mayBeOnServer,
                 ])
             }
+            if view != nil || wroteRecords { try Self.recordView(db, zone: state.zone, view) }
             try recordHeld(db, zone: state.zone, held, sealed: sealer.classLayer != nil)
             // The last word on each item counts: an item applied and then rejected in one round,
             // or cleared by several steps, is written once.

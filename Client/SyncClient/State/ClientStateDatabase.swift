@@ -110,6 +110,7 @@ package final class ClientStateDatabase: Sendable {
         registerChangesTakenMigration(in: &migrator)
         registerClockAnchorMigration(in: &migrator)
         registerAppliesCoveredMigration(in: &migrator)
+        registerZoneViewMigration(in: &migrator)
         return migrator
     }
 

@@ -21,4 +21,13 @@ extension SyncClientError {
             return SyncClientError(.unreachable, "sync failed", underlying: error)
         }
     }
+
+    /// Runs `body`, its error as a ``SyncClientError`` (``mapped(_:)``).
+    static func mapping<T>(_ body: () throws -> T) throws(SyncClientError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw mapped(error)
+        }
+    }
 }
