@@ -66,6 +66,14 @@ public struct ZoneSyncMachine: Sendable {
         self.configuration = configuration
     }
 
+    /// Gives a machine started from a state without its records (a driver that read only the rest,
+    /// finding nothing waiting) the records that state left out. Nothing the machine decided since
+    /// read a record, so it goes on as if it had started with them.
+    public mutating func adopt(records: [ItemID: ZoneSyncState.Record]) {
+        precondition(state.records.isEmpty, "a machine adopts records only while it has none")
+        state.records = records
+    }
+
     /// Marks items whose local store is ahead of the state (see ``LocalStoreKnowledge/valueUnknown``); the
     /// driver finds them when it starts from the committed state.
     ///

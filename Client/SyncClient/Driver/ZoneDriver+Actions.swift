@@ -62,7 +62,7 @@ extension ZoneDriver {
                     throw error
                 }
                 let page = try await fetched
-                guard recordsLoaded || page.isEmptyPage else { throw RecordsNeeded() }
+                if !recordsLoaded, !page.isEmptyPage { try adoptRecords() }
                 if case .feedRestored = page { restoreAnnounced() }
                 let opened = open(page, writers: try witness?.recordedLog(), report: &report)
                 let listed = if case .changes(_, let items, _, _, _) = opened { items.map(\.item) } else { [ItemID]() }

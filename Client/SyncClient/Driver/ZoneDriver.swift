@@ -76,11 +76,14 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
     var hasHeldArrivalKey = false
     /// The digest terms of the zone's items, kept between rounds (decision 0180).
     var viewCache: ZoneStateViewCache?
+    /// What the statements had found when the round in progress began (a round started again
+    /// for the records starts from it, decision 0284).
+    var findingsAtStart = StatementFindings()
     /// Whether the machine holds the zone's records. A start whose state has nothing waiting (no
     /// record pending, set aside or perhaps on the server, no unanswered batch, no held arrival,
     /// nothing ahead in the local store) loads none, and the view of them the state file keeps
     /// stands in, until a local change, a page with items or a full resync needs them
-    /// (``loadRecords()``): a quiet sync costs what changed, not the zone's size (issue 35).
+    /// (``adoptRecords()``): a quiet sync costs what changed, not the zone's size (issue 35).
     var recordsLoaded = true
     /// The view of the committed records the state file kept, while they are not loaded.
     var committedView: ZoneStateView?
@@ -211,6 +214,7 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
         // A round that ended waiting for an answer (it failed, or ran out of resends) is not
         // resumed: the next starts from the committed state, as after a restart.
         if !machine.isIdle { restoreCommitted() }
+        findingsAtStart = findings
         startReadingStatements()
         let outcome: Result<SyncRoundReport, any Error>
         do {
@@ -229,9 +233,11 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
             restoreCommitted()
             return SyncRoundReport()
         case .failure(is RecordsNeeded):
-            // Something came that the records decide: the next round has them.
+            // Something came that the records decide: the next round has them, and starts from
+            // what this one found before it began.
+            findings = findingsAtStart
             do {
-                try loadRecords()
+                try reloadCommitted()
             } catch {
                 restoreCommitted()
                 throw error
@@ -249,7 +255,11 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
         try openSealedAwayCopies()
         makeHeldArrivalKey()
         isInitialSync = committed.cursor == 0
-        if !recordsLoaded, try local.hasLocalChanges(after: progress.journalSequence, state: machine.state) { try loadRecords() }
+        if !recordsLoaded,
+            try findings.resyncsNext || findings.givesBackNext || local.hasLocalChanges(after: progress.journalSequence, state: machine.state)
+        {
+            try adoptRecords()
+        }
         try takeLocalChanges(timeBound: try await server.modificationTimeBound())
         var report = SyncRoundReport()
         let released = try releaseHeld(report: &report)
@@ -301,11 +311,20 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
         restoreCommitted()
     }
 
-    /// Loads the records a start left in the state file (``recordsLoaded``).
-    func loadRecords() throws(SyncClientError) {
-        guard !recordsLoaded else { return }
-        try reloadCommitted()
-        logger.debug("zone records loaded", metadata: ["zone": "\(zone)", "records": "\(committed.records.count)"])
+    /// Loads the records into the machine as it is, for what they decide (local changes to take,
+    /// a resync to ask for, a page that lists items, an expired or restored feed): it read none of
+    /// them to come this far, so the round goes on as it would have with the records from the
+    /// start, with no request more.
+    func adoptRecords() throws(SyncClientError) {
+        var unlayered: Set<ItemID> = []
+        let (loaded, _) = try database.loadZone(zone, device: committed.device, sealer: sealer, unlayered: &unlayered)
+        committed = loaded
+        resealing.formUnion(unlayered)
+        hasSealedAway = Self.holdsSealedAwayCopies(loaded, sealer: sealer)
+        recordsLoaded = true
+        committedView = nil
+        machine.adopt(records: loaded.records)
+        logger.debug("zone records loaded", metadata: ["zone": "\(zone)", "records": "\(loaded.records.count)"])
     }
 
     /// Thrown when the local store refused an apply because of a local change it must not overwrite.
