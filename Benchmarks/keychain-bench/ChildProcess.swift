@@ -16,6 +16,7 @@ final class ChildProcess: Sendable {
     let pid: pid_t
     private let output: Mutex<[UInt8]>
     private let exitStatus = Mutex<Int32?>(nil)
+    private let peakResidentKiB = Mutex<Int?>(nil)
     private let drained = Mutex(false)
 
     /// Starts `executable` with `arguments`, this process's environment plus `environment`, and
@@ -162,22 +163,34 @@ final class ChildProcess: Sendable {
         exitStatus.withLock { known in
             if let known { return known }
             var status: Int32 = 0
+            var usage = rusage()
             var result: pid_t
             repeat {
-                result = waitpid(pid, &status, blocking ? 0 : WNOHANG)
+                result = wait4(pid, &status, blocking ? 0 : WNOHANG, &usage)
             } while result < 0 && errno == EINTR
             guard result == pid else { return nil }
+            peakResidentKiB.withLock { $0 = usage.ru_maxrss }
             let signal = status & 0x7f
             known = signal == 0 ? (status >> 8) & 0xff : 128 + signal
             return known
         }
     }
 
+    /// The process's peak resident memory (VmHWM, from `wait4`), MiB; nil before it was waited for.
+    var peakResidentMiB: Double? { peakResidentKiB.withLock { $0 }.map { Double($0) / 1024 } }
+
     /// Runs a process to completion; returns its standard output, failing on a non-zero status.
     static func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:], input: URL? = nil, log: URL) throws -> String {
+        try measured(executable, arguments, environment: environment, input: input, log: log).output
+    }
+
+    /// ``run(_:_:environment:input:log:)``, with the process's peak resident memory in MiB.
+    static func measured(
+        _ executable: URL, _ arguments: [String], environment: [String: String] = [:], input: URL? = nil, log: URL
+    ) throws -> (output: String, peakMiB: Double) {
         let child = try ChildProcess(executable, arguments, environment: environment, input: input, log: log)
         try child.waitForSuccess()
-        return child.finishedOutput()
+        return (child.finishedOutput(), child.peakResidentMiB ?? 0)
     }
 
     /// Standard output after exit, once the reader has seen end-of-file.

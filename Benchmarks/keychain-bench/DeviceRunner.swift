@@ -30,7 +30,12 @@ struct DeviceRunner: Sendable {
 
     /// `sync-client sync`; returns its output line.
     func syncOnce(keychain: String) throws -> String {
-        try ChildProcess.run(executables.client, ["sync", "--keychain", keychain], log: log)
+        try syncOnceMeasured(keychain: keychain).output
+    }
+
+    /// ``syncOnce(keychain:)``, with the process's peak resident memory in MiB.
+    func syncOnceMeasured(keychain: String) throws -> (output: String, peakMiB: Double) {
+        try ChildProcess.measured(executables.client, ["sync", "--keychain", keychain], log: log)
     }
 
     /// Starts `sync-client run` and waits until it says it is running.

@@ -24,9 +24,9 @@ enum FirstPushFigures {
         let items = scale.deviceItems
         let client = LoadClient(baseURL: server.url, tls: try await server.tlsConfiguration(), connections: 1)
         progress("timing \(scale.deviceSamples) first pushes of \(items) items")
-        let (times, cpu, upload) = try await closing(client) {
+        let (times, usage, upload) = try await closing(client) {
             var times: [Double] = []
-            var cpu: (client: [Double], server: [Double]) = ([], [])
+            var usage: (clientCPU: [Double], serverCPU: [Double], clientPeakMiB: [Double]) = ([], [], [])
             var upload: [ByteBuffer] = []
             for sample in 0..<scale.deviceSamples {
                 let device = DeviceRunner(
@@ -38,15 +38,16 @@ enum FirstPushFigures {
                 let requestsBefore = try await uploadRequests(client)
                 let (clientBefore, serverBefore) = (ChildProcess.waitedChildrenCPUSeconds(), try server.process.cpuSeconds())
                 let start = ContinuousClock.now
-                let output = try device.syncOnce(keychain: keychain)
+                let (output, peak) = try device.syncOnceMeasured(keychain: keychain)
                 times.append((ContinuousClock.now - start).seconds)
-                cpu.client.append(ChildProcess.waitedChildrenCPUSeconds() - clientBefore)
-                cpu.server.append(try server.process.cpuSeconds() - serverBefore)
+                usage.clientPeakMiB.append(peak)
+                usage.clientCPU.append(ChildProcess.waitedChildrenCPUSeconds() - clientBefore)
+                usage.serverCPU.append(try server.process.cpuSeconds() - serverBefore)
                 guard output.contains("pushed \(items),") else { throw BenchmarkError("sync-client sync: \(output)") }
                 let requests = try await uploadRequests(client) - requestsBefore
                 upload = try await uploadBodies(client, token: try token(of: keychain), items: items, requests: requests)
             }
-            return (times, cpu, upload)
+            return (times, usage, upload)
         }
         let bytes = upload.reduce(0) { $0 + $1.readableBytes }
         progress("timing the baseline")
@@ -72,7 +73,8 @@ enum FirstPushFigures {
                 baselineName: "SQLite read of \(items) rows + plain HTTP upload of the same \(bytes / 1024) KiB in \(upload.count) requests",
                 baseline: Statistics(baselines), target: .report,
                 note: "one sync-client sync of a device enrolled in a fresh account; the server then lists every item; "
-                    + "CPU (user + system, median) client \(format(Statistics(cpu.client).median)) s, server \(format(Statistics(cpu.server).median)) s"),
+                    + "CPU (user + system, median) client \(format(Statistics(usage.clientCPU).median)) s, server \(format(Statistics(usage.serverCPU).median)) s; "
+                    + "client peak memory (VmHWM, median) \(format(Statistics(usage.clientPeakMiB).median)) MiB"),
         ]
     }
 

@@ -47,13 +47,14 @@ enum NewDeviceFigures {
             return times
         }
         progress("timing \(scale.deviceSamples) new devices")
-        var totals: [Double] = [], withoutKDF: [Double] = [], kdfs: [Double] = []
+        var totals: [Double] = [], withoutKDF: [Double] = [], kdfs: [Double] = [], peaks: [Double] = []
         for sample in 0..<scale.deviceSamples {
             let keychain = try device.newKeychainPath("new-\(sample)")
             let start = ContinuousClock.now
             try device.enrol(keychain: keychain, name: "bench-new-\(sample)")
-            let output = try device.syncOnce(keychain: keychain)
+            let (output, peak) = try device.syncOnceMeasured(keychain: keychain)
             let total = (ContinuousClock.now - start).seconds
+            peaks.append(peak)
             guard output.contains("applied \(items)") else { throw BenchmarkError("sync-client sync: \(output)") }
             let kdf = try Self.oneKDF(logN: scale.kdfLogN)
             totals.append(total)
@@ -83,7 +84,8 @@ enum NewDeviceFigures {
                 target: .report, note: "two processes: sync-client enroll, sync-client sync; a reference: the baseline does no TLS, crypto or durable commit"),
             Figure(
                 name: "new device: enrol + pull \(label), less one KDF", unit: "s", product: Statistics(withoutKDF),
-                baselineName: nil, baseline: nil, target: .timeAtMost(1), note: kdf),
+                baselineName: nil, baseline: nil, target: .timeAtMost(1),
+                note: "\(kdf); the pull's peak memory (sync-client sync, VmHWM, median) \(format(Statistics(peaks).median)) MiB"),
             Figure(
                 name: "new device: enrol + pull \(label), less one KDF, vs the fair pull", unit: "s", product: Statistics(withoutKDF),
                 baselineName: "fair-sync pull: sign-in, key unwrap, per page open + writer signature + ID check + seal at rest (secret, attributes, key index) + durable commits, statement verify",
