@@ -252,7 +252,7 @@ extension ClientStateDatabase {
                     Int64(clamping: record.sequence), StoredVectors.encode(record.deletedBaseline), record.mayBeOnServer,
                 ])
             }
-            if view != nil || wroteRecords { try Self.recordView(db, zone: state.zone, view) }
+            if view != nil || wroteRecords { try Self.recordView(db, zone: state.zone, view, epoch: state.epoch) }
             try recordHeld(db, zone: state.zone, held, sealed: sealer.classLayer != nil)
             // The last word on each item counts: an item applied and then rejected in one round,
             // or cleared by several steps, is written once.

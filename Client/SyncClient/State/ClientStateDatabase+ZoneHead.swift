@@ -6,15 +6,18 @@ import SyncCore
 extension ClientStateDatabase {
     /// The view of a zone's committed records (decision 0180's frontier, live frontier and digest),
     /// kept with the state so a start need not read every record to compare the statements; NULL
-    /// when the last commit that wrote records did not know it. The index finds the records that
-    /// make a round do something (pending, set aside, perhaps on the server) without a scan
-    /// (issue 35: a quiet sync costs what changed, not the zone's size).
+    /// when the last commit that wrote records did not know it. It holds only while the state's
+    /// `epoch` is the one it was written with: every process commits under an epoch of its own, so a
+    /// commit by another (an older build that knows nothing of the view, say) voids it. The index
+    /// finds the records that make a round do something (pending, set aside, perhaps on the server)
+    /// without a scan (issue 35: a quiet sync costs what changed, not the zone's size).
     static func registerZoneViewMigration(in migrator: inout DatabaseMigrator) {
         migrator.registerMigration("v13-zone-view") { db in
             try db.execute(sql: """
                 ALTER TABLE zone_state ADD COLUMN view_frontier BLOB;
                 ALTER TABLE zone_state ADD COLUMN view_live_frontier BLOB;
                 ALTER TABLE zone_state ADD COLUMN view_digest BLOB;
+                ALTER TABLE zone_state ADD COLUMN view_epoch INTEGER;
                 CREATE INDEX item_record_waiting ON item_record (zone) WHERE \(waitingRecord);
                 """)
         }
@@ -34,14 +37,17 @@ extension ClientStateDatabase {
     ) throws(SyncClientError) -> (ZoneSyncState, ZoneProgress, ZoneStateView?)? {
         try read { db in
             guard let row = try Row.fetchOne(
-                db, sql: "SELECT \(Self.headColumns), unanswered_batch IS NULL, view_frontier, view_live_frontier, view_digest FROM zone_state WHERE zone = ?",
+                db, sql: "SELECT \(Self.headColumns), unanswered_batch IS NULL, view_frontier, view_live_frontier, view_digest, view_epoch = epoch FROM zone_state WHERE zone = ?",
                 arguments: [zone.rawValue])
             else { return nil }
             var state = ZoneSyncState(device: device, zone: zone)
             var progress = ZoneProgress()
             Self.readHead(row, into: &state, progress: &progress)
             guard state.cursor > 0, row[Self.headColumnCount] as Bool else { return nil }
-            let view = try Self.view(frontier: row[Self.headColumnCount + 1], live: row[Self.headColumnCount + 2], digest: row[Self.headColumnCount + 3])
+            let current = row[Self.headColumnCount + 4] as Bool? ?? false
+            let view = current
+                ? try Self.view(frontier: row[Self.headColumnCount + 1], live: row[Self.headColumnCount + 2], digest: row[Self.headColumnCount + 3])
+                : nil
             guard view != nil || !needsView else { return nil }
             let waiting = try Bool.fetchOne(
                 db, sql: "SELECT EXISTS (SELECT 1 FROM item_record WHERE zone = ? AND (\(Self.waitingRecord)))", arguments: [zone.rawValue])
@@ -69,13 +75,13 @@ extension ClientStateDatabase {
         progress.appliesCovered = row[8]
     }
 
-    /// Writes the view of the records just committed, or forgets it (`nil`).
-    static func recordView(_ db: Database, zone: ZoneID, _ view: ZoneStateView?) throws {
+    /// Writes the view of the records just committed under `epoch`, or forgets it (`nil`).
+    static func recordView(_ db: Database, zone: ZoneID, _ view: ZoneStateView?, epoch: UInt64) throws {
         try db.executeCached(
-            sql: "UPDATE zone_state SET view_frontier = ?, view_live_frontier = ?, view_digest = ? WHERE zone = ?",
+            sql: "UPDATE zone_state SET view_frontier = ?, view_live_frontier = ?, view_digest = ?, view_epoch = ? WHERE zone = ?",
             arguments: [
                 view.map { StoredVectors.encode($0.frontier) }, view.map { StoredVectors.encode($0.liveFrontier) },
-                view.map { Data($0.digest.bytes) }, zone.rawValue,
+                view.map { Data($0.digest.bytes) }, view.map { _ in Int64(clamping: epoch) }, zone.rawValue,
             ])
     }
 
