@@ -110,9 +110,9 @@ package actor KeyValueSync {
     @discardableResult
     package func syncUntilInStep(maximumRounds: Int = 100) async throws -> Report {
         if database == nil, FileManager.default.fileExists(atPath: databasePath) { _ = try openDatabase() }
-        journalSeen = try mapped { try database?.latestJournalSequence() ?? 0 }
+        journalSeen = try SyncClientError.mapping { try database?.latestJournalSequence() ?? 0 }
         var report = Report()
-        var syncable = Set(try mapped { try database?.storeNames() ?? [] })
+        var syncable = Set(try SyncClientError.mapping { try database?.storeNames() ?? [] })
         // Always: the directory is how this device learns of stores written elsewhere.
         let listing = try await directory.syncUntilInStep(maximumRounds: maximumRounds)
         report.pushed += listing.pushed
@@ -172,14 +172,6 @@ package actor KeyValueSync {
                 try db.execute(
                     sql: "DELETE FROM \(table) WHERE zone = ? OR substr(zone, 1, 3) = 'kv.'", arguments: [StoreDirectory.zone.rawValue])
             }
-        }
-    }
-
-    private func mapped<T>(_ body: () throws -> T) throws(SyncClientError) -> T {
-        do {
-            return try body()
-        } catch {
-            throw SyncClientError.mapped(error)
         }
     }
 }
