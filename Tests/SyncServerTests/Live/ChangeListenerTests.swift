@@ -12,10 +12,7 @@ struct ChangeListenerTests {
         try await backend.withStorage(runningServices: false) { real in
             let storage = FailingListenerStorage(real, failures: 2)
             let api = TestAPI(storage: storage)
-            let app = try api.application.makeApplication(host: "127.0.0.1", port: 0, tls: nil)
-            try await app.test(.live) { client in
-                let port = try #require(client.port)
-                let client = APIClient(client: client)
+            try await api.live { client, port in
                 let token = try await client.enroll("alice")
                 _ = try await client.upload([APIClient.item("a", ["laptop": 1])], token: token)
                 #expect(try await client.changes(token: token).decode(ChangesResponse.self).items.map(\.id) == ["a"])

@@ -14,10 +14,7 @@ struct PostgresListenerTests {
             try await PostgresTestCluster.withStorage(location) { _ in }
             // Not running: the live application runs the pool as one of its services.
             let api = TestAPI(storage: PostgresTestCluster.makeStorage(location))
-            let app = try api.application.makeApplication(host: "127.0.0.1", port: 0, tls: nil)
-            try await app.test(.live) { client in
-                let port = try #require(client.port)
-                let client = APIClient(client: client)
+            try await api.live { client, port in
                 let token = try await client.enroll("alice")
                 try await PostgresStorageTests.waitForListener(location)
                 let terminated = try await PostgresTestCluster.withClient(location) { admin in

@@ -21,10 +21,7 @@ struct PushTests {
                 $0.limits.maximumPushConnectionsPerAccount = maximumConnections
                 $0.tokenFailureRateLimit.failuresPerAddress = tokenFailures
             }
-            let app = try api.application.makeApplication(host: "127.0.0.1", port: 0, tls: nil)
-            try await app.test(.live) { client in
-                try await body(APIClient(client: client), try #require(client.port))
-            }
+            try await api.live(body)
         }
     }
 

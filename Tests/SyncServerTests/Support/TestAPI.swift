@@ -46,7 +46,24 @@ struct TestAPI: Sendable {
 
 /// JSON requests against a test client.
 struct APIClient: Sendable {
-    let client: any TestClientProtocol
+    private let execute: @Sendable (String, HTTPRequest.Method, HTTPFields, ByteBuffer?) async throws -> (HTTPResponse, ByteBuffer)
+
+    init(client: any TestClientProtocol) {
+        execute = { uri, method, headers, body in
+            let response = try await client.execute(uri: uri, method: method, headers: headers, body: body)
+            return (response.head, response.body)
+        }
+    }
+
+    /// Requests over `connection`, a keep-alive connection to a live server.
+    init(connection: TestClient) {
+        execute = { uri, method, headers, body in
+            var headers = headers
+            headers[.connection] = "keep-alive"
+            let response = try await connection.execute(.init(uri, method: method, authority: "localhost", headers: headers, body: body))
+            return (response.head, response.body ?? ByteBuffer())
+        }
+    }
 
     struct Reply: Sendable {
         let status: HTTPResponse.Status
@@ -74,8 +91,8 @@ struct APIClient: Sendable {
         } else if let raw {
             body = ByteBuffer(bytes: raw)
         }
-        let response = try await client.execute(uri: path, method: method, headers: headers, body: body)
-        return Reply(status: response.status, body: Array(response.body.readableBytesView), headers: response.headers)
+        let (head, responseBody) = try await execute(path, method, headers, body)
+        return Reply(status: head.status, body: Array(responseBody.readableBytesView), headers: head.headerFields)
     }
 
     static func authKey(_ seed: UInt8) -> Base64Bytes { Base64Bytes(Array(repeating: seed, count: 32)) }

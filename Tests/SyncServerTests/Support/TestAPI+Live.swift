@@ -1,0 +1,41 @@
+import HummingbirdTesting
+import ServiceLifecycle
+import SyncServer
+
+extension TestAPI {
+    struct ServerDidNotStart: Error {}
+
+    /// Runs this server on a port of its own (plain HTTP) until `body` ends, and hands `body` a
+    /// client on one keep-alive connection and the port.
+    ///
+    /// Not HummingbirdTesting's `.live`: its client gives up on a request after 20 s without a
+    /// byte, which a full test run on two cores has exceeded; here an answer may take two minutes.
+    func live(_ body: @escaping @Sendable (APIClient, Int) async throws -> Void) async throws {
+        let (ports, bound) = AsyncStream.makeStream(of: Int.self)
+        let app = try application.makeApplication(host: "127.0.0.1", port: 0, tls: nil) { bound.yield($0) }
+        let services = ServiceGroup(configuration: .init(services: [app], logger: application.logger))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask {
+                defer { bound.finish() }
+                try await services.run()
+            }
+            guard let port = await ports.first(where: { _ in true }) else {
+                try await tasks.waitForAll()
+                throw ServerDidNotStart()
+            }
+            let connection = TestClient(host: "127.0.0.1", port: port, configuration: .init(timeout: .seconds(120)))
+            connection.connect()
+            let outcome = await Result(catching: { try await body(APIClient(connection: connection), port) })
+            try? await connection.shutdown()
+            await services.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+            try outcome.get()
+        }
+    }
+}
+
+extension Result where Failure == any Error {
+    init(catching body: () async throws -> Success) async {
+        do { self = .success(try await body()) } catch { self = .failure(error) }
+    }
+}
