@@ -22,6 +22,19 @@ let processPathSettings = swiftSettings + [
     .unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"], .when(configuration: .release)),
 ]
 
+/// The link of a release executable on Linux that carries `runtime` (`-static-executable`: the
+/// Swift runtime, Foundation, libc, libstdc++ and SQLite; `-static-stdlib`: the Swift runtime and
+/// Foundation, the C libraries shared). Loading and relocating shared libraries costs a one-shot
+/// process more than its work (decisions 0160, 0183, 0285); it is not position-independent, which
+/// spares ~95,000 relocations at every start. (Foundation's libraries are named: the modules import
+/// Foundation's shared-library interface, whose link entries leave them out.)
+func staticallyLinked(_ runtime: String) -> [LinkerSetting] {
+    [.unsafeFlags(
+        [runtime, "-Xlinker", "--start-group", "-lFoundation", "-lCoreFoundation", "-lFoundationInternationalization",
+         "-lFoundationEssentials", "-l_FoundationICU", "-l_FoundationCShims", "-l_FoundationCollections", "-Xlinker", "--end-group", "-lstdc++", "-Xclang-linker", "-no-pie"],
+        .when(platforms: [.linux], configuration: .release))]
+}
+
 let package = Package(
     name: "SyncKeychain",
     platforms: [.macOS(.v15)],
@@ -118,16 +131,8 @@ let package = Package(
         ),
         .executableTarget(
             name: "keychain", dependencies: ["KeychainCLI"], path: "Client/keychain", swiftSettings: processPathSettings,
-            // A release `keychain` on Linux is one static executable: the Swift runtime,
-            // Foundation, libc, libstdc++ and SQLite inside it. Loading and relocating shared
-            // libraries cost a one-shot process more than its query (decisions 0160, 0183); it is
-            // not position-independent, which spares ~95,000 relocations at every start.
-            // (Foundation's ICU is named here: the modules import Foundation's shared-library
-            // interface, whose link entries leave it out.)
-            linkerSettings: [.unsafeFlags(
-                ["-static-executable", "-Xlinker", "--start-group", "-lFoundation", "-lCoreFoundation", "-lFoundationInternationalization",
-                 "-lFoundationEssentials", "-l_FoundationICU", "-l_FoundationCShims", "-l_FoundationCollections", "-Xlinker", "--end-group", "-lstdc++", "-Xclang-linker", "-no-pie"],
-                .when(platforms: [.linux], configuration: .release))]
+            // One static executable: nothing of a `find` is left to the dynamic loader (0183).
+            linkerSettings: staticallyLinked("-static-executable")
         ),
 
         // MARK: Linux desktop: the freedesktop Secret Service over the keychain (decision 0140)
@@ -238,7 +243,10 @@ let networkTargets: [Target] = [
         name: "sync-client",
         dependencies: ["SyncClient", .product(name: "ArgumentParser", package: "swift-argument-parser")],
         path: "Client/sync-client",
-        swiftSettings: swiftSettings
+        swiftSettings: swiftSettings,
+        // The runtime inside, the C libraries shared: `getaddrinfo` of a static glibc loads the
+        // system's NSS modules at run time anyway (decision 0285).
+        linkerSettings: staticallyLinked("-static-stdlib")
     ),
     .testTarget(
         name: "SyncClientTests",
