@@ -23,21 +23,32 @@ struct TestAPI: Sendable {
         _ adjust: (inout ServerConfiguration) -> Void = { _ in },
         _ body: @escaping @Sendable (TestAPI, APIClient) async throws -> Void
     ) async throws {
-        try await backend.withStorage { storage in
-            let api = TestAPI(storage: storage, adjust: adjust)
-            let app = Application(router: api.application.makeRouter(), logger: api.application.logger)
-            try await app.test(.router) { client in try await body(api, APIClient(client: client)) }
+        let configuration = Self.configuration(adjust)
+        // Bounded: a run once stalled in one of these for good, every thread idle, cause unknown;
+        // a failed test names where, where a stalled run names nothing.
+        try await withTimeLimit(.seconds(600)) {
+            try await backend.withStorage { storage in
+                let api = TestAPI(storage: storage) { $0 = configuration }
+                let app = Application(router: api.application.makeRouter(), logger: api.application.logger)
+                try await app.test(.router) { client in try await body(api, APIClient(client: client)) }
+            }
         }
+    }
+
+    /// The tests' server configuration, changed by `adjust`.
+    static func configuration(_ adjust: (inout ServerConfiguration) -> Void) -> ServerConfiguration {
+        var configuration = ServerConfiguration()
+        // Router tests make many accounts from one (unknown) address; the creation budget has its own test.
+        configuration.signInRateLimit.accountCreationsPerAddress = 10_000
+        adjust(&configuration)
+        return configuration
     }
 
     init(storage: any ServerStorage, adjust: (inout ServerConfiguration) -> Void = { _ in }) {
         self.storage = storage
         clock = ManualClock()
         logs = InMemoryLogHandler()
-        var configuration = ServerConfiguration()
-        // Router tests make many accounts from one (unknown) address; the creation budget has its own test.
-        configuration.signInRateLimit.accountCreationsPerAddress = 10_000
-        adjust(&configuration)
+        let configuration = Self.configuration(adjust)
         var logger = Logger(label: "test", factory: { [logs] _ in logs })
         logger.logLevel = .trace
         application = SyncApplication(storage: storage, configuration: configuration, clock: clock.clock, logger: logger)
