@@ -188,21 +188,14 @@ final class ChildProcess: Sendable {
         _ executable: URL, _ arguments: [String], environment: [String: String] = [:], input: URL? = nil, log: URL
     ) throws -> (output: String, peakMiB: Double) {
         let child = try ChildProcess(executable, arguments, environment: environment, input: input, log: log)
-        var peakKiB = 0
+        var peak = 0.0
         while child.reap(blocking: false) == nil {
-            peakKiB = max(peakKiB, child.residentHighWaterKiB() ?? 0)
+            // Unreadable once the process has exited.
+            peak = max(peak, (try? child.residentMemory().peak) ?? 0)
             usleep(2_000)
         }
         try child.waitForSuccess()
-        return (child.finishedOutput(), Double(peakKiB) / 1024)
-    }
-
-    /// The process's resident high-water mark so far (VmHWM), KiB; nil once it has exited.
-    private func residentHighWaterKiB() -> Int? {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
-        else { return nil }
-        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        return (child.finishedOutput(), peak)
     }
 
     /// Standard output after exit, once the reader has seen end-of-file.

@@ -1,6 +1,4 @@
 import Foundation
-import Hummingbird
-import HummingbirdTesting
 import PostgresNIO
 import SyncProtocol
 import SyncServer

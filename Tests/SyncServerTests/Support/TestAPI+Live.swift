@@ -25,17 +25,12 @@ extension TestAPI {
             }
             let connection = TestClient(host: "127.0.0.1", port: port, configuration: .init(timeout: .seconds(120)))
             connection.connect()
-            let outcome = await Result(catching: { try await body(APIClient(connection: connection), port) })
+            var failure: (any Error)?
+            do { try await body(APIClient(connection: connection), port) } catch { failure = error }
             try? await connection.shutdown()
             await services.triggerGracefulShutdown()
             try await tasks.waitForAll()
-            try outcome.get()
+            if let failure { throw failure }
         }
-    }
-}
-
-extension Result where Failure == any Error {
-    init(catching body: () async throws -> Success) async {
-        do { self = .success(try await body()) } catch { self = .failure(error) }
     }
 }

@@ -28,7 +28,7 @@ struct TestAPI: Sendable {
         // a failed test names where, where a stalled run names nothing.
         try await withTimeLimit(.seconds(600)) {
             try await backend.withStorage { storage in
-                let api = TestAPI(storage: storage) { $0 = configuration }
+                let api = TestAPI(storage: storage, configuration: configuration)
                 let app = Application(router: api.application.makeRouter(), logger: api.application.logger)
                 try await app.test(.router) { client in try await body(api, APIClient(client: client)) }
             }
@@ -45,10 +45,13 @@ struct TestAPI: Sendable {
     }
 
     init(storage: any ServerStorage, adjust: (inout ServerConfiguration) -> Void = { _ in }) {
+        self.init(storage: storage, configuration: Self.configuration(adjust))
+    }
+
+    init(storage: any ServerStorage, configuration: ServerConfiguration) {
         self.storage = storage
         clock = ManualClock()
         logs = InMemoryLogHandler()
-        let configuration = Self.configuration(adjust)
         var logger = Logger(label: "test", factory: { [logs] _ in logs })
         logger.logLevel = .trace
         application = SyncApplication(storage: storage, configuration: configuration, clock: clock.clock, logger: logger)
