@@ -39,6 +39,37 @@ struct HorizonConvergenceTests {
         }
     }
 
+    /// A device enrolled after the server collected a tombstone lacks the deletion every older
+    /// device's statement names: it was stated before the device first read the whole feed, so it
+    /// is no finding (R62), and a deletion made after that read reaches it.
+    @Test func aDeviceEnrolledAfterACollectionReportsNothing() async throws {
+        try await withTemporaryDirectory { directory in
+            let server = try await TestServer(dataDirectory: directory.appendingPathComponent("server"), options: Self.serverOptions)
+            defer { server.stop() }
+            let account = "user-\(UUID().uuidString.prefix(8))"
+            let a = TestDevice(name: "a", in: directory), b = TestDevice(name: "b", in: directory), e = TestDevice(name: "e", in: directory)
+            try await a.enroll(server, account: account, create: true)
+            try await b.enroll(server, account: account)
+            try await a.add(service: "x", account: "max", password: "deleted before e came")
+            try await a.add(service: "y", account: "max", password: "deleted after e came")
+            for device in [a, b] { try await device.sync() }
+            try await a.delete(service: "x", account: "max")
+            try await eventually(timeout: .seconds(240), "the server to collect x's tombstone") {
+                for device in [a, b] { try await device.sync() }
+                return try await Self.collectedTombstones(server) >= 1
+            }
+
+            try await e.enroll(server, account: account)
+            let first = try await e.syncClient(["sync"])
+            #expect(first.status == 0, "\(first.stderr)")
+            try await a.delete(service: "y", account: "max")
+            try await a.sync()
+            let next = try await e.syncClient(["sync"])
+            #expect(next.status == 0, "\(next.stderr)")
+            for service in ["x", "y"] { #expect(try await e.password(service: service, account: "max") == nil, "\(service) on e") }
+        }
+    }
+
     /// A stays; C (on the first server) and D (on the second) go silent past the limit while A
     /// deletes x, edits y and adds w, C edits z and D adds v; then both come back.
     private static func twoDevicesComeBack(servers: [TestServer], in directory: URL) async throws {

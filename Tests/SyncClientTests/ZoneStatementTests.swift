@@ -1,5 +1,6 @@
 import Foundation
 import SyncClient
+import SyncProtocol
 import Testing
 
 /// Signed zone statements against a server that hides or forks (issue 12, decision 0180): real
@@ -72,6 +73,38 @@ struct ZoneStatementTests {
             try await b.sync()
             #expect(try await b.password(service: "x", account: "max") == "new")
             #expect(try await b.password(service: "z", account: "max") == "three")
+        }
+    }
+
+    /// A server that serves a device an item's earlier version in place of its tombstone (a
+    /// replay) hid the deletion while its write was the deleting device's newest: the live writes
+    /// stated were all served. The deletion's write is in the deleting device's statement and was
+    /// stated after the device last read the whole feed, so it is reported (R62) and the replay is
+    /// not applied; the honest server's next answer, a full read, removes the item.
+    @Test func aDeletionReplacedByTheItemsEarlierVersionIsReported() async throws {
+        try await withDevices { a, b, _, proxy in
+            try await a.add(service: "x", account: "max", password: "one")
+            try await a.sync()
+            try await b.sync()
+            let earlier = try #require(try await KeyEpochTests.servedBlobs(of: a, zone: "keychain").first)
+            try await a.delete(service: "x", account: "max")
+            try await a.sync()
+
+            try proxy.serveVersions([
+                FeedItem(id: earlier.item, sequence: 0, versions: [WireVersion(vector: earlier.vector, deleted: false, blob: Base64Bytes(earlier.blob))])
+            ])
+            let replayed = try await b.syncClient(["sync"])
+            #expect(replayed.status != 0)
+            #expect(replayed.stderr.contains("stated writes the server did not serve here"), "\(replayed.stderr)")
+            let status = try await b.syncClient(["status"])
+            #expect(status.stdout.contains("the account's state"), "\(status.stdout)")
+
+            try proxy.serveVersions([])
+            let honest = try await b.syncClient(["sync"])
+            #expect(honest.status == 0, "\(honest.stderr)")
+            #expect(try await b.password(service: "x", account: "max") == nil)
+            let settled = try await b.syncClient(["status"])
+            #expect(!settled.stdout.contains("the account's state"), "\(settled.stdout)")
         }
     }
 

@@ -100,7 +100,7 @@ extension ZoneDriver {
     ///
     /// Skipped while pulled items wait for the unlock or were rejected (the view lacks them), and
     /// after a resync that did not list items this device has (reported already, decision 0106).
-    func checkStatements(report: SyncRoundReport) throws -> ZoneStateView? {
+    func checkStatements(report: SyncRoundReport, excusing excused: VersionVector) throws -> ZoneStateView? {
         guard let witness, let witnessed else { return nil }
         guard heldItems.isEmpty, report.rejected.isEmpty, report.unlisted == 0 else {
             // Not compared; but a server that lost this device's statement gets a new one, or it
@@ -113,7 +113,7 @@ extension ZoneDriver {
         // read a later epoch yet may also lack its writes.
         let epoch = witnessed.log.epoch ?? VersionSealer.firstEpoch
         let comparable = witnessed.statements.lazy.filter { $0.epoch == epoch }
-        if let finding = comparable.compactMap({ ZoneStatementCheck.compare(view, with: $0, now: now, freshness: witnessed.freshness) }).first {
+        if let finding = comparable.compactMap({ ZoneStatementCheck.compare(view, with: $0, excusing: excused, now: now, freshness: witnessed.freshness) }).first {
             if findings.readsWholeFeed {
                 let reason = "zone \(zone): \(finding.explanation), also after reading the whole feed again"
                 try database.setAccountStateProblem(reason, zone: zone)
@@ -126,6 +126,21 @@ extension ZoneDriver {
             throw SyncClientError(.untrustedAccountState, reason)
         }
         return view
+    }
+
+    /// The writes this device may lack without the server hiding them (R62): those the other
+    /// devices stated before this device last read the whole feed, when deletions collected before
+    /// that read were gone for it. Recorded at a first pull or a full resync that ends in step, but
+    /// not at one a finding asked for (it would excuse what the finding found), and at the first
+    /// check of a state file from before the record.
+    func excusedWrites() throws -> VersionVector {
+        guard let witnessed else { return VersionVector() }
+        let recorded = try database.excusedWrites(zone)
+        if let recorded, !readWholeFeed || findings.readsWholeFeed { return recorded }
+        var excused = recorded ?? VersionVector()
+        for statement in witnessed.statements { if let extent = statement.extent { excused.join(extent.frontier) } }
+        if excused != recorded { try database.recordExcusedWrites(excused, zone: zone) }
+        return excused
     }
 
     /// The finding of a server that no longer holds this device's latest statement.

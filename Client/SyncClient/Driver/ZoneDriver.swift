@@ -42,6 +42,8 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
     var retried: Set<ItemID> = []
     /// The items the round in progress reported as left out of a full resync.
     var unlistedThisRound: Set<ItemID> = []
+    /// Whether the round in progress read the whole feed (a first pull or a full resync).
+    var readWholeFeed = false
     /// The items the local store holds ahead of the committed state (decision 0107).
     var ahead: Set<ItemID> = []
     /// The blobs of the last batch this process sealed and pushed, with the versions they seal:
@@ -270,6 +272,7 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
         let starting = machine.startSync(reconcilingFirst: fresh, resyncing: findings.resyncsNext, givingBack: findings.givesBackNext)
         findings.roundStarts(readingWholeFeed: starting.contains { if case .pull(let request) = $0 { request.isFullResync } else { false } })
         unlistedThisRound = []
+        readWholeFeed = false
         try await perform(released + starting, report: &report)
         if let standing = findings.standing { throw SyncClientError(.untrustedAccountState, standing) }
         if report.inStep, try local.hasLocalChanges(after: progress.journalSequence, state: machine.state) {

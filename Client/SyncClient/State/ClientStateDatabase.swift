@@ -111,6 +111,7 @@ package final class ClientStateDatabase: Sendable {
         registerClockAnchorMigration(in: &migrator)
         registerAppliesCoveredMigration(in: &migrator)
         registerZoneViewMigration(in: &migrator)
+        registerExcusedWritesMigration(in: &migrator)
         return migrator
     }
 

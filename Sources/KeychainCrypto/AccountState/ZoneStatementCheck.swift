@@ -120,18 +120,23 @@ public enum ZoneStatementCheck {
     /// server's clock as this device tells it, as `madeAt` is: decision 0239).
     ///
     /// - Every write live in `theirs` must be in `mine` (a later state holds the write or a
-    ///   version descending from it), unless `theirs` is older than `freshness` (the server's
-    ///   device inactivity limit), or made more than ``clockTolerance`` ahead of `now` (stamped on
-    ///   a clock ahead of the one this device reads: how old it is cannot be told, decision 0203).
+    ///   version descending from it), and so must every deletion in it that `excused` (the
+    ///   writes stated before this device last read the whole feed, whose tombstones a collection
+    ///   may have taken before then) does not cover: a tombstone made since is served to this
+    ///   device before any collection can pass it. Unless `theirs` is older than `freshness` (the
+    ///   server's device inactivity limit), or made more than ``clockTolerance`` ahead of `now`
+    ///   (stamped on a clock ahead of the one this device reads: how old it is cannot be told,
+    ///   decision 0203).
     /// - When both hold exactly the same writes, the live versions must be the same, within the
     ///   same age: a statement older than `freshness` may describe items whose tombstones were
     ///   collected since, and two devices back past the horizon took each other's old statement
     ///   for a fork in every round until someone wrote to the account.
     public static func compare(
-        _ mine: ZoneStateView, with theirs: ZoneStatement, now: Int64, freshness: Int64 = freshness
+        _ mine: ZoneStateView, with theirs: ZoneStatement, excusing excused: VersionVector = VersionVector(), now: Int64,
+        freshness: Int64 = freshness
     ) -> ZoneStatementFinding? {
         guard let extent = theirs.extent, (-clockTolerance...freshness).contains(now - extent.madeAt) else { return nil }
-        if !mine.frontier.descends(from: extent.liveFrontier) {
+        if !mine.frontier.descends(from: extent.liveFrontier) || !mine.frontier.joined(with: excused).descends(from: extent.frontier) {
             return .withheld(theirs.device)
         }
         if mine.frontier == extent.frontier, !mine.digest.matches(theirs.digest) {
