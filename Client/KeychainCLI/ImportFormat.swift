@@ -33,9 +33,27 @@ enum ImportFormat: String, ExpressibleByArgument, CaseIterable {
         }
     }
 
+    /// The most bytes an import file may hold: an export of a hundred thousand logins is a few
+    /// tens of MiB, and a file read whole must not take the machine's memory (`/dev/zero`).
+    static let maximumFileSize = 256 * 1024 * 1024
+
+    /// The text of the file at `path`, read whole up to ``maximumFileSize`` (a FIFO too, as a
+    /// shell's process substitution gives).
     static func text(_ path: String) throws -> String {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw KeychainError(.param, "cannot read \(path)")
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw KeychainError(.param, "cannot read \(path)") }
+        defer { try? handle.close() }
+        var data = Data()
+        do {
+            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+                data.append(chunk)
+                guard data.count <= maximumFileSize else {
+                    throw KeychainError(.param, "\(path) is larger than \(maximumFileSize >> 20) MiB: not a file this command imports")
+                }
+            }
+        } catch let error as KeychainError {
+            throw error
+        } catch {
+            throw KeychainError(.param, "cannot read \(path)", underlying: error)
         }
         return try text(of: data, name: path)
     }

@@ -84,6 +84,22 @@ import Testing
         #expect(try keychain.run(["import", "--format", "bitwarden-json", encrypted]).stderr.contains("encrypted"))
     }
 
+    /// A file read whole is read only up to a bound: `/dev/zero` (and a file past it) gets a clear
+    /// error and stores nothing, in every format read from one file.
+    @Test func aFileWithoutEndIsRefusedAtTheBound() throws {
+        let keychain = KeychainProcess.temporary()
+        defer { keychain.remove() }
+        for format in ["json", "bitwarden-json", "chrome-csv"] {
+            let result = try keychain.run(["import", "--format", format, "/dev/zero"])
+            #expect(result.status != 0)
+            #expect(result.stderr.contains("/dev/zero is larger than 256 MiB"), "\(result.stderr)")
+        }
+        // Refused before the keychain is opened: none was made.
+        #expect(!FileManager.default.fileExists(atPath: keychain.path))
+        let missing = try keychain.run(["import", "--format", "chrome-csv", keychain.directory.appendingPathComponent("none.csv").path])
+        #expect(missing.status != 0 && missing.stderr.contains("cannot read"), "\(missing.stderr)")
+    }
+
     @Test func bitwardenKeePassXCAndFirefoxCSVLayouts() throws {
         let keychain = KeychainProcess.temporary()
         defer { keychain.remove() }
