@@ -114,6 +114,36 @@ struct PushTests {
         }
     }
 
+    /// A revoked device's open push connection is closed by the server at once, with the reason,
+    /// so it hears of no later change.
+    @Test(arguments: Backend.all)
+    func aRevokedDevicesOpenConnectionIsClosed(_ backend: Backend) async throws {
+        try await Self.withLiveServer(backend) { client, port in
+            let laptop = try await client.enroll("alice", device: "alice-laptop", key: 1)
+            let phone = try #require(try await client.signIn("alice", key: 1, device: "alice-phone").decode(SignInResponse.self).token)
+            let closed = try await withTimeLimit {
+                try await WebSocketClient.connect(
+                    url: "ws://127.0.0.1:\(port)/v1/push",
+                    configuration: .init(additionalHeaders: [.authorization: "Bearer \(phone)"]),
+                    logger: Logger(label: "push-test")
+                ) { inbound, _, _ in
+                    // Registered once it hears a change; then the laptop revokes it.
+                    let uploader = Task { try await Self.uploadRepeatedly(client, token: laptop, zone: "keychain") }
+                    defer { uploader.cancel() }
+                    var revoked = false
+                    for try await message in inbound.messages(maxSize: 1 << 16) where !revoked {
+                        guard case .text = message else { continue }
+                        uploader.cancel()
+                        revoked = true
+                        #expect(try await client.send(.delete, "/v1/devices/alice-phone", token: laptop).status == .noContent)
+                    }
+                }
+            }
+            #expect(closed?.closeCode == .policyViolation)
+            #expect(closed?.reason == "device revoked")
+        }
+    }
+
     @Test(arguments: Backend.all)
     func changesArePushedOnlyToTheAccountsOwnConnections(_ backend: Backend) async throws {
         try await Self.withLiveServer(backend) { client, port in
