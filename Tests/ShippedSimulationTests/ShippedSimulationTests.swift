@@ -7,7 +7,7 @@ struct ShippedSimulationTests {
     static let directory = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
 
     /// Seeds 1–15 (about 18 s in a debug build): enough for every fault below to happen. The test
-    /// command runs seeds 1–400 through `sync-simulate`, two processes at once; more seeds here only
+    /// command runs seeds 1–320 through `sync-simulate`, two processes at once; more seeds here only
     /// repeat them (60 took 8 minutes of a loaded CI run's test phase).
     @Test func seedsRunWithoutViolations() async throws {
         var violations: [String] = []
