@@ -3,9 +3,9 @@ import Testing
 
 /// No secret reaches what the Secret Service says (the threat model's "secrets in the clients'
 /// logs and error messages"): after `secret-tool` stored a secret, calls that fail with the secret
-/// in their arguments (an item created, a secret set or read through a session that does not
-/// exist, properties of the wrong type) get D-Bus errors that do not carry it, and the service's
-/// own log does not either.
+/// in their arguments (an item created, with a label of its bytes too, and a secret set or read,
+/// each through a session that does not exist, which is checked first) get D-Bus errors that do
+/// not carry it, and the service's own log does not either.
 @Suite(.serialized)
 struct SecretServiceOutputTests {
     @Test func noSecretReachesTheServicesErrorsOrLog() async throws {

@@ -25,15 +25,9 @@ import Testing
                 if stdout { outputs.append((what + " (stdout)", result.stdout)) }
             }
             func syncClient(_ device: TestDevice, _ arguments: [String], password: String = TestDevice.password) async throws -> ChildProcess.Result {
-                try await device.run(
-                    Products.syncClient, [arguments[0], "--keychain", device.keychainPath] + arguments.dropFirst(),
-                    environment: ["SYNC_PASSWORD": password, "LOG_LEVEL": "trace"])
+                try await device.syncClient(arguments, password: password, environment: ["LOG_LEVEL": "trace"])
             }
-            func enrolment(_ device: TestDevice) -> [String] {
-                var arguments = ["enroll", "--server", server.url, "--account", account, "--device-name", device.name, "--kdf-log-n", "15"]
-                if let pin = server.pin { arguments += ["--pin", pin] }
-                return arguments
-            }
+            func enrolment(_ device: TestDevice) -> [String] { device.enrolment(server, account: account) }
 
             let created = try await syncClient(a, enrolment(a) + ["--create"])
             #expect(created.status == 0, "\(created.stderr)")
@@ -59,9 +53,7 @@ import Testing
             record("devices", try await syncClient(b, ["devices"]))
 
             // A daemon's pass over a write made elsewhere.
-            let daemon = try ChildProcess(
-                Products.syncClient, ["run", "--keychain", b.keychainPath], environment: ["SYNC_PASSWORD": TestDevice.password, "LOG_LEVEL": "trace"])
-            try await daemon.waitForOutput(containing: "running for device")
+            let daemon = try await b.startDaemon(logLevel: "trace")
             try await a.add(service: "site", account: "max", password: secret + "-2", update: true)
             try await a.sync()
             try await eventually(timeout: .seconds(120), "the daemon to take the write") {

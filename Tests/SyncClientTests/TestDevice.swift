@@ -31,11 +31,12 @@ struct TestDevice: Sendable {
     /// Runs `sync-client` on this device's keychain. `revoke` keeps the password (a test that
     /// changes it passes `newPassword`; RevokePasswordTests): the tests enrol with it afterwards.
     /// `timeout` bounds the command; a command that waits on the test's own steps (held at the
-    /// rewriting proxy) needs a bound that covers them.
+    /// rewriting proxy) needs a bound that covers them. `environment` adds variables (a log level).
     func syncClient(
-        _ arguments: [String], password: String? = TestDevice.password, newPassword: String? = nil, timeout: Duration = .seconds(60)
+        _ arguments: [String], password: String? = TestDevice.password, newPassword: String? = nil,
+        environment extra: [String: String] = [:], timeout: Duration = .seconds(60)
     ) async throws -> ChildProcess.Result {
-        var environment: [String: String] = [:]
+        var environment = extra
         if let password { environment["SYNC_PASSWORD"] = password }
         var arguments = arguments
         if let newPassword {
@@ -56,11 +57,16 @@ struct TestDevice: Sendable {
 
     /// Enrols (creating the account when `create`), at the KDF floor to keep tests fast.
     func enroll(_ server: TestServer, account: String, create: Bool = false, pin: String? = nil) async throws {
+        let result = try await syncClient(enrolment(server, account: account, create: create, pin: pin))
+        guard result.status == 0 else { throw TestFailure("enroll \(name) failed: \(result.stderr)") }
+    }
+
+    /// The arguments of ``enroll(_:account:create:pin:)``: the server's pin unless `pin` names one.
+    func enrolment(_ server: TestServer, account: String, create: Bool = false, pin: String? = nil) -> [String] {
         var arguments = ["enroll", "--server", server.url, "--account", account, "--device-name", name, "--kdf-log-n", "15"]
         if create { arguments.append("--create") }
         if let pin = pin ?? server.pin { arguments += ["--pin", pin] }
-        let result = try await syncClient(arguments)
-        guard result.status == 0 else { throw TestFailure("enroll \(name) failed: \(result.stderr)") }
+        return arguments
     }
 
     /// Creates the account from this device (at the KDF floor) and returns the recovery key it printed.
@@ -101,9 +107,9 @@ struct TestDevice: Sendable {
         return result.stdout.trimmingCharacters(in: .newlines)
     }
 
-    /// Starts `sync-client run` and waits until it runs.
-    func startDaemon() async throws -> ChildProcess {
-        let daemon = try ChildProcess(Products.syncClient, ["run", "--keychain", keychainPath], environment: ["LOG_LEVEL": "warning"])
+    /// Starts `sync-client run`, logging at `logLevel`, and waits until it runs.
+    func startDaemon(logLevel: String = "warning") async throws -> ChildProcess {
+        let daemon = try ChildProcess(Products.syncClient, ["run", "--keychain", keychainPath], environment: ["LOG_LEVEL": logLevel])
         try await daemon.waitForOutput(containing: "running for device")
         return daemon
     }

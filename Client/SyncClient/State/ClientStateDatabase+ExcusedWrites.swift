@@ -17,8 +17,8 @@ extension ClientStateDatabase {
     /// the record, or a zone never checked).
     package func excusedWrites(_ zone: ZoneID) throws(SyncClientError) -> VersionVector? {
         try read { db in
-            guard let value = try DatabaseValue.fetchOne(db, sql: "SELECT frontier FROM excused_writes WHERE zone = ?", arguments: [zone.rawValue])
-            else { return nil }
+            let statement = try db.cachedStatement(sql: "SELECT frontier FROM excused_writes WHERE zone = ?")
+            guard let value = try DatabaseValue.fetchOne(statement, arguments: [zone.rawValue]) else { return nil }
             return try StoredVectors.vector(value)
         }
     }
@@ -26,7 +26,7 @@ extension ClientStateDatabase {
     /// Records `frontier` as the writes excused for `zone`.
     package func recordExcusedWrites(_ frontier: VersionVector, zone: ZoneID) throws(SyncClientError) {
         try write { db in
-            try db.execute(
+            try db.executeCached(
                 sql: "INSERT INTO excused_writes (zone, frontier) VALUES (?, ?) ON CONFLICT (zone) DO UPDATE SET frontier = excluded.frontier",
                 arguments: [zone.rawValue, StoredVectors.encode(frontier)])
         }
