@@ -128,7 +128,7 @@ extension Keychain {
     }
 
     /// The items not written locally since the apply that recorded them, of any enrolment: each
-    /// one's version tag (decision 0175); when known, the server's version its value is exactly
+    /// one's version tag (decision 0175); when known, the server's versions its value was decided from
     /// (see ``RemoteVersionTags/serverVersions``, decision 0243); and, for one pushed whose answer
     /// never came, the version sent (``RemoteVersionTags/sent``, decision 0247).
     /// - Parameter owner: When given, only those of earlier enrolments than `owner`.
@@ -155,14 +155,16 @@ extension Keychain {
         }
     }
 
-    /// Every version tag the applies by `owner` recorded, by primary key.
-    public func remoteVersionTags(owner: String) throws(KeychainError) -> [PrimaryKey: [UInt8]] {
+    /// Every version tag the applies by `owner` recorded, by primary key, each with the server's
+    /// versions recorded with it (``RemoteVersionTags/serverVersions``), when known.
+    public func remoteVersionTags(owner: String) throws(KeychainError) -> [PrimaryKey: (tag: [UInt8], serverVersion: [UInt8]?)] {
         try read { db, state in
             let keys = try state.metadata
-            var tags: [PrimaryKey: [UInt8]] = [:]
-            let rows = try Row.fetchCursor(db, sql: "SELECT key_index, sealed_key, version_tag FROM remote_version WHERE owner = ?", arguments: [owner])
+            var tags: [PrimaryKey: (tag: [UInt8], serverVersion: [UInt8]?)] = [:]
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT key_index, sealed_key, version_tag, server_version FROM remote_version WHERE owner = ?", arguments: [owner])
             while let row = try rows.next() {
-                tags[try Self.remoteVersionKey(row, keys)] = Array(row[2] as Data)
+                tags[try Self.remoteVersionKey(row, keys)] = (Array(row[2] as Data), (row[3] as Data?).map(Array.init))
             }
             return tags
         }
@@ -201,7 +203,7 @@ extension Keychain {
             try write(primaryKey, tag, changedLocally: false, server: versions.serverVersions[primaryKey].map { Data($0) }, sent: none)
         }
         for (primaryKey, sent) in versions.sent {
-            try write(primaryKey, sent.tag, changedLocally: nil, server: none, sent: Data(sent.version))
+            try write(primaryKey, sent.tag, changedLocally: nil, server: versions.serverVersions[primaryKey].map { Data($0) }, sent: Data(sent.version))
         }
         for (primaryKey, tag) in versions.pushed {
             try write(primaryKey, tag, changedLocally: nil, server: Data(tag), sent: versions.pushedVersions[primaryKey].map { Data($0) })

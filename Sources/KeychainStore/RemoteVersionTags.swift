@@ -19,9 +19,10 @@ public struct RemoteVersionTags: Sendable, Hashable {
     /// device, and all the device had seen of the item): recorded as changed locally, so a copy
     /// taken again without sync state is based on it (decision 0234).
     public var replaced: [PrimaryKey: [UInt8]]
-    /// Of the items in `tags`, those whose value is exactly a version the server holds: that
-    /// version (its own encoded vector; a tag is all the device had seen). A pushed version is
-    /// one too. A device back without its sync state refuses a listing older than it (0243).
+    /// Of the items in `tags` and `sent`, the server's versions the stored value was decided from
+    /// (the join of their encoded vectors; a tag is all the device had seen, its own unpushed
+    /// writes included). A pushed version is its own. A device whose state is behind the
+    /// keychain, or lost, refuses a listing older than it (0243, rule R54).
     public var serverVersions: [PrimaryKey: [UInt8]]
     /// The versions pushed from here whose answer has not come, about to be sent: each one's tag
     /// (its vector) and the whole version as the sync engine encodes it, opaque here. Recorded as
@@ -66,7 +67,8 @@ public struct RemoteVersionTags: Sendable, Hashable {
 public struct UnchangedRemoteVersion: Sendable, Hashable {
     /// All the device had seen of the item at the apply (decision 0175).
     public var tag: [UInt8]
-    /// The server's version the value is exactly, when known (decision 0243).
+    /// The server's versions the value was decided from, when known (see
+    /// ``RemoteVersionTags/serverVersions``).
     public var serverVersion: [UInt8]?
     /// The version pushed from here whose answer never came, as the sync engine encodes it (0247).
     public var sentVersion: [UInt8]?

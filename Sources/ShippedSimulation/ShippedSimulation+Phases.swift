@@ -209,6 +209,7 @@ extension ShippedSimulation {
                     for attempt in 1...2 {
                         do {
                             let report = try await sync()
+                            trace("  heal: device \(index)\(zone) pushed \(report.pushed) applied \(report.applied)")
                             changed += report.pushed + report.applied
                             break
                         } catch let error as SyncClientError where error.code == .rejectedVersions && attempt == 1 {
@@ -220,6 +221,7 @@ extension ShippedSimulation {
                             // nothing applied, the next round reads the whole feed again; the pass
                             // goes on, and the devices must settle in a later one.
                             ledger.statistics.accountStateFindings += 1
+                            trace("  heal: device \(index)\(zone) \(error)")
                             findings[index] = "device \(index) failed to sync\(zone) after the faults healed: \(error)"
                             changed += 1
                             break

@@ -162,8 +162,10 @@ package final class LoopbackDevice: Sendable {
 
     /// The device's process restarted (after a crash, say): a new driver from the files, under
     /// the same ID.
-    package func restart() throws {
-        let (id, tampering) = enrolment.withLock { ($0.id, $0.tampering) }
+    /// - Parameter servedBy: What the server does to the device's requests from now on; nil:
+    ///   what it did before.
+    package func restart(servedBy newTampering: LoopbackZoneServer.Tampering? = nil) throws {
+        let (id, tampering) = enrolment.withLock { ($0.id, newTampering ?? $0.tampering) }
         let restarted = try Self.enrolment(
             id, keychain: keychain, at: keychainPath, account: account, tampering: tampering, fault: fault)
         enrolment.withLock { $0 = restarted }

@@ -174,6 +174,7 @@ package struct KeychainZone: ZoneLocalStore {
         aheadOfOwnApplies = nil
         unchanged = nil
         let tags: [PrimaryKey: [UInt8]]
+        var serverVersions: [PrimaryKey: VersionVector] = [:]
         var earlierKeys: Set<PrimaryKey> = []
         if state.cursor == 0 {
             // Only the items still here (a tag stays after a removal); a keychain that never
@@ -207,20 +208,25 @@ package struct KeychainZone: ZoneLocalStore {
             var own = covered ? [:] : try keychain.remoteVersionTags(owner: owner)
             // An item an earlier enrolment took, unchanged since and unknown to this state: a
             // resync no longer listed it and it was kept (decision 0106). The store holds it
-            // still, so a version listed later is applied to it, a deletion above all (0194),
-            // unless the version it holds from the server dominates the listing (a replay, R35).
+            // still, so a version listed later is applied to it, a deletion above all (0194).
             let earlier = try keychain.unchangedRemoteVersions(notOwnedBy: owner).filter { key, _ in
                 state.records[itemID(of: key)] == nil
             }
             let held = earlier.isEmpty ? [] : Set(try keychain.synchronizableItems().map(\.key))
             for (key, version) in earlier where held.contains(key) {
-                own[key] = version.tag
+                own[key] = (version.tag, version.serverVersion)
                 earlierKeys.insert(key)
-                if let server = version.serverVersion, let vector = try? VersionVector(canonicalEncoding: server) {
-                    appliedAhead[itemID(of: key)] = [vector]
+            }
+            tags = own.mapValues(\.tag)
+            // Unless the server's versions it took dominate the listing (a replay, R35): for a
+            // copy an earlier enrolment kept, and for one this enrolment took before a crash
+            // between the two commits, a resolution's too (malicious seed 329 at 400 operations:
+            // a replayed earlier version undid such a resolution, and the value came back later).
+            for (key, recorded) in own {
+                if let server = recorded.serverVersion, let vector = try? VersionVector(canonicalEncoding: server) {
+                    serverVersions[key] = vector
                 }
             }
-            tags = own
         }
         var aheadOfOwn: [ItemID: VersionVector?] = [:]
         for (key, tag) in tags {
@@ -230,6 +236,7 @@ package struct KeychainZone: ZoneLocalStore {
             let applied = try? VersionVector(canonicalEncoding: tag)
             if let applied, seen.descends(from: applied) { continue }
             aheadKeys[item] = key
+            if let server = serverVersions[key] { appliedAhead[item] = [server] }
             if !earlierKeys.contains(key) { aheadOfOwn[item] = .some(applied) }
         }
         aheadOfOwnApplies = aheadOfOwn
@@ -306,7 +313,7 @@ package struct KeychainZone: ZoneLocalStore {
                 changes.append(.store(remote))
                 let key = remote.primaryKey
                 tags[key] = apply.state.records[item]?.seen.canonicalEncoding
-                if apply.isServersVersion(version, of: item) { serverVersions[key] = version.vector.canonicalEncoding }
+                if let server = apply.serversVersions(of: item) { serverVersions[key] = server.canonicalEncoding }
                 pushed.forget(key)
                 replaced.forget(key)
                 sent.forget(key)
@@ -332,12 +339,13 @@ package struct KeychainZone: ZoneLocalStore {
                 sent.forget(key)
                 pushed[key] = version.vector.canonicalEncoding
                 pushedVersions[key] = SentVersionRecord.encode(version)
-            case .sent(_, let version):
+            case .sent(let item, let version):
                 guard !version.isDeleted, let key = ItemContent.decode(version.content)?.primaryKey else { continue }
                 tags.forget(key)
                 replaced.forget(key)
                 pushed.forget(key)
                 sent[key] = .init(tag: version.vector.canonicalEncoding, version: SentVersionRecord.encode(version))
+                serverVersions[key] = apply.serversVersions(of: item)?.canonicalEncoding
             case .writtenOver(let item, let overwritten):
                 // Only while the write is still the local value (a deletion leaves nothing to recover).
                 guard let record = apply.state.records[item], record.isPending, !record.version.isDeleted,
@@ -358,8 +366,8 @@ package struct KeychainZone: ZoneLocalStore {
         return .applied(problems: problems)
     }
 
-    /// The items held ahead of a state that never pulled, exactly a version the server had, that
-    /// `apply` replaces or removes by a version that never saw it (deleted and collected since,
+    /// The items held ahead of the state, with the server's versions their values were decided
+    /// from (``appliedAhead``), that `apply` replaces or removes by a version that never saw them (deleted and collected since,
     /// or lost by the server, decision 0248): their values kept in history first, as a
     /// machine keeps a value it had and the server no longer lists.
     private func heldAheadReplacedUnseen(by apply: LocalApply) throws -> [RemoteChange] {

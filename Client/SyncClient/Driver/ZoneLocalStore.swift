@@ -148,6 +148,16 @@ package struct LocalApply: Sendable {
     package func isServersVersion(_ version: ItemVersion, of item: ItemID) -> Bool {
         state.records[item]?.baseline.contains(version.vector) == true
     }
+
+    /// The join of the server's versions the value stored for `item` was decided from (the
+    /// machine's record's baseline), nil when it holds none: an honest server never lists the
+    /// item older than it again (R35). Not a version the machine made: a conflict's resolution
+    /// waiting to be pushed holds this device's next counter, which the server may never get
+    /// (decisions 0242, 0243).
+    package func serversVersions(of item: ItemID) -> VersionVector? {
+        guard let baseline = state.records[item]?.baseline, !baseline.isEmpty else { return nil }
+        return .join(baseline)
+    }
 }
 
 /// How an apply ended.

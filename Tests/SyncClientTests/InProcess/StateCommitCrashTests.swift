@@ -80,6 +80,42 @@ struct StateCommitCrashTests {
         }
     }
 
+    /// Malicious seed 329 at 400 operations: b's own write, not on the server, lost a conflict to
+    /// a's later v2, and b died after its keychain took v2. Restarted, b was served x's first
+    /// version again (a replay): its state, which never learnt v2, kept b's own write and wrote it
+    /// back over v2, and v2 came back at the next honest listing. The keychain records the
+    /// server's versions the resolution was made from, so the replay is refused as going
+    /// backwards (rule R35). Here b's write waits set aside (too large for the server), so b's
+    /// round pulls before it pushes, as a device whose push met an expired cursor does.
+    @Test func aReplayAfterDyingDoesNotUndoAResolutionTheKeychainTook() async throws {
+        var limits = LoopbackAccount.Limits()
+        limits.maximumBlobBytes = 4096
+        try await LoopbackAccount.with(limits: limits) { account in
+            let (a, b) = (try await account.device("a"), try await account.device("b"))
+            let server = ReplayingServer()
+            try b.restart(servedBy: server.tampering)
+            try a.add(service: "x", account: "kim", password: "v1")
+            try await a.sync()
+            try await b.sync()
+            try b.add(service: "x", account: "kim", password: String(repeating: "b", count: 10_000), update: true)
+            try await b.sync()
+            #expect(try b.problems()["x/kim"]?.contains("too large") == true)
+            try a.add(service: "x", account: "kim", password: "v2", update: true)
+            try await a.sync()
+            try await dieAfterTheKeychainCommit(b)
+            #expect(try b.password(service: "x", account: "kim") == "v2")
+
+            server.act.withLock { $0 = .serveFirst }
+            await #expect(throws: (any Error).self) { try await b.sync() }
+            #expect(try b.password(service: "x", account: "kim") == "v2", "a replayed version undid what b's keychain took")
+
+            server.act.withLock { $0 = .record }
+            try await b.sync()
+            try await a.sync()
+            for device in [a, b] { #expect(try device.password(service: "x", account: "kim") == "v2", "on \(device.name)") }
+        }
+    }
+
     /// x at v1 on both devices; a writes v2, and b's sync dies after its keychain took v2.
     private func leaveV2InTheKeychainOnly(_ a: LoopbackDevice, _ b: LoopbackDevice) async throws {
         try a.add(service: "x", account: "kim", password: "v1")
