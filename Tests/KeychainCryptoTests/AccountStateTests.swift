@@ -104,6 +104,29 @@ import Testing
         #expect(try ZoneStatement(readingVerified: vectors.statement.wire.bytes) == statement)
     }
 
+    /// Decision 0287: the statements a device fell short of are signed with its statement, and a
+    /// statement that names them reads back the same; one without them keeps its earlier bytes.
+    @Test func theStatementsADeviceFellShortOfAreSignedWithIt() throws {
+        let key = try DeviceSigningKey(rawRepresentation: vectors.statement.signingKey.bytes)
+        var statement = ZoneStatement(
+            account: vectors.account, zone: "keychain", device: deviceA, epoch: 1, number: 7, previous: vectors.statement.previous.bytes,
+            position: 1234, digest: try #require(ZoneStateDigest(bytes: vectors.digest.digest.bytes)), logHead: vectors.statement.logHead.bytes,
+            extent: .init(madeAt: 1_700_000_000_000, frontier: VersionVector([deviceA: 3]), liveFrontier: VersionVector([deviceA: 2])))
+        let plain = try statement.signed(with: key)
+        statement.fellShortOf = [.init(device: deviceB, number: 9), .init(device: deviceA, number: 2)]
+        let naming = try statement.signed(with: key)
+        #expect(naming.starts(with: plain.dropLast(64)) && naming.count > plain.count)
+        #expect(try ZoneStatement(verifying: naming, publicKey: key.publicKey) == statement)
+        #expect(try ZoneStatement(readingVerified: plain).fellShortOf.isEmpty)
+        // A name cut short, or a count of none, is refused.
+        var cut = statement.signedBytes
+        cut.removeLast()
+        #expect(throws: CryptoError.self) { try ZoneStatement(verifying: cut + (try key.signature(for: cut)), publicKey: key.publicKey) }
+        var none = Array(plain.dropLast(64))
+        none += [2, 0, 0]
+        #expect(throws: CryptoError.self) { try ZoneStatement(verifying: none + (try key.signature(for: none)), publicKey: key.publicKey) }
+    }
+
     @Test func everyChangedByteOfAStatementFailsVerification() throws {
         let key = try DeviceSigningKey(rawRepresentation: vectors.statement.signingKey.bytes)
         let wire = vectors.statement.wire.bytes

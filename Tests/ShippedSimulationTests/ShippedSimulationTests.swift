@@ -52,7 +52,7 @@ struct ShippedSimulationTests {
     /// Each with the malice it was found under (the kinds rotate over the seeds, decision 0252).
     @Test(arguments: [
         (14, .fork), (29, .fork), (104, .fork), (140, .fork), (179, .fork), (209, .fork), (302, .fork), (389, .fork), (419, .fork),
-        (464, .fork), (485, .replay), (944, .forcedResync), (998, .forcedResync),
+        (464, .fork), (485, .replay), (536, .fork), (824, .fork), (944, .forcedResync), (998, .forcedResync),
     ] as [(UInt64, ShippedMalice)])
     func maliciousFoundSeeds(seed: UInt64, malice: ShippedMalice) async throws {
         var configuration = ShippedSimulation.Configuration(seed: seed, directory: Self.directory)

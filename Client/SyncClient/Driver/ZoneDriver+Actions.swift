@@ -102,8 +102,10 @@ extension ZoneDriver {
                 try commit(view: view)
                 // Stated before acknowledged: the server may collect a tombstone only once every
                 // active device's latest statement shows the deletion (decision 0203).
-                try await publishStatement(view)
-                try await server.acknowledge(machine.state.cursor)
+                if !defersStatement {
+                    try await publishStatement(view)
+                    try await server.acknowledge(machine.state.cursor)
+                }
                 report.inStep = true
             }
         }

@@ -29,6 +29,10 @@ extension ZoneDriver {
             if witnessed?.ownStatementLost == true, !findings.readsWholeFeed {
                 findings.ownStatementLost(lostStatementFinding)
                 try database.setAccountStateProblem(lostStatementFinding, zone: zone)
+            } else if let other = witnessed?.servedLessThanOwn, !findings.readsWholeFeed {
+                let reason = "zone \(zone): device \(other.rawValue.prefix(12)) states the server did not serve it the writes this device stated (hidden items or a forked history); the whole feed is read again, giving back what the server no longer lists"
+                findings.servedLessThanStated(reason)
+                try database.setAccountStateProblem(reason, zone: zone)
             }
         } catch let error as SyncClientError where error.code == .untrustedAccountState {
             try database.setAccountStateProblem(error.message, zone: zone)
@@ -105,7 +109,7 @@ extension ZoneDriver {
         guard heldItems.isEmpty, report.rejected.isEmpty, report.unlisted == 0 else {
             // Not compared; but a server that lost this device's statement gets a new one, or it
             // would be found lost again in every round (decision 0248).
-            return witnessed.ownStatementLost ? stateView(hasher: witness.hasher) : nil
+            return witnessed.givesBack ? stateView(hasher: witness.hasher) : nil
         }
         let view = stateView(hasher: witness.hasher)
         let now = ZoneTransport.milliseconds(witness.now())
@@ -113,11 +117,14 @@ extension ZoneDriver {
         // read a later epoch yet may also lack its writes.
         let epoch = witnessed.log.epoch ?? VersionSealer.firstEpoch
         let comparable = witnessed.statements.lazy.filter { $0.epoch == epoch }
-        if let finding = comparable.compactMap({ ZoneStatementCheck.compare(view, with: $0, excusing: excused, now: now, freshness: witnessed.freshness) }).first {
+        let found = comparable.lazy.compactMap { statement in
+            ZoneStatementCheck.compare(view, with: statement, excusing: excused, now: now, freshness: witnessed.freshness).map { (statement, $0) }
+        }.first
+        if let (statement, finding) = found {
             if findings.readsWholeFeed {
                 let reason = "zone \(zone): \(finding.explanation), also after reading the whole feed again"
                 try database.setAccountStateProblem(reason, zone: zone)
-                findings.stillShort(reason)
+                findings.stillShort(reason, of: .init(device: statement.device, number: statement.number))
                 return view
             }
             let reason = "zone \(zone): \(finding.explanation); the rest of this pull was not applied"
@@ -148,6 +155,12 @@ extension ZoneDriver {
         "zone \(zone): the server no longer holds this device's latest statement (a restored backup or a forked history); the whole feed is read again"
     }
 
+    /// Whether this round states and acknowledges nothing: it found that the server no longer
+    /// holds, or no longer serves every device, what this device stated last, and the next round,
+    /// which reads the whole feed giving back, states it. Stated now, the finding would be gone
+    /// for a later process before anything was given back (R59, decision 0287).
+    var defersStatement: Bool { witnessed?.givesBack == true && !findings.readsWholeFeed }
+
     /// Publishes this device's statement of `view` when it says something new (a state changed
     /// since its last statement, the key epoch moved, or that one is a day old) or the server lost
     /// the last one, and
@@ -157,12 +170,13 @@ extension ZoneDriver {
         if findings.standing == nil { try database.setAccountStateProblem(nil, zone: zone) }
         // A statement of an earlier epoch is replaced at once: it shows the other devices the
         // epoch this device reached (decision 0250).
-        if !witnessed.ownStatementLost, let own = witnessed.own?.statement, view.isStated(by: own),
+        let fellShortOf = findings.shortOf.map { [$0] } ?? []
+        if !witnessed.givesBack, let own = witnessed.own?.statement, view.isStated(by: own), own.fellShortOf == fellShortOf,
             own.epoch == witnessed.log.epoch ?? VersionSealer.firstEpoch, let madeAt = own.extent?.madeAt,
             ZoneTransport.milliseconds(witness.now()) - madeAt < 24 * 3600 * 1000
         {
             return
         }
-        try await witness.publish(view, position: machine.state.cursor, to: server, after: witnessed)
+        try await witness.publish(view, position: machine.state.cursor, fellShortOf: fellShortOf, to: server, after: witnessed)
     }
 }

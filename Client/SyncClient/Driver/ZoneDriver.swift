@@ -192,8 +192,18 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
         let subject = zone == .keychain ? "" : "zone \(zone): "
         var next = prepare
         var readsAgain = prepare != nil
+        var gaveBack = false
         return try await .summingRounds(maximumRounds: maximumRounds, subject: subject) {
-            var report = try await round(prepare: next)
+            var report: SyncRoundReport
+            do {
+                report = try await round(prepare: next)
+            } catch let error as SyncClientError where error.code == .untrustedAccountState && findings.givesBackNext && !gaveBack {
+                // The server no longer holds, or serves every device, what this device stated
+                // last: the next round, in this same sync, gives it back, and reports the finding
+                // once it committed (R59, decision 0287).
+                gaveBack = true
+                return SyncRoundReport()
+            }
             next = nil
             // Arrivals sealed under a key epoch that the log read before did not show: a
             // revocation that landed since, or a server that withholds it. The log is read once

@@ -75,6 +75,12 @@ package struct ZoneWitness: Sendable {
         /// publish answered): it lost what it held then (a restore it did not announce, a fork),
         /// or hides it (decision 0248).
         package var ownStatementLost = false
+        /// A current member whose latest statement names this device's latest as one the server
+        /// served it less than, also after it read the whole feed (decision 0287).
+        package var servedLessThanOwn: DeviceID?
+        /// Whether the server no longer holds, or no longer serves every device, what this
+        /// device stated last: the next round gives it back and states again.
+        package var givesBack: Bool { ownStatementLost || servedLessThanOwn != nil }
         /// How old a statement may be and still bind the server (milliseconds): this device's
         /// bound, or the server's inactivity limit when that is shorter, but never under
         /// ``minimumFreshness`` (decision 0231).
@@ -159,6 +165,10 @@ package struct ZoneWitness: Sendable {
                 throw SyncClientError(.untrustedAccountState, "zone \(zone): \(finding.explanation)")
             }
         }
+        if let own = witnessed.own?.statement.number {
+            let named = ZoneStatement.Reference(device: device, number: own)
+            witnessed.servedLessThanOwn = witnessed.statements.first { $0.fellShortOf.contains(named) }?.device
+        }
         return witnessed
     }
 
@@ -175,13 +185,18 @@ package struct ZoneWitness: Sendable {
 
     /// Signs and publishes to `server` this device's next statement about its zone, `view` at
     /// `position`, recording it first (so a lost answer skips a number rather than reusing one).
-    package func publish(_ view: ZoneStateView, position: UInt64, to server: any ZoneServer, after witnessed: Witnessed) async throws {
+    /// - Parameter fellShortOf: Statements whose writes the server did not serve this device,
+    ///   also after it read the whole feed (decision 0287).
+    package func publish(
+        _ view: ZoneStateView, position: UInt64, fellShortOf: [ZoneStatement.Reference] = [], to server: any ZoneServer, after witnessed: Witnessed
+    ) async throws {
         let zone = server.zone
         let statement = ZoneStatement(
             account: account, zone: zone.rawValue, device: device, epoch: witnessed.log.epoch ?? VersionSealer.firstEpoch,
             number: (witnessed.own?.statement.number ?? 0) + 1, previous: witnessed.own?.hash ?? ZoneStatement.none,
             position: position, digest: view.digest, logHead: witnessed.log.head,
-            extent: .init(madeAt: ZoneTransport.milliseconds(now()), frontier: view.frontier, liveFrontier: view.liveFrontier))
+            extent: .init(madeAt: ZoneTransport.milliseconds(now()), frontier: view.frontier, liveFrontier: view.liveFrontier),
+            fellShortOf: fellShortOf)
         let wire: [UInt8]
         do {
             wire = try statement.signed(with: signingKey)

@@ -8,8 +8,9 @@ import SyncCore
 /// device ‖ epoch (4) ‖ number (8) ‖ previous (32) ‖ position (8) ‖ digest (32) ‖ log head (32)`,
 /// label `synckeychain/v1/zone-statement`, integers big-endian, then, for a statement with an
 /// ``Extent`` (decision 0180), `1 ‖ made at (8, milliseconds) ‖ len(frontier) ‖ canonical frontier
-/// ‖ len(live frontier) ‖ canonical live frontier`. The wire form is those bytes followed by the
-/// 64-byte Ed25519 signature.
+/// ‖ len(live frontier) ‖ canonical live frontier`, and, for one that names statements it fell
+/// short of (decision 0287), `2 ‖ count (2) ‖ (len(device) ‖ device ‖ number (8))…`. The wire form
+/// is those bytes followed by the 64-byte Ed25519 signature.
 public struct ZoneStatement: Sendable, Equatable {
     /// The account the statement is about.
     public var account: String
@@ -32,6 +33,24 @@ public struct ZoneStatement: Sendable, Equatable {
     /// Which writes the state holds, and when the device stated it (decision 0180); nil in a
     /// statement of the 0120 form.
     public var extent: Extent?
+    /// The other devices' statements whose writes the server did not serve this device, also
+    /// after it read the whole feed again (decision 0287): each device named gives back what the
+    /// server no longer holds. Only in a statement with an ``extent``.
+    public var fellShortOf: [Reference]
+
+    /// A device's statement, by its number.
+    public struct Reference: Sendable, Equatable {
+        /// The device that made it.
+        public var device: DeviceID
+        /// Its number.
+        public var number: UInt64
+
+        /// Creates a reference.
+        public init(device: DeviceID, number: UInt64) {
+            self.device = device
+            self.number = number
+        }
+    }
 
     /// Which writes a stated state holds: what lets another device compare its own state with it
     /// whatever feed positions the server gave either (decision 0180).
@@ -58,7 +77,7 @@ public struct ZoneStatement: Sendable, Equatable {
     /// Creates an unsigned statement.
     public init(
         account: String, zone: String, device: DeviceID, epoch: UInt32, number: UInt64, previous: [UInt8],
-        position: UInt64, digest: ZoneStateDigest, logHead: [UInt8], extent: Extent? = nil
+        position: UInt64, digest: ZoneStateDigest, logHead: [UInt8], extent: Extent? = nil, fellShortOf: [Reference] = []
     ) {
         self.account = account
         self.zone = zone
@@ -70,6 +89,7 @@ public struct ZoneStatement: Sendable, Equatable {
         self.digest = digest
         self.logHead = logHead
         self.extent = extent
+        self.fellShortOf = extent == nil ? [] : fellShortOf
     }
 
     /// The bytes that are signed.
@@ -90,6 +110,14 @@ public struct ZoneStatement: Sendable, Equatable {
             bytes.appendBigEndian(extent.madeAt)
             bytes.appendLengthPrefixed(extent.frontier.canonicalEncoding)
             bytes.appendLengthPrefixed(extent.liveFrontier.canonicalEncoding)
+            if !fellShortOf.isEmpty {
+                bytes.append(2)
+                bytes.appendBigEndian(UInt16(fellShortOf.count))
+                for reference in fellShortOf {
+                    bytes.appendLengthPrefixed(reference.device.rawValue.utf8)
+                    bytes.appendBigEndian(reference.number)
+                }
+            }
         }
         return bytes
     }
@@ -135,17 +163,27 @@ public struct ZoneStatement: Sendable, Equatable {
             let logHead = reader.read(count: 32)
         else { throw .authenticationFailed }
         var extent: Extent?
+        var fellShortOf: [Reference] = []
         if !reader.isAtEnd {
             guard reader.read(count: 1)?.first == 1, let madeAt = reader.readBigEndian(Int64.self),
                 let frontier = reader.readLengthPrefixed().flatMap({ try? VersionVector(canonicalEncoding: $0) }),
-                let live = reader.readLengthPrefixed().flatMap({ try? VersionVector(canonicalEncoding: $0) }),
-                reader.isAtEnd
+                let live = reader.readLengthPrefixed().flatMap({ try? VersionVector(canonicalEncoding: $0) })
             else { throw .authenticationFailed }
             extent = Extent(madeAt: madeAt, frontier: frontier, liveFrontier: live)
+            if !reader.isAtEnd {
+                guard reader.read(count: 1)?.first == 2, let count = reader.readBigEndian(UInt16.self), count > 0 else { throw .authenticationFailed }
+                for _ in 0..<count {
+                    guard let device = reader.readLengthPrefixed().flatMap({ String(validating: $0, as: UTF8.self) }).flatMap(DeviceID.init),
+                        let number = reader.readBigEndian(UInt64.self)
+                    else { throw .authenticationFailed }
+                    fellShortOf.append(Reference(device: device, number: number))
+                }
+            }
+            guard reader.isAtEnd else { throw .authenticationFailed }
         }
         self.init(
             account: account, zone: zone, device: device, epoch: epoch, number: number, previous: Array(previous),
-            position: position, digest: digest, logHead: Array(logHead), extent: extent)
+            position: position, digest: digest, logHead: Array(logHead), extent: extent, fellShortOf: fellShortOf)
     }
 
     /// The SHA-256 of a statement's wire form: what the device's next statement names as previous.
