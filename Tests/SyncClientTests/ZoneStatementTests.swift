@@ -108,6 +108,43 @@ struct ZoneStatementTests {
         }
     }
 
+    /// Decision 0287: a device still served less than another device stated, after reading the
+    /// whole feed again (its second `sync`), names that statement in its own; the device named
+    /// reads the whole feed giving back, in the same `sync`, and reports it; once the server serves
+    /// everything, neither reports anything.
+    @Test func aDeviceServedLessNamesTheStatementAndTheDeviceNamedGivesBack() async throws {
+        try await withDevices { a, b, _, proxy in
+            try await a.add(service: "x", account: "max", password: "one")
+            try await a.sync()
+            try await b.sync()
+            try await a.add(service: "y", account: "max", password: "two")
+            try await a.sync()
+
+            try proxy.set(.hideLast)
+            let first = try await b.syncClient(["sync"])
+            #expect(first.status != 0)
+            #expect(first.stderr.contains("the rest of this pull was not applied"), "\(first.stderr)")
+            let again = try await b.syncClient(["sync"])
+            #expect(again.status != 0)
+            #expect(again.stderr.contains("also after reading the whole feed again"), "\(again.stderr)")
+            #expect(try await b.password(service: "y", account: "max") == nil)
+
+            let named = try await a.syncClient(["sync"])
+            #expect(named.status != 0)
+            #expect(named.stderr.contains("states the server did not serve it the writes this device stated"), "\(named.stderr)")
+            // Given back and stated again: the statement b named is no longer a's latest.
+            let settled = try await a.syncClient(["sync"])
+            #expect(settled.status == 0, "\(settled.stderr)")
+            #expect(!(try await a.syncClient(["status"])).stdout.contains("the account's state"))
+
+            try proxy.set(.pass)
+            try await b.sync()
+            #expect(try await b.password(service: "y", account: "max") == "two")
+            #expect(!(try await b.syncClient(["status"])).stdout.contains("the account's state"))
+            try await a.sync()
+        }
+    }
+
     /// Decision 0239: a statement's age is told on the server's clock, so the statement of a device
     /// whose own clock is a year ahead still binds the server for a device whose clock is right
     /// (on their own clocks it was made a year in the future, and counted for nothing).

@@ -127,6 +127,9 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
         retried = Set(machine.retrySetAside())
         touched = retried
         machine.markLocalValueUnknown(ahead, applied: local.appliedAhead)
+        // A finding recorded by an earlier process: its next round, this one's first, reads the
+        // whole feed again (R62), as it would have in that process.
+        if witness != nil, try database.hasAccountStateProblem(zone) { findings.fellShort() }
     }
 
     /// Whether the driver holds the zone's records: false after a start that found nothing waiting,

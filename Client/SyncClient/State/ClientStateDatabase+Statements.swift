@@ -101,6 +101,16 @@ extension ClientStateDatabase {
     /// How `status` names that problem.
     static let accountStateProblemName = "the account's state"
 
+    /// Whether `zone` has an account-state problem recorded: a finding whose next round, in this
+    /// process or the next, reads the whole feed again (R62).
+    package func hasAccountStateProblem(_ zone: ZoneID) throws(SyncClientError) -> Bool {
+        try read { db in
+            try Bool.fetchOne(
+                db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM problem WHERE zone = ? AND item = ?)"),
+                arguments: [zone.rawValue, Self.accountStateProblem.rawValue]) ?? false
+        }
+    }
+
     /// Records (a reason) or clears (nil) the account-state problem of `zone` (decision 0180).
     package func setAccountStateProblem(_ reason: String?, zone: ZoneID) throws(SyncClientError) {
         try write { db in
