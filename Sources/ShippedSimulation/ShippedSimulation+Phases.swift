@@ -227,6 +227,7 @@ extension ShippedSimulation {
                             break
                         } catch {
                             let underlying = (error as? SyncClientError)?.underlying.map { " (\($0))" } ?? ""
+                            trace("  heal: device \(index)\(zone) \(error)\(underlying)")
                             ledger.incidents.append("device \(index) failed to sync\(zone) after the faults healed: \(error)\(underlying)")
                             return false
                         }

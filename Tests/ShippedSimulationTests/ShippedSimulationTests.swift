@@ -61,6 +61,17 @@ struct ShippedSimulationTests {
         #expect(violations.isEmpty, "seed \(seed): \(violations.prefix(3).map(\.description).joined(separator: "\n"))")
     }
 
+    /// Found by the ranges at 400 operations: a healed fork whose older pages ran a round out of
+    /// resends (86, R22), a replay after dying between the two commits (329, R54).
+    @Test(arguments: [(86, .fork), (329, .replay)] as [(UInt64, ShippedMalice)])
+    func maliciousFoundSeedsInLongHistories(seed: UInt64, malice: ShippedMalice) async throws {
+        var configuration = ShippedSimulation.Configuration(seed: seed, directory: Self.directory)
+        configuration.malice = malice
+        configuration.operations = 400
+        let violations = try await ShippedSimulation.run(configuration).violations
+        #expect(violations.isEmpty, "seed \(seed): \(violations.prefix(3).map(\.description).joined(separator: "\n"))")
+    }
+
     /// Each malicious server is noticed: over the first six seeds of its kind, the devices report
     /// what it did (a finding about the account's state, versions rejected, or items kept and
     /// reported because a listing left them out), while losing nothing (the checker's properties).
