@@ -5,7 +5,8 @@ import KeychainCrypto
 /// own statement or another device states it was served less than it (then the same `sync` runs
 /// that round, and reports the finding once it gave back); a finding that round still makes
 /// stands, thrown once the round committed, and is stated. Not saved: a new process checks the
-/// statements again.
+/// statements again, and starts with the whole read when the zone has a finding recorded
+/// (``ZoneDriver`` `init`).
 struct StatementFindings: Sendable, Equatable {
     /// Whether the next round reads the whole feed again, and whether that resync gives back what
     /// the server lost (decisions 0203, 0248).

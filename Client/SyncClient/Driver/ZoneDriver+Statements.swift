@@ -162,9 +162,9 @@ extension ZoneDriver {
     var defersStatement: Bool { witnessed?.givesBack == true && !findings.readsWholeFeed }
 
     /// Publishes this device's statement of `view` when it says something new (a state changed
-    /// since its last statement, the key epoch moved, or that one is a day old) or the server lost
-    /// the last one, and
-    /// clears the account-state problem.
+    /// since its last statement, the statements it names as fallen short of changed, the key
+    /// epoch moved, or that one is a day old) or the server lost, or does not serve every device,
+    /// the last one; and clears the account-state problem unless a finding stands.
     func publishStatement(_ view: ZoneStateView?) async throws {
         guard let witness, let witnessed, let view else { return }
         if findings.standing == nil { try database.setAccountStateProblem(nil, zone: zone) }
