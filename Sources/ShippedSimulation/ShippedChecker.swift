@@ -33,9 +33,11 @@ struct ShippedChecker {
             var values = try device.values(synchronizable: true)
             held.formUnion(values.values)
             // An honest server lists every deletion a device needs, collected ones too (rule R10a):
-            // every item is held to agreement. A malicious one may withhold them; a device then
-            // keeps and reports the item (R49 C7), and only what it reported is exempt.
-            let kept = simulation.configuration.malice == nil ? [] : Set(try keptWithoutEvidence(device))
+            // every item is held to agreement. A malicious one may withhold them, and one whose
+            // bound made it forget some has none to list; a device then keeps and reports the item
+            // (R49 C7), and only what it reported is exempt.
+            let forgets = simulation.configuration.collectedDeletionBound < FeedRule.maximumCollectedDeletions
+            let kept = simulation.configuration.malice == nil && !forgets ? [] : Set(try keptWithoutEvidence(device))
             for name in kept { values[name] = nil }
             history.formUnion(try device.historyValues(accounts: (0..<simulation.configuration.items).map { "item-\($0)" }))
             if live == nil { live = values }

@@ -101,7 +101,7 @@ extension ShippedSimulation {
         _ = try SQLiteStorage.backup(directory: URL(fileURLWithPath: self.directory + "/server"), to: directory.appendingPathComponent(SQLiteStorage.fileName))
         var group = Set(devices.indices.filter { _ in random.chance(percent: 50) })
         if group.isEmpty || group.count == devices.count { group = [devices.count - 1] }
-        forked.value = (try SQLiteStorage(directory: directory), group)
+        forked.value = (try SQLiteStorage(directory: directory, collectedDeletionBound: configuration.collectedDeletionBound), group)
         trace("fork: devices \(group.sorted()) are served the copy")
     }
 

@@ -55,6 +55,9 @@ package struct ShippedSimulation {
         /// What the server does maliciously while the faults last (nil: nothing; `sync-simulate
         /// --malice` sets ``ShippedMalice/of(seed:)``).
         package var malice: ShippedMalice?
+        /// The most collected deletions the server keeps a zone (R10a): below the default, it
+        /// forgets deletions without evidence, and resyncs carry that time (R48, R49 C1, C2).
+        package var collectedDeletionBound = FeedRule.maximumCollectedDeletions
 
         package init(seed: UInt64, directory: String) {
             self.seed = seed
@@ -134,7 +137,7 @@ package struct ShippedSimulation {
         statementFaults = Locked(SplitMix64(seed: configuration.seed ^ 0x57A7_E3E7))
         directory = configuration.directory + "/shipped-\(configuration.seed)-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory + "/server", withIntermediateDirectories: true)
-        storage = try SQLiteStorage(directory: URL(fileURLWithPath: directory + "/server"))
+        storage = try SQLiteStorage(directory: URL(fileURLWithPath: directory + "/server"), collectedDeletionBound: configuration.collectedDeletionBound)
         account = try await storage.createLoopbackAccount(named: "simulated", now: clock.date())
         // From the seed: item IDs are keyed by it and order what a batch pushes, so a random key
         // made the same seed run differently.

@@ -37,6 +37,9 @@ struct SyncSimulate: AsyncParsableCommand {
             "Break one rule on purpose (\(ShippedBreak.allCases.map(\.rawValue).joined(separator: ", "))); succeeds when the checker catches it."))
     var breakRule: String?
 
+    @Option(help: "The most collected deletions the server keeps a zone (100,000); fewer makes it forget deletions without evidence.")
+    var collectedDeletionBound: Int?
+
     @Flag(help: "An answer held back reaches the device under the ID of the call it answered (not the current call's).")
     var lateAnswersKeepIds = false
 
@@ -48,6 +51,7 @@ struct SyncSimulate: AsyncParsableCommand {
     func validate() throws {
         if let devices, !(2...5).contains(devices) { throw ValidationError("--devices must be 2...5") }
         if seeds < 1 || operations < 1 { throw ValidationError("--seeds and --operations must be positive") }
+        if let collectedDeletionBound, collectedDeletionBound < 0 { throw ValidationError("--collected-deletion-bound must be 0 or more") }
         if let breakRule, ShippedBreak(rawValue: breakRule) == nil {
             throw ValidationError("--break must be one of \(ShippedBreak.allCases.map(\.rawValue).joined(separator: ", "))")
         }
@@ -67,6 +71,7 @@ struct SyncSimulate: AsyncParsableCommand {
             configuration.breakRule = breakRule
             configuration.lateAnswersKeepTheirIDs = lateAnswersKeepIds
             if let devices { configuration.devices = devices }
+            if let collectedDeletionBound { configuration.collectedDeletionBound = collectedDeletionBound }
             let result = try await ShippedSimulation.run(configuration)
             statistics.add(result.statistics)
             for violation in result.violations { properties[violation.property, default: 0] += 1 }
@@ -97,6 +102,7 @@ struct SyncSimulate: AsyncParsableCommand {
         if malice { words.append("--malice") }
         if let breakRule { words += ["--break", breakRule] }
         if lateAnswersKeepIds { words.append("--late-answers-keep-ids") }
+        if let collectedDeletionBound { words += ["--collected-deletion-bound", "\(collectedDeletionBound)"] }
         return words.joined(separator: " ")
     }
 }

@@ -123,7 +123,9 @@ extension SQLiteStorage {
     /// Keeps the tombstones about to be collected (through sequence `floor`) as their items'
     /// collected deletions, replacing earlier ones, and drops the oldest past the zone's bound
     /// (rule R10a), noting when it did.
-    private static func keepCollectedDeletions(account: String, zone: ZoneID, through floor: Int64, now: Date, in db: Database) throws {
+    private static func keepCollectedDeletions(
+        account: String, zone: ZoneID, through floor: Int64, bound: Int, now: Date, in db: Database
+    ) throws {
         try db.execute(
             sql: """
                 INSERT INTO collected_deletion (account, zone, id, sequence, versions, bytes)
@@ -137,7 +139,7 @@ extension SQLiteStorage {
                 DELETE FROM collected_deletion WHERE account = ?1 AND zone = ?2 AND sequence <= (
                     SELECT sequence FROM collected_deletion WHERE account = ?1 AND zone = ?2 ORDER BY sequence DESC LIMIT 1 OFFSET ?3)
                 """,
-            arguments: [account, zone.rawValue, FeedRule.maximumCollectedDeletions])
+            arguments: [account, zone.rawValue, bound])
         if db.changesCount > 0 {
             try db.execute(
                 sql: """
@@ -160,7 +162,8 @@ extension SQLiteStorage {
     }
 
     package func collectGarbage(activeSince: Date?, now: Date) async throws -> Int {
-        try await write("collecting tombstones") { db in
+        let bound = collectedDeletionBound
+        return try await write("collecting tombstones") { db in
             let zones = try Row.fetchAll(db, sql: "SELECT DISTINCT account, zone FROM item WHERE tombstone = 1")
             var dropped = 0
             for zone in zones {
@@ -186,7 +189,7 @@ extension SQLiteStorage {
                     arguments: [account, name.rawValue, floor])
                 let count: Int = collected?["count"] ?? 0
                 guard count > 0, let newest: Int64 = collected?["newest"] else { continue }
-                try Self.keepCollectedDeletions(account: account, zone: name, through: floor, now: now, in: db)
+                try Self.keepCollectedDeletions(account: account, zone: name, through: floor, bound: bound, now: now, in: db)
                 try db.execute(
                     sql: "DELETE FROM item WHERE account = ? AND zone = ? AND tombstone = 1 AND sequence <= ?",
                     arguments: [account, name.rawValue, floor])

@@ -15,12 +15,15 @@ package final class SQLiteStorage: ServerStorage {
     let pool: DatabasePool
     let directory: URL
     let broadcaster = ChangeBroadcaster()
+    /// The most collected deletions kept per zone (rule R10a); the simulation draws fewer.
+    let collectedDeletionBound: Int
 
     /// Opens (creating and migrating when needed) the database in `directory`, which is created
     /// 0700 if missing; the database file is created 0600 (SQLite gives its WAL and shared-memory
     /// files the same mode).
-    package init(directory: URL) throws {
+    package init(directory: URL, collectedDeletionBound: Int = FeedRule.maximumCollectedDeletions) throws {
         self.directory = directory
+        self.collectedDeletionBound = collectedDeletionBound
         let path = directory.appendingPathComponent(Self.fileName).path
         do {
             try PrivateFile.createDirectory(directory)
