@@ -174,7 +174,7 @@ package struct KeychainZone: ZoneLocalStore {
         aheadOfOwnApplies = nil
         unchanged = nil
         let tags: [PrimaryKey: [UInt8]]
-        var serverVersions: [PrimaryKey: VersionVector] = [:]
+        var serverVersions: [PrimaryKey: [UInt8]] = [:]
         var earlierKeys: Set<PrimaryKey> = []
         if state.cursor == 0 {
             // Only the items still here (a tag stays after a removal); a keychain that never
@@ -222,11 +222,8 @@ package struct KeychainZone: ZoneLocalStore {
             // copy an earlier enrolment kept, and for one this enrolment took before a crash
             // between the two commits, a resolution's too (malicious seed 329 at 400 operations:
             // a replayed earlier version undid such a resolution, and the value came back later).
-            for (key, recorded) in own {
-                if let server = recorded.serverVersion, let vector = try? VersionVector(canonicalEncoding: server) {
-                    serverVersions[key] = vector
-                }
-            }
+            // Decoded below for the items ahead only.
+            serverVersions = own.compactMapValues(\.serverVersion)
         }
         var aheadOfOwn: [ItemID: VersionVector?] = [:]
         for (key, tag) in tags {
@@ -236,7 +233,7 @@ package struct KeychainZone: ZoneLocalStore {
             let applied = try? VersionVector(canonicalEncoding: tag)
             if let applied, seen.descends(from: applied) { continue }
             aheadKeys[item] = key
-            if let server = serverVersions[key] { appliedAhead[item] = [server] }
+            if let server = serverVersions[key].flatMap({ try? VersionVector(canonicalEncoding: $0) }) { appliedAhead[item] = [server] }
             if !earlierKeys.contains(key) { aheadOfOwn[item] = .some(applied) }
         }
         aheadOfOwnApplies = aheadOfOwn
@@ -367,9 +364,9 @@ package struct KeychainZone: ZoneLocalStore {
     }
 
     /// The items held ahead of the state, with the server's versions their values were decided
-    /// from (``appliedAhead``), that `apply` replaces or removes by a version that never saw them (deleted and collected since,
-    /// or lost by the server, decision 0248): their values kept in history first, as a
-    /// machine keeps a value it had and the server no longer lists.
+    /// from (``appliedAhead``), that `apply` replaces or removes by a version that never saw them
+    /// (deleted and collected since, or lost by the server, decision 0248): their values kept in
+    /// history first, as a machine keeps a value it had and the server no longer lists.
     private func heldAheadReplacedUnseen(by apply: LocalApply) throws -> [RemoteChange] {
         guard !appliedAhead.isEmpty else { return [] }
         var replaced: [PrimaryKey: VersionVector] = [:]

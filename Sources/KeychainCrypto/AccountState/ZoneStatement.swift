@@ -111,9 +111,11 @@ public struct ZoneStatement: Sendable, Equatable {
             bytes.appendLengthPrefixed(extent.frontier.canonicalEncoding)
             bytes.appendLengthPrefixed(extent.liveFrontier.canonicalEncoding)
             if !fellShortOf.isEmpty {
+                // A count's two bytes bound the names (a statement is at most 4 KiB anyway).
+                let named = fellShortOf.prefix(Int(UInt16.max))
                 bytes.append(2)
-                bytes.appendBigEndian(UInt16(fellShortOf.count))
-                for reference in fellShortOf {
+                bytes.appendBigEndian(UInt16(named.count))
+                for reference in named {
                     bytes.appendLengthPrefixed(reference.device.rawValue.utf8)
                     bytes.appendBigEndian(reference.number)
                 }
