@@ -226,6 +226,9 @@ public struct ZoneSyncMachine: Sendable {
             var setAside = false
             for pushed in batch.items where refused.contains(pushed.item) && state.records[pushed.item]?.version == pushed.version {
                 state.records[pushed.item]?.refusal = reason
+                // Merged past the horizon as a version the server does not hold (not stale): no
+                // earlier send stored it, and one still on its way meets the same refusal (R25).
+                if reason != .tooLarge { state.records[pushed.item]?.mayBeOnServer = false }
                 setAside = true
             }
             if setAside, pushesThisRound < configuration.maximumPushesPerRound { return pushOrPull() }

@@ -66,6 +66,27 @@ struct ZoneSyncMachineLostAnswerTests {
         #expect(machine.receive(lastPage(2, next: 9, collectedAt: collectedAt)) == [F.push(a, batch: 2, cursor: 9, [(x, version)])])
     }
 
+    /// Refused by quota after the resend: the server merged it as a version it does not hold and
+    /// remembers that refusal over every earlier batch, so no send stored it. A later resync after a
+    /// collection keeps it pending, set aside, rather than keeping it as one the server lost (honest
+    /// seed 801 at 400 operations: the device kept a value no device had pushed, and disagreed).
+    @Test func aVersionRefusedByQuotaAfterItsResendIsNoLongerOneTheServerMayHold() throws {
+        var (machine, version) = try pushedOnce(at: 1_000)
+        #expect(machine.retry() == [F.push(a, batch: 1, cursor: 4, [(x, version)])])
+        #expect(machine.receive(tooOld(1)) == [F.pull(a, 2, after: 0, full: true)])
+        #expect(machine.receive(lastPage(2, next: 9, collectedAt: nil)) == [F.push(a, batch: 2, cursor: 9, [(x, version)])])
+        #expect(machine.state.records[x]?.mayBeOnServer == true)
+        let overQuota = PushResponse(batchID: 2, status: .refused, results: [], refused: .init(reason: .quotaExceeded, items: [x]))
+        #expect(machine.receive(overQuota) == [F.pull(a, 3, after: 9)])
+        #expect(machine.receive(lastPage(3, next: 9, collectedAt: nil)) == [.synced])
+        #expect(machine.state.records[x]?.mayBeOnServer == false)
+        #expect(machine.startSync() == [F.pull(a, 4, after: 9)])
+        #expect(machine.receive(.cursorExpired(requestID: RequestID(epoch: 1, number: 4))) == [F.pull(a, 5, after: 0, full: true)])
+        #expect(machine.receive(lastPage(5, next: 12, collectedAt: 5_000)) == [.synced])
+        let record = try #require(machine.state.records[x])
+        #expect(record.isPending && record.refusal == .quotaExceeded && record.version == version)
+    }
+
     /// Listed by the resync (the server stored it, or holds another version): merged as usual.
     @Test func aResentVersionTheResyncListsIsMergedAsUsual() throws {
         var (machine, version) = try pushedOnce(at: 1_000)
