@@ -234,13 +234,36 @@ public struct ZoneSyncMachine: Sendable {
             if setAside, pushesThisRound < configuration.maximumPushesPerRound { return pushOrPull() }
         }
         if response.status == .committed {
+            let continuesTheFeed = storedAloneRightAfterTheCursor(batch, response)
             for (pushed, result) in zip(batch.items, response.results) where result.item == pushed.item {
                 acknowledge(pushed, at: result.sequence)
                 if server.givenBack.remove(pushed.item) != nil, result.outcome == .stale { server.heldButUnlisted.insert(pushed.item) }
             }
             if let latest = response.latestSequence { state.latestSequence = max(state.latestSequence, latest) }
+            if continuesTheFeed, hasPendingChanges, pushesThisRound < configuration.maximumPushesPerRound {
+                // The feed after the cursor is this batch, stored as pushed: the next batch goes
+                // out without pulling it back; the round's last pull reads on from here (R22a).
+                state.cursor += UInt64(batch.items.count)
+                return pushOrPull()
+            }
         }
         return pull(after: state.cursor, mentioned: nil)
+    }
+
+    /// Whether the server's answer says it stored every version of `batch` alone (no sibling, none
+    /// stale) at the sequences right after the cursor, in order, and knows of nothing later, while
+    /// this device knows of nothing later either: the feed from the cursor to there is the batch.
+    /// The server's word: a server that lies so hides another device's write, which the round's
+    /// statement check finds (R62).
+    private func storedAloneRightAfterTheCursor(_ batch: PushBatch<ItemVersion>, _ response: PushResponse) -> Bool {
+        let last = state.cursor + UInt64(batch.items.count)
+        guard response.results.count == batch.items.count, response.latestSequence == last, state.latestSequence <= state.cursor else {
+            return false
+        }
+        for (offset, (pushed, result)) in zip(batch.items, response.results).enumerated() {
+            guard result.item == pushed.item, result.outcome == .applied, result.sequence == state.cursor + UInt64(offset) + 1 else { return false }
+        }
+        return true
     }
 
     /// Takes a pulled page, its versions already opened by the driver; answers to anything but

@@ -19,6 +19,29 @@ struct ZoneSyncMachineTranscriptTests {
         return (machine, v1)
     }
 
+    /// R23a: a batch the server stored alone at the sequences right after the cursor, with nothing
+    /// later, is not pulled back while more is to be pushed; the round's last batch still is, and
+    /// any other answer (a sibling kept, a gap, a later sequence) is pulled back at once.
+    @Test func anOwnBatchRightAfterTheCursorIsNotPulledBackBetweenBatches() {
+        var machine = ZoneSyncMachine(device: a, zone: .keychain, configuration: .init(maximumBatchSize: 1))
+        let vx = F.write(1, by: a, [a: 1], at: 1_000), vy = F.write(2, by: a, [a: 2], at: 1_000), vz = F.write(3, by: a, [a: 3], at: 1_000)
+        for (item, content) in [(x, UInt8(1)), (y, 2), (z, 3)] { _ = machine.localChange(F.change(item, content, at: 1_000)) }
+        #expect(machine.startSync() == [F.push(a, batch: 1, cursor: 0, [(x, vx)])])
+        let first = PushResponse(batchID: 1, status: .committed, results: [.init(item: x, outcome: .applied, sequence: 1)], latestSequence: 1)
+        #expect(machine.receive(first) == [F.push(a, batch: 2, cursor: 1, [(y, vy)])])
+        #expect(machine.state.cursor == 1)
+        // Another device wrote in between: the answer's latest sequence is past this batch.
+        let second = PushResponse(batchID: 2, status: .committed, results: [.init(item: y, outcome: .applied, sequence: 3)], latestSequence: 3)
+        #expect(machine.receive(second) == [F.pull(a, 1, after: 1)])
+        #expect(machine.receive(F.page(1, [(w, 2, [F.write(4, by: b, [b: 1], at: 900)]), (y, 3, [vy])], next: 3)).contains(.push(
+            PushBatch(device: a, zone: .keychain, batchID: 3, cursor: 3, items: [PushedItem(item: z, version: vz)]))))
+        // The round's last batch is pulled back.
+        let third = PushResponse(batchID: 3, status: .committed, results: [.init(item: z, outcome: .applied, sequence: 4)], latestSequence: 4)
+        #expect(machine.receive(third) == [F.pull(a, 2, after: 3)])
+        #expect(machine.receive(F.page(2, [(z, 4, [vz])], next: 4)) == [.synced])
+        #expect(machine.state.cursor == 4)
+    }
+
     @Test func updateVersusUpdateLaterTimeWinsAndTheLoserGoesToHistory() {
         var (machine, v1) = syncedWithX()
         let mine = F.write(2, by: a, [a: 2], at: 3_000, overwritten: [a: 1])
