@@ -242,7 +242,7 @@ public struct ZoneSyncMachine: Sendable {
             if let latest = response.latestSequence { state.latestSequence = max(state.latestSequence, latest) }
             if continuesTheFeed, hasPendingChanges, pushesThisRound < configuration.maximumPushesPerRound {
                 // The feed after the cursor is this batch, stored as pushed: the next batch goes
-                // out without pulling it back; the round's last pull reads on from here (R22a).
+                // out without pulling it back; the round's last pull reads on from here (R23a).
                 state.cursor += UInt64(batch.items.count)
                 return pushOrPull()
             }
