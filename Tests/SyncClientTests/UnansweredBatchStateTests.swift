@@ -6,12 +6,14 @@ import SyncClient
 import SyncCore
 import Testing
 
-/// The unanswered batch in the state file holds its sealed versions as base64 (decision 0198);
-/// a state file that holds them as arrays of numbers, as earlier builds wrote, still opens.
+/// The unanswered batch in the state file names the versions its items' records hold, and holds
+/// any other as base64 (decision 0198); a state file that holds them as arrays of numbers, as
+/// earlier builds wrote, still opens.
 @Suite struct UnansweredBatchStateTests {
     let device = DeviceID("device-a")!
 
-    func state() -> ZoneSyncState {
+    /// Three items pushed in batch 1; with `changedSince`, the user changed them after the push.
+    func state(changedSince: Bool = false) -> ZoneSyncState {
         var state = ZoneSyncState(device: device, zone: .keychain)
         let items = (1...3).map { index in
             let version = ItemVersion(
@@ -20,15 +22,20 @@ import Testing
             return PushedItem(item: ItemID("item-\(index)"), version: version)
         }
         for pushed in items {
-            state.records[pushed.item] = .init(version: pushed.version, isPending: true, baseline: [], seen: pushed.version.vector, sequence: 0)
+            var version = pushed.version
+            if changedSince {
+                version.vector = VersionVector([device: version.vector[device] + 3])
+                version.content += [9]
+            }
+            state.records[pushed.item] = .init(version: version, isPending: true, baseline: [], seen: version.vector, sequence: 0)
         }
-        state.writeCounter = 3
+        state.writeCounter = changedSince ? 6 : 3
         state.nextBatchID = 2
         state.unansweredBatch = PushBatch(device: device, zone: .keychain, batchID: 1, cursor: 0, items: items)
         return state
     }
 
-    @Test func theBatchIsStoredAsBase64AndSurvivesARestart() async throws {
+    @Test func aVersionItsRecordHoldsIsNamedNotStoredAgainAndSurvivesARestart() async throws {
         try await withTemporaryDirectory { directory in
             let keychain = directory.appendingPathComponent("keychain").path
             let sealer = VersionSealer(keys: AccountKeys(accountKey: .generate()), account: "account", zone: .keychain)
@@ -36,9 +43,41 @@ import Testing
             try ClientStateDatabase(keychainPath: keychain, create: true).saveZone(saved, previous: nil, progress: .init(), sealer: sealer)
             let entries = try storedEntries(keychain)
             #expect(entries.count == 3)
-            #expect(entries.allSatisfy { $0["sealed"] is String })
+            #expect(entries.allSatisfy { $0["sealed"] == nil })
             let (loaded, _) = try ClientStateDatabase(keychainPath: keychain, create: false).loadZone(.keychain, device: device, sealer: sealer)
             #expect(loaded.unansweredBatch == saved.unansweredBatch)
+        }
+    }
+
+    /// The user changes the items while the batch is unanswered: the commit that writes their new
+    /// versions writes the batch again with the versions it sent, sealed as base64.
+    @Test func aRecordThatMovesOnWritesTheBatchAgainWithItsVersionSealed() async throws {
+        try await withTemporaryDirectory { directory in
+            let keychain = directory.appendingPathComponent("keychain").path
+            let sealer = VersionSealer(keys: AccountKeys(accountKey: .generate()), account: "account", zone: .keychain)
+            let sent = state(), changed = state(changedSince: true)
+            let database = try ClientStateDatabase(keychainPath: keychain, create: true)
+            try database.saveZone(sent, previous: nil, progress: .init(), sealer: sealer)
+            try database.saveZone(changed, previous: sent, changed: Set(changed.records.keys), progress: .init(), sealer: sealer)
+            #expect(try storedEntries(keychain).allSatisfy { $0["sealed"] is String })
+            let (loaded, _) = try ClientStateDatabase(keychainPath: keychain, create: false).loadZone(.keychain, device: device, sealer: sealer)
+            #expect(loaded.unansweredBatch == sent.unansweredBatch)
+            #expect(loaded.records == changed.records)
+        }
+    }
+
+    /// A batch entry naming a version the state's record no longer holds is a damaged state file.
+    @Test func aNamedVersionTheRecordDoesNotHoldIsRefused() async throws {
+        try await withTemporaryDirectory { directory in
+            let keychain = directory.appendingPathComponent("keychain").path
+            let sealer = VersionSealer(keys: AccountKeys(accountKey: .generate()), account: "account", zone: .keychain)
+            try ClientStateDatabase(keychainPath: keychain, create: true).saveZone(state(), previous: nil, progress: .init(), sealer: sealer)
+            let queue = try DatabaseQueue(path: ClientStateDatabase.path(forKeychain: keychain))
+            try queue.write { db in try db.execute(sql: "DELETE FROM item_record WHERE item = 'item-2'") }
+            try queue.close()
+            #expect(throws: SyncClientError.self) {
+                try ClientStateDatabase(keychainPath: keychain, create: false).loadZone(.keychain, device: device, sealer: sealer)
+            }
         }
     }
 
@@ -46,7 +85,7 @@ import Testing
         try await withTemporaryDirectory { directory in
             let keychain = directory.appendingPathComponent("keychain").path
             let sealer = VersionSealer(keys: AccountKeys(accountKey: .generate()), account: "account", zone: .keychain)
-            let saved = state()
+            let saved = state(changedSince: true)
             try ClientStateDatabase(keychainPath: keychain, create: true).saveZone(saved, previous: nil, progress: .init(), sealer: sealer)
             // Rewritten as earlier builds wrote it: each sealed version an array of byte values.
             let queue = try DatabaseQueue(path: ClientStateDatabase.path(forKeychain: keychain))
