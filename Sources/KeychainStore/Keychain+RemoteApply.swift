@@ -192,12 +192,11 @@ extension Keychain {
             """)
         let none: Data? = nil
         func write(_ primaryKey: PrimaryKey, _ tag: [UInt8], changedLocally: Bool?, server: Data?, sent: Data?) throws {
-            let index = keys.keyIndex(primaryKey)
-            let changed = changedLocally ?? journaled.map { $0.contains(index) } ?? true
-            try update.execute(arguments: [versions.owner, Data(tag), changed, server, sent, index])
+            let key = MetadataKeys.IndexedKey(primaryKey, keys: keys)
+            let changed = changedLocally ?? journaled.map { $0.contains(key.index) } ?? true
+            try update.execute(arguments: [versions.owner, Data(tag), changed, server, sent, key.index])
             guard db.changesCount == 0 else { return }
-            let (_, sealed) = try keys.indexedKey(primaryKey, .remoteVersionKey)
-            try insert.execute(arguments: [index, sealed, versions.owner, Data(tag), changed, server, sent])
+            try insert.execute(arguments: [key.index, try key.sealed(.remoteVersionKey, keys: keys), versions.owner, Data(tag), changed, server, sent])
         }
         for (primaryKey, tag) in versions.tags {
             try write(primaryKey, tag, changedLocally: false, server: versions.serverVersions[primaryKey].map { Data($0) }, sent: none)

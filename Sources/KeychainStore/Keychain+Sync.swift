@@ -42,6 +42,26 @@ extension Keychain {
         }
     }
 
+    /// Every synchronizable item with its primary key and secret, read in one pass over each class:
+    /// what ``items(withPrimaryKeys:)`` gives, without a lookup per item (a first sync reads every
+    /// item it pushes this way).
+    /// - Throws: ``KeychainStatus/interactionNotAllowed`` while locked, as a search does.
+    public func synchronizableItemsWithSecrets() throws(KeychainError) -> [(key: PrimaryKey, item: Item)] {
+        try read { db, state in
+            guard !state.locked else { throw KeychainError(.interactionNotAllowed) }
+            let keys = try metadataKeys(db)
+            var items: [(key: PrimaryKey, item: Item)] = []
+            for itemClass in ItemClass.allCases {
+                let query = Query(itemClass: itemClass, synchronizable: .yes, limit: .all)
+                for stored in try ItemFilter(query, keys: keys).fetch(db, attributes: true, secrets: true, limit: nil) {
+                    let item = try opened(stored, state: state)
+                    items.append((PrimaryKey(itemClass: itemClass, attributes: item.attributes), item))
+                }
+            }
+            return items
+        }
+    }
+
     /// The items with these primary keys, with their secrets, read in one transaction; a key
     /// with no item is absent. What ``item(withPrimaryKey:)`` gives for each, without a read
     /// transaction per item (each starts by expiring the connection's prepared statements).

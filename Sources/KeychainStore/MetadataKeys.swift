@@ -35,9 +35,25 @@ struct MetadataKeys: Sendable {
     /// A primary key's index and the key sealed for `purpose`, its encoding made once; bound to
     /// `identity`, or to the index itself when there is none (a remote version's row).
     func indexedKey(_ primaryKey: PrimaryKey, _ purpose: Purpose, identity: [UInt8]? = nil) throws(KeychainError) -> (index: Data, sealed: Data) {
-        let bytes = primaryKey.storageBytes
-        let index = blindIndex(Self.keyDomain, bytes)
-        return (index, try seal(Array(bytes), purpose, identity: identity ?? Array(index)))
+        let index = IndexedKey(primaryKey, keys: self)
+        return (index.index, try index.sealed(purpose, identity: identity, keys: self))
+    }
+
+    /// A primary key's encoding and uniqueness index, made once for a lookup that may be followed
+    /// by an insert sealing the key.
+    struct IndexedKey {
+        let bytes: Data
+        let index: Data
+
+        init(_ primaryKey: PrimaryKey, keys: MetadataKeys) {
+            bytes = primaryKey.storageBytes
+            index = keys.blindIndex(MetadataKeys.keyDomain, bytes)
+        }
+
+        /// The key sealed for `purpose`, bound to `identity` or to the index.
+        func sealed(_ purpose: Purpose, identity: [UInt8]? = nil, keys: MetadataKeys) throws(KeychainError) -> Data {
+            try keys.seal(Array(bytes), purpose, identity: identity ?? Array(index))
+        }
     }
 
     /// A lookup index of an item of `itemClass` whose first one or two lookup attributes
@@ -81,7 +97,7 @@ struct MetadataKeys: Sendable {
         return Data(hmac.finalize().prefix(16))
     }
 
-    private func blindIndex(_ domain: [UInt8], _ bytes: Data) -> Data {
+    fileprivate func blindIndex(_ domain: [UInt8], _ bytes: Data) -> Data {
         blindIndex(domain) { $0.update(data: bytes) }
     }
 

@@ -64,15 +64,14 @@ package struct KeychainZone: ZoneLocalStore {
             // Read before the items: every entry up to it is covered by the read that follows.
             let journalHead = try keychain.latestJournalSequence()
             let applied = unchangedAhead()
-            let found = try keychain.synchronizableItems().filter { !applied.contains($0.key) }
+            let found = try keychain.synchronizableItemsWithSecrets().filter { !applied.contains($0.key) }
             let keys = found.map(\.key)
             firstPass = (journalHead, Set(keys))
-            let current = try keychain.items(withPrimaryKeys: keys)
             let basedOn = try appliedVersions(of: keys, anyEnrolment: true)
-            for item in found {
+            for (key, item) in found {
                 items.append(localChange(
-                    of: item.key, current: current[item.key], at: item.attributes.modificationDate ?? Date(), basedOn: basedOn[item.key],
-                    sentBefore: sentBefore[item.key], into: &machine, timeBound: timeBound))
+                    of: key, current: item, at: item.attributes.modificationDate ?? Date(), basedOn: basedOn[key],
+                    sentBefore: sentBefore[key], into: &machine, timeBound: timeBound))
             }
             // Nothing the machine took (no item, or none that leaves the device): the journal only.
             if machine.state.records.isEmpty { items.removeAll() }
