@@ -42,11 +42,11 @@ extension Keychain {
         }
     }
 
-    /// Every synchronizable item with its primary key and secret, read in one pass over each class:
-    /// what ``items(withPrimaryKeys:)`` gives, without a lookup per item (a first sync reads every
-    /// item it pushes this way).
+    /// Every synchronizable item but those `skipping` names, with its primary key and secret, read in
+    /// one pass over each class: what ``items(withPrimaryKeys:)`` gives, without a lookup per item
+    /// (a first sync reads every item it pushes this way); a skipped item's secret is not opened.
     /// - Throws: ``KeychainStatus/interactionNotAllowed`` while locked, as a search does.
-    public func synchronizableItemsWithSecrets() throws(KeychainError) -> [(key: PrimaryKey, item: Item)] {
+    public func synchronizableItemsWithSecrets(skipping: Set<PrimaryKey> = []) throws(KeychainError) -> [(key: PrimaryKey, item: Item)] {
         try read { db, state in
             guard !state.locked else { throw KeychainError(.interactionNotAllowed) }
             let keys = try metadataKeys(db)
@@ -54,8 +54,8 @@ extension Keychain {
             for itemClass in ItemClass.allCases {
                 let query = Query(itemClass: itemClass, synchronizable: .yes, limit: .all)
                 for stored in try ItemFilter(query, keys: keys).fetch(db, attributes: true, secrets: true, limit: nil) {
-                    let item = try opened(stored, state: state)
-                    items.append((PrimaryKey(itemClass: itemClass, attributes: item.attributes), item))
+                    let key = PrimaryKey(itemClass: itemClass, attributes: stored.item.attributes)
+                    if !skipping.contains(key) { items.append((key, try opened(stored, state: state))) }
                 }
             }
             return items

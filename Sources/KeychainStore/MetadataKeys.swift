@@ -29,7 +29,7 @@ struct MetadataKeys: Sendable {
     /// The uniqueness index of a primary key: equal keys give equal bytes, and nothing else can be
     /// read from them without the index key.
     func keyIndex(_ primaryKey: PrimaryKey) -> Data {
-        blindIndex(Self.keyDomain, primaryKey.storageBytes)
+        IndexedKey(primaryKey, keys: self).index
     }
 
     /// A primary key's index and the key sealed for `purpose`, its encoding made once; bound to
@@ -97,7 +97,7 @@ struct MetadataKeys: Sendable {
         return Data(hmac.finalize().prefix(16))
     }
 
-    fileprivate func blindIndex(_ domain: [UInt8], _ bytes: Data) -> Data {
+    private func blindIndex(_ domain: [UInt8], _ bytes: Data) -> Data {
         blindIndex(domain) { $0.update(data: bytes) }
     }
 

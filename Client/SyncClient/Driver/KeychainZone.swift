@@ -64,7 +64,7 @@ package struct KeychainZone: ZoneLocalStore {
             // Read before the items: every entry up to it is covered by the read that follows.
             let journalHead = try keychain.latestJournalSequence()
             let applied = unchangedAhead()
-            let found = try keychain.synchronizableItemsWithSecrets().filter { !applied.contains($0.key) }
+            let found = try keychain.synchronizableItemsWithSecrets(skipping: applied)
             let keys = found.map(\.key)
             firstPass = (journalHead, Set(keys))
             let basedOn = try appliedVersions(of: keys, anyEnrolment: true)
