@@ -52,6 +52,10 @@ public struct ZoneSyncMachine: Sendable {
     /// What this process learned of the server, and what the driver tells of the local store.
     var server = ServerKnowledge()
     public var localStore = LocalStoreKnowledge()
+    /// The versions the batch after the one just handed out takes if that one is answered in full:
+    /// a hint that lets the driver seal them while the request is out. Not state: nothing decides
+    /// on it, and the next batch is chosen afresh.
+    public private(set) var followingBatch: [PushedItem<ItemVersion>] = []
 
     /// A machine for a device that never synced `zone`.
     public init(device: DeviceID, zone: ZoneID, configuration: Configuration = Configuration()) {
@@ -327,12 +331,14 @@ public struct ZoneSyncMachine: Sendable {
 
     private mutating func pushOrPull() -> [SyncAction] {
         if let batch = state.unansweredBatch {
+            followingBatch = []
             phase = .pushing(batchID: batch.batchID)
             pushesThisRound += 1
             server.sentOnce = nil
             return [.push(batch)]
         }
-        let pending = nextBatchItems()
+        let (pending, following) = nextBatchItems()
+        followingBatch = following
         guard !pending.isEmpty else { return pull(after: state.cursor, mentioned: nil) }
         let batch = PushBatch(
             device: state.device, zone: state.zone, batchID: state.nextBatchID, cursor: state.cursor, items: pending)
@@ -345,21 +351,27 @@ public struct ZoneSyncMachine: Sendable {
     }
 
     /// The pending versions of the next batch, in item order: at most the batch size (or the
-    /// halved one, ``batchSizeLimit``) and the content bytes, but at least one.
-    private func nextBatchItems() -> [PushedItem<ItemVersion>] {
+    /// halved one, ``batchSizeLimit``) and the content bytes, but at least one; and those of the
+    /// batch after it, taken from the same sorted list (``followingBatch``).
+    private func nextBatchItems() -> (batch: [PushedItem<ItemVersion>], following: [PushedItem<ItemVersion>]) {
         // The IDs first: filtering the records themselves copied every pending record at every
         // push, O(items) per batch (decision 0198).
         let pending = state.records.lazy.filter { $0.value.awaitsPush && !localStore.waitingForUnlock.contains($0.key) }.map(\.key).sorted()
         let count = min(configuration.maximumBatchSize, server.batchSizeLimit ?? .max)
-        var items: [PushedItem<ItemVersion>] = []
+        var batches: [[PushedItem<ItemVersion>]] = [[], []]
         var bytes = 0
+        var index = 0
         for item in pending {
-            guard items.count < count, let record = state.records[item] else { break }
+            guard let record = state.records[item] else { break }
             bytes += record.version.content.count
-            if !items.isEmpty && bytes > configuration.maximumBatchContentBytes { break }
-            items.append(PushedItem(item: item, version: record.version))
+            if batches[index].count == count || (!batches[index].isEmpty && bytes > configuration.maximumBatchContentBytes) {
+                guard index == 0 else { break }
+                index = 1
+                bytes = record.version.content.count
+            }
+            batches[index].append(PushedItem(item: item, version: record.version))
         }
-        return items
+        return (batches[0], batches[1])
     }
 
     private mutating func pull(after cursor: UInt64, mentioned: Set<ItemID>?) -> [SyncAction] {

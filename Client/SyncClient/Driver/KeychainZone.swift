@@ -26,6 +26,10 @@ package struct KeychainZone: ZoneLocalStore {
     private var sentBefore: [PrimaryKey: ItemVersion] = [:]
     /// The items decoded while opening the last page, so applying them does not decode again.
     private var decoded: [ItemID: (content: [UInt8], item: Item)] = [:]
+    /// The primary keys of the items taken as local changes and not yet acknowledged: an item's ID
+    /// is its primary key's HMAC, so the key an apply needs for a version pushed or sent is found
+    /// here instead of by decoding the version's content (issue 35).
+    private var takenKeys: [ItemID: PrimaryKey] = [:]
     /// The items a first pass over the whole keychain read, and the journal's newest entry before
     /// it read them: their journal entries up to there are covered by that read, and are not
     /// read again.
@@ -113,7 +117,7 @@ package struct KeychainZone: ZoneLocalStore {
     /// The machine takes the change of `primaryKey`, whose item is `current` (read after the
     /// journal entries that led here; nil: removed), written over `basedOn` (``appliedVersions(of:anyEnrolment:)``),
     /// or exactly the version `sentBefore` (an earlier enrolment's push whose answer never came).
-    private func localChange(
+    private mutating func localChange(
         of primaryKey: PrimaryKey, current: Item?, at time: Date, basedOn: VersionVector?, sentBefore: ItemVersion? = nil,
         into machine: inout ZoneSyncMachine, timeBound: ModificationTimeBound
     ) -> ItemID {
@@ -127,6 +131,7 @@ package struct KeychainZone: ZoneLocalStore {
         let content = ItemContent.encode(current)
         if let record = machine.state.records[item], !record.version.isDeleted, record.version.content == content { return item }
         let scope: LocalChange.Scope = current.accessibility.isThisDeviceOnly ? .thisDeviceOnly : .synchronizable
+        if scope == .synchronizable { takenKeys[item] = primaryKey }
         _ = machine.localChange(LocalChange(
             item: item, scope: scope, content: content, modifiedAt: Self.stamp(current.attributes.modificationDate ?? time, timeBound),
             basedOn: basedOn, sentBefore: sentBefore))
@@ -328,15 +333,15 @@ package struct KeychainZone: ZoneLocalStore {
                     continue
                 }
                 changes.append(.keepInHistory(loser, versionTag: version.vector.canonicalEncoding))
-            case .pushed(_, let version):
-                guard !version.isDeleted, let key = ItemContent.decode(version.content)?.primaryKey else { continue }
+            case .pushed(let item, let version):
+                guard !version.isDeleted, let key = takenKeys.removeValue(forKey: item) ?? primaryKey(of: version) else { continue }
                 tags.forget(key)
                 replaced.forget(key)
                 sent.forget(key)
                 pushed[key] = version.vector.canonicalEncoding
                 pushedVersions[key] = SentVersionRecord.encode(version)
             case .sent(let item, let version):
-                guard !version.isDeleted, let key = ItemContent.decode(version.content)?.primaryKey else { continue }
+                guard !version.isDeleted, let key = takenKeys[item] ?? primaryKey(of: version) else { continue }
                 tags.forget(key)
                 replaced.forget(key)
                 pushed.forget(key)
@@ -360,6 +365,11 @@ package struct KeychainZone: ZoneLocalStore {
                 pushedVersions: pushedVersions))
         if case .changedLocally(let keys) = outcome { return .changedLocally(count: keys.count) }
         return .applied(problems: problems)
+    }
+
+    /// The primary key of the item whose content `version` holds; nil for content that does not decode.
+    private func primaryKey(of version: ItemVersion) -> PrimaryKey? {
+        ItemContent.decode(version.content)?.primaryKey
     }
 
     /// The items held ahead of the state, with the server's versions their values were decided

@@ -121,16 +121,33 @@ package struct VersionSealer: Sendable {
             payloadLength: metadata + version.content.count, device: version.device, epoch: keys.currentEpoch, signer: signer?.device)
     }
 
-    /// The batch with every version sealed for the server.
-    package func seal(_ batch: PushBatch<ItemVersion>) throws(CryptoError) -> PushBatch<SealedVersion> {
+    /// The batch with every version sealed for the server; one `ahead` holds, sealed by this sealer
+    /// for the same item and version, is taken as it is.
+    package func seal(_ batch: PushBatch<ItemVersion>, reusing ahead: SealedAhead = SealedAhead()) throws(CryptoError) -> PushBatch<SealedVersion> {
         var sealed: [PushedItem<SealedVersion>] = []
         sealed.reserveCapacity(batch.items.count)
+        let reusable = ahead.epoch == keys.currentEpoch && ahead.signer == signer?.device
         for pushed in batch.items {
+            let blob = if reusable, let early = ahead.blobs[pushed.item], early.version == pushed.version {
+                early.blob
+            } else {
+                try seal(pushed.version, item: pushed.item)
+            }
             sealed.append(PushedItem(item: pushed.item, version: SealedVersion(
-                vector: pushed.version.vector, isDeleted: pushed.version.isDeleted,
-                payload: try seal(pushed.version, item: pushed.item))))
+                vector: pushed.version.vector, isDeleted: pushed.version.isDeleted, payload: blob)))
         }
         return PushBatch(device: batch.device, zone: batch.zone, batchID: batch.batchID, cursor: batch.cursor, items: sealed)
+    }
+
+    /// `items` sealed for the server ahead of the batch that may take them (``ZoneSyncMachine/followingBatch``);
+    /// a version that does not seal is left to that batch, which reports the error.
+    package func sealAhead(_ items: [PushedItem<ItemVersion>]) -> SealedAhead {
+        var blobs: [ItemID: (version: ItemVersion, blob: [UInt8])] = [:]
+        blobs.reserveCapacity(items.count)
+        for pushed in items {
+            if let blob = try? seal(pushed.version, item: pushed.item) { blobs[pushed.item] = (pushed.version, blob) }
+        }
+        return SealedAhead(epoch: keys.currentEpoch, signer: signer?.device, blobs: blobs)
     }
 
     /// Opens a version; with `writers` (the device log this device verified), only one the log
@@ -195,4 +212,15 @@ package struct VersionSealer: Sendable {
             account: account, zone: local ? "local-state/" + zone.rawValue : zone.rawValue, itemID: item,
             keyEpoch: epoch, versionVector: vector, isDeleted: deleted)
     }
+}
+
+/// Versions sealed for the server while the request before theirs was out (issue 35): sealing is
+/// a pure function of the version, the item and the keys (its nonce aside), so a blob sealed
+/// early is the one sealing later would make, as long as the version and the keys are the same.
+package struct SealedAhead: Sendable {
+    /// The key epoch and signer they were sealed with.
+    var epoch: UInt32 = 0
+    var signer: DeviceID?
+    /// The blobs, by item, with the versions they seal.
+    var blobs: [ItemID: (version: ItemVersion, blob: [UInt8])] = [:]
 }

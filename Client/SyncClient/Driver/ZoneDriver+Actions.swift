@@ -27,9 +27,10 @@ extension ZoneDriver {
                     .map { .sent($0.item, $0.version) }
                 try applyEffects()
                 try commit()
-                let sealed = try sealer.seal(batch)
+                let sealed = try sealer.seal(batch, reusing: await takeSealedAhead())
                 lastPushed = Dictionary(
                     zip(batch.items, sealed.items).map { ($0.item, (blob: $1.version.payload, version: $0.version)) }, uniquingKeysWith: { $1 })
+                sealAhead(machine.followingBatch)
                 let response = try await server.push(sealed)
                 if response.status == .committed {
                     report.pushed += batch.items.count
@@ -114,6 +115,20 @@ extension ZoneDriver {
             try applyEffects()
             try commit()
         }
+    }
+
+    /// Seals `items` on another thread while the push goes out: the server works on one request at
+    /// a time (R21), so the client's second core would otherwise wait with it.
+    private func sealAhead(_ items: [PushedItem<ItemVersion>]) {
+        guard !items.isEmpty else { return }
+        let sealer = sealer
+        sealingAhead = Task.detached { sealer.sealAhead(items) }
+    }
+
+    /// What ``sealAhead(_:)`` sealed, once it is done; empty when nothing was being sealed.
+    private func takeSealedAhead() async -> SealedAhead {
+        defer { sealingAhead = nil }
+        return await sealingAhead?.value ?? SealedAhead()
     }
 
     /// The actions an answer led to; for an answer the machine did not take (it answers another

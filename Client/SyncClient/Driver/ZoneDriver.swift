@@ -50,6 +50,9 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
     /// the same bytes pulled back mean exactly those versions, so they are not opened and
     /// checked again (issue 35).
     var lastPushed: [ItemID: (blob: [UInt8], version: ItemVersion)] = [:]
+    /// The versions of the batch the machine expects next, being sealed while the last push is
+    /// out (``ZoneSyncMachine/followingBatch``); nil when none is.
+    var sealingAhead: Task<SealedAhead, Never>?
     /// Holds and releases of arrivals the local store could not apply yet, committed with the
     /// next state commit, in order (decision 0137).
     var heldChanges: [ClientStateDatabase.HeldChange] = []
