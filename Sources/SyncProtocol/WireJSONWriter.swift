@@ -1,0 +1,70 @@
+import Foundation
+import SyncCore
+
+/// A request body that writes its own JSON: the document ``WireCoding``'s encoder makes of it
+/// (keys sorted, slashes unescaped), byte for byte, without going through `JSONEncoder`.
+public protocol WireJSONWritable: Encodable {
+    /// The body's JSON.
+    var wireJSON: [UInt8] { get }
+}
+
+/// An upload is the one body whose encoding shows in a profile: Foundation's encoder cost about
+/// 9 µs an item of a first push (issue 35), mostly the generic containers around each base64 blob.
+extension UploadRequest: WireJSONWritable {
+    public var wireJSON: [UInt8] {
+        var json = WireJSONWriter()
+        json.bytes.reserveCapacity(items.reduce(64) { $0 + 160 + ($1.blob.bytes.count + 2) / 3 * 4 })
+        json.raw("{")
+        if let batch { json.raw("\"batch\":\(batch),") }
+        json.raw("\"cursor\":\(cursor),\"items\":[")
+        for (index, item) in items.enumerated() {
+            if index > 0 { json.raw(",") }
+            json.raw("{\"blob\":\"")
+            json.bytes += Data(item.blob.bytes).base64EncodedData()
+            json.raw("\",\"deleted\":\(item.deleted),\"id\":")
+            json.string(item.id.rawValue)
+            json.raw(",\"vector\":{")
+            for (position, entry) in item.vector.sortedEntries.enumerated() {
+                if position > 0 { json.raw(",") }
+                json.string(entry.device.rawValue)
+                json.raw(":\(entry.counter)")
+            }
+            json.raw("}}")
+        }
+        json.raw("]}")
+        return json.bytes
+    }
+}
+
+/// Appends JSON text to a byte array.
+struct WireJSONWriter {
+    var bytes: [UInt8] = []
+
+    /// Text that needs no escaping (the document's punctuation, keys and numbers).
+    mutating func raw(_ text: String) {
+        bytes += text.utf8
+    }
+
+    /// A JSON string: quotes, backslashes and control characters escaped as `JSONEncoder` does,
+    /// everything else (slashes, non-ASCII) as it is.
+    mutating func string(_ text: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes += #"\""#.utf8
+            case UInt8(ascii: "\\"): bytes += #"\\"#.utf8
+            case 0x08: bytes += #"\b"#.utf8
+            case 0x0C: bytes += #"\f"#.utf8
+            case 0x0A: bytes += #"\n"#.utf8
+            case 0x0D: bytes += #"\r"#.utf8
+            case 0x09: bytes += #"\t"#.utf8
+            case ..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                bytes += #"\u00"#.utf8
+                bytes += [hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}
