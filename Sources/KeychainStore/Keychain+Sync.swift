@@ -10,12 +10,20 @@ extension Keychain {
     /// - Parameters:
     ///   - sequence: The last sequence already consumed (0 for all).
     ///   - limit: The most entries returned.
-    public func journalEntries(after sequence: Int64, limit: Int = 1000) throws(KeychainError) -> [JournalEntry] {
+    ///   - heldUpTo: Leaves out the entries up to this sequence of an item the keychain holds as
+    ///     synchronizable now, without opening their keys: a first sync that read every such item
+    ///     after them has their values already. Every entry it would leave out is read when fewer
+    ///     than `limit` come back.
+    public func journalEntries(after sequence: Int64, limit: Int = 1000, omittingHeldUpTo heldUpTo: Int64 = 0) throws(KeychainError) -> [JournalEntry] {
         try read { db, state in
             let keys = try state.metadata
             return try Row.fetchAll(
-                db, sql: "SELECT sequence, item_identity, sealed_key, operation, time FROM change_journal WHERE sequence > ? ORDER BY sequence LIMIT ?",
-                arguments: [sequence, limit]
+                db, sql: """
+                    SELECT sequence, item_identity, sealed_key, operation, time FROM change_journal AS entry
+                    WHERE sequence > ? AND NOT (sequence <= ? AND EXISTS (SELECT 1 FROM item WHERE item.key_index = entry.key_index AND item.sync = 1))
+                    ORDER BY sequence LIMIT ?
+                    """,
+                arguments: [sequence, heldUpTo, limit]
             ).map { row in
                 let identity = Array(row[1] as Data)
                 guard let operation = JournalEntry.Operation(rawValue: row[3]) else {

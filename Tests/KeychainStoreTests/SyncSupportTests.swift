@@ -27,6 +27,24 @@ import Testing
         }
     }
 
+    /// A first sync reads every item after the journal's head: the entries up to it of an item
+    /// still held are left out, those of an item gone since (its deletion to take) and every later
+    /// one are not.
+    @Test func entriesOfItemsStillHeldAreLeftOutUpToAPosition() throws {
+        try withTemporaryKeychain { keychain, _ in
+            try keychain.add(synced("kept"))
+            try keychain.add(synced("gone"))
+            try keychain.add(password(account: "local"))
+            let head = try keychain.latestJournalSequence()
+            try keychain.delete(query(account: "gone", sync: .yes))
+            try keychain.update(query(account: "kept", sync: .yes), changes: ItemAttributes(), data: [1])
+            let entries = try keychain.journalEntries(after: 0, omittingHeldUpTo: head)
+            #expect(entries.map(\.operation) == [.add, .delete, .update])
+            #expect(entries.map(\.primaryKey) == [synced("gone").primaryKey, synced("gone").primaryKey, synced("kept").primaryKey])
+            #expect(try keychain.journalEntries(after: 0).count == 4)
+        }
+    }
+
     @Test func primaryKeyChangeJournalsDeleteAndAdd() throws {
         try withTemporaryKeychain { keychain, _ in
             try keychain.add(synced("a"))

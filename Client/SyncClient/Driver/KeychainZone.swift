@@ -80,7 +80,12 @@ package struct KeychainZone: ZoneLocalStore {
             // Nothing the machine took (no item, or none that leaves the device): the journal only.
             if machine.state.records.isEmpty { items.removeAll() }
         }
-        let entries = try keychain.journalEntries(after: position, limit: 1000)
+        // The entries the first pass covered are not opened at all while their items are still
+        // there (up to where `unchanged` was read: it forgets the items written after).
+        let limit = 1000
+        let heldUpTo = firstPass.map { min($0.upTo, unchanged?.journalHead ?? $0.upTo) } ?? 0
+        let entries = try keychain.journalEntries(after: position, limit: limit, omittingHeldUpTo: heldUpTo)
+        let readUpTo = entries.count < limit ? max(entries.last?.sequence ?? position, heldUpTo) : entries.last?.sequence ?? position
         unchanged?.forgetWrites(in: entries)
         // Never pulled: the entries of an item still exactly as a sync left it are all older than
         // that sync. One it holds is not a change: it is marked as held ahead of the state
@@ -103,8 +108,8 @@ package struct KeychainZone: ZoneLocalStore {
             guard let entry = latest[key] else { continue }
             items.append(localChange(of: key, current: current[key], at: entry.time, basedOn: basedOn[key], into: &machine, timeBound: timeBound))
         }
-        guard !entries.isEmpty || !items.isEmpty else { return nil }
-        return LocalChanges(position: entries.last?.sequence ?? position, items: items)
+        guard readUpTo > position || !items.isEmpty else { return nil }
+        return LocalChanges(position: readUpTo, items: items)
     }
 
     /// Of the items held ahead of a state that never pulled, the ones still exactly the version an

@@ -10,7 +10,7 @@ import KeychainStore
 /// each page, a device over 10,000 items read the whole table once per 1,000 entries).
 struct UnchangedItems {
     /// The journal's newest entry when the read began.
-    private let journalHead: Int64
+    let journalHead: Int64
     /// The items unchanged at the read that nothing journaled since.
     private(set) var keys: Set<PrimaryKey>
     /// Of those, the ones gone at the read: a sync's deletion or `leave` removed them.
