@@ -96,6 +96,8 @@ extension Keychain {
     public func remoteVersionTags(of primaryKeys: [PrimaryKey], owner: String?) throws(KeychainError) -> [PrimaryKey: [UInt8]] {
         guard !primaryKeys.isEmpty else { return [:] }
         return try read { db, state in
+            // A keychain that never took a version (a first sync's whole read) computes no index.
+            guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM remote_version)") == true else { return [:] }
             let keys = try state.metadata
             let statement = try owner == nil
                 ? db.cachedStatement(sql: "SELECT version_tag FROM remote_version WHERE key_index = ?")
