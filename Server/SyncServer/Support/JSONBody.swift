@@ -9,10 +9,14 @@ enum JSONBody {
 
     static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
         // Encoding our own Codable values cannot fail.
-        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        let buffer = if let written = value as? any WireJSONWritable {
+            ByteBuffer(bytes: written.wireJSON)
+        } else {
+            ByteBuffer(bytes: (try? encoder.encode(value)) ?? Data("{}".utf8))
+        }
         return Response(
             status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],
-            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+            body: .init(byteBuffer: buffer))
     }
 
     /// Collects and decodes the body, refusing one over `limit` bytes with `413 too_large`: at once,

@@ -3,8 +3,8 @@ import SyncCore
 import SyncProtocol
 import Testing
 
-/// The upload a device writes by hand (``WireJSONWritable``) is the document the shared encoder
-/// makes, byte for byte, so the server reads it as it reads any other body.
+/// The upload a device writes by hand (``WireJSONWritable``), and the server's answer to it, are the
+/// documents the shared encoder makes, byte for byte, so each end reads them as any other body.
 @Suite("An upload's JSON written by hand")
 struct UploadJSONTests {
     static let uploads: [UploadRequest] = [
@@ -28,5 +28,20 @@ struct UploadJSONTests {
         let encoded = try WireCoding.makeEncoder().encode(upload)
         #expect(String(decoding: upload.wireJSON, as: UTF8.self) == String(decoding: encoded, as: UTF8.self))
         #expect(try WireCoding.makeDecoder().decode(UploadRequest.self, from: Data(upload.wireJSON)) == upload)
+    }
+
+    static let answers: [UploadResponse] = [
+        UploadResponse(results: [], latestSequence: 0),
+        UploadResponse(results: [
+            .init(id: "a/b+c=", outcome: .applied, sequence: 12), .init(id: "x", outcome: .stale, sequence: nil),
+            .init(id: ItemID("quote\" \\ \u{7f} é"), outcome: .conflictKept, sequence: .max),
+        ], latestSequence: .max),
+    ]
+
+    @Test(arguments: answers)
+    func answerIsWhatTheEncoderWrites(_ answer: UploadResponse) throws {
+        let encoded = try WireCoding.makeEncoder().encode(answer)
+        #expect(String(decoding: answer.wireJSON, as: UTF8.self) == String(decoding: encoded, as: UTF8.self))
+        #expect(try WireCoding.makeDecoder().decode(UploadResponse.self, from: Data(answer.wireJSON)) == answer)
     }
 }
