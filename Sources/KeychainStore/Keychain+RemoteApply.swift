@@ -97,7 +97,7 @@ extension Keychain {
         guard !primaryKeys.isEmpty else { return [:] }
         return try read { db, state in
             // A keychain that never took a version (a first sync's whole read) computes no index.
-            guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM remote_version)") == true else { return [:] }
+            guard try Self.holdsRemoteVersionTags(db) else { return [:] }
             let keys = try state.metadata
             let statement = try owner == nil
                 ? db.cachedStatement(sql: "SELECT version_tag FROM remote_version WHERE key_index = ?")
@@ -115,7 +115,11 @@ extension Keychain {
     /// Whether any apply, of this enrolment or an earlier one, recorded a version tag: the
     /// keychain took versions from a server before (decision 0175).
     public func hasRemoteVersionTags() throws(KeychainError) -> Bool {
-        try readWithoutState { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM remote_version)") ?? false }
+        try readWithoutState { db in try Self.holdsRemoteVersionTags(db) }
+    }
+
+    private static func holdsRemoteVersionTags(_ db: Database) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM remote_version)") ?? false
     }
 
     /// The version tag the last apply recorded for `primaryKey`, whoever made it; nil when no apply did.

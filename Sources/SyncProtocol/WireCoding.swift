@@ -10,6 +10,12 @@ public enum WireCoding {
         return encoder
     }
 
+    /// A body's JSON: the document the body writes itself (``WireJSONWritable``), or the encoder's.
+    public static func encode(_ body: any Encodable, with encoder: JSONEncoder = makeEncoder()) throws -> [UInt8] {
+        if let written = body as? any WireJSONWritable { return written.wireJSON }
+        return Array(try encoder.encode(body))
+    }
+
     /// A JSON decoder for request and response bodies.
     public static func makeDecoder() -> JSONDecoder {
         let decoder = JSONDecoder()

@@ -20,7 +20,7 @@ extension UploadRequest: WireJSONWritable {
         for (index, item) in items.enumerated() {
             if index > 0 { json.raw(",") }
             json.raw("{\"blob\":\"")
-            json.bytes += Data(item.blob.bytes).base64EncodedData()
+            json.raw(Base64.encode(item.blob.bytes))
             json.raw("\",\"deleted\":\(item.deleted),\"id\":")
             json.string(item.id.rawValue)
             json.raw(",\"vector\":{")

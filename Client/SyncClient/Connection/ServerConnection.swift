@@ -84,11 +84,7 @@ package final class ServerConnection: Sendable {
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
         if let body {
             request.headers.add(name: "Content-Type", value: "application/json")
-            if let written = body as? any WireJSONWritable {
-                request.body = .bytes(ByteBuffer(bytes: written.wireJSON))
-            } else {
-                request.body = .bytes(ByteBuffer(bytes: try WireCoding.makeEncoder().encode(body)))
-            }
+            request.body = .bytes(ByteBuffer(bytes: try WireCoding.encode(body)))
         }
         let response: HTTPClientResponse
         let bytes: ByteBuffer

@@ -325,7 +325,7 @@ package struct KeychainZone: ZoneLocalStore {
                 sent.forget(key)
             case .remove(let item):
                 // The state was committed right before the request whose answer removed it.
-                let key = apply.committed.records[item].flatMap { ItemContent.decode($0.version.content)?.primaryKey } ?? aheadKeys[item]
+                let key = apply.committed.records[item].flatMap { primaryKey(of: $0.version) } ?? aheadKeys[item]
                 guard let key else { continue }
                 changes.append(.delete(key))
                 tags[key] = apply.state.records[item]?.seen.canonicalEncoding
@@ -355,7 +355,7 @@ package struct KeychainZone: ZoneLocalStore {
             case .writtenOver(let item, let overwritten):
                 // Only while the write is still the local value (a deletion leaves nothing to recover).
                 guard let record = apply.state.records[item], record.isPending, !record.version.isDeleted,
-                    let key = ItemContent.decode(record.version.content)?.primaryKey
+                    let key = primaryKey(of: record.version)
                 else { continue }
                 tags.forget(key)
                 pushed.forget(key)

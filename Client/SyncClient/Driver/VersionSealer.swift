@@ -123,12 +123,12 @@ package struct VersionSealer: Sendable {
 
     /// The batch with every version sealed for the server; one `ahead` holds, sealed by this sealer
     /// for the same item and version, is taken as it is.
-    package func seal(_ batch: PushBatch<ItemVersion>, reusing ahead: SealedAhead = SealedAhead()) throws(CryptoError) -> PushBatch<SealedVersion> {
+    package func seal(_ batch: PushBatch<ItemVersion>, reusing ahead: SealedAhead? = nil) throws(CryptoError) -> PushBatch<SealedVersion> {
         var sealed: [PushedItem<SealedVersion>] = []
         sealed.reserveCapacity(batch.items.count)
-        let reusable = ahead.epoch == keys.currentEpoch && ahead.signer == signer?.device
+        let reusable = ahead.flatMap { $0.epoch == keys.currentEpoch && $0.signer == signer?.device ? $0.blobs : nil } ?? [:]
         for pushed in batch.items {
-            let blob = if reusable, let early = ahead.blobs[pushed.item], early.version == pushed.version {
+            let blob = if let early = reusable[pushed.item], early.version == pushed.version {
                 early.blob
             } else {
                 try seal(pushed.version, item: pushed.item)
@@ -219,8 +219,8 @@ package struct VersionSealer: Sendable {
 /// early is the one sealing later would make, as long as the version and the keys are the same.
 package struct SealedAhead: Sendable {
     /// The key epoch and signer they were sealed with.
-    var epoch: UInt32 = 0
-    var signer: DeviceID?
+    let epoch: UInt32
+    let signer: DeviceID?
     /// The blobs, by item, with the versions they seal.
-    var blobs: [ItemID: (version: ItemVersion, blob: [UInt8])] = [:]
+    let blobs: [ItemID: (version: ItemVersion, blob: [UInt8])]
 }

@@ -125,10 +125,10 @@ extension ZoneDriver {
         sealingAhead = Task.detached { sealer.sealAhead(items) }
     }
 
-    /// What ``sealAhead(_:)`` sealed, once it is done; empty when nothing was being sealed.
-    private func takeSealedAhead() async -> SealedAhead {
+    /// What ``sealAhead(_:)`` sealed, once it is done; nil when nothing was being sealed.
+    private func takeSealedAhead() async -> SealedAhead? {
         defer { sealingAhead = nil }
-        return await sealingAhead?.value ?? SealedAhead()
+        return await sealingAhead?.value
     }
 
     /// The actions an answer led to; for an answer the machine did not take (it answers another

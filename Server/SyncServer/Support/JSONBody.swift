@@ -9,14 +9,10 @@ enum JSONBody {
 
     static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
         // Encoding our own Codable values cannot fail.
-        let buffer = if let written = value as? any WireJSONWritable {
-            ByteBuffer(bytes: written.wireJSON)
-        } else {
-            ByteBuffer(bytes: (try? encoder.encode(value)) ?? Data("{}".utf8))
-        }
+        let bytes = (try? WireCoding.encode(value, with: encoder)) ?? Array("{}".utf8)
         return Response(
             status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],
-            body: .init(byteBuffer: buffer))
+            body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
     /// Collects and decodes the body, refusing one over `limit` bytes with `413 too_large`: at once,
