@@ -21,8 +21,6 @@ package struct SyncServerError: Error, Sendable, CustomStringConvertible {
         package static let cursorExpired = Code("cursor_expired")
         /// An item would get more concurrent versions than allowed.
         package static let tooManySiblings = Code("too_many_siblings")
-        /// A device's numbered batch is older than its last one: nothing was merged.
-        package static let superseded = Code("superseded")
         /// The device was revoked: it can never sign in again.
         package static let deviceRevoked = Code("device_revoked")
         /// An append to the device log named an index other than the log's length.

@@ -29,10 +29,6 @@ package struct ShippedSimulation {
         package var inactivityLimit: Int64 = 3_600_000
         /// Where the run's files go (a directory of its own is made inside).
         package var directory: String
-        /// Whether uploads carry their batch numbers, so the server's batch memory answers a
-        /// repeated batch (odd seeds); the shipped HTTP transport sends none (then a repeated
-        /// batch is merged again and comes back stale).
-        package var sendsBatchIDs: Bool
         /// The account's byte quota (a small one in every third seed; else the default 100 MiB).
         package var maximumBytes: Int
         /// The largest blob the server takes: in even seeds below what the client checks before
@@ -64,7 +60,6 @@ package struct ShippedSimulation {
             self.directory = directory
             devices = seed % 7 == 3 ? 4 : 3
             items = seed % 5 == 1 ? 20 : 6
-            sendsBatchIDs = seed % 2 == 1
             maximumBytes = seed % 3 == 0 ? 2_500 : BatchMerge.Limits.defaultMaximumBytes
             maximumBlobBytes = seed % 2 == 0 ? 1_536 : VersionSealer.serverBlobLimit
             maximumRequestBytes = seed % 5 == 2 ? 1_000 : .max
@@ -176,7 +171,6 @@ package struct ShippedSimulation {
             LoopbackZoneServer(
                 storage: storage, account: account, device: device, zone: sealer.zone, limits: limits,
                 maximumBlobBytes: configuration.maximumBlobBytes, maximumRequestBytes: configuration.maximumRequestBytes,
-                sendsBatchIDs: configuration.sendsBatchIDs,
                 lateAnswersKeepTheirIDs: configuration.lateAnswersKeepTheirIDs, pageItems: 5, pageBytes: 64 << 10,
                 serverNow: { clock.date() }, deviceNow: { clock.date(skew: skew.value) },
                 fault: { call, stage in

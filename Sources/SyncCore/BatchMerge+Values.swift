@@ -60,17 +60,13 @@ extension BatchMerge {
 
     /// A batch as the rule sees it.
     public struct Batch<Key: Hashable, Version> {
-        /// The device's number for the batch (per zone, increasing), or nil when it sent none: then
-        /// there is no batch memory for it.
-        public var batchID: UInt64?
         /// The feed position the device had applied when it made the versions.
         public var cursor: UInt64
         /// The versions, merged in order.
         public var items: [Incoming<Key, Version>]
 
         /// Creates a batch.
-        public init(batchID: UInt64?, cursor: UInt64, items: [Incoming<Key, Version>]) {
-            self.batchID = batchID
+        public init(cursor: UInt64, items: [Incoming<Key, Version>]) {
             self.cursor = cursor
             self.items = items
         }
@@ -88,33 +84,27 @@ extension BatchMerge {
         public var horizon: UInt64
         /// Whether the device must resync the zone from 0 before anything is accepted.
         public var mustResync: Bool
-        /// The device's last batch in the zone and the answer it got.
-        public var lastBatch: RememberedBatch<Key>?
         /// The current versions of the batch's items; an item absent here is new to the server.
         public var stored: [Key: [Version]]
 
         /// Creates a working set.
         public init(
-            latestSequence: UInt64, usage: Usage, horizon: UInt64, mustResync: Bool, lastBatch: RememberedBatch<Key>?,
-            stored: [Key: [Version]]
+            latestSequence: UInt64, usage: Usage, horizon: UInt64, mustResync: Bool, stored: [Key: [Version]]
         ) {
             self.latestSequence = latestSequence
             self.usage = usage
             self.horizon = horizon
             self.mustResync = mustResync
-            self.lastBatch = lastBatch
             self.stored = stored
         }
     }
 
-    /// The answer to a batch, as given and as remembered for retries.
+    /// The answer to a batch.
     public struct Answer<Key: Hashable & Sendable & Codable>: Hashable, Sendable, Codable {
         /// What became of the batch.
         public enum Status: String, Hashable, Sendable, Codable {
             /// Every item was merged and the batch is durable.
             case committed
-            /// The batch is older than the device's last one: ignored.
-            case superseded
             /// The batch's cursor is below the zone's horizon, or the device must resync first.
             case cursorExpired
             /// Nothing was stored: the listed items would exceed the sibling bound.
@@ -142,7 +132,7 @@ extension BatchMerge {
 
         /// What became of the batch.
         public var status: Status
-        /// Per item, in the batch's order (empty when superseded or expired).
+        /// Per item, in the batch's order (empty when expired).
         public var results: [ItemResult]
         /// The items that caused a refusal, in the batch's order (empty unless refused).
         public var refused: [Key]
@@ -155,20 +145,6 @@ extension BatchMerge {
             self.results = results
             self.refused = refused
             self.latestSequence = latestSequence
-        }
-    }
-
-    /// A device's last batch in a zone and its answer.
-    public struct RememberedBatch<Key: Hashable & Sendable & Codable>: Hashable, Sendable, Codable {
-        /// The batch's number.
-        public var batchID: UInt64
-        /// The answer it got.
-        public var answer: Answer<Key>
-
-        /// Creates a remembered batch.
-        public init(batchID: UInt64, answer: Answer<Key>) {
-            self.batchID = batchID
-            self.answer = answer
         }
     }
 
@@ -192,23 +168,23 @@ extension BatchMerge {
         public var latestSequence: UInt64
         /// What the account holds after the batch.
         public var usage: Usage
-        /// The answer, to give and to remember.
+        /// The answer to give.
         public var answer: Answer<Key>
     }
 
     /// What the storage does with a batch.
     public enum Decision<Key: Hashable & Sendable & Codable, Version> {
-        /// Write the plan, remember its answer (when the batch is numbered), acknowledge the cursor.
+        /// Write the plan, acknowledge the cursor.
         case commit(Plan<Key, Version>)
-        /// Write nothing of the batch; give `answer`. When `remember` is set, remember it as the
-        /// device's last batch; when `acknowledge` is set, record the batch's cursor as acknowledged.
-        case answer(Answer<Key>, remember: Bool, acknowledge: Bool)
+        /// Write nothing of the batch; give `answer`. When `acknowledge` is set, record the batch's
+        /// cursor as acknowledged.
+        case answer(Answer<Key>, acknowledge: Bool)
 
         /// The answer given.
         public var answer: Answer<Key> {
             switch self {
             case .commit(let plan): plan.answer
-            case .answer(let answer, _, _): answer
+            case .answer(let answer, _): answer
             }
         }
     }

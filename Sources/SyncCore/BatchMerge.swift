@@ -3,14 +3,14 @@
 /// ``decide(_:in:limits:merge:)`` and only stores what it returns (decision 0100).
 ///
 /// In order:
-/// 1. **Batch memory**: a numbered batch equal to the device's last one gets the remembered answer;
-///    an older number gets `superseded`. Nothing is merged again (decision 0033).
-/// 2. **Horizon**: a batch made at a cursor below the zone's horizon, or from a device that must
-///    resync the zone first, is refused whole with `cursorExpired` (decision 0031).
-/// 3. **Per item**: each version is merged in order with ``ServerMerge/merge(_:into:maximumSiblings:)``;
+/// 1. **Horizon**: a batch made at a cursor below the zone's horizon, or from a device that must
+///    resync the zone first, is refused whole with `cursorExpired` (decision 0031). A batch sent
+///    again after a lost answer is merged again: what it stored then comes back `stale`, and a
+///    deletion collected since is below its cursor's horizon (decision 0289).
+/// 2. **Per item**: each version is merged in order with ``ServerMerge/merge(_:into:maximumSiblings:)``;
 ///    an accepted write gets the account's next sequence number.
-/// 4. **Sibling bound**: any item over it refuses the batch with `tooManySiblings`, naming the items.
-/// 5. **Quotas**: counted incrementally from the account's ``Usage``. A batch that adds items past
+/// 3. **Sibling bound**: any item over it refuses the batch with `tooManySiblings`, naming the items.
+/// 4. **Quotas**: counted incrementally from the account's ``Usage``. A batch that adds items past
 ///    ``Limits/maximumItems``, or bytes past ``Limits/maximumBytes``, is refused with
 ///    `quotaExceeded`, naming the items that add to the exceeded count (new items; for bytes, also
 ///    items that grow). Without those items the batch no longer grows that count, so updates and
@@ -32,14 +32,8 @@ public enum BatchMerge {
         limits: Limits,
         merge: (Version, [Version], Int) -> ServerMerge.Result<Version> = { ServerMerge.merge($0, into: $1, maximumSiblings: $2) }
     ) -> Decision<Key, Version> {
-        if let batchID = batch.batchID, let last = set.lastBatch {
-            if batchID == last.batchID { return .answer(last.answer, remember: false, acknowledge: false) }
-            if batchID < last.batchID {
-                return .answer(Answer(status: .superseded, latestSequence: set.latestSequence), remember: false, acknowledge: false)
-            }
-        }
         if batch.cursor < set.horizon || set.mustResync {
-            return .answer(Answer(status: .cursorExpired, latestSequence: set.latestSequence), remember: true, acknowledge: false)
+            return .answer(Answer(status: .cursorExpired, latestSequence: set.latestSequence), acknowledge: false)
         }
         var current = set.stored
         var sequence = set.latestSequence
@@ -67,7 +61,7 @@ public enum BatchMerge {
         func refusal(_ status: Answer<Key>.Status, _ items: [Key]) -> Decision<Key, Version> {
             let unsequenced = results.map { Answer<Key>.ItemResult(key: $0.key, outcome: $0.outcome, sequence: nil) }
             let answer = Answer(status: status, results: unsequenced, refused: items, latestSequence: set.latestSequence)
-            return .answer(answer, remember: true, acknowledge: true)
+            return .answer(answer, acknowledge: true)
         }
         if !overSiblings.isEmpty { return refusal(.tooManySiblings, overSiblings) }
 

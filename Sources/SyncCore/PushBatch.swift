@@ -15,9 +15,10 @@ public struct PushedItem<Version: Hashable & Sendable>: Hashable, Sendable {
 /// An atomic upload of versions of one zone: the server applies all of them or none.
 ///
 /// A device numbers its batches per zone and has at most one unanswered batch; it retries that
-/// batch unchanged, under the same number, until it gets an answer. The server remembers each
-/// device's last batch and its answer, so a retry is answered from memory rather than merged
-/// again (which matters once the items it touched were deleted and purged meanwhile).
+/// batch unchanged until it gets an answer. The number is the device's own: it tells an answer
+/// to this batch from one to an earlier batch, and is not sent. The server merges a retry again:
+/// what the first send stored comes back `stale`, and a batch made below the zone's horizon
+/// is refused (decision 0289).
 public struct PushBatch<Version: Hashable & Sendable>: Hashable, Sendable {
     /// The uploading device.
     public var device: DeviceID
@@ -58,8 +59,6 @@ public struct PushResponse: Hashable, Sendable, Codable {
         /// Nothing was stored: the batch was refused (a sibling bound or quota; ``refused`` names
         /// the items when the refusal is about them).
         case refused
-        /// The batch is older than the device's last one; it was ignored.
-        case superseded
         /// Nothing was stored: the batch's cursor is below the zone's horizon. The device must
         /// resync in full before pushing again.
         case cursorExpired
@@ -90,7 +89,7 @@ public struct PushResponse: Hashable, Sendable, Codable {
     public var batchID: UInt64
     /// What became of the batch.
     public var status: Status
-    /// Per item, in the batch's order (empty when superseded or the cursor expired).
+    /// Per item, in the batch's order (empty when the cursor expired).
     public var results: [ItemResult]
     /// When the batch was refused because of some of its items: why, and which. Without them the
     /// rest of the batch can be pushed again under a new number.

@@ -91,8 +91,6 @@ public struct ServerModel: Sendable, Equatable {
         public var lastSeen: Int64
         /// Per zone, the highest cursor the device acknowledged.
         public var acknowledged: [ZoneID: UInt64] = [:]
-        /// Per zone, the device's last batch and the answer given, for retries.
-        public var lastBatch: [ZoneID: BatchMerge.RememberedBatch<ItemID>] = [:]
         /// Zones where tombstones the device had not acknowledged were purged while it was
         /// inactive: it must resync from 0 before anything else is served or accepted.
         public var mustResync: Set<ZoneID> = []
@@ -128,16 +126,15 @@ public struct ServerModel: Sendable, Equatable {
         devices[device] = nil
     }
 
-    /// Merges a batch all or nothing with ``BatchMerge`` and remembers the answer for retries.
+    /// Merges a batch all or nothing with ``BatchMerge``.
     public mutating func push(_ batch: PushBatch<SealedVersion>, now: Int64) -> PushResponse {
         let answer = apply(
             BatchMerge.Batch(
-                batchID: batch.batchID, cursor: batch.cursor,
+                cursor: batch.cursor,
                 items: batch.items.map { BatchMerge.Incoming(key: $0.item, version: $0.version) }),
             from: batch.device, zone: batch.zone, now: now)
         let status: PushResponse.Status = switch answer.status {
         case .committed: .committed
-        case .superseded: .superseded
         case .cursorExpired: .cursorExpired
         case .tooManySiblings, .quotaExceeded: .refused
         }
@@ -166,18 +163,14 @@ public struct ServerModel: Sendable, Equatable {
         }
         let set = BatchMerge.WorkingSet(
             latestSequence: sequence, usage: usage, horizon: zone.horizon,
-            mustResync: devices[device]?.mustResync.contains(zoneID) == true,
-            lastBatch: devices[device]?.lastBatch[zoneID], stored: stored)
+            mustResync: devices[device]?.mustResync.contains(zoneID) == true, stored: stored)
         let limits = BatchMerge.Limits(
             maximumSiblings: configuration.maximumSiblings, maximumItems: configuration.maximumItems,
             maximumBytes: configuration.maximumBytes)
         let decision = BatchMerge.decide(batch, in: set, limits: limits) { merge($0, into: $1, maximumSiblings: $2) }
         switch decision {
-        case .answer(let answer, let remember, let acknowledged):
+        case .answer(let answer, let acknowledged):
             if acknowledged { acknowledge(device, zone: zoneID, cursor: batch.cursor, now: now) }
-            if remember, let batchID = batch.batchID {
-                devices[device]?.lastBatch[zoneID] = BatchMerge.RememberedBatch(batchID: batchID, answer: answer)
-            }
             return answer
         case .commit(let plan):
             acknowledge(device, zone: zoneID, cursor: batch.cursor, now: now)
@@ -187,9 +180,6 @@ public struct ServerModel: Sendable, Equatable {
             zones[zoneID] = zone
             sequence = plan.latestSequence
             usage = plan.usage
-            if let batchID = batch.batchID {
-                devices[device]?.lastBatch[zoneID] = BatchMerge.RememberedBatch(batchID: batchID, answer: plan.answer)
-            }
             return plan.answer
         }
     }

@@ -213,8 +213,9 @@ public struct ZoneSyncMachine: Sendable {
         else { return [] }
         state.unansweredBatch = nil
         if response.status == .cursorExpired {
-            // Nothing of this send was stored; an earlier send of the batch may have been, before
-            // the server forgot the batch (the device was away past its inactivity limit).
+            // Nothing of this send was stored; an earlier send of the batch, whose answer was lost,
+            // may have been (the server keeps no batch memory, and a collection since moved the
+            // horizon past the batch's cursor).
             if server.sentOnce != batchID { markMayBeOnServer(batch) }
             return pull(after: 0, mentioned: [])
         }

@@ -25,8 +25,6 @@ public enum ErrorCode {
     public static let quotaExceeded = "quota_exceeded"
     /// 409: an item of the batch would get too many concurrent versions; nothing was written.
     public static let tooManySiblings = "too_many_siblings"
-    /// 409: the batch's number is below the device's last batch in the zone; nothing was merged.
-    public static let superseded = "superseded"
     /// 409: a device log append named an index other than the log's length; read it and try again.
     public static let logConflict = "log_conflict"
     /// 403: the device was revoked and can never sign in again; enrol it as a new device.

@@ -40,20 +40,15 @@ public struct UploadItem: Hashable, Sendable, Codable {
 /// `POST /v1/zones/{zone}/items`: an atomic batch upload.
 public struct UploadRequest: Hashable, Sendable, Codable {
     /// The feed position the device had applied when it made these versions; it is also
-    /// acknowledged. Below the zone's horizon the batch is refused with `410 cursor_expired`.
+    /// acknowledged. Below the zone's horizon the batch is refused with `410 cursor_expired`. A
+    /// batch sent again is merged again: what the first send stored comes back `stale`.
     public var cursor: UInt64
-    /// The device's number for this batch in the zone (increasing; resent unchanged on a retry),
-    /// or absent. The server remembers each device's last numbered batch and its answer: a retry
-    /// gets the same answer without being merged again, an older number gets `409 superseded`.
-    /// After a refusal, a changed batch needs a new number.
-    public var batch: UInt64?
     /// The items, merged in order.
     public var items: [UploadItem]
 
     /// Creates a request.
-    public init(cursor: UInt64, batch: UInt64? = nil, items: [UploadItem]) {
+    public init(cursor: UInt64, items: [UploadItem]) {
         self.cursor = cursor
-        self.batch = batch
         self.items = items
     }
 }

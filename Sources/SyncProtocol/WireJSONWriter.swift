@@ -14,9 +14,7 @@ extension UploadRequest: WireJSONWritable {
     public var wireJSON: [UInt8] {
         var json = WireJSONWriter()
         json.bytes.reserveCapacity(items.reduce(64) { $0 + 160 + ($1.blob.bytes.count + 2) / 3 * 4 })
-        json.raw("{")
-        if let batch { json.raw("\"batch\":\(batch),") }
-        json.raw("\"cursor\":\(cursor),\"items\":[")
+        json.raw("{\"cursor\":\(cursor),\"items\":[")
         for (index, item) in items.enumerated() {
             if index > 0 { json.raw(",") }
             json.raw("{\"blob\":\"")

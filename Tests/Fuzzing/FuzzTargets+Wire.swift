@@ -30,7 +30,7 @@ extension FuzzTargets {
             "approval-required": ApprovalRequirementRequest(currentAuthKey: authKey, required: false, wrappedAccountKey: blob),
             "recovery-keys": RecoveryKeysRequest(account: "ada", recoveryAuthKey: authKey),
             "recover": RecoverCredentialsRequest(account: "ada", recoveryAuthKey: authKey, authKey: authKey, keys: bundle),
-            "upload": UploadRequest(cursor: 12, batch: 7, items: uploadItems),
+            "upload": UploadRequest(cursor: 12, items: uploadItems),
             "acknowledge": AcknowledgeRequest(cursor: 99),
             "device-log-append": DeviceLogAppendRequest(index: 0, entry: Base64Bytes(deviceLogEntries[0])),
             "statement": StatementRequest(statement: Base64Bytes(zoneStatements[0])),

@@ -11,15 +11,15 @@ struct BatchMergeTests {
         SealedVersion(vector: VersionVector(vector), isDeleted: deleted, payload: Array(repeating: 1, count: bytes))
     }
 
-    func batch(_ items: [(String, SealedVersion)], id: UInt64? = 1, cursor: UInt64 = 0) -> Rule.Batch<String, SealedVersion> {
-        Rule.Batch(batchID: id, cursor: cursor, items: items.map { Rule.Incoming(key: $0.0, version: $0.1) })
+    func batch(_ items: [(String, SealedVersion)], cursor: UInt64 = 0) -> Rule.Batch<String, SealedVersion> {
+        Rule.Batch(cursor: cursor, items: items.map { Rule.Incoming(key: $0.0, version: $0.1) })
     }
 
     func set(
         latest: UInt64 = 0, usage: Rule.Usage = .init(), horizon: UInt64 = 0, mustResync: Bool = false,
-        last: Rule.RememberedBatch<String>? = nil, stored: [String: [SealedVersion]] = [:]
+        stored: [String: [SealedVersion]] = [:]
     ) -> Rule.WorkingSet<String, SealedVersion> {
-        Rule.WorkingSet(latestSequence: latest, usage: usage, horizon: horizon, mustResync: mustResync, lastBatch: last, stored: stored)
+        Rule.WorkingSet(latestSequence: latest, usage: usage, horizon: horizon, mustResync: mustResync, stored: stored)
     }
 
     @Test func acceptedWritesGetTheNextSequencesAndTheUsageGrows() throws {
@@ -35,20 +35,23 @@ struct BatchMergeTests {
         #expect(plan.usage == Rule.Usage(items: 2, bytes: 40))
     }
 
-    @Test func aRetryIsAnsweredFromMemoryAndAnOlderBatchIsSuperseded() {
-        let remembered = Rule.Answer<String>(status: .committed, results: [.init(key: "x", outcome: .applied, sequence: 3)], latestSequence: 3)
-        let working = set(latest: 9, last: Rule.RememberedBatch(batchID: 4, answer: remembered))
-        guard case .answer(let retry, false, false) = Rule.decide(batch([("x", sealed([a: 1]))], id: 4), in: working, limits: .init()),
-            case .answer(let older, false, false) = Rule.decide(batch([("x", sealed([a: 1]))], id: 3), in: working, limits: .init())
-        else { Issue.record("expected answers that write nothing"); return }
-        #expect(retry == remembered)
-        #expect(older.status == .superseded && older.latestSequence == 9)
+    /// There is no batch memory: a batch sent again after its answer was lost is merged again, and
+    /// what the first send stored comes back stale, without a sequence and without growing usage.
+    @Test func aBatchSentAgainIsMergedAgainAndWhatItStoredComesBackStale() throws {
+        let stored = sealed([a: 1])
+        let decision = Rule.decide(
+            batch([("x", stored), ("y", sealed([a: 2]))]),
+            in: set(latest: 9, usage: .init(items: 1, bytes: 10), stored: ["x": [stored]]), limits: .init())
+        guard case .commit(let plan) = decision else { Issue.record("not committed: \(decision.answer)"); return }
+        #expect(plan.answer.results.map(\.outcome) == [.stale, .applied])
+        #expect(plan.answer.results.map(\.sequence) == [nil, 10])
+        #expect(plan.order == ["y"] && plan.usage == Rule.Usage(items: 2, bytes: 20))
     }
 
     @Test(arguments: [(UInt64(2), false), (UInt64(5), true)])
     func aBatchBelowTheHorizonOrFromADeviceThatMustResyncIsRefusedWhole(_ cursor: UInt64, _ mustResync: Bool) {
         let decision = Rule.decide(batch([("x", sealed([a: 1]))], cursor: cursor), in: set(latest: 6, horizon: 3, mustResync: mustResync), limits: .init())
-        guard case .answer(let answer, true, false) = decision else { Issue.record("expected a remembered refusal"); return }
+        guard case .answer(let answer, false) = decision else { Issue.record("expected a refusal that acknowledges nothing"); return }
         #expect(answer.status == .cursorExpired)
     }
 
@@ -56,7 +59,7 @@ struct BatchMergeTests {
         let decision = Rule.decide(
             batch([("fresh", sealed([a: 1])), ("x", sealed([b: 1]))]),
             in: set(stored: ["x": [sealed([a: 1])]]), limits: .init(maximumSiblings: 1))
-        guard case .answer(let answer, true, true) = decision else { Issue.record("expected a refusal"); return }
+        guard case .answer(let answer, true) = decision else { Issue.record("expected a refusal"); return }
         #expect(answer.status == .tooManySiblings && answer.refused == ["x"])
         #expect(answer.results.map(\.outcome) == [.applied, .tooManySiblings])
         #expect(answer.results.allSatisfy { $0.sequence == nil })

@@ -106,9 +106,6 @@ package struct LoopbackZoneServer: ZoneServer {
     /// (`ServerConfiguration.Limits.maximumRequestBytes`, which counts the JSON): over it, the
     /// batch is refused `too_large` naming no item (decision 0224).
     package let maximumRequestBytes: Int
-    /// Whether uploads carry the batch's number (the wire's `batch` field, which the route passes
-    /// to the storage's batch memory); ``ZoneTransport`` sends none.
-    package let sendsBatchIDs: Bool
     /// Whether an answer held back reaches the device under the ID of the call it answered (a
     /// transport that does not stamp answers with the current call's ID); the machine ignores it.
     package let lateAnswersKeepTheirIDs: Bool
@@ -135,7 +132,7 @@ package struct LoopbackZoneServer: ZoneServer {
         storage: any ServerStorage, account: AccountID, device: DeviceID, zone: ZoneID,
         limits: UploadLimits = UploadLimits(maximumItemsPerAccount: 100_000), maximumBlobBytes: Int = ServerConfiguration.Limits().maximumBlobBytes,
         maximumRequestBytes: Int = .max,
-        sendsBatchIDs: Bool = false, lateAnswersKeepTheirIDs: Bool = false, pageItems: Int = 1_000, pageBytes: Int = 4 << 20,
+        lateAnswersKeepTheirIDs: Bool = false, pageItems: Int = 1_000, pageBytes: Int = 4 << 20,
         serverNow: @escaping @Sendable () -> Date = { Date() }, deviceNow: @escaping @Sendable () -> Date = { Date() },
         fault: @escaping Fault = { _, _ in },
         deliver: @escaping @Sendable (Call) -> Delivery = { _ in .once },
@@ -150,7 +147,6 @@ package struct LoopbackZoneServer: ZoneServer {
         self.limits = limits
         self.maximumBlobBytes = maximumBlobBytes
         self.maximumRequestBytes = maximumRequestBytes
-        self.sendsBatchIDs = sendsBatchIDs
         self.lateAnswersKeepTheirIDs = lateAnswersKeepTheirIDs
         self.pageItems = pageItems
         self.pageBytes = pageBytes
@@ -208,7 +204,7 @@ package struct LoopbackZoneServer: ZoneServer {
             return response
         }
         let upload = UploadBatch(
-            account: account, device: device, zone: zone, batchID: sendsBatchIDs ? batch.batchID : nil, cursor: batch.cursor,
+            account: account, device: device, zone: zone, cursor: batch.cursor,
             items: batch.items.map {
                 .init(key: $0.item, version: $0.version)
             })

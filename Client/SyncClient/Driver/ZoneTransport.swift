@@ -16,9 +16,8 @@ package struct ZoneTransport: Sendable {
 
     private var base: String { "/v1/zones/\(zone.rawValue)" }
 
-    /// Uploads a batch at the batch's feed position. No batch number is sent, so the server's batch
-    /// memory (rule R3) never answers this client: a retried batch is merged again, and versions
-    /// it already holds come back `stale`, which is idempotent. A position below the zone's
+    /// Uploads a batch at the batch's feed position. A retried batch is merged again, and versions
+    /// the server already holds come back `stale`, which is idempotent. A position below the zone's
     /// horizon is refused (`cursorExpired`: resync); a batch refused because of some items (too
     /// large, quota, siblings) answers `refused` naming them.
     package func push(_ batch: PushBatch<SealedVersion>) async throws -> PushResponse {

@@ -233,5 +233,10 @@ enum PostgresSchema {
             """,
             "CREATE INDEX group_members_by_account ON group_members (account_id, is_current)",
         ]),
+        // No batch memory (decision 0289): the last batch's number and answer go.
+        .init(version: 15, statements: [
+            "ALTER TABLE acknowledgements DROP COLUMN last_batch",
+            "ALTER TABLE acknowledgements DROP COLUMN last_answer",
+        ]),
     ]
 }

@@ -3,11 +3,10 @@ import PostgresNIO
 import SyncCore
 
 extension PostgresStorage {
-    /// What the server keeps per device and zone (the `acknowledgements` row): whether the device
-    /// must resync from 0, and its last batch with the answer.
+    /// What the server keeps per device and zone (the `acknowledgements` row) that an upload
+    /// reads: whether the device must resync from 0.
     struct DeviceZoneState {
         var mustResync: Bool
-        var lastBatch: BatchMerge.RememberedBatch<ItemID>?
     }
 
     func deviceZoneState(
@@ -15,24 +14,20 @@ extension PostgresStorage {
     ) async throws -> DeviceZoneState? {
         let rows = try await connection.rows(
             """
-            SELECT must_resync, last_batch, last_answer FROM acknowledgements
+            SELECT must_resync FROM acknowledgements
             WHERE account_id = \(account.rawValue) AND device_id = \(device.rawValue) AND zone = \(zone.rawValue)
             """,
             logger: logger
-        ).decode((Bool, Int64?, ByteBuffer?).self).all()
-        guard let row = rows.first else { return nil }
-        let lastBatch = try row.1.flatMap { id in
-            try row.2.map { try BatchMerge.RememberedBatch(batchID: UInt64(id), encodedAnswer: $0.readableBytesView) }
-        }
-        return DeviceZoneState(mustResync: row.0, lastBatch: lastBatch)
+        ).decode(Bool.self).all()
+        return rows.first.map { DeviceZoneState(mustResync: $0) }
     }
 
     /// Raises the device's acknowledged position to `acknowledged` (clamped to the account's latest
-    /// sequence, never lowered), replaces the remembered batch when `batchID` is given, and marks the
-    /// device seen. Nothing happens for a device the account does not have.
+    /// sequence, never lowered) and marks the device seen. Nothing happens for a device the account
+    /// does not have.
     func recordDeviceZoneState(
-        _ device: DeviceID, of account: AccountID, zone: ZoneID, acknowledged: UInt64, batchID: UInt64? = nil,
-        answer: [UInt8]? = nil, now: Date, on connection: PostgresConnection
+        _ device: DeviceID, of account: AccountID, zone: ZoneID, acknowledged: UInt64, now: Date,
+        on connection: PostgresConnection
     ) async throws {
         try await connection.query(
             """
@@ -41,14 +36,11 @@ extension PostgresStorage {
                 WHERE account_id = \(account.rawValue) AND device_id = \(device.rawValue)
                 RETURNING account_id, device_id
             )
-            INSERT INTO acknowledgements (account_id, device_id, zone, sequence, last_batch, last_answer)
-            SELECT seen.account_id, seen.device_id, \(zone.rawValue), least(\(Int64(clamping: acknowledged)), s.last_sequence),
-                   \(batchID.map { Int64(clamping: $0) }), \(answer.map { ByteBuffer(bytes: $0) })
+            INSERT INTO acknowledgements (account_id, device_id, zone, sequence)
+            SELECT seen.account_id, seen.device_id, \(zone.rawValue), least(\(Int64(clamping: acknowledged)), s.last_sequence)
             FROM seen JOIN account_sequences s ON s.account_id = seen.account_id
             ON CONFLICT (account_id, device_id, zone) DO UPDATE SET
-                sequence = greatest(acknowledgements.sequence, EXCLUDED.sequence),
-                last_batch = coalesce(EXCLUDED.last_batch, acknowledgements.last_batch),
-                last_answer = coalesce(EXCLUDED.last_answer, acknowledgements.last_answer)
+                sequence = greatest(acknowledgements.sequence, EXCLUDED.sequence)
             """,
             logger: logger
         )

@@ -28,9 +28,8 @@ extension PostgresStorage {
                 let set = BatchMerge.WorkingSet(
                     latestSequence: UInt64(counters.lastSequence),
                     usage: BatchMerge.Usage(items: Int(counters.itemCount), bytes: Int(counters.storedBytes)),
-                    horizon: UInt64(counters.horizon), mustResync: device?.mustResync ?? false,
-                    lastBatch: device?.lastBatch, stored: stored)
-                let incoming = BatchMerge.Batch(batchID: batch.batchID, cursor: batch.cursor, items: batch.items.enumerated().map {
+                    horizon: UInt64(counters.horizon), mustResync: device?.mustResync ?? false, stored: stored)
+                let incoming = BatchMerge.Batch(cursor: batch.cursor, items: batch.items.enumerated().map {
                     BatchMerge.Incoming(key: $1.key, version: PendingVersion(version: $1.version, sequence: Int64($0), isNew: true))
                 })
                 let decision = BatchMerge.decide(incoming, in: set, limits: limits.rule)
@@ -50,14 +49,10 @@ extension PostgresStorage {
                         logger: logger
                     )
                 }
-                let remembered = decision.remembersAnswer
-                    ? try batch.batchID.map { try BatchMerge.RememberedBatch(batchID: $0, answer: decision.answer).encodedAnswer() }
-                    : nil
-                if decision.acknowledgesCursor || remembered != nil {
+                if decision.acknowledgesCursor {
                     try await recordDeviceZoneState(
                         batch.device, of: batch.account, zone: batch.zone,
-                        acknowledged: decision.acknowledgesCursor ? min(batch.cursor, decision.answer.latestSequence) : 0,
-                        batchID: remembered == nil ? nil : batch.batchID, answer: remembered, now: now, on: connection)
+                        acknowledged: min(batch.cursor, decision.answer.latestSequence), now: now, on: connection)
                 }
                 return decision.answer
             }

@@ -64,7 +64,7 @@ struct ZoneRoutes {
         let body = try await JSONBody.decode(UploadRequest.self, from: request, limit: limits.maximumRequestBytes)
         try Validation(limits: limits).upload(body)
         let batch = UploadBatch(
-            account: device.account, device: device.id, zone: zone, batchID: body.batch, cursor: body.cursor,
+            account: device.account, device: device.id, zone: zone, cursor: body.cursor,
             items: body.items.map { .init(key: $0.id, version: SealedVersion(vector: $0.vector, isDeleted: $0.deleted, payload: $0.blob.bytes)) })
         let receipt = try await storage.upload(
             batch,

@@ -12,7 +12,7 @@ import SyncCore
 /// - Sequence numbers are per account, start at 1, and grow by one for every accepted write
 ///   (applied or conflict-kept); a stale version gets none.
 /// - Failures are ``SyncServerError`` values with a stable code (`accountExists`, `quotaExceeded`,
-///   `tooManySiblings`, `cursorExpired`, `superseded`, `notFound`, `storageFailure`); messages never carry blobs,
+///   `tooManySiblings`, `cursorExpired`, `notFound`, `storageFailure`); messages never carry blobs,
 ///   tokens or SQL arguments. Refusals caused by items name them in `items`.
 /// - Uploads are decided by the one batch rule, SyncCore's `BatchMerge` (decision 0100): a backend
 ///   reads the working set in the batch's transaction and stores what the rule returns.
@@ -57,9 +57,8 @@ package protocol ServerStorage: AccountAdministration, AccountStateStorage, Appr
     /// `batch.cursor` is below the zone's horizon or the device must resync, `tooManySiblings`,
     /// `quotaExceeded` — both naming their items — or any failure) nothing of the batch is written.
     /// Items of one batch are merged in order, so a later item with the same ID merges against the
-    /// result of the earlier one. A numbered batch equal to the device's last one gets the remembered
-    /// answer (receipt or error); an older one `superseded`. A registered device's batch cursor is
-    /// acknowledged in the same transaction. (`MemoryStorage` runs the reference `ServerModel`.)
+    /// result of the earlier one; a batch sent again is merged again (what it stored comes back
+    /// stale). A registered device's batch cursor is acknowledged in the same transaction. (`MemoryStorage` runs the reference `ServerModel`.)
     func upload(_ batch: UploadBatch, limits: UploadLimits, now: Date) async throws -> UploadReceipt
 
     /// The items of a zone changed after `query.after`, oldest change first, each with its current

@@ -8,21 +8,19 @@ package struct UploadBatch: Sendable, Equatable {
     package var account: AccountID
     package var device: DeviceID
     package var zone: ZoneID
-    /// The batch as the rule takes it: the device's number for it (per zone, increasing), or nil
-    /// when it sent none (decision 0100); the feed position the device had applied when it made
-    /// the versions (below the zone's horizon the batch is refused with `cursorExpired`); the
+    /// The batch as the rule takes it: the feed position the device had applied when it made the
+    /// versions (below the zone's horizon the batch is refused with `cursorExpired`); the
     /// versions, by item ID (validated by the HTTP layer), merged in order.
     package var rule: BatchMerge.Batch<ItemID, SealedVersion>
 
-    package var batchID: UInt64? { rule.batchID }
     package var cursor: UInt64 { rule.cursor }
     package var items: [Item] { rule.items }
 
-    package init(account: AccountID, device: DeviceID, zone: ZoneID, batchID: UInt64? = nil, cursor: UInt64, items: [Item]) {
+    package init(account: AccountID, device: DeviceID, zone: ZoneID, cursor: UInt64, items: [Item]) {
         self.account = account
         self.device = device
         self.zone = zone
-        self.rule = BatchMerge.Batch(batchID: batchID, cursor: cursor, items: items)
+        self.rule = BatchMerge.Batch(cursor: cursor, items: items)
     }
 }
 

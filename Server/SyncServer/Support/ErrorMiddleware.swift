@@ -34,7 +34,6 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
                 return APIError(.conflict, ErrorCode.quotaExceeded, error.message, items: error.items.isEmpty ? nil : error.items)
             case .tooManySiblings:
                 return APIError(.conflict, ErrorCode.tooManySiblings, error.message, items: error.items.isEmpty ? nil : error.items)
-            case .superseded: return APIError(.conflict, ErrorCode.superseded, error.message)
             case .logConflict: return APIError(.conflict, ErrorCode.logConflict, error.message)
             case .deviceRevoked: return APIError(.forbidden, ErrorCode.deviceRevoked, error.message)
             case .cursorExpired: return APIError(.gone, ErrorCode.cursorExpired, "the cursor is below the zone's horizon; reconcile in full")

@@ -9,7 +9,7 @@ import Testing
 struct UploadJSONTests {
     static let uploads: [UploadRequest] = [
         UploadRequest(cursor: 0, items: []),
-        UploadRequest(cursor: 42, batch: 7, items: [
+        UploadRequest(cursor: 42, items: [
             UploadItem(id: "a/b+c=", vector: Self.vector(["laptop": 3, "Desk-2": 1, "phone": .max]), deleted: false, blob: [1, 2, 3, 250]),
             UploadItem(id: "x", vector: VersionVector(), deleted: true, blob: []),
         ]),

@@ -54,18 +54,17 @@ struct ItemRefusalTests {
     }
 
     @Test(arguments: Backend.all)
-    func numberedBatchRetryOverHTTPGetsTheSameAnswer(_ backend: Backend) async throws {
+    func aBatchSentAgainOverHTTPIsMergedAgainAndComesBackStale(_ backend: Backend) async throws {
         try await TestAPI.with(backend) { _, client in
             let token = try await client.enroll("alice")
-            let request = UploadRequest(cursor: 0, batch: 1, items: [APIClient.item("a", ["laptop": 1])])
+            let request = UploadRequest(cursor: 0, items: [APIClient.item("a", ["laptop": 1])])
             let first = try await client.send(.post, "/v1/zones/keychain/items", token: token, json: request)
-            let retry = try await client.send(.post, "/v1/zones/keychain/items", token: token, json: request)
-            #expect(first.status == .ok && retry.status == .ok)
-            #expect(try retry.decode(UploadResponse.self) == first.decode(UploadResponse.self))
-            #expect(try retry.decode(UploadResponse.self).results.map(\.outcome) == [.applied])
-            let older = UploadRequest(cursor: 0, batch: 0, items: [APIClient.item("b", ["laptop": 1])])
-            let superseded = try await client.send(.post, "/v1/zones/keychain/items", token: token, json: older)
-            #expect(superseded.status == .conflict && superseded.errorCode == ErrorCode.superseded)
+            let again = try await client.send(.post, "/v1/zones/keychain/items", token: token, json: request)
+            #expect(first.status == .ok && again.status == .ok)
+            #expect(try first.decode(UploadResponse.self).results.map(\.outcome) == [.applied])
+            let answer = try again.decode(UploadResponse.self)
+            #expect(answer.results.map(\.outcome) == [.stale] && answer.results.map(\.sequence) == [nil])
+            #expect(answer.latestSequence == 1)
         }
     }
 }

@@ -3,22 +3,21 @@ import SyncCore
 import SyncServer
 import Testing
 
-/// The one batch rule as every backend keeps it: batch memory, `mustResync`, acknowledgement only
+/// The one batch rule as every backend keeps it: a batch sent again merged again, `mustResync`, acknowledgement only
 /// of a served page, per-item refusals and the byte quota (decisions 0100-0102).
 extension StorageContract {
     static let ruleCases: [StorageContractCase] = [
-        StorageContractCase(name: "numberedBatchRetryGetsTheRememberedAnswerAndAnOlderOneIsSuperseded") { storage in
+        StorageContractCase(name: "batchSentAgainIsMergedAgainAndWhatItStoredComesBackStale") { storage in
             let account = try await Fixture.createAccount("alice", in: storage)
             _ = try await Fixture.register("d", token: 1, account: account, in: storage)
-            let first = try await storage.upload(Fixture.batch(7, ["x": ["d": 1], "y": ["d": 1]], account: account), limits: Fixture.limits, now: Fixture.epoch)
-            _ = try await storage.upload(Fixture.batch(8, ["x": ["d": 2]], account: account), limits: Fixture.limits, now: Fixture.epoch)
-            // The retry of 8 is answered from memory (not merged again: a merge would say stale).
-            let retry = try await storage.upload(Fixture.batch(8, ["x": ["d": 2]], account: account), limits: Fixture.limits, now: Fixture.epoch)
-            #expect(retry.results == [.init(id: "x", outcome: .applied, sequence: 3)])
+            let first = try await storage.upload(Fixture.batch(["x": ["d": 1], "y": ["d": 1]], account: account), limits: Fixture.limits, now: Fixture.epoch)
+            _ = try await storage.upload(Fixture.batch(["x": ["d": 2]], account: account), limits: Fixture.limits, now: Fixture.epoch)
+            // No batch memory: the batch sent again (its answer lost) is merged again, and what the
+            // first send stored comes back stale, with no sequence and nothing written.
+            let again = try await storage.upload(Fixture.batch(["x": ["d": 2]], account: account), limits: Fixture.limits, now: Fixture.epoch)
+            #expect(again.results == [.init(id: "x", outcome: .stale, sequence: nil)])
+            #expect(again.latestSequence == 3)
             #expect(first.results.map(\.sequence) == [1, 2])
-            try await Fixture.expectCode(.superseded) {
-                _ = try await storage.upload(Fixture.batch(7, ["z": ["d": 1]], account: account), limits: Fixture.limits, now: Fixture.epoch)
-            }
             let page = try await Fixture.page(account: account, in: storage)
             #expect(page.items.map(\.item) == ["y", "x"])
             #expect(page.cursor == 3)
@@ -40,7 +39,7 @@ extension StorageContract {
                     account: account, zone: "keychain", after: after, limit: 10, fullResync: full, device: two, now: Fixture.later(200)))
                 #expect(feed == .cursorExpired(horizon: 2), "after \(after), full \(full)")
             }
-            let batch = UploadBatch(account: account, device: two, zone: "keychain", batchID: 1, cursor: 2, items: [
+            let batch = UploadBatch(account: account, device: two, zone: "keychain", cursor: 2, items: [
                 .init(key: "x", version: Fixture.version(["one": 1, "two": 1])),
             ])
             try await Fixture.expectCode(.cursorExpired) { _ = try await storage.upload(batch, limits: Fixture.limits, now: Fixture.later(200)) }
@@ -48,9 +47,7 @@ extension StorageContract {
                 account: account, zone: "keychain", after: 0, limit: 10, fullResync: true, device: two, now: Fixture.later(200)))
             // Every page says when the zone's tombstones were last collected (decision 0175).
             #expect(resync == .page(ChangePage(items: [], cursor: 2, hasMore: false, deletionsCollectedAt: Fixture.later(150))))
-            var fresh = batch
-            fresh.rule.batchID = 2
-            #expect(try await storage.upload(fresh, limits: Fixture.limits, now: Fixture.later(200)).results.map(\.outcome) == [.applied])
+            #expect(try await storage.upload(batch, limits: Fixture.limits, now: Fixture.later(200)).results.map(\.outcome) == [.applied])
         },
         StorageContractCase(name: "pullRefusedWithCursorExpiredAcknowledgesNothing") { storage in
             let account = try await Fixture.createAccount("alice", in: storage)
@@ -140,10 +137,10 @@ extension StorageContract {
 }
 
 extension Fixture {
-    /// A numbered batch from device "d"; items are taken in the order of their IDs.
-    static func batch(_ number: UInt64, _ items: [String: [String: UInt64]], account: AccountID, cursor: UInt64 = 0) -> UploadBatch {
+    /// A batch from device "d"; items are taken in the order of their IDs.
+    static func batch(_ items: [String: [String: UInt64]], account: AccountID, cursor: UInt64 = 0) -> UploadBatch {
         UploadBatch(
-            account: account, device: device("d"), zone: "keychain", batchID: number, cursor: cursor,
+            account: account, device: device("d"), zone: "keychain", cursor: cursor,
             items: items.sorted { $0.key < $1.key }.map { .init(key: ItemID($0.key), version: version($0.value)) })
     }
 

@@ -5,50 +5,35 @@ import SyncCore
 
 extension SQLiteStorage {
     /// What the server keeps per device and zone (the `acknowledgement` row): the acknowledged
-    /// position, whether the device must resync from 0, and its last batch with the answer.
+    /// position and whether the device must resync from 0.
     /// Only devices the account has get a row.
     struct DeviceZoneState {
         var acknowledged: Int64
         var mustResync: Bool
-        var lastBatch: BatchMerge.RememberedBatch<ItemID>?
 
         static func fetch(account: String, device: DeviceID, zone: ZoneID, in db: Database) throws -> DeviceZoneState? {
             guard let row = try Row.fetchOne(
                 db.cachedStatement(sql: """
-                    SELECT sequence, mustResync, lastBatch, lastAnswer FROM acknowledgement
+                    SELECT sequence, mustResync FROM acknowledgement
                     WHERE account = ? AND device = ? AND zone = ?
                     """),
                 arguments: [account, device.rawValue, zone.rawValue])
             else { return nil }
-            let batchID: Int64? = row["lastBatch"]
-            let answer: Data? = row["lastAnswer"]
-            return DeviceZoneState(
-                acknowledged: row["sequence"], mustResync: row["mustResync"],
-                lastBatch: try batchID.flatMap { id in
-                    try answer.map { try BatchMerge.RememberedBatch(batchID: UInt64(id), encodedAnswer: $0) }
-                })
+            return DeviceZoneState(acknowledged: row["sequence"], mustResync: row["mustResync"])
         }
 
-        /// Raises the acknowledged position to `acknowledged` (never lowers it), replaces the
-        /// remembered batch when `batchID` is given, and marks the device seen. Nothing happens for a
-        /// device the account does not have.
+        /// Raises the acknowledged position to `acknowledged` (never lowers it) and marks the device
+        /// seen. Nothing happens for a device the account does not have.
         static func record(
-            account: String, device: DeviceID, zone: ZoneID, acknowledged: UInt64, batchID: UInt64? = nil,
-            answer: [UInt8]? = nil, now: Date, in db: Database
+            account: String, device: DeviceID, zone: ZoneID, acknowledged: UInt64, now: Date, in db: Database
         ) throws {
             try db.executeCached(
                 sql: """
-                    INSERT INTO acknowledgement (account, device, zone, sequence, lastBatch, lastAnswer)
-                    SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM device WHERE account = ? AND id = ?)
-                    ON CONFLICT (account, device, zone) DO UPDATE SET
-                        sequence = max(sequence, excluded.sequence),
-                        lastBatch = COALESCE(excluded.lastBatch, lastBatch),
-                        lastAnswer = COALESCE(excluded.lastAnswer, lastAnswer)
+                    INSERT INTO acknowledgement (account, device, zone, sequence)
+                    SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM device WHERE account = ? AND id = ?)
+                    ON CONFLICT (account, device, zone) DO UPDATE SET sequence = max(sequence, excluded.sequence)
                     """,
-                arguments: [
-                    account, device.rawValue, zone.rawValue, Int64(clamping: acknowledged), batchID.map { Int64(clamping: $0) },
-                    answer.map { Data($0) }, account, device.rawValue,
-                ])
+                arguments: [account, device.rawValue, zone.rawValue, Int64(clamping: acknowledged), account, device.rawValue])
             try db.executeCached(
                 sql: "UPDATE device SET lastSeenAt = max(lastSeenAt, ?) WHERE account = ? AND id = ?",
                 arguments: [now.timeIntervalSince1970, account, device.rawValue])

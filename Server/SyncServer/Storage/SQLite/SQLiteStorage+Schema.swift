@@ -124,6 +124,13 @@ extension SQLiteStorage {
         }
         registerIdentityCardMigration(in: &migrator)
         registerGroupMigration(in: &migrator)
+        // No batch memory (decision 0289): the last batch's number and answer go.
+        migrator.registerMigration("noBatchMemory") { db in
+            try db.execute(sql: """
+                ALTER TABLE acknowledgement DROP COLUMN lastBatch;
+                ALTER TABLE acknowledgement DROP COLUMN lastAnswer;
+                """)
+        }
         return migrator
     }
 }

@@ -35,7 +35,7 @@ extension SQLiteStorage {
         let set = BatchMerge.WorkingSet(
             latestSequence: UInt64(row["latestSequence"] as Int64),
             usage: BatchMerge.Usage(items: row["itemCount"], bytes: row["storedBytes"]),
-            horizon: UInt64(horizon), mustResync: device?.mustResync ?? false, lastBatch: device?.lastBatch, stored: stored)
+            horizon: UInt64(horizon), mustResync: device?.mustResync ?? false, stored: stored)
         let decision = BatchMerge.decide(batch.rule, in: set, limits: limits.rule)
         if case .commit(let plan) = decision {
             let upsert = try db.cachedStatement(sql: """
@@ -55,14 +55,10 @@ extension SQLiteStorage {
                 sql: "UPDATE account SET latestSequence = ?, itemCount = ?, storedBytes = ? WHERE id = ?",
                 arguments: [Int64(plan.latestSequence), plan.usage.items, plan.usage.bytes, account])
         }
-        let remembered = decision.remembersAnswer
-            ? try batch.batchID.map { try BatchMerge.RememberedBatch(batchID: $0, answer: decision.answer).encodedAnswer() }
-            : nil
-        if decision.acknowledgesCursor || remembered != nil {
-            let acknowledged = decision.acknowledgesCursor ? min(batch.cursor, decision.answer.latestSequence) : 0
+        if decision.acknowledgesCursor {
             try DeviceZoneState.record(
-                account: account, device: batch.device, zone: batch.zone, acknowledged: acknowledged,
-                batchID: remembered == nil ? nil : batch.batchID, answer: remembered, now: now, in: db)
+                account: account, device: batch.device, zone: batch.zone,
+                acknowledged: min(batch.cursor, decision.answer.latestSequence), now: now, in: db)
         }
         return decision.answer
     }
