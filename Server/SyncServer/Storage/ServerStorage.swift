@@ -58,7 +58,8 @@ package protocol ServerStorage: AccountAdministration, AccountStateStorage, Appr
     /// `quotaExceeded` — both naming their items — or any failure) nothing of the batch is written.
     /// Items of one batch are merged in order, so a later item with the same ID merges against the
     /// result of the earlier one; a batch sent again is merged again (what it stored comes back
-    /// stale). A registered device's batch cursor is acknowledged in the same transaction. (`MemoryStorage` runs the reference `ServerModel`.)
+    /// stale). A registered device's batch cursor is acknowledged in the same transaction.
+    /// (`MemoryStorage` runs the reference `ServerModel`.)
     func upload(_ batch: UploadBatch, limits: UploadLimits, now: Date) async throws -> UploadReceipt
 
     /// The items of a zone changed after `query.after`, oldest change first, each with its current
