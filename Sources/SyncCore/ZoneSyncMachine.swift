@@ -301,21 +301,27 @@ public struct ZoneSyncMachine: Sendable {
             var actions: [SyncAction] = []
             for changed in items {
                 mentioned?.insert(changed.item)
-                actions += apply(
+                let known = state.records[changed.item] != nil
+                let applied = apply(
                     changed.versions, to: changed.item, at: changed.sequence, resyncing: mentioned != nil,
                     deletionsCollectedAt: collectedAt, replacingSequence: isOld || server.givingBack)
+                if !known, localStore.valueUnknown.contains(changed.item), changed.sequence > 0, applied.contains(.reject(changed.item, .vectorWentBackwards)) {
+                    server.readAgainFrom = min(server.readAgainFrom ?? .max, changed.sequence - 1)
+                }
+                actions += applied
             }
             if !hasMore { state.latestSequence = max(state.latestSequence, nextCursor) }
             if hasMore {
                 // A resync's position is not a feed cursor: a crash restarts the resync.
-                if mentioned == nil { state.cursor = nextCursor }
+                if mentioned == nil { state.cursor = min(nextCursor, server.readAgainFrom ?? .max) }
                 return actions + pull(after: nextCursor, mentioned: mentioned)
             }
             if let mentioned {
                 actions += reconcileResync(mentioned: mentioned, deletionsCollectedAt: collectedAt)
                 server.givingBack = false
             }
-            state.cursor = nextCursor
+            state.cursor = min(nextCursor, server.readAgainFrom ?? .max)
+            server.readAgainFrom = nil
             return actions + endOfPull()
         }
     }

@@ -101,6 +101,39 @@ struct LostStateInProcessTests {
         }
     }
 
+    /// Simulation seed 527 (malicious, replay, 120 operations): a device back without its state
+    /// holds an item ahead (its store took the item's second version); its first pull is served
+    /// the item's first version at the sequence of the item's deletion, which it refuses as going
+    /// backwards. Its cursor stops below that sequence (R35), so the next pull, in a new process
+    /// too, lists the item again, and the deletion is applied.
+    @Test func anItemHeldAheadAndRefusedOnAFirstPullIsListedAgainByTheNextPull() async throws {
+        try await LoopbackAccount.with { account in
+            let (a, b) = (try await account.device("a"), try await account.device("b"))
+            let server = ReplayingServer()
+            try a.add(service: "x", account: "kim", password: "first")
+            try await a.sync()
+            try await b.loseStateAndEnrolAgain(tampering: server.tampering)
+            try await b.sync()
+            try a.add(service: "x", account: "kim", password: "second", update: true)
+            try await a.sync()
+            try await b.sync()
+            #expect(try b.password(service: "x", account: "kim") == "second")
+            try await b.loseStateAndEnrolAgain(tampering: server.tampering)
+            try a.delete(service: "x", account: "kim")
+            try await a.sync()
+            server.act.withLock { $0 = .serveFirst }
+            _ = try? await b.sync()
+            #expect(try b.password(service: "x", account: "kim") == "second")
+            #expect(try b.problems()["x/kim"] == "its version vector goes backwards")
+            // The server answers honestly again; a new process.
+            server.act.withLock { $0 = .record }
+            try b.restart()
+            try await b.sync()
+            #expect(try b.password(service: "x", account: "kim") == nil)
+            #expect(try b.problems()["x/kim"] == nil)
+        }
+    }
+
     /// The items as the syncs left them are read once, when the driver starts (rule R52); a write
     /// after that read is still a change: an item a sync removed and one the device holds, both
     /// written here after the device enrolled again, reach the others.
