@@ -24,9 +24,10 @@ extension ZoneSyncMachine {
         /// one restored from the durable state) may have been stored by an earlier send whose
         /// answer was lost.
         var sentOnce: UInt64?
-        /// The position below the lowest sequence at which a pull listed an item the state does
-        /// not hold older than the local store took it (R35): the cursor stops there, so the
-        /// next pull lists the item again. Lost on a crash with the round.
+        /// The position below the lowest sequence at which a pull listed an item the local store
+        /// holds ahead and the state does not hold, older than the store took it (R35): the
+        /// cursor stops there, so the next pull lists the item again. Lost on a crash with the
+        /// round (the pull is asked again from the cursor committed before it).
         var readAgainFrom: UInt64?
     }
 

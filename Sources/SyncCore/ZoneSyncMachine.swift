@@ -305,7 +305,10 @@ public struct ZoneSyncMachine: Sendable {
                 let applied = apply(
                     changed.versions, to: changed.item, at: changed.sequence, resyncing: mentioned != nil,
                     deletionsCollectedAt: collectedAt, replacingSequence: isOld || server.givingBack)
-                if !known, localStore.valueUnknown.contains(changed.item), changed.sequence > 0, applied.contains(.reject(changed.item, .vectorWentBackwards)) {
+                // An item held ahead, listed older than the store took: listed again next (R35).
+                if !known, localStore.valueUnknown.contains(changed.item), changed.sequence > 0,
+                    applied.contains(.reject(changed.item, .vectorWentBackwards))
+                {
                     server.readAgainFrom = min(server.readAgainFrom ?? .max, changed.sequence - 1)
                 }
                 actions += applied
