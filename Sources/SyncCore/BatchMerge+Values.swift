@@ -75,7 +75,7 @@ extension BatchMerge {
     /// What the storage reads, in the batch's transaction, before the rule decides: the account's
     /// counters, the zone's horizon, the device's state in the zone, and the current versions of
     /// the batch's items.
-    public struct WorkingSet<Key: Hashable & Sendable & Codable, Version> {
+    public struct WorkingSet<Key: Hashable & Sendable, Version> {
         /// The account's last sequence number.
         public var latestSequence: UInt64
         /// What the account holds.
@@ -100,9 +100,9 @@ extension BatchMerge {
     }
 
     /// The answer to a batch.
-    public struct Answer<Key: Hashable & Sendable & Codable>: Hashable, Sendable, Codable {
+    public struct Answer<Key: Hashable & Sendable>: Hashable, Sendable {
         /// What became of the batch.
-        public enum Status: String, Hashable, Sendable, Codable {
+        public enum Status: String, Hashable, Sendable {
             /// Every item was merged and the batch is durable.
             case committed
             /// The batch's cursor is below the zone's horizon, or the device must resync first.
@@ -114,7 +114,7 @@ extension BatchMerge {
         }
 
         /// One item's outcome.
-        public struct ItemResult: Hashable, Sendable, Codable {
+        public struct ItemResult: Hashable, Sendable {
             /// The item.
             public var key: Key
             /// What the merge did (or would have done, in a refused batch).
@@ -159,7 +159,7 @@ extension BatchMerge {
     }
 
     /// What a committed batch writes: the items, the account's counters and the answer.
-    public struct Plan<Key: Hashable & Sendable & Codable, Version> {
+    public struct Plan<Key: Hashable & Sendable, Version> {
         /// The changed items' new states.
         public var writes: [Key: Write<Version>]
         /// The changed items in the order of their first write in the batch.
@@ -173,7 +173,7 @@ extension BatchMerge {
     }
 
     /// What the storage does with a batch.
-    public enum Decision<Key: Hashable & Sendable & Codable, Version> {
+    public enum Decision<Key: Hashable & Sendable, Version> {
         /// Write the plan, acknowledge the cursor.
         case commit(Plan<Key, Version>)
         /// Write nothing of the batch; give `answer`. When `acknowledge` is set, record the batch's

@@ -26,17 +26,6 @@ struct IdentifierCodingTests {
         }
     }
 
-    /// A server's remembered batch answers, stored as JSON when their keys were strings, read the same.
-    @Test func aRememberedAnswerKeepsItsFormat() throws {
-        let answer = BatchMerge.Answer<ItemID>(
-            status: .quotaExceeded, results: [.init(key: "a", outcome: .applied, sequence: 4)], refused: ["b"], latestSequence: 4)
-        let asStrings = BatchMerge.Answer<String>(
-            status: .quotaExceeded, results: [.init(key: "a", outcome: .applied, sequence: 4)], refused: ["b"], latestSequence: 4)
-        let stored = try JSONEncoder().encode(asStrings)
-        #expect(try JSONDecoder().decode(BatchMerge.Answer<ItemID>.self, from: stored) == answer)
-        #expect(try JSONDecoder().decode(BatchMerge.Answer<String>.self, from: JSONEncoder().encode(answer)) == asStrings)
-    }
-
     private struct Pair: Codable, Equatable {
         var item: ItemID
         var zone: ZoneID
