@@ -77,14 +77,7 @@ struct LostStateInProcessTests {
     @Test func aCopyKeptFromAnEarlierEnrolmentRefusesAnOlderVersionListedLater() async throws {
         try await LoopbackAccount.with { account in
             let (a, b) = (try await account.device("a"), try await account.device("b"))
-            let server = ReplayingServer()
-            try a.add(service: "x", account: "kim", password: "first")
-            try await a.sync()
-            try await b.loseStateAndEnrolAgain(tampering: server.tampering)
-            try await b.sync()
-            try a.add(service: "x", account: "kim", password: "second", update: true)
-            try await a.sync()
-            try await b.sync()
+            let server = try await Self.secondVersionTakenThroughReplayingServer(a, b)
             // Enrolled again, b is served a resync without x: kept, reported unlisted.
             server.act.withLock { $0 = .hide }
             try await b.loseStateAndEnrolAgain(tampering: server.tampering)
@@ -109,14 +102,7 @@ struct LostStateInProcessTests {
     @Test func anItemHeldAheadAndRefusedOnAFirstPullIsListedAgainByTheNextPull() async throws {
         try await LoopbackAccount.with { account in
             let (a, b) = (try await account.device("a"), try await account.device("b"))
-            let server = ReplayingServer()
-            try a.add(service: "x", account: "kim", password: "first")
-            try await a.sync()
-            try await b.loseStateAndEnrolAgain(tampering: server.tampering)
-            try await b.sync()
-            try a.add(service: "x", account: "kim", password: "second", update: true)
-            try await a.sync()
-            try await b.sync()
+            let server = try await Self.secondVersionTakenThroughReplayingServer(a, b)
             #expect(try b.password(service: "x", account: "kim") == "second")
             try await b.loseStateAndEnrolAgain(tampering: server.tampering)
             try a.delete(service: "x", account: "kim")
@@ -158,5 +144,19 @@ struct LostStateInProcessTests {
                 #expect(try device.password(service: "held", account: "max") == "written again", "on \(device.name)")
             }
         }
+    }
+
+    /// a writes x twice; b, enrolled again to reach the server through a `ReplayingServer` (which
+    /// records x's first version), takes each. Returns that server.
+    private static func secondVersionTakenThroughReplayingServer(_ a: LoopbackDevice, _ b: LoopbackDevice) async throws -> ReplayingServer {
+        let server = ReplayingServer()
+        try a.add(service: "x", account: "kim", password: "first")
+        try await a.sync()
+        try await b.loseStateAndEnrolAgain(tampering: server.tampering)
+        try await b.sync()
+        try a.add(service: "x", account: "kim", password: "second", update: true)
+        try await a.sync()
+        try await b.sync()
+        return server
     }
 }
