@@ -25,6 +25,8 @@ package struct SyncServerError: Error, Sendable, CustomStringConvertible {
         package static let deviceRevoked = Code("device_revoked")
         /// An append to the device log named an index other than the log's length.
         package static let logConflict = Code("log_conflict")
+        /// A device of another member account uses the device ID in a shared group's zones.
+        package static let deviceIDTaken = Code("device_id_taken")
         /// The database failed; the message says what was attempted, not with which values.
         package static let storageFailure = Code("storage_failure")
         /// Configuration or startup failed (certificate, data directory, address).

@@ -18,7 +18,8 @@ struct AdminCommand: AsyncParsableCommand {
             print(["ACCOUNT", "DEVICES", "ITEMS", "BYTES", "LAST-SEEN", "STATE"].joined(separator: "\t"))
             for account in summaries {
                 print([
-                    account.name, "\(account.devices)", "\(account.items)", "\(account.bytes)",
+                    // A shared group's zones are stored under a hidden account (decision 0290).
+                    GroupZones.group(ofAccountNamed: account.name).map { "(group \($0))" } ?? account.name, "\(account.devices)", "\(account.items)", "\(account.bytes)",
                     account.lastSeen.map(Self.format) ?? "never", account.isDisabled ? "disabled" : "active",
                 ].joined(separator: "\t"))
             }

@@ -91,6 +91,14 @@ extension PostgresStorage {
         }
     }
 
+    package func forgetDevice(_ device: DeviceID, of account: AccountID) async throws {
+        try await attempt("forget a device") {
+            // The device's acknowledgements go with it (ON DELETE CASCADE).
+            try await client.query(
+                "DELETE FROM devices WHERE account_id = \(account.rawValue) AND device_id = \(device.rawValue)", logger: logger)
+        }
+    }
+
     /// Locks the account's counter row for the rest of the transaction; throws `notFound` when the
     /// account does not exist. Returns the account's latest sequence number and item count.
     @discardableResult

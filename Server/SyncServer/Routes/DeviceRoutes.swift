@@ -25,6 +25,9 @@ struct DeviceRoutes {
             guard let id = context.parameters.get("device").flatMap(DeviceID.init),
                 try await storage.revokeDevice(id, of: caller.account, now: clock.now())
             else { throw APIError.notFound }
+            for group in try await storage.groups(of: caller.account) {
+                try await storage.forgetGroupZoneDevicesNoLongerMembers(of: group.group)
+            }
             context.logger.info("device revoked", metadata: ["account": "\(caller.account)", "device": "\(id)"])
             return Response(status: .noContent)
         }

@@ -47,6 +47,9 @@ struct GroupRoutes {
             throw APIError.invalid("a new group's only member is the account that creates it")
         }
         try await storage.appendGroupLogEntry(body.entry.bytes, at: body.index, of: group, by: device.account, members: members, now: clock.now())
+        // An account the entry left out no longer reads or writes the group's zones, nor holds their
+        // tombstones back.
+        try await storage.forgetGroupZoneDevicesNoLongerMembers(of: group)
         context.logger.info("group log appended", metadata: ["account": "\(device.account)", "index": "\(body.index)"])
         return Response(status: .noContent)
     }

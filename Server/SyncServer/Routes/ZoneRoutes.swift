@@ -2,24 +2,45 @@ import Hummingbird
 import SyncCore
 import SyncProtocol
 
-/// The change feed, batch upload and acknowledgement of one zone of the caller's account.
+/// The change feed, batch upload and acknowledgement of one zone: of the caller's account
+/// (`/v1/zones/…`), or of a shared group the caller's account is a current member of
+/// (`/v1/groups/{group}/zones/…`), stored under the group's hidden account (decision 0290) and
+/// served by the same code.
 struct ZoneRoutes {
     let storage: any ServerStorage
     let configuration: ServerConfiguration
     let clock: ServerClock
     let metrics: ServerMetrics
 
+    /// Whose zone a request reads or writes, and as which device.
+    private struct Caller {
+        var account: AccountID
+        var id: DeviceID
+    }
+
     func register(on group: RouterGroup<SyncRequestContext>) {
-        group.get("/v1/zones/:zone/changes") { request, context in try await changes(request, context) }
-        group.post("/v1/zones/:zone/items") { request, context in try await upload(request, context) }
-        group.post("/v1/zones/:zone/acknowledge") { request, context in try await acknowledge(request, context) }
+        for prefix in ["/v1/zones/:zone", "/v1/groups/:group/zones/:zone"] {
+            group.get("\(prefix)/changes") { request, context in try await changes(request, context) }
+            group.post("\(prefix)/items") { request, context in try await upload(request, context) }
+            group.post("\(prefix)/acknowledge") { request, context in try await acknowledge(request, context) }
+        }
+    }
+
+    /// The caller's own account and device, or for a group's zone the group's hidden account and
+    /// the caller's device row there (`notFound` unless its account is a current member).
+    private func caller(_ context: SyncRequestContext) async throws -> Caller {
+        let device = try context.requireDevice()
+        guard let group = context.parameters.get("group") else { return Caller(account: device.account, id: device.id) }
+        try Validation.groupID(group)
+        let account = try await storage.groupZoneAccount(of: group, for: device.id, of: device.account, now: clock.now())
+        return Caller(account: account, id: device.id)
     }
 
     private var limits: ServerConfiguration.Limits { configuration.limits }
 
 
     private func changes(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
-        let device = try context.requireDevice()
+        let device = try await caller(context)
         let zone = try context.zone()
         let query = request.uri.queryParameters
         let after = try Self.parameter(query.get("after"), "after must be a cursor") { UInt64($0).flatMap { $0 <= UInt64(Int64.max) ? $0 : nil } } ?? 0
@@ -59,7 +80,7 @@ struct ZoneRoutes {
     }
 
     private func upload(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
-        let device = try context.requireDevice()
+        let device = try await caller(context)
         let zone = try context.zone()
         let body = try await JSONBody.decode(UploadRequest.self, from: request, limit: limits.maximumRequestBytes)
         try Validation(limits: limits).upload(body)
@@ -79,7 +100,7 @@ struct ZoneRoutes {
     }
 
     private func acknowledge(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
-        let device = try context.requireDevice()
+        let device = try await caller(context)
         let zone = try context.zone()
         let body = try await JSONBody.decode(AcknowledgeRequest.self, from: request, limit: limits.maximumRequestBytes)
         try await storage.acknowledge(device: device.id, of: device.account, zone: zone, through: body.cursor, now: clock.now())

@@ -52,6 +52,12 @@ package protocol ServerStorage: AccountAdministration, AccountStateStorage, Appr
     /// connections). Returns false when the account has no such device.
     func revokeDevice(_ device: DeviceID, of account: AccountID, now: Date) async throws -> Bool
 
+    /// Forgets a device of the account: its row and its acknowledgements go, so it no longer holds
+    /// tombstones back, and unlike a revocation its ID may register again. Used for the rows a
+    /// shared group's hidden account keeps for members' devices (``GroupZones``), never for a
+    /// device people sign in with.
+    func forgetDevice(_ device: DeviceID, of account: AccountID) async throws
+
     /// Decides a batch with SyncCore's `BatchMerge` and stores the result atomically: either every
     /// item gets its outcome and accepted ones their sequence numbers, or (`cursorExpired` when
     /// `batch.cursor` is below the zone's horizon or the device must resync, `tooManySiblings`,

@@ -35,6 +35,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             case .tooManySiblings:
                 return APIError(.conflict, ErrorCode.tooManySiblings, error.message, items: error.items.isEmpty ? nil : error.items)
             case .logConflict: return APIError(.conflict, ErrorCode.logConflict, error.message)
+            case .deviceIDTaken: return APIError(.conflict, ErrorCode.deviceIDTaken, error.message)
             case .deviceRevoked: return APIError(.forbidden, ErrorCode.deviceRevoked, error.message)
             case .cursorExpired: return APIError(.gone, ErrorCode.cursorExpired, "the cursor is below the zone's horizon; reconcile in full")
             default: return APIError(.serviceUnavailable, ErrorCode.unavailable, "the server cannot serve this now")

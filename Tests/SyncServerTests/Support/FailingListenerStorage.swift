@@ -48,6 +48,9 @@ final class FailingListenerStorage: ServerStorage {
     func revokeDevice(_ device: DeviceID, of account: AccountID, now: Date) async throws -> Bool {
         try await inner.revokeDevice(device, of: account, now: now)
     }
+    func forgetDevice(_ device: DeviceID, of account: AccountID) async throws {
+        try await inner.forgetDevice(device, of: account)
+    }
     func upload(_ batch: UploadBatch, limits: UploadLimits, now: Date) async throws -> UploadReceipt {
         try await inner.upload(batch, limits: limits, now: now)
     }

@@ -139,11 +139,16 @@ struct APIClient: Sendable {
             deleted: deleted, blob: Base64Bytes((0..<blobSize).map { UInt8(truncatingIfNeeded: $0 &+ id.utf8.count) }))
     }
 
-    func upload(_ items: [UploadItem], zone: String = "keychain", cursor: UInt64 = 0, token: String) async throws -> Reply {
-        try await send(.post, "/v1/zones/\(zone)/items", token: token, json: UploadRequest(cursor: cursor, items: items))
+    func upload(_ items: [UploadItem], zone: String = "keychain", group: String? = nil, cursor: UInt64 = 0, token: String) async throws -> Reply {
+        try await send(.post, "\(Self.zonePath(zone, group))/items", token: token, json: UploadRequest(cursor: cursor, items: items))
     }
 
-    func changes(zone: String = "keychain", after: UInt64 = 0, extra: String = "", token: String) async throws -> Reply {
-        try await send(.get, "/v1/zones/\(zone)/changes?after=\(after)\(extra)", token: token)
+    func changes(zone: String = "keychain", group: String? = nil, after: UInt64 = 0, extra: String = "", token: String) async throws -> Reply {
+        try await send(.get, "\(Self.zonePath(zone, group))/changes?after=\(after)\(extra)", token: token)
+    }
+
+    /// A zone of the caller's account, or of a shared group's.
+    static func zonePath(_ zone: String, _ group: String?) -> String {
+        (group.map { "/v1/groups/\($0)" } ?? "/v1") + "/zones/\(zone)"
     }
 }

@@ -70,4 +70,11 @@ extension MemoryStorage {
         if revoked { broadcaster.publish(.revocation(of: device, in: account)) }
         return revoked
     }
+
+    package func forgetDevice(_ device: DeviceID, of account: AccountID) async throws {
+        state.withLock { state in
+            state.devices[account]?[device] = nil
+            state.models[account]?.revoke(device)
+        }
+    }
 }

@@ -57,6 +57,13 @@ extension SQLiteStorage {
         return revoked
     }
 
+    package func forgetDevice(_ device: DeviceID, of account: AccountID) async throws {
+        try await write("forgetting a device") { db in
+            // The device's acknowledgements go with it (ON DELETE CASCADE).
+            try db.execute(sql: "DELETE FROM device WHERE account = ? AND id = ?", arguments: [account.description, device.rawValue])
+        }
+    }
+
     static func deviceRecord(_ row: Row) throws -> DeviceRecord {
         guard let account = AccountID(row["account"] as String), let id = DeviceID(row["id"] as String) else {
             throw SyncServerError(.storageFailure, "corrupt device record")
