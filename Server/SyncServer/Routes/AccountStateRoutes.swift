@@ -13,8 +13,11 @@ struct AccountStateRoutes {
     func register(on group: RouterGroup<SyncRequestContext>) {
         group.get("/v1/device-log") { request, context in try await deviceLog(request, context) }
         group.post("/v1/device-log") { request, context in try await append(request, context) }
-        group.get("/v1/zones/:zone/statements") { _, context in try await statements(context) }
-        group.put("/v1/zones/:zone/statement") { request, context in try await publish(request, context) }
+        // A zone of the caller's account, or of a shared group (decision 0290).
+        for prefix in ["/v1/zones/:zone", "/v1/groups/:group/zones/:zone"] {
+            group.get("\(prefix)/statements") { _, context in try await statements(context) }
+            group.put("\(prefix)/statement") { request, context in try await publish(request, context) }
+        }
         group.put("/v1/identity") { request, context in try await publishIdentity(request, context) }
         group.post("/v1/identities/lookup") { request, context in try await lookUpIdentity(request, context) }
     }
@@ -36,7 +39,7 @@ struct AccountStateRoutes {
     }
 
     private func statements(_ context: SyncRequestContext) async throws -> Response {
-        let device = try context.requireDevice()
+        let device = try await context.zoneCaller(storage: storage, now: clock.now())
         let zone = try context.zone()
         let statements = try await storage.statements(zone: zone, of: device.account).map {
             StatementMessage(device: $0.device, statement: Base64Bytes($0.statement))
@@ -47,7 +50,7 @@ struct AccountStateRoutes {
     }
 
     private func publish(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
-        let device = try context.requireDevice()
+        let device = try await context.zoneCaller(storage: storage, now: clock.now())
         let zone = try context.zone()
         let body = try await JSONBody.decode(StatementRequest.self, from: request, limit: configuration.limits.maximumRequestBytes)
         try Validation.statement(body)

@@ -12,12 +12,6 @@ struct ZoneRoutes {
     let clock: ServerClock
     let metrics: ServerMetrics
 
-    /// Whose zone a request reads or writes, and as which device.
-    private struct Caller {
-        var account: AccountID
-        var id: DeviceID
-    }
-
     func register(on group: RouterGroup<SyncRequestContext>) {
         for prefix in ["/v1/zones/:zone", "/v1/groups/:group/zones/:zone"] {
             group.get("\(prefix)/changes") { request, context in try await changes(request, context) }
@@ -26,21 +20,10 @@ struct ZoneRoutes {
         }
     }
 
-    /// The caller's own account and device, or for a group's zone the group's hidden account and
-    /// the caller's device row there (`notFound` unless its account is a current member).
-    private func caller(_ context: SyncRequestContext) async throws -> Caller {
-        let device = try context.requireDevice()
-        guard let group = context.parameters.get("group") else { return Caller(account: device.account, id: device.id) }
-        try Validation.groupID(group)
-        let account = try await storage.groupZoneAccount(of: group, for: device.id, of: device.account, now: clock.now())
-        return Caller(account: account, id: device.id)
-    }
-
     private var limits: ServerConfiguration.Limits { configuration.limits }
 
-
     private func changes(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
-        let device = try await caller(context)
+        let device = try await context.zoneCaller(storage: storage, now: clock.now())
         let zone = try context.zone()
         let query = request.uri.queryParameters
         let after = try Self.parameter(query.get("after"), "after must be a cursor") { UInt64($0).flatMap { $0 <= UInt64(Int64.max) ? $0 : nil } } ?? 0
@@ -80,7 +63,7 @@ struct ZoneRoutes {
     }
 
     private func upload(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
-        let device = try await caller(context)
+        let device = try await context.zoneCaller(storage: storage, now: clock.now())
         let zone = try context.zone()
         let body = try await JSONBody.decode(UploadRequest.self, from: request, limit: limits.maximumRequestBytes)
         try Validation(limits: limits).upload(body)
@@ -100,7 +83,7 @@ struct ZoneRoutes {
     }
 
     private func acknowledge(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
-        let device = try await caller(context)
+        let device = try await context.zoneCaller(storage: storage, now: clock.now())
         let zone = try context.zone()
         let body = try await JSONBody.decode(AcknowledgeRequest.self, from: request, limit: limits.maximumRequestBytes)
         try await storage.acknowledge(device: device.id, of: device.account, zone: zone, through: body.cursor, now: clock.now())

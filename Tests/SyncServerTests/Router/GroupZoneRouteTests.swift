@@ -17,7 +17,8 @@ struct GroupZoneRouteTests {
     }
 
     /// A member's write in the group's zone reaches the other member's device there, and only
-    /// there; someone outside the group, or removed from it, reads and writes nothing (decision 0290).
+    /// there, and so do statements; someone outside the group, or removed from it, reads and writes
+    /// nothing (decision 0290).
     @Test(arguments: Backend.all)
     func aGroupsZoneIsServedToItsMembersDevicesAndToNobodyElse(_ backend: Backend) async throws {
         try await TestAPI.with(backend) { _, client in
@@ -41,7 +42,13 @@ struct GroupZoneRouteTests {
             #expect(back.items.map(\.id) == ["x"] && back.items.first?.versions.map(\.vector) == [VersionVector([DeviceID("laptop")!: 1, DeviceID("bobs")!: 1])])
 
             let zone = APIClient.zonePath("keychain", Self.group)
+            let published = try await client.send(.put, "\(zone)/statement", token: alice, json: StatementRequest(statement: Base64Bytes([7])))
+            #expect(published.status == .noContent)
+            let statements = try await client.send(.get, "\(zone)/statements", token: bob).decode(StatementListResponse.self)
+            #expect(statements.statements.map(\.device) == [DeviceID("laptop")!])
+            #expect(try await client.send(.get, "/v1/zones/keychain/statements", token: bob).decode(StatementListResponse.self).statements.isEmpty)
             let stranger = [
+                try await client.send(.get, "\(zone)/statements", token: carol),
                 try await client.changes(group: Self.group, token: carol),
                 try await client.upload([APIClient.item("y", ["carols": 1])], group: Self.group, token: carol),
                 try await client.send(.post, "\(zone)/acknowledge", token: carol, json: AcknowledgeRequest(cursor: 1)),
