@@ -29,6 +29,8 @@ public enum ErrorCode {
     public static let logConflict = "log_conflict"
     /// 409: a device of another member account uses this device ID in the shared group's zones.
     public static let deviceIDTaken = "device_id_taken"
+    /// 403: the caller's account only reads the shared group (a viewer): its zones take no upload.
+    public static let viewerCannotWrite = "viewer_cannot_write"
     /// 403: the device was revoked and can never sign in again; enrol it as a new device.
     public static let deviceRevoked = "device_revoked"
     /// 410: the cursor can no longer be served; reconcile in full (`resync=true`).

@@ -13,12 +13,16 @@ public struct GroupLogAppendRequest: Hashable, Sendable, Codable {
     public var entry: Base64Bytes
     /// The member accounts' names after the entry.
     public var members: [String]
+    /// Those of `members` that only read (viewers), whose writes the server refuses as a courtesy
+    /// (decision 0290); absent: none.
+    public var viewers: [String]?
 
     /// Creates a request.
-    public init(index: Int, entry: Base64Bytes, members: [String]) {
+    public init(index: Int, entry: Base64Bytes, members: [String], viewers: [String]? = nil) {
         self.index = index
         self.entry = entry
         self.members = members
+        self.viewers = viewers
     }
 }
 

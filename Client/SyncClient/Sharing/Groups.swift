@@ -198,7 +198,8 @@ package struct Groups: Sendable {
 
     private func send(_ entry: [UInt8], at index: Int, of log: GroupLog) async throws {
         let members = log.members.keys.sorted()
-        let request = GroupLogAppendRequest(index: index, entry: Base64Bytes(entry), members: members)
+        let viewers = log.members.filter { $0.value.role == .viewer }.keys.sorted()
+        let request = GroupLogAppendRequest(index: index, entry: Base64Bytes(entry), members: members, viewers: viewers)
         try await session.connection.send(.PUT, "/v1/groups/\(log.group.hexString)/log", body: request)
     }
 

@@ -238,5 +238,9 @@ enum PostgresSchema {
             "ALTER TABLE acknowledgements DROP COLUMN last_batch",
             "ALTER TABLE acknowledgements DROP COLUMN last_answer",
         ]),
+        // Members that only read (decision 0290).
+        .init(version: 16, statements: [
+            "ALTER TABLE group_members ADD COLUMN is_viewer boolean NOT NULL DEFAULT false",
+        ]),
     ]
 }

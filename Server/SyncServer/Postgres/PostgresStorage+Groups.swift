@@ -3,7 +3,7 @@ import PostgresNIO
 import SyncCore
 
 extension PostgresStorage {
-    package func appendGroupLogEntry(_ entry: [UInt8], at index: Int, of group: String, by account: AccountID, members: Set<AccountID>, now: Date) async throws {
+    package func appendGroupLogEntry(_ entry: [UInt8], at index: Int, of group: String, by account: AccountID, members: Set<AccountID>, viewers: Set<AccountID>, now: Date) async throws {
         try await attempt("append to a group log") {
             try await client.inTransaction(logger: logger) { connection in
                 // The group's row serializes appends, so two at one index cannot both land.
@@ -22,12 +22,14 @@ extension PostgresStorage {
                     VALUES (\(group), \(index), \(ByteBuffer(bytes: entry)), \(now))
                     """,
                     logger: logger)
-                try await connection.query("UPDATE group_members SET is_current = false WHERE group_id = \(group)", logger: logger)
+                try await connection.query(
+                    "UPDATE group_members SET is_current = false, is_viewer = false WHERE group_id = \(group)", logger: logger)
                 for member in members {
+                    let isViewer = viewers.contains(member)
                     try await connection.query(
                         """
-                        INSERT INTO group_members (group_id, account_id, is_current) VALUES (\(group), \(member.rawValue), true)
-                        ON CONFLICT (group_id, account_id) DO UPDATE SET is_current = true
+                        INSERT INTO group_members (group_id, account_id, is_current, is_viewer) VALUES (\(group), \(member.rawValue), true, \(isViewer))
+                        ON CONFLICT (group_id, account_id) DO UPDATE SET is_current = true, is_viewer = excluded.is_viewer
                         """,
                         logger: logger)
                 }
@@ -55,11 +57,11 @@ extension PostgresStorage {
         try await attempt("list groups") {
             try await client.query(
                 """
-                SELECT m.group_id, (SELECT count(*) FROM group_log l WHERE l.group_id = m.group_id)
+                SELECT m.group_id, (SELECT count(*) FROM group_log l WHERE l.group_id = m.group_id), m.is_viewer
                 FROM group_members m WHERE m.account_id = \(account.rawValue) AND m.is_current ORDER BY m.group_id
                 """,
                 logger: logger
-            ).decode((String, Int).self).all().map { GroupSummary(group: $0.0, entries: $0.1) }
+            ).decode((String, Int, Bool).self).all().map { GroupSummary(group: $0.0, entries: $0.1, isViewer: $0.2) }
         }
     }
 }

@@ -36,17 +36,19 @@ struct GroupRoutes {
         let group = try groupID(context)
         let body = try await JSONBody.decode(GroupLogAppendRequest.self, from: request, limit: configuration.limits.maximumRequestBytes)
         try Validation.groupLogAppend(body)
-        var members: Set<AccountID> = []
+        var members: Set<AccountID> = [], viewers: Set<AccountID> = []
+        let viewerNames = Set(body.viewers ?? [])
         for name in body.members {
             guard let account = try await storage.account(named: name) else {
                 throw APIError.invalid("a group's members are accounts of this server")
             }
             members.insert(account.id)
+            if viewerNames.contains(name) { viewers.insert(account.id) }
         }
         if body.index == 0, members != [device.account] {
             throw APIError.invalid("a new group's only member is the account that creates it")
         }
-        try await storage.appendGroupLogEntry(body.entry.bytes, at: body.index, of: group, by: device.account, members: members, now: clock.now())
+        try await storage.appendGroupLogEntry(body.entry.bytes, at: body.index, of: group, by: device.account, members: members, viewers: viewers, now: clock.now())
         // An account the entry left out no longer reads or writes the group's zones, nor holds their
         // tombstones back.
         try await storage.forgetGroupZoneDevicesNoLongerMembers(of: group)

@@ -64,6 +64,8 @@ struct ZoneRoutes {
 
     private func upload(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let device = try await context.zoneCaller(storage: storage, now: clock.now())
+        // A courtesy, not a trust decision: what devices accept is the group log's to say (0283).
+        guard !device.isViewer else { throw APIError(.forbidden, ErrorCode.viewerCannotWrite, "a viewer of the group cannot write to its zones") }
         let zone = try context.zone()
         let body = try await JSONBody.decode(UploadRequest.self, from: request, limit: limits.maximumRequestBytes)
         try Validation(limits: limits).upload(body)

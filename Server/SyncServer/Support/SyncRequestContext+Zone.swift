@@ -6,6 +6,8 @@ import SyncCore
 struct ZoneCaller {
     var account: AccountID
     var id: DeviceID
+    /// A group's viewer: its devices read the group's zones but may not upload (decision 0290).
+    var isViewer = false
 }
 
 extension SyncRequestContext {
@@ -23,7 +25,7 @@ extension SyncRequestContext {
         let device = try requireDevice()
         guard let group = parameters.get("group") else { return ZoneCaller(account: device.account, id: device.id) }
         try Validation.groupID(group)
-        let account = try await storage.groupZoneAccount(of: group, for: device.id, of: device.account, now: now)
-        return ZoneCaller(account: account, id: device.id)
+        let access = try await storage.groupZoneAccount(of: group, for: device.id, of: device.account, now: now)
+        return ZoneCaller(account: access.account, id: device.id, isViewer: access.isViewer)
     }
 }

@@ -59,6 +59,10 @@ extension Validation {
             throw APIError.invalid("a group has 1 to \(GroupRules.maximumMembers) member accounts, each named once")
         }
         for member in body.members { try accountName(member) }
+        let viewers = body.viewers ?? []
+        guard Set(viewers).count == viewers.count, Set(viewers).isSubset(of: body.members) else {
+            throw APIError.invalid("viewers are members, each named once")
+        }
     }
 
     /// A group's ID: 16 bytes as 32 lowercase hexadecimal digits.

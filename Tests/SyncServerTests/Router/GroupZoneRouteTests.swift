@@ -9,10 +9,10 @@ struct GroupZoneRouteTests {
     static let group = String(repeating: "5a", count: 16)
 
     /// Appends an entry naming `members` to the group's log (its content is opaque to the server).
-    static func name(_ members: [String], at index: Int, by token: String, _ client: APIClient) async throws {
+    static func name(_ members: [String], viewers: [String]? = nil, at index: Int, by token: String, _ client: APIClient) async throws {
         let reply = try await client.send(
             .put, "/v1/groups/\(group)/log", token: token,
-            json: GroupLogAppendRequest(index: index, entry: Base64Bytes([UInt8(index)]), members: members))
+            json: GroupLogAppendRequest(index: index, entry: Base64Bytes([UInt8(index)]), members: members, viewers: viewers))
         try #require(reply.status == .noContent)
     }
 
@@ -110,6 +110,36 @@ struct GroupZoneRouteTests {
             #expect(try await collect() == 0)
             #expect(try await client.send(.delete, "/v1/devices/phone", token: alice).status == .noContent)
             #expect(try await collect() == 1)
+        }
+    }
+
+    /// A viewer's devices read the group's zone and state what they read, but the server refuses
+    /// their uploads (a courtesy: devices refuse what a viewer signs); named a member again, it
+    /// writes.
+    @Test(arguments: Backend.all)
+    func aViewersUploadsAreRefusedAndItsReadsServed(_ backend: Backend) async throws {
+        try await TestAPI.with(backend) { _, client in
+            let alice = try await client.enroll("alice")
+            let bob = try await client.enroll("bob", device: "bobs")
+            try await Self.name(["alice"], at: 0, by: alice, client)
+            let notAMember = try await client.send(
+                .put, "/v1/groups/\(Self.group)/log", token: alice,
+                json: GroupLogAppendRequest(index: 1, entry: Base64Bytes([1]), members: ["alice"], viewers: ["bob"]))
+            #expect(notAMember.status == .badRequest)
+            try await Self.name(["alice", "bob"], viewers: ["bob"], at: 1, by: alice, client)
+            _ = try await client.upload([APIClient.item("x", ["laptop": 1])], group: Self.group, token: alice)
+
+            #expect(try await client.changes(group: Self.group, token: bob).decode(ChangesResponse.self).items.map(\.id) == ["x"])
+            let statement = try await client.send(
+                .put, "\(APIClient.zonePath("keychain", Self.group))/statement", token: bob, json: StatementRequest(statement: Base64Bytes([7])))
+            #expect(statement.status == .noContent)
+            let refused = try await client.upload([APIClient.item("x", ["laptop": 1, "bobs": 1])], group: Self.group, cursor: 1, token: bob)
+            #expect(refused.status == .forbidden && refused.errorCode == ErrorCode.viewerCannotWrite)
+            #expect(try await client.changes(group: Self.group, after: 1, token: alice).decode(ChangesResponse.self).items.isEmpty)
+
+            try await Self.name(["alice", "bob"], at: 2, by: alice, client)
+            let written = try await client.upload([APIClient.item("x", ["laptop": 1, "bobs": 1])], group: Self.group, cursor: 1, token: bob)
+            #expect(try written.decode(UploadResponse.self).results.map(\.outcome) == [.applied])
         }
     }
 }

@@ -79,8 +79,8 @@ final class FailingListenerStorage: ServerStorage {
         try await inner.publishIdentityCard(card, of: account, now: now)
     }
     func identityCard(of account: AccountID) async throws -> [UInt8]? { try await inner.identityCard(of: account) }
-    func appendGroupLogEntry(_ entry: [UInt8], at index: Int, of group: String, by account: AccountID, members: Set<AccountID>, now: Date) async throws {
-        try await inner.appendGroupLogEntry(entry, at: index, of: group, by: account, members: members, now: now)
+    func appendGroupLogEntry(_ entry: [UInt8], at index: Int, of group: String, by account: AccountID, members: Set<AccountID>, viewers: Set<AccountID>, now: Date) async throws {
+        try await inner.appendGroupLogEntry(entry, at: index, of: group, by: account, members: members, viewers: viewers, now: now)
     }
     func groupLog(of group: String, readBy account: AccountID, from index: Int, limit: Int) async throws -> [DeviceLogRecord] {
         try await inner.groupLog(of: group, readBy: account, from: index, limit: limit)

@@ -8,11 +8,13 @@ import SyncProtocol
 /// whole log from the owner's create.
 package protocol GroupStorage: Sendable {
     /// Appends `entry` at `index` of `group`'s log, by `account`, and records `members` as the
-    /// group's member accounts from then on. Index 0 creates the group, whose only member is then
+    /// group's member accounts from then on, `viewers` (a subset) as those that only read. Index 0 creates the group, whose only member is then
     /// its creator. Throws (``GroupRules/checkAppend(at:length:appenderIsMember:)``)
     /// `notFound` for a group the appender is not a member of, `logConflict` when `index` is not the
     /// log's length, `quotaExceeded` for a full log.
-    func appendGroupLogEntry(_ entry: [UInt8], at index: Int, of group: String, by account: AccountID, members: Set<AccountID>, now: Date) async throws
+    func appendGroupLogEntry(
+        _ entry: [UInt8], at index: Int, of group: String, by account: AccountID, members: Set<AccountID>, viewers: Set<AccountID>, now: Date
+    ) async throws
 
     /// Up to `limit` entries of `group`'s log from `index` on, for `account`, which is or was a
     /// member (a removed member reads the entry that removed it); `notFound` for anyone else.
@@ -22,14 +24,24 @@ package protocol GroupStorage: Sendable {
     func groups(of account: AccountID) async throws -> [GroupSummary]
 }
 
+extension GroupStorage {
+    /// Appends an entry after which no member is a viewer.
+    package func appendGroupLogEntry(_ entry: [UInt8], at index: Int, of group: String, by account: AccountID, members: Set<AccountID>, now: Date) async throws {
+        try await appendGroupLogEntry(entry, at: index, of: group, by: account, members: members, viewers: [], now: now)
+    }
+}
+
 /// A group as `GroupStorage.groups(of:)` lists it.
 package struct GroupSummary: Sendable, Equatable {
     package var group: String
     package var entries: Int
+    /// Whether the account only reads the group (its latest append named it a viewer).
+    package var isViewer: Bool
 
-    package init(group: String, entries: Int) {
+    package init(group: String, entries: Int, isViewer: Bool = false) {
         self.group = group
         self.entries = entries
+        self.isViewer = isViewer
     }
 }
 

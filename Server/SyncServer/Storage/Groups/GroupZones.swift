@@ -31,12 +31,15 @@ package enum GroupZones {
 
 extension ServerStorage {
     /// The account under which `device` of `account` reads and writes `group`'s zones: the group's
-    /// hidden account, created on first use, where the device gets a row on its first request.
-    /// Throws `notFound` when `account` is not a current member of the group (as for a group that
-    /// does not exist), and `deviceIDTaken` when a device of another member account uses the same
-    /// ID there (their version-vector entries would be one).
-    package func groupZoneAccount(of group: String, for device: DeviceID, of account: AccountID, now: Date) async throws -> AccountID {
-        guard try await groups(of: account).contains(where: { $0.group == group }) else {
+    /// hidden account, created on first use, where the device gets a row on its first request;
+    /// and whether `account` only reads the group (a viewer). Throws `notFound` when `account` is
+    /// not a current member of the group (as for a group that does not exist), and `deviceIDTaken`
+    /// when a device of another member account uses the same ID there (their version-vector
+    /// entries would be one).
+    package func groupZoneAccount(
+        of group: String, for device: DeviceID, of account: AccountID, now: Date
+    ) async throws -> (account: AccountID, isViewer: Bool) {
+        guard let membership = try await groups(of: account).first(where: { $0.group == group }) else {
             throw SyncServerError(.notFound, "no such group")
         }
         let zoneAccount = try await hiddenAccount(of: group, now: now)
@@ -51,7 +54,7 @@ extension ServerStorage {
                     tokenHash: GroupZones.unmatchableTokenHash(account: zoneAccount, device: device)),
                 maximumDevices: .max, now: now)
         }
-        return zoneAccount
+        return (zoneAccount, membership.isViewer)
     }
 
     /// Forgets the rows in `group`'s hidden account of devices whose account is no longer a

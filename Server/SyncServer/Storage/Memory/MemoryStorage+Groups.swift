@@ -2,12 +2,13 @@ import Foundation
 import SyncCore
 
 extension MemoryStorage {
-    package func appendGroupLogEntry(_ entry: [UInt8], at index: Int, of group: String, by account: AccountID, members: Set<AccountID>, now: Date) async throws {
+    package func appendGroupLogEntry(_ entry: [UInt8], at index: Int, of group: String, by account: AccountID, members: Set<AccountID>, viewers: Set<AccountID>, now: Date) async throws {
         try state.withLock { state in
             var stored = state.groups[group] ?? Group()
             try GroupRules.checkAppend(at: index, length: stored.log.count, appenderIsMember: stored.current.contains(account))
             stored.log.append(entry)
             stored.current = members
+            stored.viewers = viewers
             stored.everyone.formUnion(members)
             state.groups[group] = stored
         }
@@ -23,7 +24,9 @@ extension MemoryStorage {
 
     package func groups(of account: AccountID) async throws -> [GroupSummary] {
         state.withLock { state in
-            state.groups.filter { $0.value.current.contains(account) }.map { GroupSummary(group: $0.key, entries: $0.value.log.count) }
+            state.groups.filter { $0.value.current.contains(account) }.map {
+                GroupSummary(group: $0.key, entries: $0.value.log.count, isViewer: $0.value.viewers.contains(account))
+            }
                 .sorted { $0.group < $1.group }
         }
     }

@@ -22,10 +22,12 @@ package final class MemoryStorage: ServerStorage {
         var groups: [String: Group] = [:]
     }
 
-    /// A group's log and who is (`current`) and ever was (`everyone`) a member.
+    /// A group's log and who is (`current`) and ever was (`everyone`) a member, and which current
+    /// members only read.
     struct Group {
         var log: [[UInt8]] = []
         var current: Set<AccountID> = []
+        var viewers: Set<AccountID> = []
         var everyone: Set<AccountID> = []
     }
 

@@ -23,9 +23,13 @@ extension SQLiteStorage {
                 CREATE INDEX groupMemberByAccount ON groupMember (account, isCurrent);
                 """)
         }
+        // Members that only read (decision 0290).
+        migrator.registerMigration("groupViewer") { db in
+            try db.execute(sql: "ALTER TABLE groupMember ADD COLUMN isViewer INTEGER NOT NULL DEFAULT 0")
+        }
     }
 
-    package func appendGroupLogEntry(_ entry: [UInt8], at index: Int, of group: String, by account: AccountID, members: Set<AccountID>, now: Date) async throws {
+    package func appendGroupLogEntry(_ entry: [UInt8], at index: Int, of group: String, by account: AccountID, members: Set<AccountID>, viewers: Set<AccountID>, now: Date) async throws {
         try await write("appending to a group log") { db in
             let length = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM groupLog WHERE groupID = ?", arguments: [group]) ?? 0
             let isMember = try Bool.fetchOne(
@@ -34,14 +38,14 @@ extension SQLiteStorage {
             try db.execute(
                 sql: "INSERT INTO groupLog (groupID, position, entry, createdAt) VALUES (?, ?, ?, ?)",
                 arguments: [group, index, Data(entry), now.timeIntervalSince1970])
-            try db.execute(sql: "UPDATE groupMember SET isCurrent = 0 WHERE groupID = ?", arguments: [group])
+            try db.execute(sql: "UPDATE groupMember SET isCurrent = 0, isViewer = 0 WHERE groupID = ?", arguments: [group])
             for member in members {
                 try db.execute(
                     sql: """
-                        INSERT INTO groupMember (groupID, account, isCurrent) VALUES (?, ?, 1)
-                        ON CONFLICT (groupID, account) DO UPDATE SET isCurrent = 1
+                        INSERT INTO groupMember (groupID, account, isCurrent, isViewer) VALUES (?, ?, 1, ?)
+                        ON CONFLICT (groupID, account) DO UPDATE SET isCurrent = 1, isViewer = excluded.isViewer
                         """,
-                    arguments: [group, member.description])
+                    arguments: [group, member.description, viewers.contains(member)])
             }
         }
     }
@@ -62,11 +66,11 @@ extension SQLiteStorage {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT m.groupID AS groupID, (SELECT COUNT(*) FROM groupLog l WHERE l.groupID = m.groupID) AS entries
+                    SELECT m.groupID AS groupID, m.isViewer AS isViewer, (SELECT COUNT(*) FROM groupLog l WHERE l.groupID = m.groupID) AS entries
                     FROM groupMember m WHERE m.account = ? AND m.isCurrent = 1 ORDER BY m.groupID
                     """,
                 arguments: [account.description]
-            ).map { GroupSummary(group: $0["groupID"], entries: $0["entries"]) }
+            ).map { GroupSummary(group: $0["groupID"], entries: $0["entries"], isViewer: $0["isViewer"]) }
         }
     }
 }
