@@ -64,4 +64,12 @@ extension PostgresStorage {
             ).decode((String, Int, Bool).self).all().map { GroupSummary(group: $0.0, entries: $0.1, isViewer: $0.2) }
         }
     }
+
+    package func members(of group: String) async throws -> Set<AccountID> {
+        try await attempt("list a group's members") {
+            Set(try await client.query(
+                "SELECT account_id FROM group_members WHERE group_id = \(group) AND is_current", logger: logger
+            ).decode(UUID.self).all().map { AccountID($0) })
+        }
+    }
 }

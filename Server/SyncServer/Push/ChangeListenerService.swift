@@ -1,5 +1,6 @@
 import Logging
 import ServiceLifecycle
+import SyncProtocol
 
 /// Feeds the storage's committed changes to the push hub until graceful shutdown. A listener that
 /// fails or ends is restarted with backoff; it never ends the server (push is a hint that clients
@@ -15,7 +16,10 @@ struct ChangeListenerService: Service {
             var restarts = 0
             while !Task.isCancelled {
                 do {
-                    try await storage.listenForChanges { change in await hub.publish(change) }
+                    try await storage.listenForChanges { change in
+                        await hub.publish(change)
+                        await announceToGroupMembers(change)
+                    }
                 } catch {
                     if Task.isCancelled { return }
                     logger.warning(
@@ -26,6 +30,22 @@ struct ChangeListenerService: Service {
                 restarts += 1
                 try await Task.sleep(for: .milliseconds(min(5_000, 100 << min(restarts, 6))))
             }
+        }
+    }
+}
+
+extension ChangeListenerService {
+    /// An upload to a shared group's zone, told to every current member account's connections
+    /// (decision 0290). Nobody connects as a group's hidden account, so only an account without
+    /// connections is looked up; a failed look-up only logs (push is a hint).
+    private func announceToGroupMembers(_ change: AccountChange) async {
+        guard change.revokedDevice == nil, !change.disablesAccount, await !hub.hasConnections(change.account) else { return }
+        do {
+            guard let name = try await storage.account(id: change.account)?.name, let group = GroupZones.group(ofAccountNamed: name) else { return }
+            let message = PushMessage(group: group, zone: change.zone, sequence: change.sequence)
+            for member in try await storage.members(of: group) { await hub.send(message, to: member) }
+        } catch {
+            logger.warning("cannot tell a group's members of a change", metadata: ["error": "\(ErrorMiddleware<SyncRequestContext>.describe(error))"])
         }
     }
 }

@@ -5,7 +5,8 @@ import SyncCore
 import SyncProtocol
 
 /// The open push connections, by account: each committed change is sent as a small JSON text frame
-/// to every connection of its account. Connections per account are capped.
+/// to every connection of its account (of a shared group's member accounts: ``ChangeListenerService``).
+/// Connections per account are capped.
 actor PushHub {
     private struct Connection {
         let device: DeviceID
@@ -53,9 +54,18 @@ actor PushHub {
             await disconnect(device: device, of: change.account)
             return
         }
-        guard let targets = connections[change.account]?.values, !targets.isEmpty else { return }
-        guard let text = try? String(decoding: WireCoding.makeEncoder().encode(PushMessage(zone: change.zone, sequence: change.sequence)), as: UTF8.self)
-        else { return }
+        await send(PushMessage(zone: change.zone, sequence: change.sequence), to: change.account)
+    }
+
+    /// Whether any connection of `account` is open.
+    func hasConnections(_ account: AccountID) -> Bool {
+        !(connections[account]?.isEmpty ?? true)
+    }
+
+    /// Sends `message` to every connection of `account`.
+    func send(_ message: PushMessage, to account: AccountID) async {
+        guard let targets = connections[account]?.values, !targets.isEmpty else { return }
+        guard let text = try? String(decoding: WireCoding.makeEncoder().encode(message), as: UTF8.self) else { return }
         for connection in targets {
             // A connection that fails to take the frame is closing; its handler unregisters it.
             try? await connection.outbound.write(.text(text))

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import HummingbirdWSClient
 import Logging
+import SyncCore
 import SyncProtocol
 import SyncServer
 import Synchronization
@@ -75,6 +76,28 @@ struct PushTests {
             _ = try? await client.upload([APIClient.item("i", ["laptop": counter])], zone: zone, token: token)
             counter += 1
             try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    /// An upload to a shared group's zone is told to the member accounts' connections, naming the
+    /// group (decision 0290).
+    @Test(arguments: Backend.all)
+    func aGroupZonesChangeIsToldToItsMembers(_ backend: Backend) async throws {
+        try await Self.withLiveServer(backend) { client, port in
+            let alice = try await client.enroll("alice")
+            let bob = try await client.enroll("bob", device: "bobs")
+            let group = GroupZoneRouteTests.group
+            try await GroupZoneRouteTests.name(["alice"], at: 0, by: alice, client)
+            try await GroupZoneRouteTests.name(["alice", "bob"], at: 1, by: alice, client)
+            let message = try await Self.firstMessage(port: port, token: bob) {
+                var counter: UInt64 = 1
+                while !Task.isCancelled {
+                    _ = try? await client.upload([APIClient.item("i", ["laptop": counter])], zone: "shared", group: group, token: alice)
+                    counter += 1
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+            }
+            #expect(message?.type == "groupChanged" && message?.group == group && message?.zone == ZoneID("shared"))
         }
     }
 

@@ -79,6 +79,9 @@ final class FailingListenerStorage: ServerStorage {
         try await inner.publishIdentityCard(card, of: account, now: now)
     }
     func identityCard(of account: AccountID) async throws -> [UInt8]? { try await inner.identityCard(of: account) }
+    func members(of group: String) async throws -> Set<AccountID> {
+        try await inner.members(of: group)
+    }
     func appendGroupLogEntry(_ entry: [UInt8], at index: Int, of group: String, by account: AccountID, members: Set<AccountID>, viewers: Set<AccountID>, now: Date) async throws {
         try await inner.appendGroupLogEntry(entry, at: index, of: group, by: account, members: members, viewers: viewers, now: now)
     }

@@ -22,6 +22,9 @@ package protocol GroupStorage: Sendable {
 
     /// The groups `account` is a current member of, by ID, with their logs' lengths.
     func groups(of account: AccountID) async throws -> [GroupSummary]
+
+    /// The current member accounts of `group` (none for no such group).
+    func members(of group: String) async throws -> Set<AccountID>
 }
 
 extension GroupStorage {

@@ -30,4 +30,8 @@ extension MemoryStorage {
                 .sorted { $0.group < $1.group }
         }
     }
+
+    package func members(of group: String) async throws -> Set<AccountID> {
+        state.withLock { $0.groups[group]?.current ?? [] }
+    }
 }

@@ -73,4 +73,11 @@ extension SQLiteStorage {
             ).map { GroupSummary(group: $0["groupID"], entries: $0["entries"], isViewer: $0["isViewer"]) }
         }
     }
+
+    package func members(of group: String) async throws -> Set<AccountID> {
+        try await read("listing a group's members") { db in
+            Set(try String.fetchAll(db, sql: "SELECT account FROM groupMember WHERE groupID = ? AND isCurrent = 1", arguments: [group])
+                .compactMap(AccountID.init))
+        }
+    }
 }
