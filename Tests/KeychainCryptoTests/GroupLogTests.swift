@@ -1,4 +1,5 @@
 import KeychainCrypto
+import SyncCore
 import Testing
 
 /// A group's membership log (decision 0283), and what a server that holds no member's identity
@@ -154,5 +155,75 @@ import Testing
         try admins.append(try admins.updating(try newAlice.card(), by: bob))
         let newAlicesCard = try newAlice.card()
         #expect(admins.members["alice"]?.card == newAlicesCard)
+    }
+
+    /// A version of the group's zone signed by `identity`'s account identity, for `epoch`.
+    private func version(by identity: AccountIdentity, epoch: UInt32, signedWith key: DeviceSigningKey? = nil) throws -> (ItemEnvelope, ItemBlobContext) {
+        let context = ItemBlobContext(
+            account: "group", zone: "shared", itemID: ItemID("aXRlbQ"), keyEpoch: epoch, versionVector: VersionVector([DeviceID("d1")!: 1]),
+            isDeleted: false)
+        let signer = try identity.versionSigner()
+        let envelope = try ItemEnvelope(payload: [1, 2, 3], modificationTime: 5, device: DeviceID("d1")!)
+            .signed(by: signer.writer, with: key ?? signer.key, context: context)
+        return (envelope, context)
+    }
+
+    private func refusal(_ log: GroupLog, by identity: AccountIdentity, epoch: UInt32, signedWith key: DeviceSigningKey? = nil) throws -> DeviceLog.WriterRefusal? {
+        let (envelope, context) = try version(by: identity, epoch: epoch, signedWith: key)
+        return log.refusal(of: envelope, context: context, blob: [])
+    }
+
+    /// Writers in the group's zone are the members that write in each key epoch, by their account
+    /// identity (decision 0291): a viewer, a removed member after its removal's epoch, a forged
+    /// signature and a stranger are refused; a member made a viewer makes the group due a re-key,
+    /// which ends its writes.
+    @Test func theGroupLogAdmitsTheWritersOfEachEpoch() throws {
+        var (log, key) = try aliceBobAndCarol()
+        var bobs = try verified(log.entries)
+        #expect(try refusal(bobs, by: alice, epoch: 1) == nil)
+        #expect(try refusal(bobs, by: bob, epoch: 1) == nil)
+        #expect(try refusal(bobs, by: carol, epoch: 1) == .notAMember)
+        // The server signing as Bob with a key of its own, and an account the log never named.
+        #expect(try refusal(bobs, by: bob, epoch: 1, signedWith: DeviceSigningKey.generate()) == .notAMember)
+        #expect(try refusal(bobs, by: mallory, epoch: 1) == .notInTheLog)
+        let eve = AccountIdentity(account: "eve", epoch: 1, accountKey: AccountKey.generate())
+        #expect(try refusal(bobs, by: eve, epoch: 1) == .notInTheLog)
+
+        // Bob removed: what he wrote in epoch 1 stands, nothing of epoch 2 is his to write.
+        let removal = try log.removing("bob", current: key, by: alice)
+        try log.append(removal.entry)
+        try bobs.append(removal.entry)
+        #expect(try refusal(bobs, by: bob, epoch: 1) == nil)
+        #expect(try refusal(bobs, by: bob, epoch: 2) == .notAMember)
+        #expect(try refusal(bobs, by: alice, epoch: 2) == nil)
+        #expect(try !bobs.stillAdmits(bob.card().writer) && bobs.stillAdmits(alice.card().writer))
+
+        // Carol made a member writes; made a viewer again, she writes until the re-key it calls for.
+        try log.append(try log.changingRole(of: "carol", to: .member, by: alice))
+        #expect(try refusal(log, by: carol, epoch: 2) == nil)
+        #expect(!log.isDueRekey)
+        try log.append(try log.changingRole(of: "carol", to: .viewer, by: alice))
+        #expect(log.isDueRekey)
+        #expect(try refusal(log, by: carol, epoch: 2) == nil)
+        try log.append(try log.rekeying(current: removal.key, by: alice).entry)
+        #expect(try refusal(log, by: carol, epoch: 3) == .notAMember)
+        #expect(try refusal(log, by: alice, epoch: 3) == nil)
+    }
+
+    /// A group's keys seal and open as an account's do: a member's device opens what another
+    /// member's sealed, every epoch, with the same item IDs.
+    @Test func aGroupsKeysSealForEveryMember() throws {
+        var (log, key) = try aliceBobAndCarol()
+        try log.append(try log.rekeying(current: key, by: alice).entry)
+        let alices = try AccountKeys(groupKeys: try log.keys(for: alice))
+        let carols = try AccountKeys(groupKeys: try verified(log.entries).keys(for: carol))
+        #expect(alices.currentEpoch == 2 && carols.currentEpoch == 2)
+        let (envelope, _) = try version(by: alice, epoch: 2)
+        let context = ItemBlobContext(
+            account: "group", zone: "shared", itemID: ItemID("aXRlbQ"), keyEpoch: 2, versionVector: VersionVector([DeviceID("d1")!: 1]),
+            isDeleted: false)
+        #expect(try carols.open(try alices.seal(envelope, context: context), context: context) == envelope)
+        let fields: [(name: String, value: [UInt8])] = [(name: "service", value: Array("router".utf8))]
+        #expect(alices.itemID(zone: "shared", fields: fields) == carols.itemID(zone: "shared", fields: fields))
     }
 }

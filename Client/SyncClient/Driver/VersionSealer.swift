@@ -150,12 +150,12 @@ package struct VersionSealer: Sendable {
         return SealedAhead(epoch: keys.currentEpoch, signer: signer?.device, blobs: blobs)
     }
 
-    /// Opens a version; with `writers` (the device log this device verified), only one the log
-    /// admits the writer of (decision 0275).
+    /// Opens a version; with `writers` (the device log this device verified, or a shared group's
+    /// verified log), only one they admit the writer of (decisions 0275, 0291).
     /// - Throws: ``CryptoError`` `authenticationFailed` for a blob that does not open,
     ///   `writerNotAdmitted` for one whose writer `writers` does not admit.
     package func open(
-        _ blob: [UInt8], item: ItemID, vector: VersionVector, deleted: Bool, forLocalState: Bool = false, writers: DeviceLog? = nil
+        _ blob: [UInt8], item: ItemID, vector: VersionVector, deleted: Bool, forLocalState: Bool = false, writers: (any WriterAdmission)? = nil
     ) throws(CryptoError) -> ItemVersion {
         let (envelope, context) = try envelope(of: blob, item: item, vector: vector, deleted: deleted, forLocalState: forLocalState)
         if let refusal = writers?.refusal(of: envelope, context: context, blob: blob) { throw refusal.error }

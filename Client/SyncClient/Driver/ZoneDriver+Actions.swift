@@ -163,7 +163,7 @@ extension ZoneDriver {
     /// `writers` (the verified device log) does not admit (decision 0275), or whose content is not
     /// the item its ID names, is left out of the page and reported. An item the local store cannot
     /// apply now is held (decision 0137): the machine gets it without versions.
-    private func open(_ page: PullResponse<SealedVersion>, writers: DeviceLog?, report: inout SyncRoundReport) -> PullResponse<ItemVersion> {
+    private func open(_ page: PullResponse<SealedVersion>, writers: (any WriterAdmission)?, report: inout SyncRoundReport) -> PullResponse<ItemVersion> {
         guard case .changes(let requestID, let items, let nextCursor, let hasMore, let collectedAt) = page else {
             return page.versionless() ?? .cursorExpired(requestID: page.requestID)
         }
@@ -213,12 +213,13 @@ extension ZoneDriver {
     }
 
     /// An item's versions opened, each one's writer admitted by `writers` (the verified device
-    /// log, decision 0275) and each live one's content checked against the item's ID.
-    /// A blob this process sealed in its last push, pulled back byte for byte with the same
-    /// vector and deleted flag, is the version it sealed (`lastPushed`), while the log still
-    /// admits this device.
-    func openVersions(of changed: SyncCore.ChangedItem<SealedVersion>, writers: DeviceLog?) throws -> [ItemVersion] {
-        let own = lastPushed[changed.item].flatMap { writers?.members[machine.state.device]?.isRevokedByAnother == true ? nil : $0 }
+    /// log, decision 0275, or a group's log, 0291) and each live one's content checked against the
+    /// item's ID. A blob this process sealed in its last push, pulled back byte for byte with the
+    /// same vector and deleted flag, is the version it sealed (`lastPushed`), while the log still
+    /// admits its signer.
+    func openVersions(of changed: SyncCore.ChangedItem<SealedVersion>, writers: (any WriterAdmission)?) throws -> [ItemVersion] {
+        let signer = sealer.signer?.device ?? machine.state.device
+        let own = lastPushed[changed.item].flatMap { writers.map { !$0.stillAdmits(signer) } == true ? nil : $0 }
         return try changed.versions.map { sealed in
             if let own, own.blob == sealed.payload, own.version.vector == sealed.vector, own.version.isDeleted == sealed.isDeleted {
                 return own.version

@@ -14,6 +14,17 @@ public struct GroupKey: Sendable {
     public func isSameKey(as other: GroupKey) -> Bool { ConstantTime.equals(key.bytes, other.key.bytes) }
 }
 
+extension AccountKeys {
+    /// A shared group's keys by epoch, used as an account's keys are for its zones (decision 0291):
+    /// versions sealed under the newest, opened under the epoch a blob names, item IDs under epoch
+    /// 1's, so every member's devices compute the same IDs.
+    ///
+    /// - Throws: ``CryptoError`` ``CryptoError/Code/invalidInput`` without the key of epoch 1.
+    public init(groupKeys: [UInt32: GroupKey]) throws(CryptoError) {
+        try self.init(epochs: groupKeys.mapValues { AccountKey(key: $0.key) })
+    }
+}
+
 /// What the entries that hand out a group key carry (decision 0283): the epoch's key sealed with
 /// HPKE (X-Wing) to each recipient account's identity key, info binding the group, the account and
 /// the epoch, and — when the entry starts an epoch after the first — the previous epoch's key

@@ -1,3 +1,5 @@
+import SyncCore
+
 /// A group's membership log as one member's device verified it (decision 0283): a hash chain of
 /// ``GroupLogEntry`` values from the owner's `create`, each signed by the account identity of a
 /// member allowed to make it. The chain is checked against the owner's card the device pinned as a
@@ -23,6 +25,11 @@ public struct GroupLog: Sendable {
     public private(set) var isDueRekey = false
     /// The payloads of the entries that handed out keys, with their epochs, in order.
     private var payloads: [(epoch: UInt32, payload: GroupKeyPayload)] = []
+    /// Per key epoch, the writers (``AccountIdentityCard/writer``) of every card that could write
+    /// at some time during it; and every card a member ever had, by writer
+    /// (``refusal(of:context:blob:)``).
+    var writers: [UInt32: Set<DeviceID>] = [:]
+    var memberCards: [DeviceID: AccountIdentityCard] = [:]
 
     /// An empty log of `group`, to be verified from the `create` of the owner whose card is `owner`.
     public init(group: [UInt8], owner: AccountIdentityCard) {
@@ -51,6 +58,7 @@ public struct GroupLog: Sendable {
         }
         try apply(entry)
         entries.append(wire)
+        noteWriters()
     }
 
     /// The card the entry's signer signs with: the pinned owner's for `create`, a member's after.
@@ -103,6 +111,9 @@ public struct GroupLog: Sendable {
                 entry.epoch == epoch, entry.payload.isEmpty
             else { throw .invalidInput("the group log entry changes a role it may not") }
             members[entry.subject]?.role = role
+            // A member made a viewer still holds the current key: the next epoch ends its writes
+            // (decision 0291).
+            if role == .viewer, subject.role != .viewer { isDueRekey = true }
         case .update:
             // Another manager, who verified the new card as a contact: an account's own old
             // identity may be a revoked device's. Only the owner updates an admin; an admin may
