@@ -3,14 +3,15 @@ import Foundation
 import KeychainCrypto
 import SyncClient
 
-/// `sync-client group`: shared password groups' membership (decision 0283). Items in groups are
-/// not built yet; a group's members and keys are.
+/// `sync-client group`: shared password groups' membership (decision 0283) and the values their
+/// members share (decision 0292). Keychain items in groups are not built yet.
 struct GroupCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "group", abstract: "Groups of accounts that share passwords: who is in them.",
+        commandName: "group", abstract: "Groups of accounts that share passwords: who is in them, and the values they share.",
         subcommands: [
             GroupCreateCommand.self, GroupInviteCommand.self, GroupAcceptCommand.self, GroupMembersCommand.self,
             GroupRemoveCommand.self, GroupUpdateCommand.self, GroupLeaveCommand.self, GroupListCommand.self,
+            GroupSetCommand.self, GroupGetCommand.self, GroupValuesCommand.self,
         ])
 
     /// Runs `body` with the groups of the device of `keychain`, reporting a failure on one line.

@@ -7,7 +7,7 @@ import Testing
 /// (devices a, and p through the rewriting proxy) and Bob (devices b and c).
 extension ContactsTests {
     /// `sync-client group ARGUMENTS…` on `device`.
-    private func group(_ arguments: [String], on device: TestDevice) async throws -> ChildProcess.Result {
+    func group(_ arguments: [String], on device: TestDevice) async throws -> ChildProcess.Result {
         try await ChildProcess.run(Products.syncClient, ["group", arguments[0], "--keychain", device.keychainPath] + arguments.dropFirst())
     }
 

@@ -65,7 +65,7 @@ extension ZoneDriver {
                 let page = try await fetched
                 if !recordsLoaded, !page.isEmptyPage { try adoptRecords() }
                 if case .feedRestored = page { restoreAnnounced() }
-                let opened = open(page, writers: try witness?.recordedLog(), report: &report)
+                let opened = open(page, writers: try writers(), report: &report)
                 let listed = if case .changes(_, let items, _, _, _) = opened { items.map(\.item) } else { [ItemID]() }
                 if request.isFullResync {
                     touched = nil
@@ -197,6 +197,13 @@ extension ZoneDriver {
     }
 
     static var unopenable: String { "a version failed to open (wrong key or tampered)" }
+
+    /// Who may write the versions this round opens: a group's log, else the device log the
+    /// witness verified (none without a witness).
+    func writers() throws -> (any WriterAdmission)? {
+        if let groupWriters { return groupWriters }
+        return try witness?.recordedLog()
+    }
 
     /// The problem an item shows when the device log does not admit a version's writer (decision
     /// 0275); nil for any other error.

@@ -57,10 +57,10 @@ extension ZoneDriver {
     func hasReleasableArrivals() -> Bool {
         guard !heldItems.isEmpty, let arrivals = try? database.heldArrivals(zone, layer: sealer.classLayer) else { return false }
         let wait = local.unlockWait()
-        let writers = try? witness?.recordedLog()
+        let admission = try? writers()
         return arrivals.contains { held in
             do {
-                return !waitsForUnlock(held.item, try openVersions(of: held, writers: writers), wait)
+                return !waitsForUnlock(held.item, try openVersions(of: held, writers: admission), wait)
             } catch {
                 return !Self.waitsForTheLog(error) && !waitsForAnEpoch(held)
             }
@@ -75,11 +75,11 @@ extension ZoneDriver {
         guard !heldItems.isEmpty else { return [] }
         var released: [ChangedItem<ItemVersion>] = []
         let wait = local.unlockWait()
-        let writers = try witness?.recordedLog()
+        let admission = try writers()
         for held in try database.heldArrivals(zone, layer: sealer.classLayer) {
             let versions: [ItemVersion]
             do {
-                versions = try openVersions(of: held, writers: writers)
+                versions = try openVersions(of: held, writers: admission)
             } catch {
                 if let refusal = Self.writerRefusal(error) {
                     reject(held.item, refusal, report: &report)

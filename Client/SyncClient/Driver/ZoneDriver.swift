@@ -24,6 +24,9 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
     package let sealer: VersionSealer
     /// Reads and publishes the zone's signed statements (decision 0180); nil: none.
     let witness: ZoneWitness?
+    /// Who may write the zone's versions when it is not the witness's device log: a shared group's
+    /// verified log (decision 0291).
+    let groupWriters: GroupLog?
     package internal(set) var local: Local
     let logger: Logger
     let configuration: ZoneSyncMachine.Configuration
@@ -98,14 +101,17 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
 
     package init(
         local: Local, database: ClientStateDatabase, server: any ZoneServer, sealer: VersionSealer, device: DeviceID,
-        configuration: ZoneSyncMachine.Configuration = .client, witness: ZoneWitness? = nil, logger: Logger
+        configuration: ZoneSyncMachine.Configuration = .client, witness: ZoneWitness? = nil, groupWriters: GroupLog? = nil, logger: Logger
     ) throws(SyncClientError) {
         self.witness = witness
+        self.groupWriters = groupWriters
         zone = server.zone
         self.database = database
         self.server = server
-        let sealer = sealer.with(classLayer: local.stateClassLayer).with(signer: witness?.signingKey, as: device)
-        self.sealer = sealer
+        // An account's zone signs as this device (its witness's key); a group's sealer comes with
+        // its signer, the account identity (decision 0291).
+        let sealer = sealer.with(classLayer: local.stateClassLayer)
+        self.sealer = groupWriters == nil ? sealer.with(signer: witness?.signingKey, as: device) : sealer
         self.logger = logger
         self.configuration = configuration
         heldItems = try database.heldItems(server.zone)

@@ -4,17 +4,21 @@ import SyncCore
 import SyncProtocol
 
 /// The zone endpoints of the server in SyncCore's terms: a sealed push batch becomes an upload, a
-/// pull request a page of the change feed.
+/// pull request a page of the change feed. A zone of the account, or of a shared group
+/// (`/v1/groups/{group}/zones/…`, decision 0290).
 package struct ZoneTransport: Sendable {
     package let connection: ServerConnection
     package let zone: ZoneID
+    /// The shared group whose zone this is (its ID in hexadecimal); nil for the account's own.
+    package let group: String?
 
-    package init(connection: ServerConnection, zone: ZoneID) {
+    package init(connection: ServerConnection, zone: ZoneID, group: String? = nil) {
         self.connection = connection
         self.zone = zone
+        self.group = group
     }
 
-    private var base: String { "/v1/zones/\(zone.rawValue)" }
+    private var base: String { (group.map { "/v1/groups/\($0)" } ?? "/v1") + "/zones/\(zone.rawValue)" }
 
     /// Uploads a batch at the batch's feed position. A retried batch is merged again, and versions
     /// the server already holds come back `stale`, which is idempotent. A position below the zone's

@@ -249,7 +249,7 @@ package struct Groups: Sendable {
     }
 
     /// The identity, among this account's, whose card the log holds for it.
-    private func memberIdentity(in log: GroupLog) throws -> AccountIdentity {
+    package func memberIdentity(in log: GroupLog) throws -> AccountIdentity {
         guard let member = log.members[session.enrolment.account] else {
             throw SyncClientError(.invalidInput, "this account is no longer a member of the group")
         }

@@ -1,0 +1,92 @@
+import Foundation
+import KeychainCrypto
+import KeyValueStore
+import SyncCore
+
+/// A shared group's values (decision 0292): one key-value store per group, in a database file of
+/// its own beside the keychain, synced as the group's zone by the same driver and rule as an
+/// account's stores. Its versions are sealed under the group's key of the newest epoch and signed
+/// by this account's identity; the group log this device verified admits their writers
+/// (decision 0291). The server keeps the zone under the group's hidden account (0290).
+package struct GroupValues: Sendable {
+    let groups: Groups
+    var session: ClientSession { groups.session }
+
+    package init(groups: Groups) {
+        self.groups = groups
+    }
+
+    /// The name of the one store a group's database holds.
+    static let storeName = "shared"
+
+    /// The zone of `group`'s values, on the server and in this device's state: named by the
+    /// group, so it is no zone of the account's.
+    static func zone(of group: [UInt8]) -> ZoneID { ZoneID("g." + group.hexString) }
+
+    /// The database file of `group`'s values beside the keychain at `keychainPath`
+    /// (`keychain.db` → `keychain.group-<id>.kv.sqlite`).
+    static func path(of group: [UInt8], besideKeychainAt keychainPath: String) -> String {
+        let url = URL(fileURLWithPath: keychainPath)
+        let base = url.deletingPathExtension().lastPathComponent
+        return url.deletingLastPathComponent().appendingPathComponent("\(base).group-\(group.hexString).kv.sqlite").path
+    }
+
+    /// The group's store on this device, as it is (its database created on first use).
+    package func store(of group: Groups.Group) throws(SyncClientError) -> KeyValueStore {
+        try SyncClientError.mapping { () throws -> KeyValueStore in
+            let database = try KeyValueDatabase(path: Self.path(of: group.log.group, besideKeychainAt: session.keychain.path))
+            _ = try database.bind(toDevice: session.enrolment.device)
+            return try database.store(named: Self.storeName)
+        }
+    }
+
+    /// The group's store, brought in step with the server first: what every member's devices
+    /// wrote and the log admits, and this device's writes pushed.
+    /// - Throws: `invalidInput` when the account is no longer a member or does not hold the
+    ///   group's key; the driver's errors (a refused writer is a problem the sync reports).
+    @discardableResult
+    package func synced(_ group: Groups.Group) async throws -> KeyValueStore {
+        let (identity, keys) = try access(group)
+        let store = try store(of: group)
+        let id = group.log.group, zone = Self.zone(of: group.log.group)
+        let signer = try identity.versionSigner()
+        let driver = try ZoneDriver(
+            local: try SyncClientError.mapping { try KeyValueZone(store: store, keys: keys) }, database: session.database,
+            server: ZoneTransport(connection: session.connection, zone: zone, group: id.hexString),
+            sealer: VersionSealer(keys: keys, account: "group " + id.hexString, zone: zone).with(signer: signer.key, as: signer.writer),
+            device: session.enrolment.device, groupWriters: group.log, logger: session.logger)
+        _ = try await driver.syncUntilInStep()
+        return store
+    }
+
+    /// This account's identity in the group and the group's keys it holds.
+    /// - Throws: `invalidInput` when the account is no longer a member or holds no key.
+    private func access(_ group: Groups.Group) throws -> (AccountIdentity, AccountKeys) {
+        let identity = try groups.memberIdentity(in: group.log)
+        do {
+            return (identity, try AccountKeys(groupKeys: try group.log.keys(for: identity)))
+        } catch {
+            throw SyncClientError(.invalidInput, "this account does not hold the group's key")
+        }
+    }
+
+    /// Sets `text` under `key` in the group's store, then syncs the group; nothing is written
+    /// when the account is no longer a member.
+    package func set(_ text: String, forKey key: String, in group: Groups.Group) async throws {
+        _ = try access(group)
+        try SyncClientError.mapping { try store(of: group).set(text, forKey: key) }
+        try await synced(group)
+    }
+
+    /// The text under `key`, once the group is in step; nil when there is none.
+    package func text(forKey key: String, in group: Groups.Group) async throws -> String? {
+        let store = try await synced(group)
+        return try SyncClientError.mapping { try store.string(forKey: key) }
+    }
+
+    /// The keys of the group's values, once the group is in step, in ascending order.
+    package func keys(in group: Groups.Group) async throws -> [String] {
+        let store = try await synced(group)
+        return try SyncClientError.mapping { try store.dictionaryRepresentation().keys.sorted() }
+    }
+}

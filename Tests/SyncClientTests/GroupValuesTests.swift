@@ -1,0 +1,43 @@
+import Foundation
+import ProcessTesting
+import Testing
+
+/// The values a shared group's members share (decision 0292), with real processes in the contacts'
+/// world: Alice (devices a, and p through the rewriting proxy) and Bob (devices b and c).
+extension ContactsTests {
+    /// Alice sets a value in her group; Bob's device reads it and edits it; both of Alice's devices
+    /// read the edit. Once removed, Bob reads and writes nothing more, and what Alice writes next
+    /// is sealed under a key his account does not hold.
+    @Test func aGroupsValuesReachEveryMembersDevicesAndNoRemovedMember() async throws {
+        try await withWorld { world in
+            #expect(try await add(world.alice, on: world.b, answer: "y").status == 0)
+            #expect(try await add(world.bob, on: world.a, answer: "y").status == 0)
+            #expect(try await group(["create", "family"], on: world.a).status == 0)
+            #expect(try await group(["invite", "family", world.bob], on: world.a).status == 0)
+            #expect(try await group(["accept", "--yes", "--name", "alices"], on: world.b).status == 0)
+
+            let set = try await group(["set", "family", "router", "first password"], on: world.a)
+            #expect(set.status == 0 && set.stdout.contains("router set and synced"), "\(set.stderr)")
+            let read = try await group(["get", "alices", "router"], on: world.b)
+            #expect(read.status == 0 && read.stdout == "first password\n", "\(read.stdout) \(read.stderr)")
+
+            let edit = try ChildProcess(Products.syncClient, ["group", "set", "--keychain", world.b.keychainPath, "alices", "router"], typing: true)
+            try edit.type("second password\n")
+            #expect(try await edit.waitForExit().status == 0)
+            #expect(try await group(["get", "family", "router"], on: world.a).stdout == "second password\n")
+            // Alice's other device learns the group from the account's records, then reads it too.
+            try await world.a.sync()
+            try await world.p.sync()
+            let other = try await group(["values", "family"], on: world.p)
+            #expect(other.status == 0 && other.stdout == "router\n", "\(other.stdout) \(other.stderr)")
+
+            #expect(try await group(["remove", "family", world.bob], on: world.a).status == 0)
+            #expect(try await group(["set", "family", "router", "third password"], on: world.a).status == 0)
+            let removedRead = try await group(["get", "alices", "router"], on: world.b)
+            #expect(removedRead.status != 0 && removedRead.stderr.contains("no longer a member"), "\(removedRead.stderr)")
+            let removedWrite = try await group(["set", "alices", "router", "mine"], on: world.b)
+            #expect(removedWrite.status != 0 && removedWrite.stderr.contains("no longer a member"), "\(removedWrite.stderr)")
+            #expect(try await group(["get", "family", "router"], on: world.a).stdout == "third password\n")
+        }
+    }
+}
