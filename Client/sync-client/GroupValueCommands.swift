@@ -32,10 +32,12 @@ struct GroupGetCommand: AsyncParsableCommand {
     @OptionGroup var keychain: KeychainOptions
     @Argument(help: "The group.") var name: String
     @Argument(help: "The value's key.") var key: String
+    @Flag(help: "Print this device's copy, as the last sync left it, without syncing the group.") var offline = false
 
     func run() async throws {
         try await GroupCommand.with(keychain) { groups in
-            guard let text = try await GroupValues(groups: groups).text(forKey: key, in: try await groups.group(named: name)) else {
+            let group = try await groups.group(named: name)
+            guard let text = try await GroupValues(groups: groups).text(forKey: key, in: group, syncing: !offline) else {
                 throw SyncClientError(.invalidInput, "the group \(name) has no text value \(key)")
             }
             print(text)

@@ -25,9 +25,12 @@ extension ContactsTests {
             try edit.type("second password\n")
             #expect(try await edit.waitForExit().status == 0)
             #expect(try await group(["get", "family", "router"], on: world.a).stdout == "second password\n")
-            // Alice's other device learns the group from the account's records, then reads it too.
+            // Alice's other device learns the group from the account's records, and its `sync`
+            // brings the group's values with the account's zones.
             try await world.a.sync()
             try await world.p.sync()
+            let copy = try await group(["get", "--offline", "family", "router"], on: world.p)
+            #expect(copy.status == 0 && copy.stdout == "second password\n", "\(copy.stdout) \(copy.stderr)")
             let other = try await group(["values", "family"], on: world.p)
             #expect(other.status == 0 && other.stdout == "router\n", "\(other.stdout) \(other.stderr)")
 

@@ -18,12 +18,15 @@ package struct AccountSync: Sendable {
     package let keychain: ZoneDriver<KeychainZone>
     /// The key-value stores.
     package let keyValue: KeyValueSync
+    /// The shared groups' values (decision 0292).
+    package let groupValues: GroupValues
     /// Reads the device log on and learns new key epochs (decision 0179).
     private let refreshEpochs: @Sendable () async throws -> Void
 
     package init(session: ClientSession) throws(SyncClientError) {
         keychain = try session.keychainDriver()
         keyValue = try KeyValueSync(session: session)
+        groupValues = GroupValues(groups: Groups(session: session))
         refreshEpochs = { try await AccountAdministration(session: session).refreshEpochs() }
     }
 
@@ -35,11 +38,13 @@ package struct AccountSync: Sendable {
         package static let keychain = Self(rawValue: 1)
         /// The directory of key-value stores and every store.
         package static let keyValue = Self(rawValue: 2)
-        package static let all: Self = [.keychain, .keyValue]
+        /// Every shared group's values (decision 0292).
+        package static let groups = Self(rawValue: 4)
+        package static let all: Self = [.keychain, .keyValue, .groups]
     }
 
-    /// Learns new key epochs, then brings the keychain, then every key-value store (of `zones`),
-    /// in step with the server. The epochs' refresh overlaps the keychain's read of statements
+    /// Learns new key epochs, then brings the keychain, then every key-value store, then every
+    /// shared group's values (of `zones`), in step with the server. The epochs' refresh overlaps the keychain's read of statements
     /// (decision 0190): what a pass seals is still sealed under the newest epoch.
     /// - Throws: The keychain's error, or the first store's once every store was tried.
     package func syncUntilInStep(maximumRounds: Int = 100, zones: Zones = .all) async throws -> Report {
@@ -50,6 +55,7 @@ package struct AccountSync: Sendable {
             try await refreshEpochs()
         }
         let stores = zones.contains(.keyValue) ? try await keyValue.syncUntilInStep(maximumRounds: maximumRounds) : KeyValueSync.Report()
+        if zones.contains(.groups) { try await groupValues.syncEveryGroup() }
         return Report(keychain: keychainReport, keyValue: stores, setAside: await keychain.setAside.count)
     }
 
@@ -61,6 +67,7 @@ package struct AccountSync: Sendable {
         let keychainCursor = await keychain.cursor
         if noted.keychain || noted.announcesNews(for: keychain.zone, cursor: keychainCursor) { zones.insert(.keychain) }
         if noted.keyValue { zones.insert(.keyValue) }
+        if noted.groups { zones.insert(.groups) }
         for (zone, _) in noted.announced where zone != keychain.zone && !zones.contains(.keyValue) {
             let cursor = await keyValue.cursor(of: zone) ?? 0
             if noted.announcesNews(for: zone, cursor: cursor) { zones.insert(.keyValue) }

@@ -63,12 +63,14 @@ package struct PushSubscription: Sendable {
     static let maximumMessageBytes = 4096
 
     private static func note(_ message: WebSocketMessage, in reasons: WakeReasons) {
-        guard case .text(let text) = message,
-            let change = try? WireCoding.makeDecoder().decode(PushMessage.self, from: Data(text.utf8)), change.type == "changed"
-        else {
+        guard case .text(let text) = message, let change = try? WireCoding.makeDecoder().decode(PushMessage.self, from: Data(text.utf8)) else {
             reasons.everything()
             return
         }
-        reasons.announced(change.zone, sequence: change.sequence)
+        switch change.type {
+        case "changed": reasons.announced(change.zone, sequence: change.sequence)
+        case "groupChanged": reasons.groupChanged()
+        default: reasons.everything()
+        }
     }
 }

@@ -16,6 +16,8 @@ package final class WakeReasons: Sendable {
         package var keyValue = false
         /// The highest account sequence each push message announced, by zone.
         package var announced: [ZoneID: UInt64] = [:]
+        /// A shared group's zone changed (a push message).
+        package var groups = false
 
         package init(everything: Bool = false) { self.everything = everything }
     }
@@ -29,6 +31,7 @@ package final class WakeReasons: Sendable {
     package func everything() { note { $0.everything = true } }
     package func keychainChanged() { note { $0.keychain = true } }
     package func keyValueChanged() { note { $0.keyValue = true } }
+    package func groupChanged() { note { $0.groups = true } }
 
     /// A push message: `zone` changed, and the account's sequence after the change is `sequence`.
     package func announced(_ zone: ZoneID, sequence: UInt64) {

@@ -78,9 +78,10 @@ package struct GroupValues: Sendable {
         try await synced(group)
     }
 
-    /// The text under `key`, once the group is in step; nil when there is none.
-    package func text(forKey key: String, in group: Groups.Group) async throws -> String? {
-        let store = try await synced(group)
+    /// The text under `key`, once the group is in step (or, not `syncing`, as this device holds
+    /// it); nil when there is none.
+    package func text(forKey key: String, in group: Groups.Group, syncing: Bool = true) async throws -> String? {
+        let store = syncing ? try await synced(group) : try store(of: group)
         return try SyncClientError.mapping { try store.string(forKey: key) }
     }
 
@@ -88,5 +89,31 @@ package struct GroupValues: Sendable {
     package func keys(in group: Groups.Group) async throws -> [String] {
         let store = try await synced(group)
         return try SyncClientError.mapping { try store.dictionaryRepresentation().keys.sorted() }
+    }
+
+    /// Brings the values of every group the account recorded and is still a member of in step
+    /// (what `sync-client sync` and the daemon run after the account's own zones). A group that
+    /// fails does not keep the others from syncing; the first failure is thrown at the end.
+    /// - Returns: The groups synced.
+    @discardableResult
+    package func syncEveryGroup() async throws -> Int {
+        // No key-value database: the account recorded no group on this device (and none is made).
+        guard FileManager.default.fileExists(atPath: KeyValueDatabase.path(besideKeychainAt: session.keychain.path)) else { return 0 }
+        var synced = 0
+        var failure: (any Error)?
+        for name in try groups.recorded() {
+            do {
+                let group = try await groups.group(named: name)
+                // Removed, or left: `sync-client group members` says so; nothing to sync.
+                guard group.log.members[session.enrolment.account] != nil else { continue }
+                try await self.synced(group)
+                synced += 1
+            } catch {
+                session.logger.warning("group sync failed", metadata: ["error": "\(error)"])
+                if failure == nil { failure = error }
+            }
+        }
+        if let failure { throw failure }
+        return synced
     }
 }
