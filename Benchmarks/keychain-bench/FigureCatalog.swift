@@ -6,6 +6,7 @@ enum FigureCatalog {
         CryptoFigures.itemSeal,
         CryptoFigures.accountDerivation,
         SharingFigures.removalRekey,
+        SharingFigures.versionAdmission,
         CLIFigure.benchmark,
         CompetitorFigures.secretTool,
         CompetitorFigures.pass,
