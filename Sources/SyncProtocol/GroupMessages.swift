@@ -51,6 +51,9 @@ public struct GroupListResponse: Hashable, Sendable, Codable {
 
 /// What the server promises about a group's membership log, which clients hold it to.
 public enum GroupLogBounds {
+    /// The largest entry: a `remove` or `rekey` seals the key to every member (about 1,140 bytes a
+    /// member with an X-Wing wrap), carries a signature, and a `remove` the digests it vouches for.
+    public static let maximumEntryBytes = 64 * 1024
     /// The most entries one group's log holds.
     public static let maximumEntries = 10_000
     /// The most entries one `GET /v1/groups/{group}/log` returns.

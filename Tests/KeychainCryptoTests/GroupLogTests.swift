@@ -189,11 +189,12 @@ import Testing
         let eve = AccountIdentity(account: "eve", epoch: 1, accountKey: AccountKey.generate())
         #expect(try refusal(bobs, by: eve, epoch: 1) == .notInTheLog)
 
-        // Bob removed: what he wrote in epoch 1 stands, nothing of epoch 2 is his to write.
+        // Bob removed: what he wrote in epoch 1 stands only when vouched for (below), nothing of
+        // epoch 2 is his to write.
         let removal = try log.removing("bob", current: key, by: alice)
         try log.append(removal.entry)
         try bobs.append(removal.entry)
-        #expect(try refusal(bobs, by: bob, epoch: 1) == nil)
+        #expect(try refusal(bobs, by: bob, epoch: 1) == .revoked)
         #expect(try refusal(bobs, by: bob, epoch: 2) == .notAMember)
         #expect(try refusal(bobs, by: alice, epoch: 2) == nil)
         #expect(try !bobs.stillAdmits(bob.card().writer) && bobs.stillAdmits(alice.card().writer))
@@ -225,5 +226,27 @@ import Testing
         #expect(try carols.open(try alices.seal(envelope, context: context), context: context) == envelope)
         let fields: [(name: String, value: [UInt8])] = [(name: "service", value: Array("router".utf8))]
         #expect(alices.itemID(zone: "shared", fields: fields) == carols.itemID(zone: "shared", fields: fields))
+    }
+
+    /// A removed member still holds the keys of the epochs it wrote in: of what its identity signed
+    /// under them, only the blobs its remover vouched for are taken (decision 0293), also once it is
+    /// added again.
+    @Test func aRemovedMembersVersionsAreTakenOnlyWhenItsRemoverVouchedForThem() throws {
+        var (log, key) = try aliceBobAndCarol()
+        let (envelope, context) = try version(by: bob, epoch: 1)
+        // Stand-ins for two blobs of that version as the server keeps them: the digest is of the blob.
+        let earlier = Array("the blob Bob wrote while a member".utf8), later = Array("a blob Bob made after his removal".utf8)
+        #expect(log.refusal(of: envelope, context: context, blob: later) == nil)
+        let removal = try log.removing("bob", current: key, by: alice, vouching: [DeviceLog.vouchDigest(of: earlier)])
+        try log.append(removal.entry)
+        let carols = try verified(log.entries)
+        #expect(carols.refusal(of: envelope, context: context, blob: earlier) == nil)
+        #expect(carols.refusal(of: envelope, context: context, blob: later) == .revoked)
+        #expect(try refusal(carols, by: alice, epoch: 1) == nil)
+
+        try log.append(try log.adding(try bob.card(), role: .member, key: removal.key, by: alice))
+        let (newer, newerContext) = try version(by: bob, epoch: 2)
+        #expect(log.refusal(of: newer, context: newerContext, blob: later) == nil)
+        #expect(log.refusal(of: envelope, context: context, blob: later) == .revoked)
     }
 }

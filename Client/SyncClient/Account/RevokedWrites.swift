@@ -25,7 +25,7 @@ package enum RevokedWrites {
     /// full resync reads them, as `device`, collected deletions included (a device back past the
     /// horizon removes its copy on one, R10a). A blob that does not open is skipped: no device takes
     /// it either way.
-    package static func digests(in zones: [Zone], log: DeviceLog, revoked: DeviceLog, device: DeviceID) async throws -> [[UInt8]] {
+    package static func digests(in zones: [Zone], log: any WriterAdmission, revoked: any WriterAdmission, device: DeviceID) async throws -> [[UInt8]] {
         var digests: [[UInt8]] = []
         var seen = Set<[UInt8]>()
         for zone in zones {

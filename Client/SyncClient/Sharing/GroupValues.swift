@@ -48,15 +48,31 @@ package struct GroupValues: Sendable {
     package func synced(_ group: Groups.Group) async throws -> KeyValueStore {
         let (identity, keys) = try access(group)
         let store = try store(of: group)
-        let id = group.log.group, zone = Self.zone(of: group.log.group)
-        let signer = try identity.versionSigner()
+        let zone = try self.zone(of: group, identity: identity, keys: keys)
         let driver = try ZoneDriver(
             local: try SyncClientError.mapping { try KeyValueZone(store: store, keys: keys) }, database: session.database,
-            server: ZoneTransport(connection: session.connection, zone: zone, group: id.hexString),
-            sealer: VersionSealer(keys: keys, account: "group " + id.hexString, zone: zone).with(signer: signer.key, as: signer.writer),
-            device: session.enrolment.device, groupWriters: group.log, logger: session.logger)
+            server: zone.server, sealer: zone.sealer, device: session.enrolment.device, groupWriters: group.log, logger: session.logger)
         _ = try await driver.syncUntilInStep()
         return store
+    }
+
+    /// The group's zone as this account's devices reach it: the server's side, and the sealer over
+    /// the group's keys that signs as `identity` (decision 0291).
+    private func zone(of group: Groups.Group, identity: AccountIdentity, keys: AccountKeys) throws -> RevokedWrites.Zone {
+        let id = group.log.group, zone = Self.zone(of: id)
+        let signer = try identity.versionSigner()
+        return RevokedWrites.Zone(
+            server: ZoneTransport(connection: session.connection, zone: zone, group: id.hexString),
+            sealer: VersionSealer(keys: keys, account: "group " + id.hexString, zone: zone).with(signer: signer.key, as: signer.writer))
+    }
+
+    /// The digests of the blobs in the group's zone that `group`'s log admits now and `removed`
+    /// (the same log with a removal appended) would refuse: what the remover vouches for
+    /// (decision 0293), read in full from the server as a full resync reads them.
+    package func blobsToVouchFor(removing removed: GroupLog, from group: Groups.Group) async throws -> [[UInt8]] {
+        let (identity, keys) = try access(group)
+        return try await RevokedWrites.digests(
+            in: [try zone(of: group, identity: identity, keys: keys)], log: group.log, revoked: removed, device: session.enrolment.device)
     }
 
     /// This account's identity in the group and the group's keys it holds.

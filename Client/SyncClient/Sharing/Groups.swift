@@ -62,12 +62,31 @@ package struct Groups: Sendable {
         }
     }
 
-    /// Removes `member` from the group `name`: a new key epoch, sealed to the others only.
+    /// Removes `member` from the group `name`: a new key epoch, sealed to the others only. The
+    /// entry vouches for every blob of the member's the group's zone holds now, so those stay
+    /// taken while anything it signs later under an old epoch is refused (decision 0293).
     package func remove(_ member: String, from name: String) async throws -> Group {
-        try await change(name) { group, identity in
+        let vouching = try await vouchesForRemoving(member, from: name)
+        return try await change(name) { group, identity in
             guard group.log.members[member] != nil else { throw SyncClientError(.invalidInput, "\(member) is not a member") }
-            return try group.log.removing(member, current: try currentKey(of: group, for: identity), by: identity).entry
+            let entry = try group.log.removing(member, current: try currentKey(of: group, for: identity), by: identity, vouching: vouching).entry
+            guard entry.count <= GroupLogBounds.maximumEntryBytes else {
+                throw SyncClientError(
+                    .invalidInput,
+                    "\(member) wrote more of the group's versions (\(vouching.count)) than one removal can answer for; removing such a member is not built yet")
+            }
+            return entry
         }
+    }
+
+    /// The digests of `member`'s blobs in the group's zone, which its removal answers for.
+    private func vouchesForRemoving(_ member: String, from name: String) async throws -> [[UInt8]] {
+        let group = try await group(named: name)
+        guard group.log.members[member] != nil else { return [] }
+        let identity = try memberIdentity(in: group.log)
+        var removed = group.log
+        try removed.append(try group.log.removing(member, current: try currentKey(of: group, for: identity), by: identity).entry)
+        return try await GroupValues(groups: self).blobsToVouchFor(removing: removed, from: group)
     }
 
     /// Records the identity `contact` moved to (its account revoked a device; this account

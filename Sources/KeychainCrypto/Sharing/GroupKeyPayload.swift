@@ -39,6 +39,10 @@ struct GroupKeyPayload: Equatable {
 
     var wraps: [Wrap]
     var previous: [UInt8]
+    /// In a `remove`: the digests (``DeviceLog/vouchDigest(of:)``) of the removed member's blobs
+    /// the remover answers for (decision 0293). Absent from the wire when empty, so every payload
+    /// made before reads the same.
+    var vouched: [[UInt8]] = []
 
     private static let label = "synckeychain/v1/group-key"
 
@@ -79,12 +83,17 @@ struct GroupKeyPayload: Equatable {
             bytes.appendLengthPrefixed(wrap.wrap)
         }
         bytes.appendLengthPrefixed(previous)
+        if !vouched.isEmpty {
+            bytes.appendBigEndian(UInt32(vouched.count))
+            for digest in vouched { bytes += digest }
+        }
         return bytes
     }
 
-    init(wraps: [Wrap], previous: [UInt8]) {
+    init(wraps: [Wrap], previous: [UInt8], vouched: [[UInt8]] = []) {
         self.wraps = wraps
         self.previous = previous
+        self.vouched = vouched
     }
 
     init(decoding bytes: [UInt8]) throws(CryptoError) {
@@ -97,8 +106,18 @@ struct GroupKeyPayload: Equatable {
             else { throw .invalidInput("a group key payload is malformed") }
             wraps.append(Wrap(account: name, wrap: Array(wrap)))
         }
-        guard let previous = reader.readLengthPrefixed(), reader.isAtEnd else { throw .invalidInput("a group key payload is malformed") }
-        self.init(wraps: wraps, previous: Array(previous))
+        guard let previous = reader.readLengthPrefixed() else { throw .invalidInput("a group key payload is malformed") }
+        var vouched: [[UInt8]] = []
+        if !reader.isAtEnd {
+            let size = DeviceLog.vouchDigestSize
+            guard let count = reader.readBigEndian(UInt32.self), count >= 1, count <= 10_000 else { throw .invalidInput("a group key payload is malformed") }
+            for _ in 0..<count {
+                guard let digest = reader.read(count: size) else { throw .invalidInput("a group key payload is malformed") }
+                vouched.append(Array(digest))
+            }
+        }
+        guard reader.isAtEnd else { throw .invalidInput("a group key payload is malformed") }
+        self.init(wraps: wraps, previous: Array(previous), vouched: vouched)
     }
 
     private static func info(group: [UInt8], account: String, epoch: UInt32) -> Data {

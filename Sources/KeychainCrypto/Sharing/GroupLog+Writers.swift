@@ -15,7 +15,19 @@ extension GroupLog: WriterAdmission {
         guard writers[context.keyEpoch]?.contains(signature.signer) == true, envelope.isSigned(with: card.signingKey, context: context) else {
             return .notAMember
         }
+        // A removed member still holds the keys of the epochs it wrote in: what it signed under one
+        // of them is taken only when its remover answered for it (decision 0293).
+        if let removal = removedBefore[signature.signer], context.keyEpoch < removal, !vouched.contains(DeviceLog.vouchDigest(of: blob)) {
+            return .revoked
+        }
         return nil
+    }
+
+    /// A `remove` of `account` taken: every card it had in the log is removed before the new
+    /// epoch, and the remover's vouches are kept.
+    mutating func noteRemoval(of account: String, vouching digests: [[UInt8]]) {
+        for (writer, card) in memberCards where card.account == account { removedBefore[writer] = epoch }
+        vouched.formUnion(digests)
     }
 
     /// While it writes in the current key epoch.

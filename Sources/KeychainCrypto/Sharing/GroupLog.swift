@@ -30,6 +30,11 @@ public struct GroupLog: Sendable {
     /// (``refusal(of:context:blob:)``).
     var writers: [UInt32: Set<DeviceID>] = [:]
     var memberCards: [DeviceID: AccountIdentityCard] = [:]
+    /// The cards of removed members, each with the first epoch after its latest removal: what such a
+    /// card signed under an earlier epoch is taken only when vouched for (decision 0293).
+    var removedBefore: [DeviceID: UInt32] = [:]
+    /// The blobs removers answered for, by digest.
+    var vouched: Set<[UInt8]> = []
 
     /// An empty log of `group`, to be verified from the `create` of the owner whose card is `owner`.
     public init(group: [UInt8], owner: AccountIdentityCard) {
@@ -92,7 +97,8 @@ public struct GroupLog: Sendable {
                 subject.role != .admin || signerRole == .owner, entry.subject != entry.signer, entry.epoch == epoch + 1
             else { throw .invalidInput("the group log entry removes a member it may not") }
             members[entry.subject] = nil
-            try takeKeys(entry, recipients: members.keys.sorted(), chained: true)
+            let payload = try takeKeys(entry, recipients: members.keys.sorted(), chained: true)
+            noteRemoval(of: entry.subject, vouching: payload.vouched)
             isDueRekey = false
         case .leave:
             guard entry.subject == entry.signer, let subject = members[entry.subject], subject.role != .owner, entry.epoch == epoch,
@@ -132,13 +138,17 @@ public struct GroupLog: Sendable {
 
     /// Takes the entry's key payload: sealed to exactly `recipients`, chained to the previous
     /// epoch when the entry starts one after the first.
-    private mutating func takeKeys(_ entry: GroupLogEntry, recipients: [String], chained: Bool) throws(CryptoError) {
+    @discardableResult
+    private mutating func takeKeys(_ entry: GroupLogEntry, recipients: [String], chained: Bool) throws(CryptoError) -> GroupKeyPayload {
         let payload = try GroupKeyPayload(decoding: entry.payload)
-        guard payload.wraps.map(\.account).sorted() == recipients.sorted(), payload.previous.isEmpty == !chained else {
+        guard payload.wraps.map(\.account).sorted() == recipients.sorted(), payload.previous.isEmpty == !chained,
+            payload.vouched.isEmpty || entry.kind == .remove
+        else {
             throw .invalidInput("the group log entry seals its key to others than the members")
         }
         epoch = entry.epoch
         payloads.append((entry.epoch, payload))
+        return payload
     }
 
     private static func card(_ bytes: [UInt8], of account: String) throws(CryptoError) -> AccountIdentityCard {
@@ -185,8 +195,14 @@ public struct GroupLog: Sendable {
 
     /// The entry by which `identity` removes `account`, and the new epoch's key (`current` is the
     /// current epoch's, chained under the new one).
-    public func removing(_ account: String, current: GroupKey, by identity: AccountIdentity) throws(CryptoError) -> (entry: [UInt8], key: GroupKey) {
-        try newEpoch(.remove, subject: account, recipients: members.filter { $0.key != account }.map(\.value.card), current: current, by: identity)
+    /// `vouching` names the digests of the removed member's blobs its remover answers for (decision
+    /// 0293): of the removed account's versions, only those are taken from then on.
+    public func removing(
+        _ account: String, current: GroupKey, by identity: AccountIdentity, vouching: [[UInt8]] = []
+    ) throws(CryptoError) -> (entry: [UInt8], key: GroupKey) {
+        try newEpoch(
+            .remove, subject: account, recipients: members.filter { $0.key != account }.map(\.value.card), current: current, by: identity,
+            vouching: vouching)
     }
 
     /// The entry by which `identity` starts a new epoch for the current members, and its key.
@@ -211,10 +227,12 @@ public struct GroupLog: Sendable {
     }
 
     private func newEpoch(
-        _ kind: GroupLogEntry.Kind, subject: String, recipients: [AccountIdentityCard], current: GroupKey, by identity: AccountIdentity
+        _ kind: GroupLogEntry.Kind, subject: String, recipients: [AccountIdentityCard], current: GroupKey, by identity: AccountIdentity,
+        vouching: [[UInt8]] = []
     ) throws(CryptoError) -> (entry: [UInt8], key: GroupKey) {
         let key = GroupKey.generate()
-        let payload = try GroupKeyPayload.sealing(key, epoch: epoch + 1, group: group, to: recipients, previousKey: current)
+        var payload = try GroupKeyPayload.sealing(key, epoch: epoch + 1, group: group, to: recipients, previousKey: current)
+        payload.vouched = vouching
         let wire = try entry(kind, subject: subject, epoch: epoch + 1, by: try identity.card(), payload: payload).signed(by: identity)
         return (wire, key)
     }

@@ -50,9 +50,8 @@ package struct GroupSummary: Sendable, Equatable {
 
 /// The rules every storage applies to a group log append, in one place.
 package enum GroupRules {
-    /// The largest entry: a `remove` or `rekey` seals the key to every member (about 1,140 bytes a
-    /// member with an X-Wing wrap) and carries a signature.
-    package static let maximumEntryBytes = 64 * 1024
+    /// The largest entry (``GroupLogBounds/maximumEntryBytes``).
+    package static let maximumEntryBytes = GroupLogBounds.maximumEntryBytes
     /// The most member accounts a group may have (each key entry seals to all of them).
     package static let maximumMembers = 48
     /// The most entries a group's log may hold.
