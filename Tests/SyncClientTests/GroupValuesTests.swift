@@ -7,7 +7,8 @@ import Testing
 extension ContactsTests {
     /// Alice sets a value in her group; Bob's device reads it and edits it; both of Alice's devices
     /// read the edit. Once removed, Bob reads and writes nothing more, and what Alice writes next
-    /// is sealed under a key his account does not hold.
+    /// is sealed under a key his account does not hold; added again as a viewer, he reads it and
+    /// changes nothing.
     @Test func aGroupsValuesReachEveryMembersDevicesAndNoRemovedMember() async throws {
         try await withWorld { world in
             #expect(try await add(world.alice, on: world.b, answer: "y").status == 0)
@@ -41,6 +42,13 @@ extension ContactsTests {
             let removedWrite = try await group(["set", "alices", "router", "mine"], on: world.b)
             #expect(removedWrite.status != 0 && removedWrite.stderr.contains("no longer a member"), "\(removedWrite.stderr)")
             #expect(try await group(["get", "family", "router"], on: world.a).stdout == "third password\n")
+
+            // Added again as a viewer, Bob reads what was written meanwhile and may change nothing.
+            #expect(try await group(["invite", "family", world.bob, "--role", "viewer"], on: world.a).status == 0)
+            let viewerRead = try await group(["get", "alices", "router"], on: world.b)
+            #expect(viewerRead.status == 0 && viewerRead.stdout == "third password\n", "\(viewerRead.stdout) \(viewerRead.stderr)")
+            let viewerWrite = try await group(["set", "alices", "router", "mine"], on: world.b)
+            #expect(viewerWrite.status != 0 && viewerWrite.stderr.contains("viewer"), "\(viewerWrite.stderr)")
         }
     }
 }

@@ -87,9 +87,12 @@ package struct GroupValues: Sendable {
     }
 
     /// Sets `text` under `key` in the group's store, then syncs the group; nothing is written
-    /// when the account is no longer a member.
+    /// when the account is no longer a member, or only reads the group (a viewer).
     package func set(_ text: String, forKey key: String, in group: Groups.Group) async throws {
         _ = try access(group)
+        guard group.log.members[session.enrolment.account]?.role != .viewer else {
+            throw SyncClientError(.invalidInput, "this account is a viewer of the group: it reads the group's values but may not change them")
+        }
         try SyncClientError.mapping { try store(of: group).set(text, forKey: key) }
         try await synced(group)
     }
