@@ -15,6 +15,7 @@ import SyncProtocol
 /// - `hideLastAndStatements`: as `hideLast`, and the keychain zone's statements are served as
 ///   none: a server that hides a write and every statement that holds it;
 /// - `hideKeyValue`: as `hide`, for the feeds of key-value stores (zones `kv.…`) instead;
+/// - `hideGroup`: as `hide`, for the feeds of shared groups' zones (`/v1/groups/…/zones/…`) instead;
 /// - `shiftAndHide`: as `hide`, and every sequence number and cursor served is 1,000 higher than
 ///   the server's: the device's feed positions are not the other devices' (for a device's first
 ///   pull, whose request names position 0, so no request needs shifting back).
@@ -36,7 +37,7 @@ import SyncProtocol
 /// (``serveForgedGroup(_:entries:)``) and group logs rolled back (``serveGroupLogs(cutTo:)``).
 final class RewritingProxy: Sendable {
     enum Mode: String, Sendable {
-        case pass, wipe, replay, replayAlways, hide, hideLast, hideLastAndStatements, hideKeyValue, shiftAndHide
+        case pass, wipe, replay, replayAlways, hide, hideLast, hideLastAndStatements, hideKeyValue, hideGroup, shiftAndHide
     }
 
     let url: String
@@ -425,7 +426,8 @@ final class RewritingProxy: Sendable {
                         page["statements"] = others + [{"device": served["device"], "statement": served["statement"]}]
                         data = json.dumps(page).encode()
                 store_feed = self.command == "GET" and url.path.startswith("/v1/zones/kv.") and url.path.endswith("/changes")
-                if store_feed and current == "hideKeyValue" and status == 200:
+                group_feed = self.command == "GET" and url.path.startswith("/v1/groups/") and "/zones/" in url.path and url.path.endswith("/changes")
+                if (store_feed and current == "hideKeyValue" or group_feed and current == "hideGroup") and status == 200:
                     page = json.loads(data)
                     if page["items"]:
                         page["items"] = page["items"][1:]

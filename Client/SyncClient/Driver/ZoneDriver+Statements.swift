@@ -115,7 +115,7 @@ extension ZoneDriver {
         let now = ZoneTransport.milliseconds(witness.now())
         // Only statements of the epoch this device verified the log at: a device that has not
         // read a later epoch yet may also lack its writes.
-        let epoch = witnessed.log.epoch ?? VersionSealer.firstEpoch
+        let epoch = witnessed.epoch ?? VersionSealer.firstEpoch
         let comparable = witnessed.statements.lazy.filter { $0.epoch == epoch }
         let found = comparable.lazy.compactMap { statement in
             ZoneStatementCheck.compare(view, with: statement, excusing: excused, now: now, freshness: witnessed.freshness).map { (statement, $0) }
@@ -172,7 +172,7 @@ extension ZoneDriver {
         // epoch this device reached (decision 0250).
         let fellShortOf = findings.shortOf.map { [$0] } ?? []
         if !witnessed.givesBack, let own = witnessed.own?.statement, view.isStated(by: own), own.fellShortOf == fellShortOf,
-            own.epoch == witnessed.log.epoch ?? VersionSealer.firstEpoch, let madeAt = own.extent?.madeAt,
+            own.epoch == witnessed.epoch ?? VersionSealer.firstEpoch, let madeAt = own.extent?.madeAt,
             ZoneTransport.milliseconds(witness.now()) - madeAt < 24 * 3600 * 1000
         {
             return

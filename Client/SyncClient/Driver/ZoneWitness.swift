@@ -30,12 +30,20 @@ package struct ZoneWitness: Sendable {
     /// How long another device's statement counts for the "withheld" check, milliseconds: the
     /// server's device inactivity limit (``ZoneStatementCheck/freshness``, its default).
     package let freshness: Int64
+    /// For a shared group's zone, the group log this device verified (decision 0294): statements
+    /// are signed by member accounts' identities and its epochs and head are the group's; nil for
+    /// an account's zone, whose statements the device log's members sign.
+    let group: GroupLog?
+    /// In a group's zone, a later group epoch a member stated (``noteLaterEpoch(_:in:)``), for as
+    /// long as this witness is used: a group's log is read and verified again at every sync.
+    let groupStatedEpoch = StatedEpoch()
 
     /// A witness for `device`, signing with `signingKey`; `keys` are the account's (shared with
-    /// the session, so an epoch learnt later counts).
+    /// the session, so an epoch learnt later counts), or, with `group`, the group's keys and this
+    /// account's identity key.
     package init(
         database: ClientStateDatabase, account: String, device: DeviceID, signingKey: DeviceSigningKey, keys: AccountKeys,
-        now: @escaping @Sendable () -> Date = { Date() }, freshness: Int64 = ZoneStatementCheck.freshness
+        now: @escaping @Sendable () -> Date = { Date() }, freshness: Int64 = ZoneStatementCheck.freshness, group: GroupLog? = nil
     ) throws(SyncClientError) {
         // The digest stays under the first epoch's key, as item IDs do (0120's amendment): every
         // current device computes the same terms whichever epochs it has learned (decision 0180).
@@ -49,6 +57,7 @@ package struct ZoneWitness: Sendable {
         self.keys = keys
         self.now = now
         self.freshness = freshness
+        self.group = group
         hasher = ZoneStateDigest.Hasher(accountKey: firstKey)
     }
 
@@ -65,7 +74,10 @@ package struct ZoneWitness: Sendable {
     /// What a round starts from: the verified log, the current members' latest statements, and
     /// this device's own last one.
     package struct Witnessed: Sendable {
-        package var log: DeviceLog
+        /// The key epoch of the log this device verified (the device log's, or the group's), and
+        /// its head: what this device's statements name.
+        package var epoch: UInt32?
+        package var logHead: [UInt8]
         /// Every current member's latest statement but this device's, verified and continuing
         /// the one verified before.
         package var statements: [ZoneStatement]
@@ -104,15 +116,18 @@ package struct ZoneWitness: Sendable {
     /// - Throws: ``SyncClientError`` `untrustedAccountState` with the finding when a served
     ///   statement is older than, or forks from, one this device verified.
     package func witness(_ zone: ZoneID, served: StatementListResponse) throws -> Witnessed {
-        let log = try recordedLog()
         let recorded = try database.recordedStatements(zone)
-        var witnessed = Witnessed(log: log, statements: [], freshness: Self.freshness(freshness, announced: served.deviceInactivityLimit))
+        var servedBy: [DeviceID: [UInt8]] = [:]
+        for message in served.statements { servedBy[message.device] = message.statement.bytes }
+        let roster = try roster(served: Set(servedBy.keys), recorded: Set(recorded.keys))
+        var witnessed = Witnessed(
+            epoch: roster.epoch, logHead: roster.head, statements: [], freshness: Self.freshness(freshness, announced: served.deviceInactivityLimit))
         // This device's last statement: the recorded one, or a later one the server holds (the
         // state file was restored from a copy), so a number is never used twice.
-        if let key = log.members[device]?.signingKey {
+        if let key = roster.ownKey {
             // Each read (its signature checked unless recorded) once.
             func own(_ wire: [UInt8]?) -> (wire: [UInt8], statement: ZoneStatement)? {
-                guard let wire, let statement = try? Self.statement(wire, signedWith: key, recorded: recorded[device]),
+                guard let wire, let statement = try? Self.statement(wire, signedWithOneOf: [key], recorded: recorded[device]),
                     statement.isAbout(account: account, zone: zone.rawValue, by: device)
                 else { return nil }
                 return (wire, statement)
@@ -129,11 +144,12 @@ package struct ZoneWitness: Sendable {
         // The latest statement of every current member but this device: the one served, if it
         // continues the one verified before; else that one. Left out or replayed, a statement
         // verified before stands in (the server cannot take back what a device stated).
-        var servedBy: [DeviceID: [UInt8]] = [:]
-        for message in served.statements { servedBy[message.device] = message.statement.bytes }
-        for (other, member) in log.currentMembers.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where other != device {
-            guard let wire = servedBy[other] else {
-                if let kept = recorded[other].flatMap({ try? ZoneStatement(readingVerified: $0.wire) }) {
+        for other in roster.devices.sorted(by: { $0.rawValue < $1.rawValue }) where other != device {
+            let keys = roster.keys(other)
+            // In a group's zone, a statement no current member signed is no member's: as if not served.
+            let trusted = roster.isByDevice ? recorded[other] : nil
+            guard let wire = servedBy[other], roster.isByDevice || (try? Self.statement(wire, signedWithOneOf: keys, recorded: nil)) != nil else {
+                if let kept = recorded[other].flatMap({ try? Self.statement($0.wire, signedWithOneOf: keys, recorded: trusted) }) {
                     witnessed.statements.append(kept)
                 }
                 continue
@@ -141,7 +157,7 @@ package struct ZoneWitness: Sendable {
             let hash = ZoneStatement.hash(ofSigned: wire)
             let statement: ZoneStatement
             do {
-                statement = try Self.statement(wire, signedWith: member.signingKey, recorded: recorded[other])
+                statement = try Self.statement(wire, signedWithOneOf: keys, recorded: trusted)
             } catch {
                 throw SyncClientError(.untrustedAccountState, "zone \(zone): the server served a statement of device \(other.rawValue.prefix(12)) that does not verify")
             }
@@ -176,11 +192,19 @@ package struct ZoneWitness: Sendable {
     /// the ones `recorded`. Every recorded statement was verified, or made here, before it was
     /// recorded, so a statement served again unchanged costs no signature check in later rounds or
     /// processes (decision 0244).
-    private static func statement(
-        _ wire: [UInt8], signedWith key: DevicePublicKey, recorded: ClientStateDatabase.RecordedStatement?
+    static func statement(
+        _ wire: [UInt8], signedWithOneOf keys: [DevicePublicKey], recorded: ClientStateDatabase.RecordedStatement?
     ) throws(CryptoError) -> ZoneStatement {
         if let recorded, recorded.wire == wire { return try ZoneStatement(readingVerified: wire) }
-        return try ZoneStatement(verifying: wire, publicKey: key)
+        var failure = CryptoError(code: .authenticationFailed, message: "the statement's signature does not verify")
+        for key in keys {
+            do {
+                return try ZoneStatement(verifying: wire, publicKey: key)
+            } catch {
+                failure = error
+            }
+        }
+        throw failure
     }
 
     /// Signs and publishes to `server` this device's next statement about its zone, `view` at
@@ -192,9 +216,9 @@ package struct ZoneWitness: Sendable {
     ) async throws {
         let zone = server.zone
         let statement = ZoneStatement(
-            account: account, zone: zone.rawValue, device: device, epoch: witnessed.log.epoch ?? VersionSealer.firstEpoch,
+            account: account, zone: zone.rawValue, device: device, epoch: witnessed.epoch ?? VersionSealer.firstEpoch,
             number: (witnessed.own?.statement.number ?? 0) + 1, previous: witnessed.own?.hash ?? ZoneStatement.none,
-            position: position, digest: view.digest, logHead: witnessed.log.head,
+            position: position, digest: view.digest, logHead: witnessed.logHead,
             extent: .init(madeAt: ZoneTransport.milliseconds(now()), frontier: view.frontier, liveFrontier: view.liveFrontier),
             fellShortOf: fellShortOf)
         let wire: [UInt8]
@@ -233,5 +257,10 @@ package struct ZoneWitness: Sendable {
     /// The log verified so far, kept between rounds.
     private final class VerifiedLog: Sendable {
         let log = Mutex<DeviceLog?>(nil)
+    }
+
+    /// A later epoch stated in a group's zone, shared by the copies of this witness.
+    final class StatedEpoch: Sendable {
+        let value = Mutex<LaterEpoch?>(nil)
     }
 }

@@ -49,9 +49,16 @@ package struct GroupValues: Sendable {
         let (identity, keys) = try access(group)
         let store = try store(of: group)
         let zone = try self.zone(of: group, identity: identity, keys: keys)
+        // Statements of the group's zone, signed by member accounts' identities (decision 0294).
+        let clock = TrustedServerClock(server: session.connection.serverClock, database: session.database)
+        let signer = try identity.versionSigner()
+        let witness = try ZoneWitness(
+            database: session.database, account: Self.context(of: group.log.group), device: session.enrolment.device, signingKey: signer.key,
+            keys: keys, now: { clock.now() }, group: group.log)
         let driver = try ZoneDriver(
             local: try SyncClientError.mapping { try KeyValueZone(store: store, keys: keys) }, database: session.database,
-            server: zone.server, sealer: zone.sealer, device: session.enrolment.device, groupWriters: group.log, logger: session.logger)
+            server: zone.server, sealer: zone.sealer, device: session.enrolment.device, witness: witness, groupWriters: group.log,
+            logger: session.logger)
         _ = try await driver.syncUntilInStep()
         return store
     }
@@ -63,8 +70,12 @@ package struct GroupValues: Sendable {
         let signer = try identity.versionSigner()
         return RevokedWrites.Zone(
             server: ZoneTransport(connection: session.connection, zone: zone, group: id.hexString),
-            sealer: VersionSealer(keys: keys, account: "group " + id.hexString, zone: zone).with(signer: signer.key, as: signer.writer))
+            sealer: VersionSealer(keys: keys, account: Self.context(of: id), zone: zone).with(signer: signer.key, as: signer.writer))
     }
+
+    /// What a group's blobs and statements name as their account: the group, so that none of them
+    /// reads as an account's.
+    static func context(of group: [UInt8]) -> String { "group " + group.hexString }
 
     /// The digests of the blobs in the group's zone that `group`'s log admits now and `removed`
     /// (the same log with a removal appended) would refuse: what the remover vouches for
