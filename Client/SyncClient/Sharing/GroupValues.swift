@@ -34,7 +34,7 @@ package struct GroupValues: Sendable {
     /// The group's store on this device, as it is (its database created on first use).
     package func store(of group: Groups.Group) throws(SyncClientError) -> KeyValueStore {
         try SyncClientError.mapping { () throws -> KeyValueStore in
-            let database = try KeyValueDatabase(path: Self.path(of: group.log.group, besideKeychainAt: session.keychain.path))
+            let database = try KeyValueDatabases.database(at: Self.path(of: group.log.group, besideKeychainAt: session.keychain.path))
             _ = try database.bind(toDevice: session.enrolment.device)
             return try database.store(named: Self.storeName)
         }
