@@ -45,12 +45,12 @@ public final class KeyValueDatabase: Sendable {
     public let path: String
 
     /// The database file of the key-value stores that go with the keychain at `keychainPath`: the
-    /// keychain's file name without its extension, plus `.kv.sqlite`, in the same directory
-    /// (`keychain.db` → `keychain.kv.sqlite`).
-    public static func path(besideKeychainAt keychainPath: String) -> String {
+    /// keychain's file name without its extension, plus `suffix`, in the same directory
+    /// (`keychain.db` → `keychain.kv.sqlite`; a shared group's stores take a suffix of their own).
+    public static func path(besideKeychainAt keychainPath: String, suffix: String = ".kv.sqlite") -> String {
         let url = URL(fileURLWithPath: keychainPath)
         let base = url.deletingPathExtension().lastPathComponent
-        return url.deletingLastPathComponent().appendingPathComponent(base + ".kv.sqlite").path
+        return url.deletingLastPathComponent().appendingPathComponent(base + suffix).path
     }
 
     /// Opens the database beside the keychain at `keychainPath` (see ``path(besideKeychainAt:)``).

@@ -198,11 +198,9 @@ extension ZoneDriver {
 
     static var unopenable: String { "a version failed to open (wrong key or tampered)" }
 
-    /// Who may write the versions this round opens: a group's log, else the device log the
-    /// witness verified (none without a witness).
+    /// Who may write the versions this round opens, as the witness says (none without one).
     func writers() throws -> (any WriterAdmission)? {
-        if let groupWriters { return groupWriters }
-        return try witness?.recordedLog()
+        try witness?.writers()
     }
 
     /// The problem an item shows when the device log does not admit a version's writer (decision

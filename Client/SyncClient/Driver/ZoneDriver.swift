@@ -22,11 +22,9 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
     package let database: ClientStateDatabase
     package let server: any ZoneServer
     package let sealer: VersionSealer
-    /// Reads and publishes the zone's signed statements (decision 0180); nil: none.
+    /// Reads and publishes the zone's signed statements (decision 0180), and says who may write
+    /// its versions and what this device signs them as; nil: none.
     let witness: ZoneWitness?
-    /// Who may write the zone's versions when it is not the witness's device log: a shared group's
-    /// verified log (decision 0291).
-    let groupWriters: GroupLog?
     package internal(set) var local: Local
     let logger: Logger
     let configuration: ZoneSyncMachine.Configuration
@@ -101,17 +99,14 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
 
     package init(
         local: Local, database: ClientStateDatabase, server: any ZoneServer, sealer: VersionSealer, device: DeviceID,
-        configuration: ZoneSyncMachine.Configuration = .client, witness: ZoneWitness? = nil, groupWriters: GroupLog? = nil, logger: Logger
+        configuration: ZoneSyncMachine.Configuration = .client, witness: ZoneWitness? = nil, logger: Logger
     ) throws(SyncClientError) {
         self.witness = witness
-        self.groupWriters = groupWriters
         zone = server.zone
         self.database = database
         self.server = server
-        // An account's zone signs as this device (its witness's key); a group's sealer comes with
-        // its signer, the account identity (decision 0291).
-        let sealer = sealer.with(classLayer: local.stateClassLayer)
-        self.sealer = groupWriters == nil ? sealer.with(signer: witness?.signingKey, as: device) : sealer
+        let sealer = sealer.with(classLayer: local.stateClassLayer).with(signer: witness?.signingKey, as: witness?.versionSigner ?? device)
+        self.sealer = sealer
         self.logger = logger
         self.configuration = configuration
         heldItems = try database.heldItems(server.zone)

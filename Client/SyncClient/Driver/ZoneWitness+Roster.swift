@@ -38,4 +38,19 @@ extension ZoneWitness {
             epoch: group.epoch, head: group.head, ownKey: signingKey.publicKey, devices: served.union(recorded), keys: { _ in keys },
             isByDevice: false)
     }
+
+    /// Who may write the versions of this witness's zone: the device log it verified, or the
+    /// group's log (decision 0291).
+    func writers() throws(SyncClientError) -> any WriterAdmission {
+        if let group { return group }
+        return try recordedLog()
+    }
+
+    /// What the versions sealed for this zone are signed as, with ``signingKey``: this device in
+    /// an account's zone (decision 0275); in a group's, the account identity whose card the group
+    /// log holds for that key (decision 0291).
+    var versionSigner: DeviceID {
+        guard let group else { return device }
+        return group.members.values.first { $0.card.signingKey == signingKey.publicKey }?.card.writer ?? device
+    }
 }

@@ -26,9 +26,7 @@ package struct GroupValues: Sendable {
     /// The database file of `group`'s values beside the keychain at `keychainPath`
     /// (`keychain.db` → `keychain.group-<id>.kv.sqlite`).
     static func path(of group: [UInt8], besideKeychainAt keychainPath: String) -> String {
-        let url = URL(fileURLWithPath: keychainPath)
-        let base = url.deletingPathExtension().lastPathComponent
-        return url.deletingLastPathComponent().appendingPathComponent("\(base).group-\(group.hexString).kv.sqlite").path
+        KeyValueDatabase.path(besideKeychainAt: keychainPath, suffix: ".group-\(group.hexString).kv.sqlite")
     }
 
     /// The group's store on this device, as it is (its database created on first use).
@@ -41,36 +39,36 @@ package struct GroupValues: Sendable {
     }
 
     /// The group's store, brought in step with the server first: what every member's devices
-    /// wrote and the log admits, and this device's writes pushed.
+    /// wrote and the log admits, and this device's writes pushed, `write` first among them.
     /// - Throws: `invalidInput` when the account is no longer a member or does not hold the
-    ///   group's key; the driver's errors (a refused writer is a problem the sync reports).
+    ///   group's key (nothing is then written); the driver's errors (a refused writer is a
+    ///   problem the sync reports).
     @discardableResult
-    package func synced(_ group: Groups.Group) async throws -> KeyValueStore {
+    package func synced(_ group: Groups.Group, writing write: ((KeyValueStore) throws -> Void)? = nil) async throws -> KeyValueStore {
         let (identity, keys) = try access(group)
         let store = try store(of: group)
-        let zone = try self.zone(of: group, identity: identity, keys: keys)
-        // Statements of the group's zone, signed by member accounts' identities (decision 0294).
+        if let write { try SyncClientError.mapping { try write(store) } }
+        let zone = zone(of: group, keys: keys)
+        // The group log admits writers and says whose statements count; versions and statements
+        // are signed by this account's identity (decisions 0291, 0294).
         let clock = TrustedServerClock(server: session.connection.serverClock, database: session.database)
-        let signer = try identity.versionSigner()
         let witness = try ZoneWitness(
-            database: session.database, account: Self.context(of: group.log.group), device: session.enrolment.device, signingKey: signer.key,
-            keys: keys, now: { clock.now() }, group: group.log)
+            database: session.database, account: Self.context(of: group.log.group), device: session.enrolment.device,
+            signingKey: try identity.versionSigner().key, keys: keys, now: { clock.now() }, group: group.log)
         let driver = try ZoneDriver(
             local: try SyncClientError.mapping { try KeyValueZone(store: store, keys: keys) }, database: session.database,
-            server: zone.server, sealer: zone.sealer, device: session.enrolment.device, witness: witness, groupWriters: group.log,
-            logger: session.logger)
+            server: zone.server, sealer: zone.sealer, device: session.enrolment.device, witness: witness, logger: session.logger)
         _ = try await driver.syncUntilInStep()
         return store
     }
 
     /// The group's zone as this account's devices reach it: the server's side, and the sealer over
-    /// the group's keys that signs as `identity` (decision 0291).
-    private func zone(of group: Groups.Group, identity: AccountIdentity, keys: AccountKeys) throws -> RevokedWrites.Zone {
+    /// the group's keys (its signer is the witness's, decision 0291).
+    private func zone(of group: Groups.Group, keys: AccountKeys) -> RevokedWrites.Zone {
         let id = group.log.group, zone = Self.zone(of: id)
-        let signer = try identity.versionSigner()
         return RevokedWrites.Zone(
             server: ZoneTransport(connection: session.connection, zone: zone, group: id.hexString),
-            sealer: VersionSealer(keys: keys, account: Self.context(of: id), zone: zone).with(signer: signer.key, as: signer.writer))
+            sealer: VersionSealer(keys: keys, account: Self.context(of: id), zone: zone))
     }
 
     /// What a group's blobs and statements name as their account: the group, so that none of them
@@ -81,9 +79,8 @@ package struct GroupValues: Sendable {
     /// (the same log with a removal appended) would refuse: what the remover vouches for
     /// (decision 0293), read in full from the server as a full resync reads them.
     package func blobsToVouchFor(removing removed: GroupLog, from group: Groups.Group) async throws -> [[UInt8]] {
-        let (identity, keys) = try access(group)
-        return try await RevokedWrites.digests(
-            in: [try zone(of: group, identity: identity, keys: keys)], log: group.log, revoked: removed, device: session.enrolment.device)
+        let (_, keys) = try access(group)
+        return try await RevokedWrites.digests(in: [zone(of: group, keys: keys)], log: group.log, revoked: removed, device: session.enrolment.device)
     }
 
     /// This account's identity in the group and the group's keys it holds.
@@ -100,12 +97,10 @@ package struct GroupValues: Sendable {
     /// Sets `text` under `key` in the group's store, then syncs the group; nothing is written
     /// when the account is no longer a member, or only reads the group (a viewer).
     package func set(_ text: String, forKey key: String, in group: Groups.Group) async throws {
-        _ = try access(group)
         guard group.log.members[session.enrolment.account]?.role != .viewer else {
             throw SyncClientError(.invalidInput, "this account is a viewer of the group: it reads the group's values but may not change them")
         }
-        try SyncClientError.mapping { try store(of: group).set(text, forKey: key) }
-        try await synced(group)
+        try await synced(group) { try $0.set(text, forKey: key) }
     }
 
     /// The text under `key`, once the group is in step (or, not `syncing`, as this device holds

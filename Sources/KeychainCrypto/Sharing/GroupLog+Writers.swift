@@ -36,10 +36,18 @@ extension GroupLog: WriterAdmission {
     /// Records the current members' cards, and those that write as writers of the current epoch:
     /// called after every entry, so an epoch's writers are every card that could write at some
     /// time during it.
+    /// A member's writer name is worked out (a SHA-256 of its card) once per card, not once per
+    /// entry and member.
     mutating func noteWriters() {
-        for member in members.values {
-            let writer = member.card.writer
-            memberCards[writer] = member.card
+        for (account, member) in members {
+            let writer: DeviceID
+            if let known = writerOfMember[account], memberCards[known] == member.card {
+                writer = known
+            } else {
+                writer = member.card.writer
+                writerOfMember[account] = writer
+                memberCards[writer] = member.card
+            }
             if member.role != .viewer { writers[epoch, default: []].insert(writer) }
         }
     }

@@ -30,6 +30,8 @@ public struct GroupLog: Sendable {
     /// (``refusal(of:context:blob:)``).
     var writers: [UInt32: Set<DeviceID>] = [:]
     var memberCards: [DeviceID: AccountIdentityCard] = [:]
+    /// Each current member's writer name for the card the log holds for it.
+    var writerOfMember: [String: DeviceID] = [:]
     /// The cards of removed members, each with the first epoch after its latest removal: what such a
     /// card signed under an earlier epoch is taken only when vouched for (decision 0293).
     var removedBefore: [DeviceID: UInt32] = [:]

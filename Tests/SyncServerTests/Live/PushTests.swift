@@ -84,11 +84,8 @@ struct PushTests {
     @Test(arguments: Backend.all)
     func aGroupZonesChangeIsToldToItsMembers(_ backend: Backend) async throws {
         try await Self.withLiveServer(backend) { client, port in
-            let alice = try await client.enroll("alice")
-            let bob = try await client.enroll("bob", device: "bobs")
+            let (alice, bob) = try await GroupZoneRouteTests.aliceAndBobInAGroup(client)
             let group = GroupZoneRouteTests.group
-            try await GroupZoneRouteTests.name(["alice"], at: 0, by: alice, client)
-            try await GroupZoneRouteTests.name(["alice", "bob"], at: 1, by: alice, client)
             let message = try await Self.firstMessage(port: port, token: bob) {
                 var counter: UInt64 = 1
                 while !Task.isCancelled {

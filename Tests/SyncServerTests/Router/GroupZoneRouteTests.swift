@@ -16,17 +16,23 @@ struct GroupZoneRouteTests {
         try #require(reply.status == .noContent)
     }
 
+    /// Alice (device `laptop`) and Bob (device `bobs`) enrolled, and Alice's group with both.
+    static func aliceAndBobInAGroup(_ client: APIClient) async throws -> (alice: String, bob: String) {
+        let alice = try await client.enroll("alice")
+        let bob = try await client.enroll("bob", device: "bobs")
+        try await name(["alice"], at: 0, by: alice, client)
+        try await name(["alice", "bob"], at: 1, by: alice, client)
+        return (alice, bob)
+    }
+
     /// A member's write in the group's zone reaches the other member's device there, and only
     /// there, and so do statements; someone outside the group, or removed from it, reads and writes
     /// nothing (decision 0290).
     @Test(arguments: Backend.all)
     func aGroupsZoneIsServedToItsMembersDevicesAndToNobodyElse(_ backend: Backend) async throws {
         try await TestAPI.with(backend) { _, client in
-            let alice = try await client.enroll("alice")
-            let bob = try await client.enroll("bob", device: "bobs")
+            let (alice, bob) = try await Self.aliceAndBobInAGroup(client)
             let carol = try await client.enroll("carol", device: "carols")
-            try await Self.name(["alice"], at: 0, by: alice, client)
-            try await Self.name(["alice", "bob"], at: 1, by: alice, client)
 
             let written = try await client.upload([APIClient.item("x", ["laptop": 1])], group: Self.group, token: alice)
             #expect(try written.decode(UploadResponse.self).results.map(\.outcome) == [.applied])
@@ -85,11 +91,8 @@ struct GroupZoneRouteTests {
     @Test(arguments: Backend.all)
     func aRemovedMembersAndARevokedDevicesRowsNoLongerHoldTombstonesBack(_ backend: Backend) async throws {
         try await TestAPI.with(backend) { api, client in
-            let alice = try await client.enroll("alice")
+            let (alice, bob) = try await Self.aliceAndBobInAGroup(client)
             let phone = try await client.enroll("alice", device: "phone")
-            let bob = try await client.enroll("bob", device: "bobs")
-            try await Self.name(["alice"], at: 0, by: alice, client)
-            try await Self.name(["alice", "bob"], at: 1, by: alice, client)
             let zone = APIClient.zonePath("keychain", Self.group)
             func collect() async throws -> Int { try await api.storage.collectGarbage(activeSince: nil, now: Date()) }
             func deleteAndAcknowledge(_ id: String, cursor: UInt64) async throws {

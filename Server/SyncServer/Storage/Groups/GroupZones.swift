@@ -61,11 +61,15 @@ extension ServerStorage {
     /// current member, or that their account revoked: after a membership change or a revocation.
     package func forgetGroupZoneDevicesNoLongerMembers(of group: String) async throws {
         guard let zoneAccount = try await account(named: GroupZones.accountName(of: group))?.id else { return }
+        let members = try await self.members(of: group)
+        // Each owner's active devices, read once however many rows it has.
+        var activeDevices: [AccountID: Set<DeviceID>] = [:]
         for row in try await devices(of: zoneAccount) {
             guard let owner = AccountID(row.name) else { continue }
-            let isMember = try await groups(of: owner).contains { $0.group == group }
-            let isActive = try await devices(of: owner).contains { $0.id == row.id && $0.isActive }
-            if !isMember || !isActive { try await forgetDevice(row.id, of: zoneAccount) }
+            if activeDevices[owner] == nil, members.contains(owner) {
+                activeDevices[owner] = Set(try await devices(of: owner).filter(\.isActive).map(\.id))
+            }
+            if activeDevices[owner]?.contains(row.id) != true { try await forgetDevice(row.id, of: zoneAccount) }
         }
     }
 
