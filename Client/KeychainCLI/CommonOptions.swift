@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import KeychainModel
 import KeychainStore
+import KeyValueStore
 import Synchronization
 
 /// `--keychain PATH`, taken by every verb (and before the verb: ``movedAfterVerb(_:)``).
@@ -12,24 +13,53 @@ import Synchronization
 struct KeychainOptions: ParsableArguments {
     @Option(name: .customLong("keychain"), parsing: .unconditional, help: "Keychain database (default: $KEYCHAIN_PATH, else the per-user data directory).", transform: ArgumentEscaping.unescape)
     var path: String?
+    @Option(
+        name: .customLong("group"), parsing: .unconditional,
+        help: "A shared group's items instead of the account's own (the account's name for the group, as `sync-client group list` shows it).",
+        transform: ArgumentEscaping.unescape)
+    var group: String?
 
     /// Opens the keychain for a verb that stores something: created when missing.
     func open() throws -> Keychain {
-        try Self.open(path, creating: true)
+        try Self.open(path, group: group, creating: true)
     }
 
     /// Opens the keychain for a verb that reads or changes what is there: refused when missing.
     func openExisting() throws -> Keychain {
-        try Self.open(path, creating: false)
+        try Self.open(path, group: group, creating: false)
     }
 
     /// Opens the keychain at `path`, else at the default location, for the rest of the process;
-    /// without `creating`, only an existing one.
-    static func open(_ path: String?, creating: Bool) throws -> Keychain {
-        let path = path ?? KeychainLocation.defaultPath()
-        let keychain = try creating ? Keychain.open(at: path) : Keychain.openExisting(at: path)
+    /// without `creating`, only an existing one. With `group`, that shared group's keychain beside
+    /// it instead (decision 0295): every item in it is synchronizable, and the sync client shares
+    /// it with the group's members.
+    static func open(_ path: String?, group: String? = nil, creating: Bool) throws -> Keychain {
+        var path = path ?? KeychainLocation.defaultPath()
+        var configuration = Keychain.Configuration()
+        if let group {
+            path = try groupKeychainPath(group, besideKeychainAt: path)
+            configuration.everyItemSynchronizable = true
+        }
+        let keychain = try creating ? Keychain.open(at: path, configuration: configuration) : Keychain.openExisting(at: path, configuration: configuration)
         openKeychains.withLock { $0.append(keychain) }
         return keychain
+    }
+
+    /// The path of the keychain of the group the account calls `name`, beside the keychain at
+    /// `keychainPath`.
+    /// - Throws: When this device holds no group by that name.
+    private static func groupKeychainPath(_ name: String, besideKeychainAt keychainPath: String) throws -> String {
+        let id: [UInt8]?
+        do {
+            id = try SharedGroupDirectory.group(named: name, besideKeychainAt: keychainPath)
+        } catch {
+            throw KeychainError(.notAvailable, error.message)
+        }
+        guard let id else {
+            throw KeychainError(
+                .notAvailable, "this device holds no group called \(name) (`sync-client group list` names the account's groups; a new one reaches this device with its next sync)")
+        }
+        return SharedGroupDirectory.keychainPath(of: id, besideKeychainAt: keychainPath)
     }
 
     /// The keychains this process opened, released only by its exit. Releasing one would dispose

@@ -27,7 +27,7 @@ extension Keychain {
     /// - Throws: As ``add(_:)`` for an invalid item (then nothing is stored).
     public func importItems(_ items: [Item], keepingDates: Bool, dryRun: Bool = false) throws(KeychainError) -> ImportCounts {
         var prepared: [Item] = []
-        for item in items {
+        for item in items.map(placed) {
             prepared.append(keepingDates
                 ? try preparedKeepingDates(item)
                 : try ItemRules.preparedForAdd(item, now: now, defaultAccessGroup: configuration.defaultAccessGroup))

@@ -13,7 +13,7 @@ extension Keychain {
     ///   ``KeychainStatus/interactionNotAllowed`` when the item's class is locked.
     @discardableResult
     public func add(_ item: Item) throws(KeychainError) -> ItemAttributes {
-        let prepared = try ItemRules.preparedForAdd(item, now: now, defaultAccessGroup: configuration.defaultAccessGroup)
+        let prepared = try ItemRules.preparedForAdd(placed(item), now: now, defaultAccessGroup: configuration.defaultAccessGroup)
         return try write { db, state in
             let identity = Self.newIdentity()
             try insert(db, prepared, identity: identity, state: state)
@@ -22,6 +22,24 @@ extension Keychain {
             }
             return prepared.attributes
         }
+    }
+
+    /// `item` as this keychain stores it: synchronizable in a shared group's keychain.
+    func placed(_ item: Item) -> Item {
+        guard configuration.everyItemSynchronizable else { return item }
+        var item = item
+        item.attributes.synchronizable = true
+        return item
+    }
+
+    /// The rows `query` names; in a shared group's keychain, whatever its synchronizable filter
+    /// says (every item there is synchronizable).
+    func itemFilter(_ query: Query, keys: MetadataKeys) -> ItemFilter {
+        guard configuration.everyItemSynchronizable else { return ItemFilter(query, keys: keys) }
+        var query = query
+        query.attributes.synchronizable = nil
+        query.synchronizable = .any
+        return ItemFilter(query, keys: keys)
     }
 
     /// Searches for items.
@@ -36,7 +54,7 @@ extension Keychain {
         // moved does the key state reload (with its own statements, in a transaction).
         return try readOneStatement { db in
             let wantsData = query.returns.contains(.data)
-            let (rows, generation) = try ItemFilter(query, keys: metadataKeys(db)).fetchWithGeneration(
+            let (rows, generation) = try itemFilter(query, keys: metadataKeys(db)).fetchWithGeneration(
                 db, attributes: query.returns.contains(.attributes), secrets: wantsData, limit: query.rowLimit, generation: true)
             // The lock decision comes before the answer, found or not.
             let state = try currentState(db, knownGeneration: generation)
@@ -81,10 +99,13 @@ extension Keychain {
     public func update(_ query: Query, changes: ItemAttributes, data: [UInt8]? = nil) throws(KeychainError) {
         try ItemRules.validate(query)
         try ItemRules.validateChanges(changes, for: query.itemClass)
+        if configuration.everyItemSynchronizable, changes.synchronizable == false {
+            throw KeychainError(.param, "every item of a shared group's keychain is synchronizable")
+        }
         let now = self.now
         try write { db, state in
             guard state.mayTouch(query) else { throw KeychainError(.interactionNotAllowed) }
-            let rows = try ItemFilter(query, keys: state.metadata).fetch(db, attributes: true, secrets: true, limit: nil)
+            let rows = try itemFilter(query, keys: state.metadata).fetch(db, attributes: true, secrets: true, limit: nil)
             if rows.isEmpty { throw KeychainError(.itemNotFound) }
             for stored in rows {
                 let updated = try ItemRules.updated(stored.item, changes: changes, data: data, now: now)
@@ -100,7 +121,7 @@ extension Keychain {
         try ItemRules.validate(query)
         try write { db, state in
             guard state.mayTouch(query) else { throw KeychainError(.interactionNotAllowed) }
-            let rows = try ItemFilter(query, keys: state.metadata).fetch(db, attributes: true, secrets: false, limit: nil)
+            let rows = try itemFilter(query, keys: state.metadata).fetch(db, attributes: true, secrets: false, limit: nil)
             if rows.isEmpty { throw KeychainError(.itemNotFound) }
             for stored in rows {
                 try deleteRow(db, stored, journaled: true)
@@ -124,7 +145,7 @@ extension Keychain {
             for reference in references {
                 var one = query
                 one.persistentReference = reference
-                for stored in try ItemFilter(one, keys: state.metadata).fetch(db, attributes: true, secrets: false, limit: 1) {
+                for stored in try itemFilter(one, keys: state.metadata).fetch(db, attributes: true, secrets: false, limit: 1) {
                     try deleteRow(db, stored, journaled: true)
                     deleted += 1
                 }

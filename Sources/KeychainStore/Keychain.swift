@@ -31,6 +31,10 @@ public final class Keychain: Sendable {
         /// one or a few writes and exits must leave it false: SQLite forgets a restart when the
         /// last connection closes, and the WAL would grow with every such process.
         public var keepsKeychainOpen: Bool
+        /// Whether this is a shared group's keychain (decision 0295): every item in it is
+        /// synchronizable, so an add makes it so, a change may not make it local, and a search
+        /// matches every item whatever its synchronizable filter says.
+        public var everyItemSynchronizable = false
 
         /// The defaults: access group "default", the system clock, a quiet logger, a process that
         /// does not keep the keychain open.

@@ -11,6 +11,27 @@ import Testing
         }
     }
 
+    /// A shared group's keychain (decision 0295): what is added or imported there is
+    /// synchronizable and journalled, a search finds it whatever its synchronizable filter, and a
+    /// change may not make it local.
+    @Test func everyItemOfASharedGroupsKeychainIsSynchronizable() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keychain-tests-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keychain = try openKeychain(in: directory, everyItemSynchronizable: true)
+        try keychain.add(password(account: "added"))
+        #expect(try keychain.importItems([password(account: "imported")], keepingDates: false).imported == 1)
+        #expect(try keychain.synchronizableItemsWithSecrets().count == 2)
+        #expect(try keychain.journalEntries(after: 0).map(\.operation) == [.add, .add])
+        #expect(try keychain.findData(query(account: "added")) == Array("s3cret".utf8))
+        try keychain.update(query(account: "added"), changes: ItemAttributes(), data: [1])
+        #expect(try keychain.findData(query(account: "added", sync: .yes)) == [1])
+        var local = ItemAttributes()
+        local.synchronizable = false
+        #expect(status { try keychain.update(query(account: "added"), changes: local) } == .param)
+        try keychain.delete(query(account: "imported"))
+        #expect(try keychain.synchronizableItemsWithSecrets().count == 1)
+    }
+
     @Test func journalRecordsChangesToSynchronizableItemsOnly() throws {
         try withTemporaryKeychain { keychain, _ in
             try keychain.add(password(account: "local"))

@@ -10,9 +10,10 @@ func withTemporaryKeychain<T>(_ body: (Keychain, URL) throws -> T) throws -> T {
     return try body(keychain, directory)
 }
 
-func openKeychain(in directory: URL, keepsOpen: Bool = false) throws -> Keychain {
+func openKeychain(in directory: URL, keepsOpen: Bool = false, everyItemSynchronizable: Bool = false) throws -> Keychain {
     var configuration = Keychain.Configuration()
     configuration.keepsKeychainOpen = keepsOpen
+    configuration.everyItemSynchronizable = everyItemSynchronizable
     configuration.useInsecureFastPasscodeDerivationForTesting()
     // The session keys in the test's directory, standing for the runtime directory.
     let runtime = directory.appendingPathComponent("run")

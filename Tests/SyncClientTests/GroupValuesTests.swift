@@ -11,11 +11,7 @@ extension ContactsTests {
     /// changes nothing.
     @Test func aGroupsValuesReachEveryMembersDevicesAndNoRemovedMember() async throws {
         try await withWorld { world in
-            #expect(try await add(world.alice, on: world.b, answer: "y").status == 0)
-            #expect(try await add(world.bob, on: world.a, answer: "y").status == 0)
-            #expect(try await group(["create", "family"], on: world.a).status == 0)
-            #expect(try await group(["invite", "family", world.bob], on: world.a).status == 0)
-            #expect(try await group(["accept", "--yes", "--name", "alices"], on: world.b).status == 0)
+            try await aliceSharesFamilyWithBob(in: world)
 
             let set = try await group(["set", "family", "router", "first password"], on: world.a)
             #expect(set.status == 0 && set.stdout.contains("router set and synced"), "\(set.stderr)")

@@ -11,6 +11,16 @@ extension ContactsTests {
         try await ChildProcess.run(Products.syncClient, ["group", arguments[0], "--keychain", device.keychainPath] + arguments.dropFirst())
     }
 
+    /// Alice and Bob verify each other, Alice creates the group `family` and invites Bob, and Bob's
+    /// device accepts it as `alices`.
+    func aliceSharesFamilyWithBob(in world: World) async throws {
+        #expect(try await add(world.alice, on: world.b, answer: "y").status == 0)
+        #expect(try await add(world.bob, on: world.a, answer: "y").status == 0)
+        #expect(try await group(["create", "family"], on: world.a).status == 0)
+        #expect(try await group(["invite", "family", world.bob], on: world.a).status == 0)
+        #expect(try await group(["accept", "--yes", "--name", "alices"], on: world.b).status == 0)
+    }
+
     /// Alice creates a group and adds Bob, whom she verified; Bob's device accepts it, verified
     /// from Alice's pinned card; both accounts' devices list the same members; Alice removes Bob,
     /// whose device then reads the removal but can change nothing. Bob's identity moves when he

@@ -18,15 +18,15 @@ package struct AccountSync: Sendable {
     package let keychain: ZoneDriver<KeychainZone>
     /// The key-value stores.
     package let keyValue: KeyValueSync
-    /// The shared groups' values (decision 0292).
-    package let groupValues: GroupValues
+    /// The shared groups, whose values and items a pass syncs (decisions 0292, 0295).
+    package let groups: Groups
     /// Reads the device log on and learns new key epochs (decision 0179).
     private let refreshEpochs: @Sendable () async throws -> Void
 
     package init(session: ClientSession) throws(SyncClientError) {
         keychain = try session.keychainDriver()
         keyValue = try KeyValueSync(session: session)
-        groupValues = GroupValues(groups: Groups(session: session))
+        groups = Groups(session: session)
         refreshEpochs = { try await AccountAdministration(session: session).refreshEpochs() }
     }
 
@@ -38,13 +38,13 @@ package struct AccountSync: Sendable {
         package static let keychain = Self(rawValue: 1)
         /// The directory of key-value stores and every store.
         package static let keyValue = Self(rawValue: 2)
-        /// Every shared group's values (decision 0292).
+        /// Every shared group's values and items (decisions 0292, 0295).
         package static let groups = Self(rawValue: 4)
         package static let all: Self = [.keychain, .keyValue, .groups]
     }
 
     /// Learns new key epochs, then brings the keychain, then every key-value store, then every
-    /// shared group's values (of `zones`), in step with the server. The epochs' refresh overlaps the keychain's read of statements
+    /// shared group's values and items (of `zones`), in step with the server. The epochs' refresh overlaps the keychain's read of statements
     /// (decision 0190): what a pass seals is still sealed under the newest epoch.
     /// - Throws: The keychain's error, or the first store's once every store was tried.
     package func syncUntilInStep(maximumRounds: Int = 100, zones: Zones = .all) async throws -> Report {
@@ -55,7 +55,7 @@ package struct AccountSync: Sendable {
             try await refreshEpochs()
         }
         let stores = zones.contains(.keyValue) ? try await keyValue.syncUntilInStep(maximumRounds: maximumRounds) : KeyValueSync.Report()
-        if zones.contains(.groups) { try await groupValues.syncEveryGroup() }
+        if zones.contains(.groups) { try await groups.syncEveryGroup() }
         return Report(keychain: keychainReport, keyValue: stores, setAside: await keychain.setAside.count)
     }
 

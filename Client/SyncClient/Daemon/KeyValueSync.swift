@@ -45,7 +45,7 @@ package actor KeyValueSync {
     /// account and device.
     package static func open(session: ClientSession) throws(SyncClientError) -> KeyValueDatabase {
         do {
-            let database = try KeyValueDatabases.database(at: KeyValueDatabase.path(besideKeychainAt: session.keychain.path))
+            let database = try OpenFiles.keyValueDatabases.value(at: KeyValueDatabase.path(besideKeychainAt: session.keychain.path), opening: { try KeyValueDatabase(path: $0) })
             try bind(database, keys: session.keys, device: session.enrolment.device, state: session.database, logger: session.logger)
             return database
         } catch {

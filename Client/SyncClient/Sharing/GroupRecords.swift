@@ -10,7 +10,7 @@ import KeychainCrypto
 /// of its last entry), so a log the server later serves shorter or different is a rollback or a
 /// fork, not a fresh start.
 struct GroupRecords {
-    static let storeName = "synckeychain.groups"
+    static let storeName = SharedGroupDirectory.storeName
     let records: NamedRecords
 
     /// A group as recorded.
@@ -23,13 +23,13 @@ struct GroupRecords {
     }
 
     init(session: ClientSession) throws(SyncClientError) {
-        records = try NamedRecords(session: session, storeName: Self.storeName, nameField: "name")
+        records = try NamedRecords(session: session, storeName: Self.storeName, nameField: SharedGroupDirectory.nameField)
     }
 
     func save(_ record: Record) throws(SyncClientError) {
         try records.set(
             [
-                "name": .string(record.name), "group": .data(Data(record.group)), "owner": .string(record.owner.account),
+                SharedGroupDirectory.nameField: .string(record.name), SharedGroupDirectory.groupField: .data(Data(record.group)), "owner": .string(record.owner.account),
                 "ownerCard": .data(Data(record.owner.encoded)), "verifiedLength": .integer(Int64(record.verifiedLength)),
                 "head": .data(Data(record.head)),
             ],
@@ -52,7 +52,7 @@ struct GroupRecords {
 
     /// A record's fields read as a group; one that does not read fails the read.
     private func record(_ fields: [String: KeyValue]) throws(SyncClientError) -> Record {
-        guard let name = fields["name"]?.stringValue, let group = fields["group"]?.dataValue, group.count == GroupLogEntry.groupIDLength,
+        guard let name = fields[SharedGroupDirectory.nameField]?.stringValue, let group = fields[SharedGroupDirectory.groupField]?.dataValue, group.count == GroupLogEntry.groupIDLength,
             let owner = fields["owner"]?.stringValue, let ownerCard = fields["ownerCard"]?.dataValue,
             let card = try? AccountIdentityCard(decoding: Array(ownerCard), of: owner),
             let length = fields["verifiedLength"]?.integerValue, length >= 1, let head = fields["head"]?.dataValue, head.count == 32

@@ -63,7 +63,7 @@ package struct Groups: Sendable {
     }
 
     /// Removes `member` from the group `name`: a new key epoch, sealed to the others only. The
-    /// entry vouches for every blob of the member's the group's zone holds now, so those stay
+    /// entry vouches for every blob of the member's the group's zones hold now, so those stay
     /// taken while anything it signs later under an old epoch is refused (decision 0293).
     package func remove(_ member: String, from name: String) async throws -> Group {
         let vouching = try await vouchesForRemoving(member, from: name)
@@ -79,14 +79,14 @@ package struct Groups: Sendable {
         }
     }
 
-    /// The digests of `member`'s blobs in the group's zone, which its removal answers for.
+    /// The digests of `member`'s blobs in the group's zones, which its removal answers for.
     private func vouchesForRemoving(_ member: String, from name: String) async throws -> [[UInt8]] {
         let group = try await group(named: name)
         guard group.log.members[member] != nil else { return [] }
         let identity = try memberIdentity(in: group.log)
         var removed = group.log
         try removed.append(try group.log.removing(member, current: try currentKey(of: group, for: identity), by: identity).entry)
-        return try await GroupValues(groups: self).blobsToVouchFor(removing: removed, from: group)
+        return try await blobsToVouchFor(removing: removed, from: group)
     }
 
     /// Records the identity `contact` moved to (its account revoked a device; this account

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import KeyValueStore
 import KeychainCrypto
@@ -67,6 +66,6 @@ struct NamedRecords {
     }
 
     private static func key(of name: String) -> String {
-        Array(SHA256.hash(data: Array(name.utf8)).prefix(16)).hexString
+        SharedGroupDirectory.recordKey(of: name)
     }
 }

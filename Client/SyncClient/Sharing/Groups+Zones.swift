@@ -1,0 +1,89 @@
+import Foundation
+import KeychainCrypto
+import KeyValueStore
+import SyncCore
+
+/// A shared group's zones on this device: its values (decision 0292) and its items (0295), each
+/// synced by the same driver and rule as an account's zones. Their versions are sealed under the
+/// group's key of the newest epoch and signed by this account's identity; the group log this
+/// device verified admits their writers (0291) and says whose statements count (0294). The server
+/// keeps them under the group's hidden account (0290).
+extension Groups {
+    /// What a group's blobs and statements name as their account: the group, so that none of them
+    /// reads as an account's.
+    static func context(of group: [UInt8]) -> String { "group " + group.hexString }
+
+    /// This account's identity in the group and the group's keys it holds.
+    /// - Throws: `invalidInput` when the account is no longer a member or holds no key.
+    func access(_ group: Group) throws -> (identity: AccountIdentity, keys: AccountKeys) {
+        let identity = try memberIdentity(in: group.log)
+        do {
+            return (identity, try AccountKeys(groupKeys: try group.log.keys(for: identity)))
+        } catch {
+            throw SyncClientError(.invalidInput, "this account does not hold the group's key")
+        }
+    }
+
+    /// The group's zone `zone` as this account's devices reach it: the server's side, and the
+    /// sealer over the group's keys (its signer is the witness's, decision 0291).
+    func zone(_ zone: ZoneID, of group: Group, keys: AccountKeys) -> RevokedWrites.Zone {
+        let id = group.log.group
+        return RevokedWrites.Zone(
+            server: ZoneTransport(connection: session.connection, zone: zone, group: id.hexString),
+            sealer: VersionSealer(keys: keys, account: Self.context(of: id), zone: zone))
+    }
+
+    /// The driver of `zone` over `local`, this device's side of it.
+    func driver<Local: ZoneLocalStore>(
+        of zone: RevokedWrites.Zone, in group: Group, signedBy identity: AccountIdentity, keys: AccountKeys, local: Local
+    ) throws -> ZoneDriver<Local> {
+        let clock = TrustedServerClock(server: session.connection.serverClock, database: session.database)
+        let witness = try ZoneWitness(
+            database: session.database, account: Self.context(of: group.log.group), device: session.enrolment.device,
+            signingKey: try identity.versionSigner().key, keys: keys, now: { clock.now() }, group: group.log)
+        return try ZoneDriver(
+            local: local, database: session.database, server: zone.server, sealer: zone.sealer, device: session.enrolment.device,
+            witness: witness, logger: session.logger)
+    }
+
+    /// Every zone of `group`'s, for a removal's vouching (decision 0293).
+    func zones(of group: Group, keys: AccountKeys) -> [RevokedWrites.Zone] {
+        [zone(GroupValues.zone(of: group.log.group), of: group, keys: keys), zone(GroupItems.zone(of: group.log.group), of: group, keys: keys)]
+    }
+
+    /// The digests of the blobs in the group's zones that `group`'s log admits now and `removed`
+    /// (the same log with a removal appended) would refuse: what the remover vouches for
+    /// (decision 0293), read in full from the server as a full resync reads them.
+    func blobsToVouchFor(removing removed: GroupLog, from group: Group) async throws -> [[UInt8]] {
+        let keys = try access(group).keys
+        return try await RevokedWrites.digests(in: zones(of: group, keys: keys), log: group.log, revoked: removed, device: session.enrolment.device)
+    }
+
+    /// Brings the values and the items of every group the account recorded and is still a member
+    /// of in step (what `sync-client sync` and the daemon run after the account's own zones). A
+    /// group that fails does not keep the others from syncing; the first failure is thrown at the
+    /// end.
+    /// - Returns: The groups synced.
+    @discardableResult
+    package func syncEveryGroup() async throws -> Int {
+        // No key-value database: the account recorded no group on this device (and none is made).
+        guard FileManager.default.fileExists(atPath: KeyValueDatabase.path(besideKeychainAt: session.keychain.path)) else { return 0 }
+        var synced = 0
+        var failure: (any Error)?
+        for name in try recorded() {
+            do {
+                let group = try await group(named: name)
+                // Removed, or left: `sync-client group members` says so; nothing to sync.
+                guard group.log.members[session.enrolment.account] != nil else { continue }
+                try await GroupValues(groups: self).synced(group)
+                try await GroupItems(groups: self).synced(group)
+                synced += 1
+            } catch {
+                session.logger.warning("group sync failed", metadata: ["error": "\(error)"])
+                if failure == nil { failure = error }
+            }
+        }
+        if let failure { throw failure }
+        return synced
+    }
+}

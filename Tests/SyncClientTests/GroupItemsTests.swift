@@ -1,0 +1,55 @@
+import Foundation
+import ProcessTesting
+import Testing
+
+/// The items a shared group's members share (decision 0295), with real processes in the contacts'
+/// world: Alice (devices a, and p through the rewriting proxy) and Bob (devices b and c).
+extension ContactsTests {
+    /// Alice shares three items; both of Bob's devices read them and one edits one; both of
+    /// Alice's devices read the edit. Once Bob is removed, what Alice adds reaches none of his
+    /// devices, and what he adds to his copy of the group reaches none of hers.
+    @Test func aGroupsItemsReachEveryMembersDevicesAndNoRemovedMember() async throws {
+        try await withWorld { world in
+            try await aliceSharesFamilyWithBob(in: world)
+
+            // No group by that name on this device: refused, nothing created.
+            let unknown = try await world.a.keychain(["add-generic-password", "--group", "nobodys", "-s", "x", "-a", "y", "-w", "z"])
+            #expect(unknown.status != 0 && unknown.stderr.contains("no group called nobodys"), "\(unknown.stderr)")
+
+            for service in ["router", "streaming", "registrar"] {
+                let added = try await world.a.keychain(["add-generic-password", "--group", "family", "-s", service, "-a", "admin", "-w", "\(service) 1"])
+                #expect(added.status == 0, "\(added.stderr)")
+            }
+            // The group's keychain holds only synchronizable items; the account's own holds none of them.
+            #expect(try await world.a.keychain(["find-generic-password", "-s", "router", "-w"]).status != 0)
+            try await world.a.sync()
+
+            for device in [world.b, world.c] {
+                try await device.sync()
+                let listed = try await device.keychain(["find-generic-password", "--group", "alices", "-s", "streaming", "-w"])
+                #expect(listed.status == 0 && listed.stdout == "streaming 1\n", "\(device.name): \(listed.stdout) \(listed.stderr)")
+            }
+            let edit = try await world.b.keychain(["add-generic-password", "--group", "alices", "-s", "router", "-a", "admin", "-w", "router 2", "-U"])
+            #expect(edit.status == 0, "\(edit.stderr)")
+            try await world.b.sync()
+
+            for device in [world.a, world.p] {
+                try await device.sync()
+                let read = try await device.keychain(["find-generic-password", "--group", "family", "-s", "router", "-w"])
+                #expect(read.status == 0 && read.stdout == "router 2\n", "\(device.name): \(read.stdout) \(read.stderr)")
+            }
+
+            #expect(try await group(["remove", "family", world.bob], on: world.a).status == 0)
+            #expect(try await world.a.keychain(["add-generic-password", "--group", "family", "-s", "after", "-a", "admin", "-w", "secret"]).status == 0)
+            try await world.a.sync()
+            #expect(try await world.b.keychain(["add-generic-password", "--group", "alices", "-s", "bobs", "-a", "admin", "-w", "mine"]).status == 0)
+            for device in [world.b, world.c] {
+                try await device.sync()
+                let after = try await device.keychain(["find-generic-password", "--group", "alices", "-s", "after"])
+                #expect(after.status != 0, "\(device.name): \(after.stdout)")
+            }
+            try await world.a.sync()
+            #expect(try await world.a.keychain(["find-generic-password", "--group", "family", "-s", "bobs"]).status != 0)
+        }
+    }
+}
