@@ -1,4 +1,5 @@
 import Crypto
+import DurableSQLite
 import Foundation
 
 /// Where a device finds the account's shared groups (decisions 0283, 0292, 0295): the account's
@@ -29,6 +30,18 @@ public enum SharedGroupDirectory {
     /// (`keychain.db` → `keychain.group-<id>.kv.sqlite`).
     public static func valuesPath(of group: [UInt8], besideKeychainAt keychainPath: String) -> String {
         KeyValueDatabase.path(besideKeychainAt: keychainPath, suffix: ".group-\(hex(group)).kv.sqlite")
+    }
+
+    /// Whether `name` is the change notice of a group's keychain beside the keychain at
+    /// `keychainPath` (what the sync daemon watches for, decision 0295).
+    public static func isGroupKeychainNotice(_ name: ArraySlice<UInt8>, besideKeychainAt keychainPath: String) -> Bool {
+        let example = ChangeNotice(databasePath: self.keychainPath(of: [], besideKeychainAt: keychainPath)).fileName
+        // `keychain.group-.db-changed`: a notice is that with the group's ID in hexadecimal after the dash.
+        let dash = example.range(of: ".group-", options: .backwards)!.upperBound
+        let prefix = Array(example[..<dash].utf8), suffix = Array(example[dash...].utf8)
+        let idLength = name.count - prefix.count - suffix.count
+        return idLength > 0 && name.starts(with: prefix) && name.reversed().starts(with: suffix.reversed())
+            && name.dropFirst(prefix.count).prefix(idLength).allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
     }
 
     /// The ID of the group the account calls `name`, as this device holds the account's records

@@ -12,11 +12,19 @@ import Glibc
 /// (decision 0140); each reads it from a thread of its own.
 public final class KeychainFileWatch: Sendable {
     private let descriptor: Int32
-    private let name: [UInt8]
+    private let matches: @Sendable (ArraySlice<UInt8>) -> Bool
 
-    /// Nil where inotify is unavailable.
-    public init?(keychainPath: String) {
-        let directory = (keychainPath as NSString).deletingLastPathComponent
+    /// Watches the change notice of the database at `keychainPath`. Nil where inotify is unavailable.
+    public convenience init?(keychainPath: String) {
+        let name = Array(ChangeNotice(databasePath: keychainPath).fileName.utf8)
+        self.init(directoryOf: keychainPath, noticesNamed: { $0.elementsEqual(name) })
+    }
+
+    /// Watches the directory of `path` for the change notices whose names `matches` accepts: the
+    /// notices of several databases beside each other (the shared groups' keychains, decision
+    /// 0295). Nil where inotify is unavailable.
+    public init?(directoryOf path: String, noticesNamed matches: @escaping @Sendable (ArraySlice<UInt8>) -> Bool) {
+        let directory = (path as NSString).deletingLastPathComponent
         descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard descriptor >= 0 else { return nil }
         let mask = UInt32(IN_MODIFY | IN_CREATE | IN_MOVED_TO)
@@ -24,7 +32,7 @@ public final class KeychainFileWatch: Sendable {
             close(descriptor)
             return nil
         }
-        name = Array(ChangeNotice(databasePath: keychainPath).fileName.utf8)
+        self.matches = matches
     }
 
     deinit { close(descriptor) }
@@ -44,7 +52,7 @@ public final class KeychainFileWatch: Sendable {
         while offset + header <= count {
             let length = buffer.withUnsafeBytes { Int($0.load(fromByteOffset: offset + 12, as: UInt32.self)) }
             let name = buffer[(offset + header)..<min(offset + header + length, count)].prefix { $0 != 0 }
-            if self.name.elementsEqual(name) { return true }
+            if matches(name) { return true }
             offset += header + length
         }
         return false

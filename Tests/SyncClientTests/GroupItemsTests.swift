@@ -52,4 +52,25 @@ extension ContactsTests {
             #expect(try await world.a.keychain(["find-generic-password", "--group", "family", "-s", "bobs"]).status != 0)
         }
     }
+
+    /// With daemons running, a `keychain --group` write on one member's device reaches the other
+    /// member's device, and the edit comes back: the daemon watches the groups' keychains and
+    /// wakes on the server's `groupChanged` message (decision 0295).
+    @Test func daemonsCarryAGroupWriteToTheOtherMembersDeviceAndBack() async throws {
+        try await withWorld { world in
+            try await aliceSharesFamilyWithBob(in: world)
+            let alices = try await world.a.startDaemon()
+            defer { alices.stop() }
+            let bobs = try await world.b.startDaemon()
+            defer { bobs.stop() }
+            #expect(try await world.a.keychain(["add-generic-password", "--group", "family", "-s", "router", "-a", "admin", "-w", "first"]).status == 0)
+            try await eventually(timeout: .seconds(20), "the group's item on Bob's device") {
+                try await world.b.keychain(["find-generic-password", "--group", "alices", "-s", "router", "-w"]).stdout == "first\n"
+            }
+            #expect(try await world.b.keychain(["add-generic-password", "--group", "alices", "-s", "router", "-a", "admin", "-w", "second", "-U"]).status == 0)
+            try await eventually(timeout: .seconds(20), "Bob's edit on Alice's device") {
+                try await world.a.keychain(["find-generic-password", "--group", "family", "-s", "router", "-w"]).stdout == "second\n"
+            }
+        }
+    }
 }

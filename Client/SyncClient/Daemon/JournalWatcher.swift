@@ -19,20 +19,31 @@ package struct JournalWatcher: Sendable {
     package let keychainPath: String
     package let mode: Mode
     package let pollInterval: Duration
+    /// The names of the change notices watched beside `keychainPath`, when not its own alone
+    /// (the shared groups' keychains, decision 0295).
+    package let noticesNamed: (@Sendable (ArraySlice<UInt8>) -> Bool)?
 
-    package init(keychainPath: String, mode: Mode, pollInterval: Duration = .milliseconds(50)) {
+    package init(
+        keychainPath: String, mode: Mode, pollInterval: Duration = .milliseconds(50),
+        noticesNamed: (@Sendable (ArraySlice<UInt8>) -> Bool)? = nil
+    ) {
         self.keychainPath = keychainPath
         self.mode = mode
         self.pollInterval = pollInterval
+        self.noticesNamed = noticesNamed
     }
 
     /// Rings `doorbell` on every change until cancelled; in the poll mode, every `pollInterval`
-    /// (the listener then checks the journal's newest sequence, a one-row query).
+    /// (the listener then checks the journal's newest sequence, a one-row query). Notices named
+    /// by `noticesNamed` are watched with inotify only: without it, nothing rings for them (the
+    /// daemon's periodic pass finds their writes).
     package func run(doorbell: Doorbell, logger: Logger) async throws {
-        if mode == .inotify, let watch = KeychainFileWatch(keychainPath: keychainPath) {
+        let watch = noticesNamed.map { KeychainFileWatch(directoryOf: keychainPath, noticesNamed: $0) } ?? KeychainFileWatch(keychainPath: keychainPath)
+        if mode == .inotify, let watch {
             try await run(watch, doorbell: doorbell)
             return
         }
+        guard noticesNamed == nil else { return }
         if mode == .inotify { logger.notice("inotify unavailable; polling the keychain journal") }
         while !Task.isCancelled {
             try await Task.sleep(for: pollInterval)

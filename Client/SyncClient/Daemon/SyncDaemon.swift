@@ -1,3 +1,4 @@
+import KeyValueStore
 import Logging
 import ServiceLifecycle
 
@@ -60,6 +61,16 @@ package struct SyncDaemon: Service {
                     while await keyValueWrites.wait() {
                         if await keyValue.hasNewLocalChanges() { reasons.keyValueChanged() }
                     }
+                }
+                // A `keychain --group` write: the groups' pass pushes it (decision 0295). The pass's
+                // own applies ring too; the pass they start finds nothing to do.
+                let groupWrites = Doorbell()
+                let groupWatcher = JournalWatcher(
+                    keychainPath: keychainPath, mode: configuration.watchMode,
+                    noticesNamed: { [keychainPath] in SharedGroupDirectory.isGroupKeychainNotice($0, besideKeychainAt: keychainPath) })
+                group.addTask { try await groupWatcher.run(doorbell: groupWrites, logger: logger) }
+                group.addTask {
+                    while await groupWrites.wait() { reasons.groupChanged() }
                 }
                 group.addTask { await subscription.run(reasons: reasons, logger: logger) }
                 group.addTask {
