@@ -11,7 +11,7 @@ public struct KeychainTool: ParsableCommand {
             AddGenericPassword.self, FindGenericPassword.self, DeleteGenericPassword.self,
             AddInternetPassword.self, FindInternetPassword.self, DeleteInternetPassword.self,
             DumpKeychain.self, History.self, Import.self, Export.self, Generate.self, TOTP.self, Audit.self, Lock.self, Unlock.self, SetPasscode.self, KeyValueCommand.self,
-            SecretServiceCommand.self,
+            MoveItem.self, SecretServiceCommand.self,
         ])
 
     /// Creates the root command (the verbs do the work).

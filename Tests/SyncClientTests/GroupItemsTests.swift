@@ -5,9 +5,10 @@ import Testing
 /// The items a shared group's members share (decision 0295), with real processes in the contacts'
 /// world: Alice (devices a, and p through the rewriting proxy) and Bob (devices b and c).
 extension ContactsTests {
-    /// Alice shares three items; both of Bob's devices read them and one edits one; both of
-    /// Alice's devices read the edit. Once Bob is removed, what Alice adds reaches none of his
-    /// devices, and what he adds to his copy of the group reaches none of hers.
+    /// Alice shares three items (one moved in from her own keychain); both of Bob's devices read
+    /// them and one edits one; both of Alice's devices read the edit. Once Bob is removed, what
+    /// Alice adds reaches none of his devices, and what he adds to his copy of the group reaches
+    /// none of hers. An item moved back out of the group reaches Alice's other device as hers.
     @Test func aGroupsItemsReachEveryMembersDevicesAndNoRemovedMember() async throws {
         try await withWorld { world in
             try await aliceSharesFamilyWithBob(in: world)
@@ -16,18 +17,29 @@ extension ContactsTests {
             let unknown = try await world.a.keychain(["add-generic-password", "--group", "nobodys", "-s", "x", "-a", "y", "-w", "z"])
             #expect(unknown.status != 0 && unknown.stderr.contains("no group called nobodys"), "\(unknown.stderr)")
 
-            for service in ["router", "streaming", "registrar"] {
+            for service in ["router", "streaming"] {
                 let added = try await world.a.keychain(["add-generic-password", "--group", "family", "-s", service, "-a", "admin", "-w", "\(service) 1"])
                 #expect(added.status == 0, "\(added.stderr)")
             }
+            // The third was Alice's own: moved into the group, it leaves her keychain.
+            #expect(try await world.a.keychain(["add-generic-password", "-s", "registrar", "-a", "admin", "-w", "registrar 1"]).status == 0)
+            let moved = try await world.a.keychain(["move", "-s", "registrar", "--group", "family"])
+            #expect(moved.status == 0 && moved.stdout == "moved to the group family\n", "\(moved.stdout) \(moved.stderr)")
+            #expect(try await world.a.keychain(["find-generic-password", "-s", "registrar", "--sync", "any"]).status != 0)
+            #expect(try await world.a.keychain(["add-generic-password", "-s", "registrar", "-a", "admin", "-w", "mine"]).status == 0)
+            let twice = try await world.a.keychain(["move", "-s", "registrar", "--group", "family"])
+            #expect(twice.status != 0 && twice.stderr.contains("already has an item"), "\(twice.stderr)")
+            #expect(try await world.a.keychain(["find-generic-password", "-s", "registrar", "-w"]).stdout == "mine\n")
             // The group's keychain holds only synchronizable items; the account's own holds none of them.
             #expect(try await world.a.keychain(["find-generic-password", "-s", "router", "-w"]).status != 0)
             try await world.a.sync()
 
             for device in [world.b, world.c] {
                 try await device.sync()
-                let listed = try await device.keychain(["find-generic-password", "--group", "alices", "-s", "streaming", "-w"])
-                #expect(listed.status == 0 && listed.stdout == "streaming 1\n", "\(device.name): \(listed.stdout) \(listed.stderr)")
+                for service in ["streaming", "registrar"] {
+                    let listed = try await device.keychain(["find-generic-password", "--group", "alices", "-s", service, "-w"])
+                    #expect(listed.status == 0 && listed.stdout == "\(service) 1\n", "\(device.name): \(listed.stdout) \(listed.stderr)")
+                }
             }
             let edit = try await world.b.keychain(["add-generic-password", "--group", "alices", "-s", "router", "-a", "admin", "-w", "router 2", "-U"])
             #expect(edit.status == 0, "\(edit.stderr)")
@@ -50,6 +62,14 @@ extension ContactsTests {
             }
             try await world.a.sync()
             #expect(try await world.a.keychain(["find-generic-password", "--group", "family", "-s", "bobs"]).status != 0)
+
+            // Moved back out, the item is Alice's own again, and synced to her account's devices.
+            #expect(try await world.a.keychain(["move", "-s", "streaming", "--from", "family", "--private"]).status == 0)
+            #expect(try await world.a.keychain(["find-generic-password", "--group", "family", "-s", "streaming"]).status != 0)
+            try await world.a.sync()
+            try await world.p.sync()
+            let own = try await world.p.keychain(["find-generic-password", "-s", "streaming", "--sync", "yes", "-w"])
+            #expect(own.status == 0 && own.stdout == "streaming 1\n", "\(own.stdout) \(own.stderr)")
         }
     }
 
