@@ -20,6 +20,7 @@ enum FigureCatalog {
         ServerFigures.postgresWrites,
         ServerFigures.changesSinceCursor,
         NewDeviceFigures.benchmark,
+        GroupSyncFigures.benchmark,
         FirstPushFigures.benchmark,
         PropagationFigure.benchmark,
         ScaleOutFigures.twoProcesses,

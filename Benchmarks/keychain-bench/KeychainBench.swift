@@ -87,6 +87,8 @@ struct Scale: Sendable {
     /// Items a new device pulls (and the daemon whose memory is read), and how many new devices.
     var deviceItems: Int
     var deviceSamples: Int
+    /// Items in the shared group a member's new device pulls (and in the account it is compared with).
+    var groupItems: Int
     /// log2 of scrypt's N for the new-device account (the product's default in a full run).
     var kdfLogN: UInt8
     /// Writes timed by the propagation figure.
@@ -105,11 +107,11 @@ struct Scale: Sendable {
 
     static let quick = Scale(
         samples: 3, iterations: 200, items: 100, writeSamples: 2, writeBatches: 1, feedItems: 2_000, deviceItems: 500,
-        deviceSamples: 1, kdfLogN: 15, propagationWrites: 5, processRuns: 3, hostileConnections: 100,
+        deviceSamples: 1, groupItems: 100, kdfLogN: 15, propagationWrites: 5, processRuns: 3, hostileConnections: 100,
         hostileAccounts: 4, hostileRounds: 10, hostileRoundPause: .zero)
     static let full = Scale(
         samples: 15, iterations: 2_000, items: 10_000, writeSamples: 7, writeBatches: 10, feedItems: 100_000, deviceItems: 10_000,
-        deviceSamples: 5, kdfLogN: 17, propagationWrites: 50, processRuns: 10, hostileConnections: 1_000,
+        deviceSamples: 5, groupItems: 1_000, kdfLogN: 17, propagationWrites: 50, processRuns: 10, hostileConnections: 1_000,
         hostileAccounts: 10, hostileRounds: 100, hostileRoundPause: .milliseconds(400))
 }
 
