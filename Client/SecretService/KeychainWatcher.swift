@@ -1,5 +1,7 @@
 import Foundation
+import DurableSQLite
 import KeychainStore
+import KeyValueStore
 import Synchronization
 
 /// Tells the service of writes to the keychain by other processes (`sync-client run` applying
@@ -8,9 +10,15 @@ final class KeychainWatcher: Sendable {
     private let watch: KeychainFileWatch
     private let stopped = Atomic<Bool>(false)
 
-    /// Nil when inotify is unavailable (then changes are seen at the next call that reads them).
+    /// Watches the keychain at `keychainPath`, the shared groups' keychains beside it and the
+    /// account's group records (decision 0296). Nil when inotify is unavailable (then changes are
+    /// seen at the next call that reads them).
     init?(keychainPath: String) {
-        guard let watch = KeychainFileWatch(keychainPath: keychainPath) else { return nil }
+        let own = Array(ChangeNotice(databasePath: keychainPath).fileName.utf8)
+        guard let watch = KeychainFileWatch(directoryOf: keychainPath, noticesNamed: { name in
+            name.elementsEqual(own) || SharedGroupDirectory.isGroupKeychainNotice(name, besideKeychainAt: keychainPath)
+                || SharedGroupDirectory.isRecordsNotice(name, besideKeychainAt: keychainPath)
+        }) else { return nil }
         self.watch = watch
     }
 

@@ -19,6 +19,7 @@ extension SecretServiceObjects {
             try reply.objectPath("/")
         case "Delete":
             guard name != SecretStore.login, name != Self.session else { throw .notSupported("the \(name) collection cannot be deleted") }
+            guard !store.isGroup(name) else { throw .notSupported("a shared group's collection goes when the account leaves the group (sync-client group leave)") }
             _ = try current()
             try store.deleteCollection(name)
             try refresh()
@@ -74,6 +75,7 @@ extension SecretServiceObjects {
             signal(.collection(name, .changed))
             return
         }
+        guard !store.isGroup(name) else { throw .notSupported("a shared group's collection is labelled with the account's name for the group") }
         _ = try current()
         try store.setLabel(label, of: name)
         try refresh()

@@ -22,9 +22,11 @@ extension SecretServiceObjects {
     }
 
     /// Another process may have written (the watcher saw the keychain's files change, e.g.
-    /// `sync-client run` applying another device's change): reads the keychain again if so,
-    /// signals what changed, and folds what left two items of one attribute set.
+    /// `sync-client run` applying another device's change, or the account's group records):
+    /// reads the groups and the keychains again if so, signals what changed, and folds what left
+    /// two items of one attribute set.
     func keychainChanged() {
+        _ = store.refreshGroups()
         let version = externalVersion()
         guard version != indexVersion else { return }
         try? reload(version: version)
@@ -47,7 +49,7 @@ extension SecretServiceObjects {
         indexVersion = version
     }
 
-    private func externalVersion() -> Int64 { (try? store.keychain.externalChangeCounter()) ?? -1 }
+    private func externalVersion() -> Int64 { store.externalChangeCounter() }
 
     /// Items matching every attribute in `wanted`, of `collection` or of every collection; the
     /// newest first. A locked keychain's items are left out when it was never read.

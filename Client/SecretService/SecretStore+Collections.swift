@@ -11,7 +11,8 @@ extension SecretStore {
     static let collectionAccount = "collection"
     static let aliasPrefix = "alias:"
 
-    /// Every persisted collection, its items and the aliases, in one keychain query.
+    /// Every persisted collection, its items and the aliases, in one keychain query; then each
+    /// shared group's collection and its items, one query each (decision 0296).
     func contents() throws(BusError) -> CollectionIndex {
         let results: [ItemResult]
         do {
@@ -37,6 +38,20 @@ extension SecretStore {
             }
         }
         for (name, record) in records { index.addCollection(name, record) }
+        for (name, group) in sharedCollections {
+            index.addCollection(name, .init(label: group.label, created: 0, modified: 0))
+            let results: [ItemResult]
+            do {
+                results = try group.keychain.find(query(name, limit: .all, returns: .attributes))
+            } catch where error.code == .itemNotFound {
+                continue
+            } catch {
+                throw Self.mapped(error)
+            }
+            for case let attributes? in results.map(\.attributes) {
+                if let account = attributes.account, Self.isPathElement(account), let entry = Self.entry(name, attributes) { index.add(entry) }
+            }
+        }
         return index
     }
 

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import KeychainModel
 import KeychainStore
+import Synchronization
 
 /// Secret Service items over the local keychain (decision 0140): each item is a generic password
 /// in the access group `org.freedesktop.secrets` whose service is its collection's name and whose
@@ -27,15 +28,23 @@ final class SecretStore: @unchecked Sendable {
     /// The synchronizable collection the `default` alias names.
     static let login = "login"
 
+    /// The account's keychain: every collection's but the shared groups'.
     let keychain: Keychain
+    /// The shared groups' collections (``SecretStore+Groups``, decision 0296).
+    let groups = Mutex<[String: SharedCollection]>([:])
 
-    init(keychain: Keychain) { self.keychain = keychain }
+    init(keychain: Keychain) {
+        self.keychain = keychain
+        _ = refreshGroups()
+    }
 
 
     /// The secret of item `id` and its content type, in one query.
     func secret(of id: String, in collection: String) throws(BusError) -> (secret: [UInt8], contentType: String) {
         do {
-            guard let found = try keychain.find(query(collection, id: id, returns: [.data, .attributes])).first, let data = found.data else {
+            // A group's keychain has no lock of its own: its items are locked with the account's.
+            if isGroup(collection), isLocked { throw BusError.isLocked }
+            guard let found = try keychain(for: collection).find(query(collection, id: id, returns: [.data, .attributes])).first, let data = found.data else {
                 throw BusError.noSuchObject(id)
             }
             return (data, found.attributes?.itemDescription ?? "text/plain")
@@ -49,7 +58,7 @@ final class SecretStore: @unchecked Sendable {
     /// Item `id` without its secret, or nil when there is none.
     func entry(_ id: String, in collection: String) throws(BusError) -> Entry? {
         do {
-            return try keychain.find(query(collection, id: id, returns: .attributes)).first?.attributes.flatMap { Self.entry(collection, $0) }
+            return try keychain(for: collection).find(query(collection, id: id, returns: .attributes)).first?.attributes.flatMap { Self.entry(collection, $0) }
         } catch where error.code == .itemNotFound {
             return nil
         } catch {
@@ -70,7 +79,7 @@ final class SecretStore: @unchecked Sendable {
             item.generic = Self.encode(attributes)
         }
         do {
-            let stored = try keychain.add(item)
+            let stored = try keychain(for: collection).add(item)
             return Self.entry(collection, stored) ?? Entry(id: id, collection: collection, label: label, attributes: attributes,
                                                            contentType: contentType, created: 0, modified: 0)
         } catch where error.code == .duplicateItem {
@@ -85,6 +94,7 @@ final class SecretStore: @unchecked Sendable {
     /// folds into it (decision 0268).
     func fold(_ id: String, into kept: String, in collection: String) throws(BusError) {
         do {
+            let keychain = keychain(for: collection)
             guard let found = try keychain.find(query(collection, id: id, returns: [.data, .attributes])).first,
                 var attributes = found.attributes
             else { return }
@@ -106,7 +116,7 @@ final class SecretStore: @unchecked Sendable {
         if let attributes { changes.generic = Self.encode(attributes) }
         if let secret { changes.itemDescription = secret.contentType }
         do {
-            try keychain.update(query(collection, id: id), changes: changes, data: secret?.value)
+            try keychain(for: collection).update(query(collection, id: id), changes: changes, data: secret?.value)
         } catch {
             throw Self.mapped(error, id: id)
         }
@@ -114,7 +124,7 @@ final class SecretStore: @unchecked Sendable {
 
     func delete(_ id: String, in collection: String) throws(BusError) {
         do {
-            try keychain.delete(query(collection, id: id))
+            try keychain(for: collection).delete(query(collection, id: id))
         } catch {
             throw Self.mapped(error, id: id)
         }

@@ -58,6 +58,28 @@ public enum SharedGroupDirectory {
         return Array(group)
     }
 
+    /// Every group the account recorded, as this device holds the records beside the keychain at
+    /// `keychainPath` (none when it holds no key-value database; nothing is created), by name.
+    /// A record that does not read as a group's is left out.
+    public static func groups(besideKeychainAt keychainPath: String) throws(KeyValueStoreError) -> [(name: String, group: [UInt8])] {
+        let path = KeyValueDatabase.path(besideKeychainAt: keychainPath)
+        guard FileManager.default.fileExists(atPath: path) else { return [] }
+        let records = try KeyValueDatabase(path: path).store(named: storeName).dictionaryRepresentation()
+        return records.compactMap { key, value in
+            guard let fields = value.dictionaryValue, let name = fields[nameField]?.stringValue, recordKey(of: name) == key,
+                let group = fields[groupField]?.dataValue
+            else { return nil }
+            return (name, Array(group))
+        }.sorted { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) }
+    }
+
+    /// Whether `name` is the change notice of the account's key-value database beside the
+    /// keychain at `keychainPath`, where its group records are (what the Secret Service watches
+    /// for a group joined or left).
+    public static func isRecordsNotice(_ name: ArraySlice<UInt8>, besideKeychainAt keychainPath: String) -> Bool {
+        name.elementsEqual(ChangeNotice(databasePath: KeyValueDatabase.path(besideKeychainAt: keychainPath)).fileName.utf8)
+    }
+
     private static func hex(_ bytes: some Sequence<UInt8>) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []

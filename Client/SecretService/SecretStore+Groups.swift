@@ -1,0 +1,77 @@
+import KeychainModel
+import KeychainStore
+import KeyValueStore
+
+/// A shared group's collection: the group's items kept by the Secret Service, in the group's own
+/// keychain (decision 0296).
+struct SharedCollection {
+    /// The account's name for the group.
+    var label: String
+    let keychain: Keychain
+}
+
+/// The account's shared groups as collections (decision 0296): each group the account recorded
+/// is the collection `group_<the group's ID in hex>`, labelled with the account's name for it,
+/// whose items live in the group's keychain (decision 0295) and so reach every member's devices.
+/// The name is the group's on every member's machine, so an attribute set stored on two of them is
+/// one item (decision 0268). A group's keychain has no lock of its own: its items show as locked,
+/// and give no secret, while the account's keychain is locked.
+extension SecretStore {
+    static let groupPrefix = "group_"
+
+    /// The collection of `group`.
+    static func collectionName(of group: [UInt8]) -> String {
+        groupPrefix + group.map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Whether `collection` is a shared group's.
+    func isGroup(_ collection: String) -> Bool {
+        groups.withLock { $0[collection] != nil }
+    }
+
+    /// The keychain that holds `collection`'s items.
+    func keychain(for collection: String) -> Keychain {
+        groups.withLock { $0[collection]?.keychain } ?? keychain
+    }
+
+    /// Reads the account's group records again: opens the keychain of a group new here, drops a
+    /// group no longer recorded. Returns whether the collections changed. A record store that
+    /// cannot be read leaves the groups as they were.
+    func refreshGroups() -> Bool {
+        guard let recorded = try? SharedGroupDirectory.groups(besideKeychainAt: keychain.path) else { return false }
+        return groups.withLock { groups in
+            var fresh: [String: SharedCollection] = [:]
+            for (name, group) in recorded {
+                let collection = Self.collectionName(of: group)
+                if let held = groups[collection] {
+                    fresh[collection] = SharedCollection(label: name, keychain: held.keychain)
+                    continue
+                }
+                var configuration = Keychain.Configuration(keepsKeychainOpen: true)
+                configuration.everyItemSynchronizable = true
+                guard let keychain = try? Keychain.open(
+                    at: SharedGroupDirectory.keychainPath(of: group, besideKeychainAt: keychain.path), configuration: configuration)
+                else { continue }
+                fresh[collection] = SharedCollection(label: name, keychain: keychain)
+            }
+            let changed = fresh.mapValues(\.label) != groups.mapValues(\.label)
+            groups = fresh
+            return changed
+        }
+    }
+
+    /// The groups' collections: their labels and keychains, by collection name.
+    var sharedCollections: [String: SharedCollection] { groups.withLock { $0 } }
+
+    /// A number that changes whenever another process commits to the account's keychain or a
+    /// group's, or the groups change.
+    func externalChangeCounter() -> Int64 {
+        var hasher = Hasher()
+        hasher.combine((try? keychain.externalChangeCounter()) ?? -1)
+        for (name, group) in sharedCollections.sorted(by: { $0.key < $1.key }) {
+            hasher.combine(name)
+            hasher.combine((try? group.keychain.externalChangeCounter()) ?? -1)
+        }
+        return Int64(hasher.finalize())
+    }
+}
