@@ -18,6 +18,11 @@ package enum ShippedProperty: String, Sendable {
     /// statement it was served names (decision 0250): a server that keeps a revocation from it
     /// gets nothing the revoked device could open once another device has shown the epoch.
     case newestShownEpoch = "newest-shown-epoch"
+    /// No member's device holds a value written by a member's device while its account was
+    /// removed from the group (a shared group's run, decision 0293), unless it was added back.
+    case removedMemberWritesNothing = "removed-member-writes-nothing"
+    /// No device of a removed member holds a value written after its removal (a shared group's run).
+    case removedMemberReadsNothingLater = "removed-member-reads-nothing-later"
 }
 
 /// One thing the checker found wrong.

@@ -48,7 +48,15 @@ struct SyncSimulate: AsyncParsableCommand {
             "In one seed in three the server is malicious while the faults last (in turn: \(ShippedMalice.allCases.map(\.rawValue).joined(separator: ", ")))."))
     var malice = false
 
+    @Flag(
+        help: ArgumentHelp(
+            "Run a shared group instead: two accounts of two devices each sync a group's items while the owner removes the member and adds it back (decision 0295); with --malice, in one seed in two the server keeps the removal from the member's devices."))
+    var groups = false
+
     func validate() throws {
+        if groups, breakRule != nil || devices != nil || collectedDeletionBound != nil || lateAnswersKeepIds {
+            throw ValidationError("--groups takes --seeds, --first-seed, --operations, --malice and --verbose only")
+        }
         if let devices, !(2...5).contains(devices) { throw ValidationError("--devices must be 2...5") }
         if seeds < 1 || operations < 1 { throw ValidationError("--seeds and --operations must be positive") }
         if let collectedDeletionBound, collectedDeletionBound < 0 { throw ValidationError("--collected-deletion-bound must be 0 or more") }
@@ -59,6 +67,7 @@ struct SyncSimulate: AsyncParsableCommand {
 
     func run() async throws {
         let directory = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
+        if groups { return try await runGroups(in: directory) }
         let breakRule = self.breakRule.flatMap(ShippedBreak.init(rawValue:))
         var statistics = ShippedStatistics()
         var failed = 0, caught = 0
@@ -95,10 +104,34 @@ struct SyncSimulate: AsyncParsableCommand {
         if failed > 0 { throw ExitCode.failure }
     }
 
+    /// The shared group's runs (``ShippedGroupSimulation``).
+    private func runGroups(in directory: String) async throws {
+        var statistics = ShippedGroupStatistics()
+        var failed = 0
+        let started = ContinuousClock.now
+        for seed in firstSeed..<(firstSeed + UInt64(seeds)) {
+            var configuration = ShippedGroupSimulation.Configuration(seed: seed, directory: directory)
+            configuration.operations = operations
+            configuration.malice = malice && seed % 2 == 0
+            let result = try await ShippedGroupSimulation.run(configuration)
+            statistics.add(result.statistics)
+            guard !result.violations.isEmpty else { continue }
+            failed += 1
+            print("seed \(seed) failed\(configuration.malice ? " (malicious server: the member's removal kept from it)" : ""):")
+            for violation in result.violations.prefix(verbose ? .max : 5) { print("  \(violation)") }
+            print("  reproduce: \(reproduceCommand(seed: seed))")
+        }
+        let seconds = (ContinuousClock.now - started) / .seconds(1)
+        if verbose { print(statistics) }
+        print("shared group: \(seeds) seeds, \(failed) with violations, \(String(format: "%.2f", seconds / Double(seeds))) s per seed")
+        if failed > 0 { throw ExitCode.failure }
+    }
+
     /// The command line that runs `seed` again exactly as this run did.
     private func reproduceCommand(seed: UInt64) -> String {
         var words = ["sync-simulate", "--first-seed", "\(seed)", "--seeds", "1", "--operations", "\(operations)"]
         if let devices { words += ["--devices", "\(devices)"] }
+        if groups { words.append("--groups") }
         if malice { words.append("--malice") }
         if let breakRule { words += ["--break", breakRule] }
         if lateAnswersKeepIds { words.append("--late-answers-keep-ids") }

@@ -1,0 +1,279 @@
+import Foundation
+import KeychainCrypto
+import KeychainModel
+import KeychainStore
+import Logging
+import SyncClient
+import SyncCore
+import SyncServer
+import SyncTesting
+
+/// A deterministic run of a shared group's items (decision 0295) as the code we ship syncs them:
+/// two accounts, Alice (the owner) and Bob (a member), with two devices each; each device a real
+/// group keychain (every item synchronizable) and a real sync state file, synced by the shipped
+/// ``ZoneDriver`` with the group's sealer, the witness over the group log (0291, 0294) and the
+/// keychain's own local side, over the loopback to the real SQLite storage under the group's
+/// hidden account (0290). Random writes and syncs, devices going offline and coming back, lost
+/// requests and answers; while Bob's devices are offline, Alice removes him (vouching for his
+/// blobs, 0293, and a new key epoch) and adds him back. Each sync reads the group log the server
+/// serves, as every `sync-client` command does. Then the faults heal, every member's device syncs
+/// until nothing changes, and the run is judged (``ShippedGroupSimulation/violations()``).
+///
+/// A malicious server (one seed in two with `--malice`) keeps Bob's removal from Bob's devices
+/// and keeps serving them the group's zone: they go on writing under the epoch he was removed
+/// from, and those writes must reach no device of Alice's.
+package struct ShippedGroupSimulation {
+    package struct Configuration: Sendable {
+        package var seed: UInt64
+        package var operations = 120
+        package var directory: String
+        /// Whether the server keeps Bob's removal from his devices (and his devices in the zone).
+        package var malice = false
+        /// Alice's devices take every writer's versions (no witness, so no group log admits them):
+        /// the broken variant that shows the checker catches a removed member's writes.
+        package var admitsEveryWriter = false
+
+        package init(seed: UInt64, directory: String) {
+            self.seed = seed
+            self.directory = directory
+        }
+    }
+
+    /// One device of the run.
+    final class Device: Sendable {
+        let account: Int
+        let device: DeviceID
+        let keychain: Keychain
+        let database: ClientStateDatabase
+
+        init(account: Int, index: Int, directory: String, clock: SimulatedClock) throws {
+            self.account = account
+            device = DeviceID("group-device-\(account)-\(index)")!
+            let path = directory + "/device-\(account)-\(index)/keychain.db"
+            var configuration = Keychain.Configuration()
+            configuration.everyItemSynchronizable = true
+            configuration.runtimeDirectory = directory + "/runtime-\(account)-\(index)"
+            configuration.now = { clock.date() }
+            keychain = try Keychain.open(at: path, configuration: configuration)
+            database = try ClientStateDatabase(keychainPath: path, create: true)
+        }
+    }
+
+    static let service = "shared"
+    static let accounts = ["alice", "bob"]
+
+    let configuration: Configuration
+    var random: SplitMix64
+    let faults: Locked<SplitMix64>
+    let faulty = Locked(true)
+    let clock = SimulatedClock()
+    let storage: SQLiteStorage
+    /// The group's hidden account on the server.
+    let zoneAccount: AccountID
+    let identities: [AccountIdentity]
+    let group: [UInt8]
+    /// The group's log as Alice's devices append to it, and its current key.
+    var log: GroupLog
+    var key: GroupKey
+    /// The log Bob's devices are served while the malicious server keeps his removal from them.
+    var staleForBob: GroupLog?
+    var devices: [Device] = []
+    var online: [Bool]
+    /// Every value a device wrote: the account that wrote it, whether that account was a member
+    /// then (by the log the server keeps), and how many times Bob had been added back by then.
+    var written: [String: (account: Int, member: Bool, additions: Int)] = [:]
+    /// The values Alice's devices wrote since Bob's latest removal, while he was out.
+    var writtenWhileBobWasOut: Set<String> = []
+    var statistics = ShippedGroupStatistics()
+    let directory: String
+
+    var zone: ZoneID { ZoneID("g." + group.map { String(format: "%02x", $0) }.joined() + ".items") }
+    var context: String { "group " + group.map { String(format: "%02x", $0) }.joined() }
+
+    package static func run(_ configuration: Configuration) async throws -> ShippedGroupResult {
+        var simulation = try await ShippedGroupSimulation(configuration: configuration)
+        defer { try? FileManager.default.removeItem(atPath: simulation.directory) }
+        for _ in 0..<configuration.operations { try await simulation.step() }
+        let settled = try await simulation.heal()
+        var violations = try simulation.violations()
+        simulation.statistics.reportedItems = try simulation.devices.reduce(0) { $0 + (try simulation.reportedItems(on: $1)).count }
+        if let settled { violations.insert(.init(property: .settles, message: settled), at: 0) }
+        return ShippedGroupResult(violations: violations, statistics: simulation.statistics)
+    }
+
+    init(configuration: Configuration) async throws {
+        self.configuration = configuration
+        random = SplitMix64(seed: configuration.seed)
+        faults = Locked(SplitMix64(seed: configuration.seed ^ 0x6A0F_FA17))
+        directory = configuration.directory + "/group-\(configuration.seed)-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory + "/server", withIntermediateDirectories: true)
+        storage = try SQLiteStorage(directory: URL(fileURLWithPath: directory + "/server"))
+        zoneAccount = try await storage.createLoopbackAccount(named: "\u{1F}group simulated", now: clock.date())
+        var bytes = SplitMix64(seed: configuration.seed ^ 0x0A11_CEB0)
+        identities = try Self.accounts.map { name in
+            let key = try AccountKey(rawRepresentation: (0..<4).flatMap { _ in withUnsafeBytes(of: bytes.next().littleEndian, Array.init) })
+            return AccountIdentity(account: name, epoch: 1, accountKey: key)
+        }
+        group = (0..<GroupLogEntry.groupIDLength).map { _ in UInt8(truncatingIfNeeded: bytes.next()) }
+        (log, key) = try GroupLog.creating(group: group, by: identities[0])
+        try log.append(try log.adding(try identities[1].card(), role: .member, key: key, by: identities[0]))
+        for account in 0..<2 {
+            for index in 0..<2 {
+                let device = try Device(account: account, index: index, directory: directory, clock: clock)
+                devices.append(device)
+                try await storage.registerLoopbackDevice(device.device, of: zoneAccount, now: clock.date())
+            }
+        }
+        online = Array(repeating: true, count: devices.count)
+    }
+
+    // MARK: - Steps
+
+    /// Set `GROUP_TRACE` to print every step of a run.
+    static let traces = ProcessInfo.processInfo.environment["GROUP_TRACE"] != nil
+    func trace(_ line: @autoclosure () -> String) { if Self.traces { print(line()) } }
+
+    mutating func step() async throws {
+        clock.advance(by: Int64(random.number(in: 1...5_000)))
+        let index = random.below(devices.count)
+        switch random.below(100) {
+        case 0..<40: try write(on: index)
+        case 40..<80: if online[index] { _ = try await sync(index) }
+        case 80..<90: online[index].toggle()
+        default: try await changeMembership()
+        }
+    }
+
+    /// A user's add, change or deletion of one of six items on device `index`.
+    mutating func write(on index: Int) throws {
+        let device = devices[index]
+        let account = "item\(random.below(6))"
+        var key = ItemAttributes()
+        key.service = Self.service
+        key.account = account
+        let query = Query(itemClass: .genericPassword, attributes: key, synchronizable: .any)
+        if random.chance(percent: 20) {
+            do {
+                try device.keychain.delete(query)
+            } catch {
+                guard error.code == .itemNotFound else { throw error }
+            }
+            statistics.deletions += 1
+            trace("device \(index) deletes \(account)")
+            return
+        }
+        let value = "v\(written.count)-\(device.account)"
+        trace("device \(index) writes \(account) = \(value)")
+        written[value] = (device.account, log.members[Self.accounts[device.account]] != nil, statistics.additions)
+        if device.account == 0, log.members[Self.accounts[1]] == nil { writtenWhileBobWasOut.insert(value) }
+        do {
+            try device.keychain.add(Item.genericPassword(service: Self.service, account: account, data: Array(value.utf8)))
+        } catch {
+            guard error.code == .duplicateItem else { throw error }
+            try device.keychain.update(query, changes: ItemAttributes(), data: Array(value.utf8))
+        }
+        statistics.writes += 1
+    }
+
+    /// Alice's first device, when online, removes Bob (reading the group's zone to vouch for his
+    /// blobs) or adds him back; Bob's devices learn it at their next sync. A malicious server's
+    /// hidden removal is final: Bob is not added back.
+    mutating func changeMembership() async throws {
+        guard online[0], staleForBob == nil else { return }
+        let alice = identities[0], bob = Self.accounts[1]
+        if log.members[bob] != nil {
+            var removed = log
+            try removed.append(try log.removing(bob, current: key, by: alice).entry)
+            let vouching = try await RevokedWrites.digests(
+                in: [RevokedWrites.Zone(server: server(for: 0, untampered: true)(devices[0].device), sealer: sealer(for: alice, log: log))],
+                log: log, revoked: removed, device: devices[0].device)
+            let staleLog = log
+            let (entry, newKey) = try log.removing(bob, current: key, by: alice, vouching: vouching)
+            try log.append(entry)
+            key = newKey
+            writtenWhileBobWasOut = []
+            if configuration.malice {
+                staleForBob = staleLog
+            } else {
+                for device in devices where device.account == 1 { try await storage.forgetDevice(device.device, of: zoneAccount) }
+            }
+            statistics.removals += 1
+            trace("Alice removes Bob (vouching for \(vouching.count) blobs)")
+        } else {
+            try log.append(try log.adding(try identities[1].card(), role: .member, key: key, by: alice))
+            for device in devices where device.account == 1 {
+                if try await !storage.devices(of: zoneAccount).contains(where: { $0.id == device.device && $0.isActive }) {
+                    try await storage.registerLoopbackDevice(device.device, of: zoneAccount, now: clock.date())
+                }
+            }
+            statistics.additions += 1
+            trace("Alice adds Bob back")
+        }
+    }
+
+    /// The group log device `index` is served.
+    func servedLog(to index: Int) -> GroupLog {
+        devices[index].account == 1 ? staleForBob ?? log : log
+    }
+
+    /// The sealer of the group's zone for `identity`, over the keys `log` seals to it.
+    func sealer(for identity: AccountIdentity, log: GroupLog) throws -> VersionSealer {
+        VersionSealer(keys: try AccountKeys(groupKeys: try log.keys(for: identity)), account: context, zone: zone)
+    }
+
+    /// One `sync-client sync` of the group on device `index`: the log read first, then the group's
+    /// items zone in step. Nil when the account is no longer a member (nothing synced, as
+    /// `sync-client` skips the group); a failure is counted and thrown away.
+    mutating func sync(_ index: Int) async throws -> SyncRoundReport? {
+        let device = devices[index], identity = identities[device.account]
+        let log = servedLog(to: index)
+        guard log.members[identity.account] != nil else { return nil }
+        let keys = try AccountKeys(groupKeys: try log.keys(for: identity))
+        let signer = try identity.versionSigner()
+        let clock = clock
+        let witness = try ZoneWitness(
+            database: device.database, account: context, device: device.device, signingKey: signer.key, keys: keys,
+            now: { clock.date() }, group: log)
+        let sealer = VersionSealer(keys: keys, account: context, zone: zone)
+        let broken = configuration.admitsEveryWriter && device.account == 0
+        let driver = try ZoneDriver(
+            local: KeychainZone(keychain: device.keychain, sealer: sealer, device: device.device), database: device.database,
+            server: server(for: index)(device.device), sealer: sealer,
+            device: device.device, witness: broken ? nil : witness,
+            logger: Logger(label: "group-simulation") { _ in SwiftLogNoOpLogHandler() })
+        statistics.syncs += 1
+        do {
+            let report = try await driver.syncUntilInStep(maximumRounds: 40)
+            trace("device \(index) synced: pushed \(report.pushed), applied \(report.applied)")
+            return report
+        } catch let error as SyncClientError where error.code == .rejectedVersions && configuration.malice {
+            // Versions the group log does not admit (Bob's, signed under the epoch he was
+            // removed from): refused, kept out and reported, every other item applied.
+            statistics.refused += 1
+            trace("device \(index) refused: \(error)")
+            return SyncRoundReport()
+        } catch {
+            trace("device \(index) sync failed: \(error)")
+            statistics.failedSyncs += 1
+            // Bob's device, kept from his removal, finds a later epoch in Alice's statements
+            // (R30 for groups, decision 0294) and pushes nothing more.
+            if staleForBob != nil, device.account == 1, "\(error)".contains("states key epoch") { statistics.withheldRemovalsFound += 1 }
+            if faulty.value { return nil }
+            throw error
+        }
+    }
+
+    /// The loopback of device `index`, losing requests and answers at random until the faults heal.
+    func server(for index: Int, untampered: Bool = false) -> (DeviceID) -> LoopbackZoneServer {
+        let faults = untampered ? nil : faults
+        return { [storage, zoneAccount, zone, clock, faulty] device in
+            LoopbackZoneServer(
+                storage: storage, account: zoneAccount, device: device, zone: zone, pageItems: 5, pageBytes: 64 << 10,
+                serverNow: { clock.date() }, deviceNow: { clock.date() },
+                fault: { _, stage in
+                    guard faulty.value, let faults else { return }
+                    if faults.withLock({ $0.chance(percent: stage == .request ? 4 : 6) }) { throw LoopbackZoneServer.Lost() }
+                })
+        }
+    }
+}

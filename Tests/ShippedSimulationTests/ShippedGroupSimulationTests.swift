@@ -1,0 +1,39 @@
+import Foundation
+import ShippedSimulation
+import Testing
+
+@Suite("The simulation of a shared group's items over the real SQLite storage")
+struct ShippedGroupSimulationTests {
+    /// Seeds 1–12, every even one with a server that keeps Bob's removal from his devices: clean,
+    /// and they exercise what they claim to (the test command runs seeds 1–200 through
+    /// `sync-simulate --groups --malice`).
+    @Test func seedsRunWithoutViolations() async throws {
+        var violations: [String] = []
+        var statistics = ShippedGroupStatistics()
+        for seed in UInt64(1)...12 {
+            var configuration = ShippedGroupSimulation.Configuration(seed: seed, directory: ShippedSimulationTests.directory)
+            configuration.malice = seed % 2 == 0
+            let result = try await ShippedGroupSimulation.run(configuration)
+            violations += result.violations.map { "seed \(seed): \($0)" }
+            statistics.add(result.statistics)
+        }
+        #expect(statistics.removals > 0 && statistics.additions > 0 && statistics.failedSyncs > 0)
+        // Bob's devices, kept from his removal, found it in Alice's statements; Alice's refused
+        // what they wrote after it.
+        #expect(statistics.withheldRemovalsFound > 0 && statistics.refused > 0)
+        #expect(violations.isEmpty, "\(violations.prefix(10).joined(separator: "\n"))")
+    }
+
+    /// With Alice's devices taking every writer's versions, what Bob's devices write after a
+    /// removal the server kept from them reaches hers: the checker says so.
+    @Test func aDeviceThatAdmitsEveryWriterIsCaught() async throws {
+        var caught = 0
+        for seed in stride(from: UInt64(2), through: 12, by: 2) {
+            var configuration = ShippedGroupSimulation.Configuration(seed: seed, directory: ShippedSimulationTests.directory)
+            configuration.malice = true
+            configuration.admitsEveryWriter = true
+            caught += try await ShippedGroupSimulation.run(configuration).violations.filter { $0.property == .removedMemberWritesNothing }.count
+        }
+        #expect(caught > 0)
+    }
+}
