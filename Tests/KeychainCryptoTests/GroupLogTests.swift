@@ -79,7 +79,7 @@ import Testing
 
     @Test func aMemberWhoLeavesMakesTheGroupDueARekeyWithoutIt() throws {
         var (log, key) = try aliceBobAndCarol()
-        try log.append(try log.leaving(by: bob))
+        try log.append(try log.leaving(by: bob, vouching: []))
         #expect(log.isDueRekey && log.members["bob"] == nil)
         let rekey = try log.rekeying(current: key, by: alice)
         try log.append(rekey.entry)
@@ -132,11 +132,11 @@ import Testing
         let (log, key) = try aliceBobAndCarol()
         let newBob = AccountIdentity(account: "bob", epoch: 2, accountKey: AccountKey.generate())
         var bobs = try verified(log.entries)
-        #expect(throws: CryptoError.self) { try bobs.append(try log.updating(try newBob.card(), by: bob)) }
-        #expect(throws: CryptoError.self) { try bobs.append(try log.updating(try newBob.card(), by: carol)) }
-        #expect(throws: CryptoError.self) { try bobs.append(try log.updating(try newBob.card(), by: mallory)) }
-        #expect(throws: CryptoError.self) { try bobs.append(try log.updating(try bob.card(), by: alice)) }
-        try bobs.append(try log.updating(try newBob.card(), by: alice))
+        #expect(throws: CryptoError.self) { try bobs.append(try log.updating(try newBob.card(), by: bob, vouching: [])) }
+        #expect(throws: CryptoError.self) { try bobs.append(try log.updating(try newBob.card(), by: carol, vouching: [])) }
+        #expect(throws: CryptoError.self) { try bobs.append(try log.updating(try newBob.card(), by: mallory, vouching: [])) }
+        #expect(throws: CryptoError.self) { try bobs.append(try log.updating(try bob.card(), by: alice, vouching: [])) }
+        try bobs.append(try log.updating(try newBob.card(), by: alice, vouching: []))
         let newBobsCard = try newBob.card()
         #expect(bobs.isDueRekey && bobs.members["bob"]?.card == newBobsCard)
         let (rekey, newKey) = try bobs.rekeying(current: key, by: alice)
@@ -150,9 +150,9 @@ import Testing
         var (admins, adminKey) = try GroupLog.creating(group: group, by: alice)
         try admins.append(try admins.adding(try bob.card(), role: .admin, key: adminKey, by: alice))
         try admins.append(try admins.adding(try carol.card(), role: .admin, key: adminKey, by: alice))
-        #expect(throws: CryptoError.self) { try admins.append(try admins.updating(try newBob.card(), by: carol)) }
+        #expect(throws: CryptoError.self) { try admins.append(try admins.updating(try newBob.card(), by: carol, vouching: [])) }
         let newAlice = AccountIdentity(account: "alice", epoch: 2, accountKey: AccountKey.generate())
-        try admins.append(try admins.updating(try newAlice.card(), by: bob))
+        try admins.append(try admins.updating(try newAlice.card(), by: bob, vouching: []))
         let newAlicesCard = try newAlice.card()
         #expect(admins.members["alice"]?.card == newAlicesCard)
     }
@@ -248,5 +248,43 @@ import Testing
         let (newer, newerContext) = try version(by: bob, epoch: 2)
         #expect(log.refusal(of: newer, context: newerContext, blob: later) == nil)
         #expect(log.refusal(of: envelope, context: context, blob: later) == .revoked)
+    }
+
+    /// A member that leaves answers for its own blobs, and a manager that records a member's new
+    /// identity answers for the old one's (decision 0297): anything else the departing card signs
+    /// under an epoch up to the entry's is refused, also by a device that verifies the log from
+    /// the start. An entry made before, without vouches, restricts nothing.
+    @Test func aLeaversAndAnOldIdentitysVersionsAreTakenOnlyWhenTheirEntryVouchedForThem() throws {
+        let earlier = Array("a blob written while a member".utf8), later = Array("a blob made after the entry".utf8)
+        let (envelope, context) = try version(by: bob, epoch: 1)
+
+        var (log, _) = try aliceBobAndCarol()
+        try log.append(try log.leaving(by: bob, vouching: [DeviceLog.vouchDigest(of: earlier)]))
+        let alices = try verified(log.entries)
+        #expect(alices.refusal(of: envelope, context: context, blob: earlier) == nil)
+        #expect(alices.refusal(of: envelope, context: context, blob: later) == .revoked)
+
+        var (updated, _) = try aliceBobAndCarol()
+        let newBob = AccountIdentity(account: "bob", epoch: 2, accountKey: AccountKey.generate())
+        try updated.append(try updated.updating(try newBob.card(), by: alice, vouching: [DeviceLog.vouchDigest(of: earlier)]))
+        let carols = try verified(updated.entries)
+        #expect(carols.refusal(of: envelope, context: context, blob: earlier) == nil)
+        #expect(carols.refusal(of: envelope, context: context, blob: later) == .revoked)
+        let (newer, newerContext) = try version(by: newBob, epoch: 1)
+        #expect(carols.refusal(of: newer, context: newerContext, blob: later) == nil)
+
+        // A leave without vouches (as made before 0297) takes what the card signed, as it did.
+        var (legacy, _) = try aliceBobAndCarol()
+        let identity = try bob.card()
+        let entry = GroupLogEntry(
+            group: group, index: UInt64(legacy.entries.count), previous: legacy.head, kind: .leave, subject: "bob", subjectCard: [], role: nil,
+            epoch: 1, signer: "bob", signerFingerprint: identity.fingerprint, payload: [])
+        try legacy.append(try entry.signed(by: bob))
+        #expect(try verified(legacy.entries).refusal(of: envelope, context: context, blob: later) == nil)
+        // Vouches that do not read are refused with the entry.
+        var garbled = try aliceBobAndCarol().0
+        var bad = entry
+        bad.payload = [0, 0, 0, 2, 1]
+        #expect(throws: CryptoError.self) { try garbled.append(try bad.signed(by: bob)) }
     }
 }

@@ -66,40 +66,59 @@ package struct Groups: Sendable {
     /// entry vouches for every blob of the member's the group's zones hold now, so those stay
     /// taken while anything it signs later under an old epoch is refused (decision 0293).
     package func remove(_ member: String, from name: String) async throws -> Group {
-        let vouching = try await vouchesForRemoving(member, from: name)
+        let vouching = try await vouches(in: name) { group, identity in
+            guard group.log.members[member] != nil else { return nil }
+            return try group.log.removing(member, current: try currentKey(of: group, for: identity), by: identity).entry
+        }
         return try await change(name) { group, identity in
             guard group.log.members[member] != nil else { throw SyncClientError(.invalidInput, "\(member) is not a member") }
-            let entry = try group.log.removing(member, current: try currentKey(of: group, for: identity), by: identity, vouching: vouching).entry
-            guard entry.count <= GroupLogBounds.maximumEntryBytes else {
-                throw SyncClientError(
-                    .invalidInput,
-                    "\(member) wrote more of the group's versions (\(vouching.count)) than one removal can answer for; removing such a member is not built yet")
-            }
-            return entry
+            return try Self.bounded(
+                try group.log.removing(member, current: try currentKey(of: group, for: identity), by: identity, vouching: vouching).entry,
+                vouching: vouching, of: member)
         }
     }
 
-    /// The digests of `member`'s blobs in the group's zones, which its removal answers for.
-    private func vouchesForRemoving(_ member: String, from name: String) async throws -> [[UInt8]] {
+    /// The digests of the blobs in the group `name`'s zones that the log admits now and would
+    /// refuse with the entry `departure` makes appended (one that vouches for nothing): what that
+    /// entry answers for when it is made for real (decisions 0293, 0297). None when it makes none.
+    private func vouches(in name: String, departure: (Group, AccountIdentity) throws -> [UInt8]?) async throws -> [[UInt8]] {
         let group = try await group(named: name)
-        guard group.log.members[member] != nil else { return [] }
-        let identity = try memberIdentity(in: group.log)
-        var removed = group.log
-        try removed.append(try group.log.removing(member, current: try currentKey(of: group, for: identity), by: identity).entry)
-        return try await blobsToVouchFor(removing: removed, from: group)
+        guard let entry = try departure(group, try memberIdentity(in: group.log)) else { return [] }
+        var departed = group.log
+        do {
+            try departed.append(entry)
+        } catch {
+            throw SyncClientError(.invalidInput, "this account may not make that change to the group", underlying: error)
+        }
+        return try await blobsToVouchFor(removing: departed, from: group)
+    }
+
+    /// `entry`, when one entry can carry what it vouches for (the log's entry bound).
+    private static func bounded(_ entry: [UInt8], vouching: [[UInt8]], of member: String) throws -> [UInt8] {
+        guard entry.count <= GroupLogBounds.maximumEntryBytes else {
+            throw SyncClientError(
+                .invalidInput,
+                "\(member) wrote more of the group's versions (\(vouching.count)) than one entry can answer for; splitting it is not built yet")
+        }
+        return entry
     }
 
     /// Records the identity `contact` moved to (its account revoked a device; this account
     /// verified the new card again with `contacts verify`) in the group `name`, and re-keys it: the
-    /// old identity, which the revoked device holds, opens no later key.
+    /// old identity, which the revoked device holds, opens no later key, and what it signed is
+    /// taken only where this account vouches for it (decision 0297).
     package func update(_ contact: String, in name: String) async throws -> Group {
         guard let card = try contacts.pinned(contact)?.card else {
             throw SyncClientError(.invalidInput, "\(contact) is not a verified contact; `sync-client contacts verify \(contact)` first")
         }
+        let vouching = try await vouches(in: name) { group, identity in
+            guard let member = group.log.members[contact], !ConstantTime.equals(member.card.fingerprint, card.fingerprint) else { return nil }
+            return try group.log.updating(card, by: identity, vouching: [])
+        }
         _ = try await change(name) { group, identity in
             guard let member = group.log.members[contact] else { throw SyncClientError(.invalidInput, "\(contact) is not a member") }
             guard !ConstantTime.equals(member.card.fingerprint, card.fingerprint) else { return nil }
-            return try group.log.updating(card, by: identity)
+            return try Self.bounded(try group.log.updating(card, by: identity, vouching: vouching), vouching: vouching, of: contact)
         }
         return try await change(name) { group, identity in
             guard group.log.isDueRekey else { return nil }
@@ -108,9 +127,14 @@ package struct Groups: Sendable {
     }
 
     /// This account leaves the group `name` (an owner cannot: it removes the others instead), and
-    /// its devices forget it.
+    /// its devices forget it. The entry vouches for this account's blobs in the group's zones.
     package func leave(_ name: String) async throws {
-        _ = try await change(name) { group, identity in try group.log.leaving(by: identity) }
+        // What this account wrote in the group's zones stays taken; anything else its identity
+        // signs there later (a revoked device's, with the server's help) is refused (0297).
+        let vouching = try await vouches(in: name) { group, identity in try group.log.leaving(by: identity, vouching: []) }
+        _ = try await change(name) { group, identity in
+            try Self.bounded(try group.log.leaving(by: identity, vouching: vouching), vouching: vouching, of: account)
+        }
         try GroupRecords(session: session).forget(name)
     }
 

@@ -16,7 +16,8 @@ extension GroupLog: WriterAdmission {
             return .notAMember
         }
         // A removed member still holds the keys of the epochs it wrote in: what it signed under one
-        // of them is taken only when its remover answered for it (decision 0293).
+        // of them is taken only when its remover answered for it (decision 0293); so for a card
+        // that left or was replaced, when the entry answered for it (0297).
         if let removal = removedBefore[signature.signer], context.keyEpoch < removal, !vouched.contains(DeviceLog.vouchDigest(of: blob)) {
             return .revoked
         }
@@ -27,6 +28,14 @@ extension GroupLog: WriterAdmission {
     /// epoch, and the remover's vouches are kept.
     mutating func noteRemoval(of account: String, vouching digests: [[UInt8]]) {
         for (writer, card) in memberCards where card.account == account { removedBefore[writer] = epoch }
+        vouched.formUnion(digests)
+    }
+
+    /// A `leave` of `card`'s account, or an `update` from `card` to a new one, that vouches
+    /// (decision 0297): `card` wrote its last in the current epoch, so anything it signs under an
+    /// epoch up to it is taken only when vouched for.
+    mutating func noteDeparture(of card: AccountIdentityCard, vouching digests: [[UInt8]]) {
+        removedBefore[card.writer] = epoch + 1
         vouched.formUnion(digests)
     }
 

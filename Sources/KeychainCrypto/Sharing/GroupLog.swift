@@ -103,10 +103,11 @@ public struct GroupLog: Sendable {
             noteRemoval(of: entry.subject, vouching: payload.vouched)
             isDueRekey = false
         case .leave:
-            guard entry.subject == entry.signer, let subject = members[entry.subject], subject.role != .owner, entry.epoch == epoch,
-                entry.payload.isEmpty
+            guard entry.subject == entry.signer, let subject = members[entry.subject], subject.role != .owner, entry.epoch == epoch
             else { throw .invalidInput("the group log entry is not a member leaving") }
+            let vouches = try entry.payload.isEmpty ? nil : GroupVouches(decoding: entry.payload)
             members[entry.subject] = nil
+            if let vouches { noteDeparture(of: subject.card, vouching: vouches.digests) }
             isDueRekey = true
         case .rekey:
             guard let signerRole, signerRole.manages, entry.epoch == epoch + 1 else {
@@ -127,13 +128,15 @@ public struct GroupLog: Sendable {
             // identity may be a revoked device's. Only the owner updates an admin; an admin may
             // update the owner (whose identity moved and who can then sign nothing).
             guard let signerRole, signerRole.manages, let subject = members[entry.subject], entry.subject != entry.signer,
-                subject.role != .admin || signerRole == .owner, entry.epoch == epoch, entry.payload.isEmpty
+                subject.role != .admin || signerRole == .owner, entry.epoch == epoch
             else { throw .invalidInput("the group log entry updates a member it may not") }
+            let vouches = try entry.payload.isEmpty ? nil : GroupVouches(decoding: entry.payload)
             let card = try Self.card(entry.subjectCard, of: entry.subject)
             guard !ConstantTime.equals(card.fingerprint, subject.card.fingerprint) else {
                 throw .invalidInput("the group log entry updates a member to the card it has")
             }
             members[entry.subject]?.card = card
+            if let vouches { noteDeparture(of: subject.card, vouching: vouches.digests) }
             isDueRekey = true
         }
     }
@@ -212,15 +215,21 @@ public struct GroupLog: Sendable {
         try newEpoch(.rekey, subject: identity.account, recipients: members.values.map(\.card), current: current, by: identity)
     }
 
-    /// The entry by which `identity`'s account leaves.
-    public func leaving(by identity: AccountIdentity) throws(CryptoError) -> [UInt8] {
-        try entry(.leave, subject: identity.account, epoch: epoch, by: try identity.card()).signed(by: identity)
+    /// The entry by which `identity`'s account leaves, answering for `vouching`, the digests of its
+    /// own blobs it read in the group's zones (decision 0297): anything else its card signs under
+    /// an epoch up to this one is refused from then on.
+    public func leaving(by identity: AccountIdentity, vouching: [[UInt8]]) throws(CryptoError) -> [UInt8] {
+        try entry(.leave, subject: identity.account, epoch: epoch, by: try identity.card(), vouches: GroupVouches(vouching)).signed(by: identity)
     }
 
     /// The entry by which `identity` records `card` as its account's new identity (a contact
-    /// `identity`'s account verified again after that account revoked a device). A re-key follows.
-    public func updating(_ card: AccountIdentityCard, by identity: AccountIdentity) throws(CryptoError) -> [UInt8] {
-        try entry(.update, subject: card.account, subjectCard: card.encoded, epoch: epoch, by: try identity.card()).signed(by: identity)
+    /// `identity`'s account verified again after that account revoked a device), answering for
+    /// `vouching`, the digests of the old identity's blobs it read in the group's zones (decision
+    /// 0297): anything else the old card signs under an epoch up to this one is refused. A re-key
+    /// follows.
+    public func updating(_ card: AccountIdentityCard, by identity: AccountIdentity, vouching: [[UInt8]]) throws(CryptoError) -> [UInt8] {
+        try entry(.update, subject: card.account, subjectCard: card.encoded, epoch: epoch, by: try identity.card(), vouches: GroupVouches(vouching))
+            .signed(by: identity)
     }
 
     /// The entry by which the owner `identity` gives `account` `role`.
@@ -241,10 +250,10 @@ public struct GroupLog: Sendable {
 
     private func entry(
         _ kind: GroupLogEntry.Kind, subject: String, subjectCard: [UInt8] = [], role: GroupLogEntry.Role? = nil, epoch: UInt32,
-        by signer: AccountIdentityCard, payload: GroupKeyPayload? = nil
+        by signer: AccountIdentityCard, payload: GroupKeyPayload? = nil, vouches: GroupVouches? = nil
     ) -> GroupLogEntry {
         GroupLogEntry(
             group: group, index: UInt64(entries.count), previous: head, kind: kind, subject: subject, subjectCard: subjectCard, role: role,
-            epoch: epoch, signer: signer.account, signerFingerprint: signer.fingerprint, payload: payload?.encoded ?? [])
+            epoch: epoch, signer: signer.account, signerFingerprint: signer.fingerprint, payload: payload?.encoded ?? vouches?.encoded ?? [])
     }
 }
