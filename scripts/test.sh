@@ -91,7 +91,8 @@ simulate_seeds long 40 400 "" || simulation_status=$?
 phase "the same with a malicious server (seeds 1-30, 400 operations)"
 simulate_seeds long-malice 30 400 "" --malice || simulation_status=$?
 # A shared group's items (decision 0295): two accounts, the member removed and added back while its
-# devices are offline; in every even seed the server keeps the removal from the member's devices.
+# devices are offline; in every even seed the server keeps the removal from the member's devices or
+# hides half the items from them.
 phase "simulation of a shared group (seeds 1-200, half with a malicious server)"
 simulate_seeds groups 200 120 "" --groups --malice || simulation_status=$?
 [ "$test_status" -ne 0 ] || test_status=$simulation_status

@@ -81,7 +81,7 @@ extension ShippedGroupSimulation {
         // lists, kept): what each device shows of them is what it had, and its user is told, as
         // for items set aside in an account's run.
         let refused = try members.reduce(into: Set<String>()) { $0.formUnion(try reportedItems(on: devices[$1])) }
-        if !configuration.malice, !refused.isEmpty {
+        if configuration.malice == nil, !refused.isEmpty {
             violations.append(.init(property: .agreement, message: "a member's device reports a problem with \(refused.sorted()) though the server was honest"))
         }
         let held = try devices.map { try contents(of: $0).filter { !refused.contains($0.key) } }

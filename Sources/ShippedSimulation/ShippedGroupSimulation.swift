@@ -19,16 +19,18 @@ import SyncTesting
 /// serves, as every `sync-client` command does. Then the faults heal, every member's device syncs
 /// until nothing changes, and the run is judged (``ShippedGroupSimulation/violations()``).
 ///
-/// A malicious server (one seed in two with `--malice`) keeps Bob's removal from Bob's devices
-/// and keeps serving them the group's zone: they go on writing under the epoch he was removed
-/// from, and those writes must reach no device of Alice's.
+/// A malicious server (``GroupMalice``, one seed in two with `--malice`) either keeps Bob's
+/// removal from Bob's devices and keeps serving them the group's zone — they go on writing under
+/// the epoch he was removed from, and those writes must reach no device of Alice's — or hides
+/// half the items from Bob's devices while the faults last, which Alice's statements show them.
 package struct ShippedGroupSimulation {
     package struct Configuration: Sendable {
         package var seed: UInt64
         package var operations = 120
         package var directory: String
-        /// Whether the server keeps Bob's removal from his devices (and his devices in the zone).
-        package var malice = false
+        /// What the server does maliciously (nil: nothing; `sync-simulate --groups --malice` sets
+        /// ``GroupMalice/of(seed:)``).
+        package var malice: GroupMalice?
         /// Alice's devices take every writer's versions (no witness, so no group log admits them):
         /// the broken variant that shows the checker catches a removed member's writes.
         package var admitsEveryWriter = false
@@ -192,7 +194,7 @@ package struct ShippedGroupSimulation {
             try log.append(entry)
             key = newKey
             writtenWhileBobWasOut = []
-            if configuration.malice {
+            if configuration.malice == .withheldRemoval {
                 staleForBob = staleLog
             } else {
                 for device in devices where device.account == 1 { try await storage.forgetDevice(device.device, of: zoneAccount) }
@@ -246,7 +248,7 @@ package struct ShippedGroupSimulation {
             let report = try await driver.syncUntilInStep(maximumRounds: 40)
             trace("device \(index) synced: pushed \(report.pushed), applied \(report.applied)")
             return report
-        } catch let error as SyncClientError where error.code == .rejectedVersions && configuration.malice {
+        } catch let error as SyncClientError where error.code == .rejectedVersions && configuration.malice != nil {
             // Versions the group log does not admit (Bob's, signed under the epoch he was
             // removed from): refused, kept out and reported, every other item applied.
             statistics.refused += 1
@@ -258,6 +260,8 @@ package struct ShippedGroupSimulation {
             // Bob's device, kept from his removal, finds a later epoch in Alice's statements
             // (R30 for groups, decision 0294) and pushes nothing more.
             if staleForBob != nil, device.account == 1, "\(error)".contains("states key epoch") { statistics.withheldRemovalsFound += 1 }
+            // Bob's device, served less than Alice's devices stated, says so (R62).
+            if configuration.malice == .hiddenItems, device.account == 1, "\(error)".contains("did not serve") { statistics.hiddenItemsFound += 1 }
             if faulty.value { return nil }
             throw error
         }
@@ -266,6 +270,13 @@ package struct ShippedGroupSimulation {
     /// The loopback of device `index`, losing requests and answers at random until the faults heal.
     func server(for index: Int, untampered: Bool = false) -> (DeviceID) -> LoopbackZoneServer {
         let faults = untampered ? nil : faults
+        // While the faults last, the server hides half the items from Bob's devices (those
+        // whose ID begins with a letter before "n").
+        let hides = !untampered && configuration.malice == .hiddenItems && devices[index].account == 1
+        let tampering = hides ? LoopbackZoneServer.Tampering(page: { [faulty] page in
+            guard faulty.value else { return page }
+            return page.filter { $0.item.rawValue.first.map { $0 >= "n" } ?? true }
+        }) : nil
         return { [storage, zoneAccount, zone, clock, faulty] device in
             LoopbackZoneServer(
                 storage: storage, account: zoneAccount, device: device, zone: zone, pageItems: 5, pageBytes: 64 << 10,
@@ -273,7 +284,21 @@ package struct ShippedGroupSimulation {
                 fault: { _, stage in
                     guard faulty.value, let faults else { return }
                     if faults.withLock({ $0.chance(percent: stage == .request ? 4 : 6) }) { throw LoopbackZoneServer.Lost() }
-                })
+                },
+                tampering: tampering)
         }
+    }
+}
+
+/// What a malicious server does in a shared group's run.
+package enum GroupMalice: String, Sendable, CaseIterable {
+    /// Keeps Bob's removal from his devices (the log as it was) and his devices in the zone.
+    case withheldRemoval = "withheld-removal"
+    /// Hides half the items from Bob's devices while the faults last.
+    case hiddenItems = "hidden-items"
+
+    /// The kind of `seed`'s server under `--malice`: none in odd seeds, then in turn.
+    package static func of(seed: UInt64) -> GroupMalice? {
+        seed % 2 == 1 ? nil : allCases[Int(seed / 2) % allCases.count]
     }
 }

@@ -16,6 +16,8 @@ package struct ShippedGroupStatistics: Sendable, CustomStringConvertible {
     package var refused = 0
     /// Syncs of a device of Bob's, kept from his removal, that found it in Alice's statements.
     package var withheldRemovalsFound = 0
+    /// Syncs of a device of Bob's, served fewer items than Alice's devices stated, that said so.
+    package var hiddenItemsFound = 0
     /// Items a device reports a problem with at the end (a refused version, a copy kept unlisted).
     package var reportedItems = 0
 
@@ -30,10 +32,11 @@ package struct ShippedGroupStatistics: Sendable, CustomStringConvertible {
         additions += other.additions
         refused += other.refused
         withheldRemovalsFound += other.withheldRemovalsFound
+        hiddenItemsFound += other.hiddenItemsFound
         reportedItems += other.reportedItems
     }
 
     package var description: String {
-        "writes \(writes), deletions \(deletions), syncs \(syncs) (\(failedSyncs) failed), removals \(removals), additions \(additions), versions refused \(refused), withheld removals found \(withheldRemovalsFound), items reported at the end \(reportedItems)"
+        "writes \(writes), deletions \(deletions), syncs \(syncs) (\(failedSyncs) failed), removals \(removals), additions \(additions), versions refused \(refused), withheld removals found \(withheldRemovalsFound), hidden items found \(hiddenItemsFound), items reported at the end \(reportedItems)"
     }
 }

@@ -50,7 +50,7 @@ struct SyncSimulate: AsyncParsableCommand {
 
     @Flag(
         help: ArgumentHelp(
-            "Run a shared group instead: two accounts of two devices each sync a group's items while the owner removes the member and adds it back (decision 0295); with --malice, in one seed in two the server keeps the removal from the member's devices."))
+            "Run a shared group instead: two accounts of two devices each sync a group's items while the owner removes the member and adds it back (decision 0295); with --malice, in one seed in two the server is malicious (in turn: \(GroupMalice.allCases.map(\.rawValue).joined(separator: ", ")))."))
     var groups = false
 
     func validate() throws {
@@ -112,12 +112,12 @@ struct SyncSimulate: AsyncParsableCommand {
         for seed in firstSeed..<(firstSeed + UInt64(seeds)) {
             var configuration = ShippedGroupSimulation.Configuration(seed: seed, directory: directory)
             configuration.operations = operations
-            configuration.malice = malice && seed % 2 == 0
+            configuration.malice = malice ? GroupMalice.of(seed: seed) : nil
             let result = try await ShippedGroupSimulation.run(configuration)
             statistics.add(result.statistics)
             guard !result.violations.isEmpty else { continue }
             failed += 1
-            print("seed \(seed) failed\(configuration.malice ? " (malicious server: the member's removal kept from it)" : ""):")
+            print("seed \(seed) failed\(configuration.malice.map { " (malicious server: \($0.rawValue))" } ?? ""):")
             for violation in result.violations.prefix(verbose ? .max : 5) { print("  \(violation)") }
             print("  reproduce: \(reproduceCommand(seed: seed))")
         }
