@@ -1,4 +1,5 @@
 import ArgumentParser
+import DurableSQLite
 import Foundation
 import KeychainModel
 import KeychainStore
@@ -34,21 +35,19 @@ struct KeychainOptions: ParsableArguments {
     /// it instead (decision 0295): every item in it is synchronizable, and the sync client shares
     /// it with the group's members.
     static func open(_ path: String?, group: String? = nil, creating: Bool) throws -> Keychain {
-        var path = path ?? KeychainLocation.defaultPath()
-        var configuration = Keychain.Configuration()
-        if let group {
-            path = try groupKeychainPath(group, besideKeychainAt: path)
-            configuration.everyItemSynchronizable = true
-        }
-        let keychain = try creating ? Keychain.open(at: path, configuration: configuration) : Keychain.openExisting(at: path, configuration: configuration)
+        let path = path ?? KeychainLocation.defaultPath()
+        let keychain = try group.map { try openGroup($0, besideKeychainAt: path, creating: creating) }
+            ?? (creating ? Keychain.open(at: path) : Keychain.openExisting(at: path))
         openKeychains.withLock { $0.append(keychain) }
         return keychain
     }
 
-    /// The path of the keychain of the group the account calls `name`, beside the keychain at
-    /// `keychainPath`.
-    /// - Throws: When this device holds no group by that name.
-    private static func groupKeychainPath(_ name: String, besideKeychainAt keychainPath: String) throws -> String {
+    /// The keychain of the group the account calls `name`, beside the account's keychain at
+    /// `keychainPath` and locked with it (decisions 0295, 0298); without `creating`, only one
+    /// this device already holds.
+    /// - Throws: When this device holds no group by that name (or, not `creating`, none of its
+    ///   items yet), or before the account keychain's first unlock.
+    private static func openGroup(_ name: String, besideKeychainAt keychainPath: String, creating: Bool) throws -> Keychain {
         let id: [UInt8]?
         do {
             id = try SharedGroupDirectory.group(named: name, besideKeychainAt: keychainPath)
@@ -59,7 +58,15 @@ struct KeychainOptions: ParsableArguments {
             throw KeychainError(
                 .notAvailable, "this device holds no group called \(name) (`sync-client group list` names the account's groups; a new one reaches this device with its next sync)")
         }
-        return SharedGroupDirectory.keychainPath(of: id, besideKeychainAt: keychainPath)
+        let path = SharedGroupDirectory.keychainPath(of: id, besideKeychainAt: keychainPath)
+        guard creating || FileKind(atPath: path) != .missing else {
+            throw KeychainError(.notAvailable, "this device holds none of the group \(name)'s items yet (its next sync brings them)")
+        }
+        let account = try Keychain.openExisting(at: keychainPath)
+        openKeychains.withLock { $0.append(account) }
+        var configuration = Keychain.Configuration()
+        configuration.everyItemSynchronizable = true
+        return try account.openSubordinate(at: path, name: id, configuration: configuration)
     }
 
     /// The keychains this process opened, released only by its exit. Releasing one would dispose

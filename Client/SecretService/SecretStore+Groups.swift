@@ -49,8 +49,10 @@ extension SecretStore {
                 }
                 var configuration = Keychain.Configuration(keepsKeychainOpen: true)
                 configuration.everyItemSynchronizable = true
-                guard let keychain = try? Keychain.open(
-                    at: SharedGroupDirectory.keychainPath(of: group, besideKeychainAt: keychain.path), configuration: configuration)
+                // Before the account keychain's first unlock, the group's keychain does not open
+                // (decision 0298): its collection appears at the next refresh after it.
+                guard let keychain = try? keychain.openSubordinate(
+                    at: SharedGroupDirectory.keychainPath(of: group, besideKeychainAt: keychain.path), name: group, configuration: configuration)
                 else { continue }
                 fresh[collection] = SharedCollection(label: name, keychain: keychain)
             }

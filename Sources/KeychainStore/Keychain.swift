@@ -35,6 +35,9 @@ public final class Keychain: Sendable {
         /// synchronizable, so an add makes it so, a change may not make it local, and a search
         /// matches every item whatever its synchronizable filter says.
         public var everyItemSynchronizable = false
+        /// The key that seals the class keys in place of a device key file beside the database:
+        /// set by ``Keychain/openSubordinate(at:name:configuration:)`` only.
+        var subordinateKey: SymmetricKey?
 
         /// The defaults: access group "default", the system clock, a quiet logger, a process that
         /// does not keep the keychain open.
@@ -95,10 +98,19 @@ public final class Keychain: Sendable {
         case .missing where !creating:
             throw KeychainError(.notAvailable, "there is no keychain at \(files.databasePath)")
         case .missing, .empty:
-            deviceKey = try files.create()
+            if let key = configuration.subordinateKey {
+                try files.createDatabase()
+                deviceKey = key
+            } else {
+                deviceKey = try files.create()
+            }
         case .existing:
             try files.validateExisting()
-            deviceKey = try files.readDeviceKey()
+            if let key = configuration.subordinateKey {
+                deviceKey = key
+            } else {
+                deviceKey = try files.readDeviceKey()
+            }
         }
         return try Keychain(files: files, deviceKey: deviceKey, configuration: configuration)
     }

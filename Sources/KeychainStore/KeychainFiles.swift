@@ -66,6 +66,20 @@ struct KeychainFiles {
 
     /// Creates the directory (0700), the empty database file and the device key file (0600).
     func create() throws(KeychainError) -> SymmetricKey {
+        try createDatabase()
+        let key = SymmetricKey(size: .bits256)
+        do {
+            try createPrivateFile(deviceKeyPath, contents: key.withUnsafeBytes { Array($0) }, exclusive: true)
+        } catch where error.code == .duplicateItem {
+            // Another process created it first (or it outlived an earlier database): use that one.
+            return try readDeviceKey()
+        }
+        return key
+    }
+
+    /// Creates the database file (empty, 0600) and its directory (0700) when missing, and no
+    /// device key file: a keychain sealed under a key it is given (``Keychain/openSubordinate(at:name:configuration:)``).
+    func createDatabase() throws(KeychainError) {
         let directory = (databasePath as NSString).deletingLastPathComponent
         if !directory.isEmpty && !FileManager.default.fileExists(atPath: directory) {
             do {
@@ -76,14 +90,6 @@ struct KeychainFiles {
             }
         }
         try createPrivateFile(databasePath, contents: [], exclusive: false)
-        let key = SymmetricKey(size: .bits256)
-        do {
-            try createPrivateFile(deviceKeyPath, contents: key.withUnsafeBytes { Array($0) }, exclusive: true)
-        } catch where error.code == .duplicateItem {
-            // Another process created it first (or it outlived an earlier database): use that one.
-            return try readDeviceKey()
-        }
-        return key
     }
 
     /// Checks that the existing file is a keychain this build can open, without writing to it.

@@ -4,7 +4,7 @@ import KeyValueStore
 import SyncCore
 
 /// A shared group's items (decision 0295): a keychain of their own beside the account's
-/// (`keychain.group-<id>.db`, every item in it synchronizable), which `keychain --group NAME`
+/// (`keychain.group-<id>.db`, every item in it synchronizable, locked with the account's, 0298), which `keychain --group NAME`
 /// reads and writes, synced as one of the group's zones (``Groups``' zones) by the keychain's own
 /// local side, ``KeychainZone``.
 package struct GroupItems: Sendable {
@@ -26,7 +26,7 @@ package struct GroupItems: Sendable {
             try OpenFiles.keychains.value(at: path) { path in
                 var configuration = Keychain.Configuration(logger: session.logger)
                 configuration.everyItemSynchronizable = true
-                return try Keychain.open(at: path, configuration: configuration)
+                return try session.keychain.openSubordinate(at: path, name: group.log.group, configuration: configuration)
             }
         }
     }
