@@ -8,7 +8,8 @@ extension Keychain {
     /// from this keychain's "after first unlock" class key and `name`, not under a device key
     /// file of its own. So a copy of the files opens it only with this keychain's passcode, when
     /// one is set, and nothing opens it before this keychain's first unlock since the machine
-    /// started.
+    /// started. While this keychain is locked, so is the one opened: its "when unlocked" items
+    /// give nothing, as this keychain's do.
     /// - Throws: ``KeychainStatus/interactionNotAllowed`` before that first unlock; otherwise as
     ///   ``open(at:configuration:)``.
     public func openSubordinate(at path: String, name: [UInt8], configuration: Configuration) throws(KeychainError) -> Keychain {
@@ -16,6 +17,7 @@ extension Keychain {
         var configuration = configuration
         configuration.subordinateKey = HKDF<SHA256>.deriveKey(
             inputKeyMaterial: classKey.key, info: Array("synckeychain/v1/subordinate-keychain".utf8) + name, outputByteCount: 32)
+        configuration.lockedWith = self
         return try Keychain.open(at: path, configuration: configuration)
     }
 }

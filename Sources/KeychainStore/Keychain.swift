@@ -35,9 +35,11 @@ public final class Keychain: Sendable {
         /// synchronizable, so an add makes it so, a change may not make it local, and a search
         /// matches every item whatever its synchronizable filter says.
         public var everyItemSynchronizable = false
-        /// The key that seals the class keys in place of a device key file beside the database:
-        /// set by ``Keychain/openSubordinate(at:name:configuration:)`` only.
+        /// The key that seals the class keys in place of a device key file beside the database,
+        /// and the keychain whose lock this one's follows: set by
+        /// ``Keychain/openSubordinate(at:name:configuration:)`` only.
         var subordinateKey: SymmetricKey?
+        var lockedWith: Keychain?
 
         /// The defaults: access group "default", the system clock, a quiet logger, a process that
         /// does not keep the keychain open.
@@ -277,11 +279,14 @@ public final class Keychain: Sendable {
             defer { columns.finish() }
             if try columns.step(db) { generation = columns.int64(0) }
         }
-        let cached = state.withLock { $0 }
-        if cached.generation == generation { return cached }
-        let loaded = try KeyState.load(db, deviceKey: deviceKey, session: session)
-        state.withLock { $0 = loaded }
-        return loaded
+        var current = state.withLock { $0 }
+        if current.generation != generation {
+            current = try KeyState.load(db, deviceKey: deviceKey, session: session)
+            state.withLock { [current] in $0 = current }
+        }
+        // A subordinate keychain is locked while the keychain it belongs to is (decision 0298).
+        if let parent = configuration.lockedWith, !current.locked, try parent.lockStatus().isLocked { current.locked = true }
+        return current
     }
 
     /// The metadata keys (decision 0280): the ones the key state holds, loaded once per process

@@ -6,7 +6,8 @@ import Testing
 /// A keychain kept beside another and locked with it (a shared group's, decision 0298).
 @Suite struct SubordinateKeychainTests {
     /// Its class keys are sealed under a key derived from its keychain's "after first unlock"
-    /// class key: no device key file of its own; a copy of the files on a machine that never
+    /// class key: no device key file of its own; it is locked while its keychain is; a copy of
+    /// the files on a machine that never
     /// unlocked the keychain opens nothing until the passcode unlocks it; another name's key
     /// opens none of its secrets.
     @Test func aSubordinateKeychainOpensOnlyAfterItsKeychainsFirstUnlock() throws {
@@ -17,6 +18,11 @@ import Testing
             try group.add(password(secret: "shared"))
             #expect(try group.findData(query()) == Array("shared".utf8))
             #expect(!FileManager.default.fileExists(atPath: path + ".devicekey"))
+            // Locked with its keychain: its "when unlocked" items give nothing meanwhile.
+            try account.lock()
+            #expect(status { try group.findData(query()) } == .interactionNotAllowed)
+            try account.unlock(passcode: "1234")
+            #expect(try group.findData(query()) == Array("shared".utf8))
 
             // The same files on a machine that has not unlocked the keychain since it started.
             let copy = FileManager.default.temporaryDirectory.appendingPathComponent("keychain-tests-\(UUID().uuidString)")
