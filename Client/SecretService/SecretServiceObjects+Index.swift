@@ -26,7 +26,7 @@ extension SecretServiceObjects {
     /// reads the groups and the keychains again if so, signals what changed, and folds what left
     /// two items of one attribute set.
     func keychainChanged() {
-        _ = store.refreshGroups()
+        store.refreshGroups()
         let version = externalVersion()
         guard version != indexVersion else { return }
         try? reload(version: version)

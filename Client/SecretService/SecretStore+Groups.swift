@@ -14,14 +14,13 @@ struct SharedCollection {
 /// is the collection `group_<the group's ID in hex>`, labelled with the account's name for it,
 /// whose items live in the group's keychain (decision 0295) and so reach every member's devices.
 /// The name is the group's on every member's machine, so an attribute set stored on two of them is
-/// one item (decision 0268). A group's keychain has no lock of its own: its items show as locked,
-/// and give no secret, while the account's keychain is locked.
+/// one item (decision 0268). A group's keychain is locked with the account's (decision 0298).
 extension SecretStore {
     static let groupPrefix = "group_"
 
     /// The collection of `group`.
     static func collectionName(of group: [UInt8]) -> String {
-        groupPrefix + group.map { String(format: "%02x", $0) }.joined()
+        groupPrefix + SharedGroupDirectory.idText(group)
     }
 
     /// Whether `collection` is a shared group's.
@@ -35,11 +34,11 @@ extension SecretStore {
     }
 
     /// Reads the account's group records again: opens the keychain of a group new here, drops a
-    /// group no longer recorded. Returns whether the collections changed. A record store that
-    /// cannot be read leaves the groups as they were.
-    func refreshGroups() -> Bool {
-        guard let recorded = try? SharedGroupDirectory.groups(besideKeychainAt: keychain.path) else { return false }
-        return groups.withLock { groups in
+    /// group no longer recorded. A record store that cannot be read leaves the groups as they
+    /// were.
+    func refreshGroups() {
+        guard let recorded = try? SharedGroupDirectory.groups(besideKeychainAt: keychain.path) else { return }
+        groups.withLock { groups in
             var fresh: [String: SharedCollection] = [:]
             for (name, group) in recorded {
                 let collection = Self.collectionName(of: group)
@@ -56,9 +55,7 @@ extension SecretStore {
                 else { continue }
                 fresh[collection] = SharedCollection(label: name, keychain: keychain)
             }
-            let changed = fresh.mapValues(\.label) != groups.mapValues(\.label)
             groups = fresh
-            return changed
         }
     }
 

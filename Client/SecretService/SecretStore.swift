@@ -35,15 +35,13 @@ final class SecretStore: @unchecked Sendable {
 
     init(keychain: Keychain) {
         self.keychain = keychain
-        _ = refreshGroups()
+        refreshGroups()
     }
 
 
     /// The secret of item `id` and its content type, in one query.
     func secret(of id: String, in collection: String) throws(BusError) -> (secret: [UInt8], contentType: String) {
         do {
-            // A group's keychain has no lock of its own: its items are locked with the account's.
-            if isGroup(collection), isLocked { throw BusError.isLocked }
             guard let found = try keychain(for: collection).find(query(collection, id: id, returns: [.data, .attributes])).first, let data = found.data else {
                 throw BusError.noSuchObject(id)
             }

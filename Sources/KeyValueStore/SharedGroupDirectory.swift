@@ -14,6 +14,9 @@ public enum SharedGroupDirectory {
     /// The field of a record that holds the group's ID.
     public static let groupField = "group"
 
+    /// A group's ID as its files, zones and collections name it: lowercase hexadecimal.
+    public static func idText(_ group: [UInt8]) -> String { hex(group) }
+
     /// The key of the record named `name` in a store of named records: the first 16 bytes of
     /// SHA-256 of the name, in hex (names may be longer than a key).
     public static func recordKey(of name: String) -> String {

@@ -89,8 +89,9 @@ package struct ShippedGroupSimulation {
     var statistics = ShippedGroupStatistics()
     let directory: String
 
-    var zone: ZoneID { ZoneID("g." + group.map { String(format: "%02x", $0) }.joined() + ".items") }
-    var context: String { "group " + group.map { String(format: "%02x", $0) }.joined() }
+    /// The group's items zone and its blobs' account, named as the shipped code names them.
+    var zone: ZoneID { GroupItems.zone(of: group) }
+    var context: String { Groups.context(of: group) }
 
     package static func run(_ configuration: Configuration) async throws -> ShippedGroupResult {
         var simulation = try await ShippedGroupSimulation(configuration: configuration)

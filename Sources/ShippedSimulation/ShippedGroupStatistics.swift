@@ -12,7 +12,7 @@ package struct ShippedGroupStatistics: Sendable, CustomStringConvertible {
     package var failedSyncs = 0
     package var removals = 0
     package var additions = 0
-    /// Versions a device refused (a writer the group log does not admit).
+    /// Syncs that reported versions refused (a writer the group log does not admit).
     package var refused = 0
     /// Syncs of a device of Bob's, kept from his removal, that found it in Alice's statements.
     package var withheldRemovalsFound = 0
@@ -37,6 +37,6 @@ package struct ShippedGroupStatistics: Sendable, CustomStringConvertible {
     }
 
     package var description: String {
-        "writes \(writes), deletions \(deletions), syncs \(syncs) (\(failedSyncs) failed), removals \(removals), additions \(additions), versions refused \(refused), withheld removals found \(withheldRemovalsFound), hidden items found \(hiddenItemsFound), items reported at the end \(reportedItems)"
+        "writes \(writes), deletions \(deletions), syncs \(syncs) (\(failedSyncs) failed), removals \(removals), additions \(additions), syncs reporting refused versions \(refused), withheld removals found \(withheldRemovalsFound), hidden items found \(hiddenItemsFound), items reported at the end \(reportedItems)"
     }
 }

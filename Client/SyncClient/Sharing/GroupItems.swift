@@ -16,7 +16,7 @@ package struct GroupItems: Sendable {
     }
 
     /// The zone of `group`'s items, on the server and in this device's state.
-    static func zone(of group: [UInt8]) -> ZoneID { ZoneID("g." + group.hexString + ".items") }
+    package static func zone(of group: [UInt8]) -> ZoneID { ZoneID("g." + group.hexString + ".items") }
 
     /// The group's keychain on this device (created on first use), the one this process has open
     /// if it has.
@@ -37,7 +37,12 @@ package struct GroupItems: Sendable {
     ///   group's key; the driver's errors (a refused writer is a problem the sync reports).
     @discardableResult
     package func synced(_ group: Groups.Group) async throws -> SyncRoundReport {
-        let (identity, keys) = try groups.access(group)
+        try await synced(group, as: try groups.access(group))
+    }
+
+    /// ``synced(_:)`` with this account's access to the group worked out already.
+    func synced(_ group: Groups.Group, as access: Groups.Access) async throws -> SyncRoundReport {
+        let (identity, keys) = access
         let zone = groups.zone(Self.zone(of: group.log.group), of: group, keys: keys)
         let local = KeychainZone(keychain: try keychain(of: group), sealer: zone.sealer, device: session.enrolment.device)
         return try await groups.driver(of: zone, in: group, signedBy: identity, keys: keys, local: local).syncUntilInStep()

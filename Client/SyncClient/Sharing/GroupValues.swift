@@ -36,7 +36,12 @@ package struct GroupValues: Sendable {
     ///   problem the sync reports).
     @discardableResult
     package func synced(_ group: Groups.Group, writing write: ((KeyValueStore) throws -> Void)? = nil) async throws -> KeyValueStore {
-        let (identity, keys) = try groups.access(group)
+        try await synced(group, as: try groups.access(group), writing: write)
+    }
+
+    /// ``synced(_:writing:)`` with this account's access to the group worked out already.
+    func synced(_ group: Groups.Group, as access: Groups.Access, writing write: ((KeyValueStore) throws -> Void)? = nil) async throws -> KeyValueStore {
+        let (identity, keys) = access
         let store = try store(of: group)
         if let write { try SyncClientError.mapping { try write(store) } }
         let zone = groups.zone(Self.zone(of: group.log.group), of: group, keys: keys)

@@ -11,11 +11,15 @@ import SyncCore
 extension Groups {
     /// What a group's blobs and statements name as their account: the group, so that none of them
     /// reads as an account's.
-    static func context(of group: [UInt8]) -> String { "group " + group.hexString }
+    package static func context(of group: [UInt8]) -> String { "group " + group.hexString }
+
+    /// This account's identity in a group and the group's keys it holds: worked out once per
+    /// group in a pass (the keys open with the identity's X-Wing key), then used for both zones.
+    typealias Access = (identity: AccountIdentity, keys: AccountKeys)
 
     /// This account's identity in the group and the group's keys it holds.
     /// - Throws: `invalidInput` when the account is no longer a member or holds no key.
-    func access(_ group: Group) throws -> (identity: AccountIdentity, keys: AccountKeys) {
+    func access(_ group: Group) throws -> Access {
         let identity = try memberIdentity(in: group.log)
         do {
             return (identity, try AccountKeys(groupKeys: try group.log.keys(for: identity)))
@@ -75,8 +79,9 @@ extension Groups {
                 let group = try await group(named: name)
                 // Removed, or left: `sync-client group members` says so; nothing to sync.
                 guard group.log.members[session.enrolment.account] != nil else { continue }
-                try await GroupValues(groups: self).synced(group)
-                try await GroupItems(groups: self).synced(group)
+                let access = try access(group)
+                try await GroupValues(groups: self).synced(group, as: access)
+                try await GroupItems(groups: self).synced(group, as: access)
                 synced += 1
             } catch {
                 session.logger.warning("group sync failed", metadata: ["error": "\(error)"])
