@@ -7,7 +7,7 @@ enum ArgumentEscaping {
 
     static let valueOptions: Set<String> = [
         "-a", "-s", "-w", "-l", "-j", "-D", "-G", "-r", "-P", "-p", "-d", "-t", "--access-group", "--accessible",
-        "--keychain", "--sync", "--passcode-file", "--new-passcode-file", "--restore",
+        "--keychain", "--group", "--from", "--sync", "--passcode-file", "--new-passcode-file", "--restore",
     ]
 
     /// Options that are flags (take no value) in some verbs.

@@ -44,21 +44,26 @@ struct KeychainOptions: ParsableArguments {
 
     /// The keychain of the group the account calls `name`, beside the account's keychain at
     /// `keychainPath` and locked with it (decisions 0295, 0298); without `creating`, only one
-    /// this device already holds.
-    /// - Throws: When this device holds no group by that name (or, not `creating`, none of its
-    ///   items yet), or before the account keychain's first unlock.
+    /// this device already holds. A group the account only reads opens refusing every change
+    /// (decision 0299).
+    /// - Throws: When this device holds no group by that name, the account left it or was removed
+    ///   (or, not `creating`, this device holds none of its items yet), or before the account
+    ///   keychain's first unlock.
     private static func openGroup(_ name: String, besideKeychainAt keychainPath: String, creating: Bool) throws -> Keychain {
-        let id: [UInt8]?
+        let recorded: SharedGroupDirectory.Recorded?
         do {
-            id = try SharedGroupDirectory.group(named: name, besideKeychainAt: keychainPath)
+            recorded = try SharedGroupDirectory.group(named: name, besideKeychainAt: keychainPath)
         } catch {
             throw KeychainError(.notAvailable, error.message)
         }
-        guard let id else {
+        guard let recorded else {
             throw KeychainError(
                 .notAvailable, "this device holds no group called \(name) (`sync-client group list` names the account's groups; a new one reaches this device with its next sync)")
         }
-        let path = SharedGroupDirectory.keychainPath(of: id, besideKeychainAt: keychainPath)
+        guard recorded.standing != .departed else {
+            throw KeychainError(.notAvailable, "the account is no longer a member of the group \(name) (`sync-client group members \(name)` says so)")
+        }
+        let path = SharedGroupDirectory.keychainPath(of: recorded.group, besideKeychainAt: keychainPath)
         guard creating || FileKind(atPath: path) != .missing else {
             throw KeychainError(.notAvailable, "this device holds none of the group \(name)'s items yet (its next sync brings them)")
         }
@@ -66,7 +71,8 @@ struct KeychainOptions: ParsableArguments {
         openKeychains.withLock { $0.append(account) }
         var configuration = Keychain.Configuration()
         configuration.everyItemSynchronizable = true
-        return try account.openSubordinate(at: path, name: id, configuration: configuration)
+        configuration.refusesChanges = recorded.refusesChanges
+        return try account.openSubordinate(at: path, name: recorded.group, configuration: configuration)
     }
 
     /// The keychains this process opened, released only by its exit. Releasing one would dispose

@@ -29,8 +29,8 @@ enum FastPath {
         subscript(_ option: String) -> String? { values.first { $0.option == option }?.value }
     }
 
-    static let search = ["--keychain", "-a", "-s", "-l", "--access-group", "--sync", "--accessible"]
-    static let add = ["--keychain", "-a", "-s", "-w", "-l", "-j", "-D", "-G", "--access-group", "--accessible"]
+    static let search = ["--keychain", "--group", "-a", "-s", "-l", "--access-group", "--sync", "--accessible"]
+    static let add = ["--keychain", "--group", "-a", "-s", "-w", "-l", "-j", "-D", "-G", "--access-group", "--accessible"]
     static let internetKey = ["-r", "-P", "-p", "-d", "-t"]
 
     static func grammar(_ verb: String) -> Grammar? {
@@ -56,7 +56,7 @@ enum FastPath {
                 sync = filter
             }
             let request = SearchRequest(label: given["-l"], accessGroup: given["--access-group"], sync: sync, accessible: accessible)
-            let keychain = try KeychainOptions.open(given["--keychain"], creating: false)
+            let keychain = try KeychainOptions.open(given["--keychain"], group: given["--group"], creating: false)
             try ItemPrinter.printFound(request.query(itemClass, key), passwordOnly: given.flags.contains("-w"), in: keychain)
         } else {
             var changes = ItemAttributes()
@@ -68,7 +68,7 @@ enum FastPath {
             let request = AddRequest(
                 itemClass: itemClass, keyAttributes: key, changes: changes, password: given["-w"]!,
                 accessGroup: given["--access-group"], sync: given.flags.contains("--sync"), updateExisting: given.flags.contains("-U"))
-            try request.run(KeychainOptions.open(given["--keychain"], creating: true))
+            try request.run(KeychainOptions.open(given["--keychain"], group: given["--group"], creating: true))
         }
         return true
     }

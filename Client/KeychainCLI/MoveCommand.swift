@@ -31,6 +31,8 @@ struct MoveItem: ParsableCommand {
 
     func run() throws {
         let source = try KeychainOptions.open(path, group: from, creating: false)
+        // The original is deleted last: a group this account only reads is refused before the copy.
+        try source.refuseIfReadOnly()
         var filters = ItemAttributes()
         filters.service = service
         filters.server = server

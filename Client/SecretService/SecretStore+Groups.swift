@@ -7,6 +7,8 @@ import KeyValueStore
 struct SharedCollection {
     /// The account's name for the group.
     var label: String
+    /// What the account may do in the group: the keychain was opened for it.
+    let standing: SharedGroupDirectory.Standing
     let keychain: Keychain
 }
 
@@ -14,7 +16,9 @@ struct SharedCollection {
 /// is the collection `group_<the group's ID in hex>`, labelled with the account's name for it,
 /// whose items live in the group's keychain (decision 0295) and so reach every member's devices.
 /// The name is the group's on every member's machine, so an attribute set stored on two of them is
-/// one item (decision 0268). A group's keychain is locked with the account's (decision 0298).
+/// one item (decision 0268). A group's keychain is locked with the account's (decision 0298). A
+/// group the account only reads takes no change from here; one it left or was removed from is no
+/// collection (decision 0299).
 extension SecretStore {
     static let groupPrefix = "group_"
 
@@ -33,27 +37,28 @@ extension SecretStore {
         groups.withLock { $0[collection]?.keychain } ?? keychain
     }
 
-    /// Reads the account's group records again: opens the keychain of a group new here, drops a
-    /// group no longer recorded. A record store that cannot be read leaves the groups as they
-    /// were.
+    /// Reads the account's group records again: opens the keychain of a group new here (or whose
+    /// standing changed), drops a group no longer recorded or departed. A record store that cannot
+    /// be read leaves the groups as they were.
     func refreshGroups() {
         guard let recorded = try? SharedGroupDirectory.groups(besideKeychainAt: keychain.path) else { return }
         groups.withLock { groups in
             var fresh: [String: SharedCollection] = [:]
-            for (name, group) in recorded {
-                let collection = Self.collectionName(of: group)
-                if let held = groups[collection] {
-                    fresh[collection] = SharedCollection(label: name, keychain: held.keychain)
+            for record in recorded where record.standing != .departed {
+                let collection = Self.collectionName(of: record.group)
+                if let held = groups[collection], held.standing == record.standing {
+                    fresh[collection] = SharedCollection(label: record.name, standing: record.standing, keychain: held.keychain)
                     continue
                 }
                 var configuration = Keychain.Configuration(keepsKeychainOpen: true)
                 configuration.everyItemSynchronizable = true
+                configuration.refusesChanges = record.refusesChanges
                 // Before the account keychain's first unlock, the group's keychain does not open
                 // (decision 0298): its collection appears at the next refresh after it.
                 guard let keychain = try? keychain.openSubordinate(
-                    at: SharedGroupDirectory.keychainPath(of: group, besideKeychainAt: keychain.path), name: group, configuration: configuration)
+                    at: SharedGroupDirectory.keychainPath(of: record.group, besideKeychainAt: keychain.path), name: record.group, configuration: configuration)
                 else { continue }
-                fresh[collection] = SharedCollection(label: name, keychain: keychain)
+                fresh[collection] = SharedCollection(label: record.name, standing: record.standing, keychain: keychain)
             }
             groups = fresh
         }

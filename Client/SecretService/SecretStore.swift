@@ -200,6 +200,7 @@ final class SecretStore: @unchecked Sendable {
         case .interactionNotAllowed: return .isLocked
         case .itemNotFound: return .noSuchObject(id ?? "item")
         case .duplicateItem: return .failed("an item with this ID exists")
+        case .readOnly: return .notSupported(error.message)
         default: return .failed("keychain: \(error.message)")
         }
     }

@@ -20,6 +20,8 @@ public struct KeychainStatus: RawRepresentable, Hashable, Sendable, CustomString
     public static let notAvailable = KeychainStatus(rawValue: -25291)
     /// The passcode, or another authorisation, was not correct.
     public static let authFailed = KeychainStatus(rawValue: -25293)
+    /// The keychain takes no changes from its user (a shared group the account only reads).
+    public static let readOnly = KeychainStatus(rawValue: -25292)
     /// An item with the same primary key already exists.
     public static let duplicateItem = KeychainStatus(rawValue: -25299)
     /// No item matched.
@@ -35,7 +37,7 @@ public struct KeychainStatus: RawRepresentable, Hashable, Sendable, CustomString
 
     /// Every named status, for tests and documentation.
     public static let allNamed: [KeychainStatus] = [
-        .success, .unimplemented, .param, .notAvailable, .authFailed, .duplicateItem, .itemNotFound,
+        .success, .unimplemented, .param, .notAvailable, .readOnly, .authFailed, .duplicateItem, .itemNotFound,
         .noSuchAttribute, .noSuchClass, .interactionNotAllowed, .decode,
     ]
 
@@ -46,6 +48,7 @@ public struct KeychainStatus: RawRepresentable, Hashable, Sendable, CustomString
         case .unimplemented: "unimplemented"
         case .param: "invalid parameter"
         case .notAvailable: "keychain not available"
+        case .readOnly: "keychain is read-only"
         case .authFailed: "authorization failed"
         case .duplicateItem: "duplicate item"
         case .itemNotFound: "item not found"

@@ -45,6 +45,7 @@ extension Keychain {
     /// - Throws: ``KeychainStatus/itemNotFound`` for an unknown version.
     @discardableResult
     public func restoreHistoryVersion(_ id: Int64) throws(KeychainError) -> Int64? {
+        try refuseIfReadOnly()
         let restoredAt = now
         return try write { db, state -> Int64? in
             guard let row = try Row.fetchOne(db, sql: "SELECT \(Self.historyColumns) FROM item_history WHERE id = ?", arguments: [id])

@@ -26,6 +26,7 @@ extension Keychain {
     ///   - dryRun: Count only; nothing is written.
     /// - Throws: As ``add(_:)`` for an invalid item (then nothing is stored).
     public func importItems(_ items: [Item], keepingDates: Bool, dryRun: Bool = false) throws(KeychainError) -> ImportCounts {
+        if !dryRun { try refuseIfReadOnly() }
         var prepared: [Item] = []
         for item in items.map(placed) {
             prepared.append(keepingDates

@@ -13,6 +13,7 @@ extension Keychain {
     ///   ``KeychainStatus/interactionNotAllowed`` when the item's class is locked.
     @discardableResult
     public func add(_ item: Item) throws(KeychainError) -> ItemAttributes {
+        try refuseIfReadOnly()
         let prepared = try ItemRules.preparedForAdd(placed(item), now: now, defaultAccessGroup: configuration.defaultAccessGroup)
         return try write { db, state in
             let identity = Self.newIdentity()
@@ -22,6 +23,12 @@ extension Keychain {
             }
             return prepared.attributes
         }
+    }
+
+    /// Throws ``KeychainStatus/readOnly`` when this keychain takes no change from its user (every
+    /// change does; a caller that changes it in several steps checks before the first).
+    public func refuseIfReadOnly() throws(KeychainError) {
+        if let reason = configuration.refusesChanges { throw KeychainError(.readOnly, reason) }
     }
 
     /// `item` as this keychain stores it: synchronizable in a shared group's keychain.
@@ -99,6 +106,7 @@ extension Keychain {
     public func update(_ query: Query, changes: ItemAttributes, data: [UInt8]? = nil) throws(KeychainError) {
         try ItemRules.validate(query)
         try ItemRules.validateChanges(changes, for: query.itemClass)
+        try refuseIfReadOnly()
         if configuration.everyItemSynchronizable, changes.synchronizable == false {
             throw KeychainError(.param, "every item of a shared group's keychain is synchronizable")
         }
@@ -119,6 +127,7 @@ extension Keychain {
     /// - Throws: ``KeychainStatus/itemNotFound`` when nothing matches.
     public func delete(_ query: Query) throws(KeychainError) {
         try ItemRules.validate(query)
+        try refuseIfReadOnly()
         try write { db, state in
             guard state.mayTouch(query) else { throw KeychainError(.interactionNotAllowed) }
             let rows = try itemFilter(query, keys: state.metadata).fetch(db, attributes: true, secrets: false, limit: nil)
@@ -139,6 +148,7 @@ extension Keychain {
     @discardableResult
     public func delete(_ query: Query, references: [PersistentReference]) throws(KeychainError) -> Int {
         try ItemRules.validate(query)
+        try refuseIfReadOnly()
         return try write { db, state in
             guard state.mayTouch(query) else { throw KeychainError(.interactionNotAllowed) }
             var deleted = 0

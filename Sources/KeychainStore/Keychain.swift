@@ -35,6 +35,10 @@ public final class Keychain: Sendable {
         /// synchronizable, so an add makes it so, a change may not make it local, and a search
         /// matches every item whatever its synchronizable filter says.
         public var everyItemSynchronizable = false
+        /// Why this keychain takes no change from its user, when it takes none: a shared group the
+        /// account only reads (decision 0299). Adds, updates, deletions, imports and restores are
+        /// refused with ``KeychainStatus/readOnly`` and this message; what the sync applies is not.
+        public var refusesChanges: String?
         /// The key that seals the class keys in place of a device key file beside the database,
         /// and the keychain whose lock this one's follows: set by
         /// ``Keychain/openSubordinate(at:name:configuration:)`` only.

@@ -9,7 +9,9 @@ extension ContactsTests {
     /// them and one edits one; both of Alice's devices read the edit (one after finding an item the
     /// server hid from it). Once Bob is removed, what
     /// Alice adds reaches none of his devices, and what he adds to his copy of the group reaches
-    /// none of hers. An item moved back out of the group reaches Alice's other device as hers.
+    /// none of hers, and his devices keep nothing of the group; added back as a viewer, they read
+    /// it and change nothing. An item moved back out of the group reaches Alice's other device as
+    /// hers. Bob leaves: nothing of the group stays on his devices.
     @Test func aGroupsItemsReachEveryMembersDevicesAndNoRemovedMember() async throws {
         try await withWorld { world in
             try await aliceSharesFamilyWithBob(in: world)
@@ -73,6 +75,31 @@ extension ContactsTests {
             }
             try await world.a.sync()
             #expect(try await world.a.keychain(["find-generic-password", "--group", "family", "-s", "bobs"]).status != 0)
+            // Having learnt of the removal, Bob's devices keep nothing of the group, and their
+            // keychain tool refuses it (decision 0299).
+            for device in [world.b, world.c] {
+                #expect(groupFiles(of: device).isEmpty, "\(device.name): \(groupFiles(of: device))")
+                let refused = try await device.keychain(["add-generic-password", "--group", "alices", "-s", "bobs", "-a", "admin", "-w", "again"])
+                #expect(refused.status != 0 && refused.stderr.contains("no longer a member of the group alices"), "\(refused.stderr)")
+            }
+
+            // Added back as a viewer, Bob's devices read the group again, what Alice wrote while
+            // he was out included, and change nothing in it.
+            #expect(try await group(["invite", "family", world.bob, "--role", "viewer"], on: world.a).status == 0)
+            for device in [world.b, world.c] {
+                try await device.sync()
+                let read = try await device.keychain(["find-generic-password", "--group", "alices", "-s", "after", "-w"])
+                #expect(read.status == 0 && read.stdout == "secret\n", "\(device.name): \(read.stdout) \(read.stderr)")
+            }
+            for change in [
+                ["add-generic-password", "--group", "alices", "-s", "router", "-a", "admin", "-w", "viewer's", "-U"],
+                ["delete-generic-password", "--group", "alices", "-s", "router"],
+                ["move", "-s", "router", "--from", "alices", "--private"],
+            ] {
+                let refused = try await world.b.keychain(change)
+                #expect(refused.status != 0 && refused.stderr.contains("a viewer of the group alices"), "\(change[0]): \(refused.stderr)")
+            }
+            #expect(try await world.b.keychain(["find-generic-password", "--group", "alices", "-s", "router", "-w"]).stdout == "router 2\n")
 
             // Moved back out, the item is Alice's own again, and synced to her account's devices.
             #expect(try await world.a.keychain(["move", "-s", "streaming", "--from", "family", "--private"]).status == 0)
@@ -81,7 +108,26 @@ extension ContactsTests {
             try await world.p.sync()
             let own = try await world.p.keychain(["find-generic-password", "-s", "streaming", "--sync", "yes", "-w"])
             #expect(own.status == 0 && own.stdout == "streaming 1\n", "\(own.stdout) \(own.stderr)")
+
+            // Bob leaves: his device forgets the group at once, his other one, from the group's
+            // log, at its next sync; and the group's record does not come back when both synced.
+            #expect(try await group(["leave", "alices"], on: world.b).status == 0)
+            #expect(groupFiles(of: world.b).isEmpty, "\(groupFiles(of: world.b))")
+            try await world.c.sync()
+            try await world.b.sync()
+            try await world.c.sync()
+            for device in [world.b, world.c] {
+                #expect(groupFiles(of: device).isEmpty, "\(device.name): \(groupFiles(of: device))")
+                let gone = try await device.keychain(["find-generic-password", "--group", "alices", "-s", "router"])
+                #expect(gone.status != 0 && gone.stderr.contains("no group called alices"), "\(device.name): \(gone.stderr)")
+            }
         }
+    }
+
+    /// The files of shared groups beside `device`'s keychain.
+    func groupFiles(of device: TestDevice) -> [String] {
+        let directory = URL(fileURLWithPath: device.keychainPath).deletingLastPathComponent().path
+        return ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.contains(".group-") }.sorted()
     }
 
     /// With daemons running, a `keychain --group` write on one member's device reaches the other

@@ -20,6 +20,9 @@ struct GroupRecords {
         var owner: AccountIdentityCard
         var verifiedLength: Int
         var head: [UInt8]
+        /// What the account may do in the group by that log (decision 0299), for the keychain
+        /// tool and the Secret Service, which do not read the log.
+        var standing: SharedGroupDirectory.Standing
     }
 
     init(session: ClientSession) throws(SyncClientError) {
@@ -31,7 +34,7 @@ struct GroupRecords {
             [
                 SharedGroupDirectory.nameField: .string(record.name), SharedGroupDirectory.groupField: .data(Data(record.group)), "owner": .string(record.owner.account),
                 "ownerCard": .data(Data(record.owner.encoded)), "verifiedLength": .integer(Int64(record.verifiedLength)),
-                "head": .data(Data(record.head)),
+                "head": .data(Data(record.head)), SharedGroupDirectory.standingField: .string(record.standing.rawValue),
             ],
             named: record.name)
     }
@@ -55,8 +58,9 @@ struct GroupRecords {
         guard let name = fields[SharedGroupDirectory.nameField]?.stringValue, let group = fields[SharedGroupDirectory.groupField]?.dataValue, group.count == GroupLogEntry.groupIDLength,
             let owner = fields["owner"]?.stringValue, let ownerCard = fields["ownerCard"]?.dataValue,
             let card = try? AccountIdentityCard(decoding: Array(ownerCard), of: owner),
-            let length = fields["verifiedLength"]?.integerValue, length >= 1, let head = fields["head"]?.dataValue, head.count == 32
+            let length = fields["verifiedLength"]?.integerValue, length >= 1, let head = fields["head"]?.dataValue, head.count == 32,
+            let standing = SharedGroupDirectory.standing(in: fields)
         else { throw records.unreadable }
-        return Record(name: name, group: Array(group), owner: card, verifiedLength: Int(length), head: Array(head))
+        return Record(name: name, group: Array(group), owner: card, verifiedLength: Int(length), head: Array(head), standing: standing)
     }
 }

@@ -64,7 +64,8 @@ extension Groups {
     }
 
     /// Brings the values and the items of every group the account recorded and is still a member
-    /// of in step (what `sync-client sync` and the daemon run after the account's own zones). A
+    /// of in step (what `sync-client sync` and the daemon run after the account's own zones), and
+    /// forgets on this device every group it is no longer a member of (decision 0299). A
     /// group that fails does not keep the others from syncing; the first failure is thrown at the
     /// end.
     /// - Returns: The groups synced.
@@ -74,11 +75,16 @@ extension Groups {
         guard FileManager.default.fileExists(atPath: KeyValueDatabase.path(besideKeychainAt: session.keychain.path)) else { return 0 }
         var synced = 0
         var failure: (any Error)?
-        for name in try recorded() {
+        let records = try GroupRecords(session: session).all()
+        try GroupDeparture.forgetUnrecorded(besideKeychainAt: session.keychain.path, recorded: records.map(\.group), state: session.database)
+        for record in records {
             do {
-                let group = try await group(named: name)
-                // Removed, or left: `sync-client group members` says so; nothing to sync.
-                guard group.log.members[session.enrolment.account] != nil else { continue }
+                let group = try await group(named: record.name)
+                // Removed, or left: `sync-client group members` says so; nothing of it stays here.
+                guard group.log.members[session.enrolment.account] != nil else {
+                    try GroupDeparture.forget(group.log.group, besideKeychainAt: session.keychain.path, state: session.database)
+                    continue
+                }
                 let access = try access(group)
                 try await GroupValues(groups: self).synced(group, as: access)
                 try await GroupItems(groups: self).synced(group, as: access)

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainCrypto
+import KeyValueStore
 import SyncProtocol
 
 /// Shared password groups (decision 0283), their membership so far: create, invite, accept, list
@@ -127,15 +128,17 @@ package struct Groups: Sendable {
     }
 
     /// This account leaves the group `name` (an owner cannot: it removes the others instead), and
-    /// its devices forget it. The entry vouches for this account's blobs in the group's zones.
+    /// its devices forget it: this one now, the others at their next sync, its items and values
+    /// included (decision 0299). The entry vouches for this account's blobs in the group's zones.
     package func leave(_ name: String) async throws {
         // What this account wrote in the group's zones stays taken; anything else its identity
         // signs there later (a revoked device's, with the server's help) is refused (0297).
         let vouching = try await vouches(in: name) { group, identity in try group.log.leaving(by: identity, vouching: []) }
-        _ = try await change(name) { group, identity in
+        let left = try await change(name) { group, identity in
             try Self.bounded(try group.log.leaving(by: identity, vouching: vouching), vouching: vouching, of: account)
         }
         try GroupRecords(session: session).forget(name)
+        try GroupDeparture.forget(left.log.group, besideKeychainAt: session.keychain.path, state: session.database)
     }
 
     /// The group `name`, its log read and verified now.
@@ -145,8 +148,15 @@ package struct Groups: Sendable {
         }
         let log = try await verifiedLog(record.group, from: [record.owner], extending: record)
         let group = Group(name: name, log: log, owner: record.owner.account)
-        // A record is a synced value: written again only when the log grew.
-        if log.entries.count != record.verifiedLength { try self.record(group) }
+        if log.members[account] == nil, hasLeft(log) {
+            // Left on another device of the account, which removed the record: it goes here too
+            // (written again, it would outlive that removal, decision 0299).
+            try GroupRecords(session: session).forget(name)
+        } else if log.entries.count != record.verifiedLength || standing(in: log) != record.standing {
+            // A record is a synced value: written again only when the log grew (or the record is
+            // older than the standing it holds, 0299).
+            try self.record(group)
+        }
         return group
     }
 
@@ -249,7 +259,26 @@ package struct Groups: Sendable {
     private func record(_ group: Group) throws(SyncClientError) {
         try GroupRecords(session: session).save(
             GroupRecords.Record(
-                name: group.name, group: group.log.group, owner: group.log.owner, verifiedLength: group.log.entries.count, head: group.log.head))
+                name: group.name, group: group.log.group, owner: group.log.owner, verifiedLength: group.log.entries.count, head: group.log.head,
+                standing: standing(in: group.log)))
+    }
+
+    /// Whether the last entry of `log` about this account is its own leave.
+    private func hasLeft(_ log: GroupLog) -> Bool {
+        for wire in log.entries.reversed() {
+            guard let entry = GroupLogEntry(unverifiedWire: wire), entry.subject == account else { continue }
+            return entry.kind == .leave
+        }
+        return false
+    }
+
+    /// What this account may do in the group by `log`.
+    private func standing(in log: GroupLog) -> SharedGroupDirectory.Standing {
+        switch log.members[session.enrolment.account]?.role {
+        case nil: .departed
+        case .viewer: .reads
+        default: .writes
+        }
     }
 
     /// The log the server serves for `id`, verified from one of the owner's `cards` and, when the

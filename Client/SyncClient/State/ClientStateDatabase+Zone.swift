@@ -5,6 +5,26 @@ import KeychainCrypto
 import SyncCore
 
 extension ClientStateDatabase {
+    /// Forgets this device's sync state of `zones` (a shared group the account is out of,
+    /// decision 0299): their records, problems, held arrivals and excused writes go, and each
+    /// zone starts again from the feed's beginning. What numbers its own writes and batches stays,
+    /// so the versions and batches it made before are still known as its own if it syncs the
+    /// zone again; so do its statements about the zones, which later ones continue.
+    package func forgetZones(_ zones: [ZoneID]) throws(SyncClientError) {
+        try write { db in
+            for zone in zones.map(\.rawValue) {
+                let counters = try Row.fetchOne(db, sql: "SELECT write_counter, next_batch_id, epoch FROM zone_state WHERE zone = ?", arguments: [zone])
+                for table in ["zone_state", "item_record", "problem", "held_arrival", "excused_writes"] {
+                    try db.execute(sql: "DELETE FROM \(table) WHERE zone = ?", arguments: [zone])
+                }
+                guard let counters else { continue }
+                try db.execute(
+                    sql: "INSERT INTO zone_state (zone, cursor, write_counter, next_batch_id, epoch, journal_sequence) VALUES (?, 0, ?, ?, ?, 0)",
+                    arguments: [zone, counters[0] as Int64, counters[1] as Int64, (counters[2] as Int64) + 1])
+            }
+        }
+    }
+
     /// The sequence numbers the server reported (decision 0188): per zone the account's latest,
     /// per item the highest it was given or listed at. 0 in a state file from before: nothing
     /// known, nothing refused until the server reports them again.
