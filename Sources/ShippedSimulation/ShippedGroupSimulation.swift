@@ -2,6 +2,7 @@ import Foundation
 import KeychainCrypto
 import KeychainModel
 import KeychainStore
+import KeyValueStore
 import Logging
 import SyncClient
 import SyncCore
@@ -34,6 +35,9 @@ package struct ShippedGroupSimulation {
         /// Alice's devices take every writer's versions (no witness, so no group log admits them):
         /// the broken variant that shows the checker catches a removed member's writes.
         package var admitsEveryWriter = false
+        /// Bob's devices keep the group when they find him out of it: the broken variant that
+        /// shows the checker catches a departed device holding the group's items.
+        package var keepsDepartedGroups = false
 
         package init(seed: UInt64, directory: String) {
             self.seed = seed
@@ -41,23 +45,28 @@ package struct ShippedGroupSimulation {
         }
     }
 
-    /// One device of the run.
+    /// One device of the run: the group's keychain where the shipped code keeps it, beside the
+    /// account's keychain path, and the account's sync state file.
     final class Device: Sendable {
         let account: Int
+        let index: Int
         let device: DeviceID
+        /// Where the account's keychain would be (the group's files are named after it).
+        let accountKeychainPath: String
         let keychain: Keychain
         let database: ClientStateDatabase
 
-        init(account: Int, index: Int, directory: String, clock: SimulatedClock) throws {
+        init(account: Int, index: Int, group: [UInt8], directory: String, clock: SimulatedClock) throws {
             self.account = account
+            self.index = index
             device = DeviceID("group-device-\(account)-\(index)")!
-            let path = directory + "/device-\(account)-\(index)/keychain.db"
+            accountKeychainPath = directory + "/device-\(account)-\(index)/keychain.db"
             var configuration = Keychain.Configuration()
             configuration.everyItemSynchronizable = true
             configuration.runtimeDirectory = directory + "/runtime-\(account)-\(index)"
             configuration.now = { clock.date() }
-            keychain = try Keychain.open(at: path, configuration: configuration)
-            database = try ClientStateDatabase(keychainPath: path, create: true)
+            keychain = try Keychain.open(at: SharedGroupDirectory.keychainPath(of: group, besideKeychainAt: accountKeychainPath), configuration: configuration)
+            database = try ClientStateDatabase(keychainPath: accountKeychainPath, create: true)
         }
     }
 
@@ -81,6 +90,10 @@ package struct ShippedGroupSimulation {
     var staleForBob: GroupLog?
     var devices: [Device] = []
     var online: [Bool]
+    /// The devices that learnt their account is out of the group and forgot it (decision 0299):
+    /// their user's writes to it are refused, as the keychain tool refuses them, until a sync
+    /// finds the account a member again.
+    var departed: Set<Int> = []
     /// Every value a device wrote: the account that wrote it, whether that account was a member
     /// then (by the log the server keeps), and how many times Bob had been added back by then.
     var written: [String: (account: Int, member: Bool, additions: Int)] = [:]
@@ -122,7 +135,7 @@ package struct ShippedGroupSimulation {
         try log.append(try log.adding(try identities[1].card(), role: .member, key: key, by: identities[0]))
         for account in 0..<2 {
             for index in 0..<2 {
-                let device = try Device(account: account, index: index, directory: directory, clock: clock)
+                let device = try Device(account: account, index: index, group: group, directory: directory, clock: clock)
                 devices.append(device)
                 try await storage.registerLoopbackDevice(device.device, of: zoneAccount, now: clock.date())
             }
@@ -149,6 +162,7 @@ package struct ShippedGroupSimulation {
 
     /// A user's add, change or deletion of one of six items on device `index`.
     mutating func write(on index: Int) throws {
+        guard !departed.contains(index) else { return }
         let device = devices[index]
         let account = "item\(random.below(6))"
         var key = ItemAttributes()
@@ -230,7 +244,17 @@ package struct ShippedGroupSimulation {
     mutating func sync(_ index: Int) async throws -> SyncRoundReport? {
         let device = devices[index], identity = identities[device.account]
         let log = servedLog(to: index)
-        guard log.members[identity.account] != nil else { return nil }
+        guard log.members[identity.account] != nil else {
+            // Out of the group: the device forgets it as `sync-client` does, and keeps nothing.
+            if !configuration.keepsDepartedGroups, try GroupDeparture.forget(group, besideKeychainAt: device.accountKeychainPath, state: device.database) {
+                devices[index] = try Device(account: device.account, index: device.index, group: group, directory: directory, clock: clock)
+                statistics.forgotten += 1
+                trace("device \(index) forgets the group")
+            }
+            departed.insert(index)
+            return nil
+        }
+        departed.remove(index)
         let keys = try AccountKeys(groupKeys: try log.keys(for: identity))
         let signer = try identity.versionSigner()
         let clock = clock

@@ -18,6 +18,8 @@ package struct ShippedGroupStatistics: Sendable, CustomStringConvertible {
     package var withheldRemovalsFound = 0
     /// Syncs of a device of Bob's, served fewer items than Alice's devices stated, that said so.
     package var hiddenItemsFound = 0
+    /// Times a device of Bob's, finding him out of the group, forgot it (decision 0299).
+    package var forgotten = 0
     /// Items a device reports a problem with at the end (a refused version, a copy kept unlisted).
     package var reportedItems = 0
 
@@ -33,10 +35,11 @@ package struct ShippedGroupStatistics: Sendable, CustomStringConvertible {
         refused += other.refused
         withheldRemovalsFound += other.withheldRemovalsFound
         hiddenItemsFound += other.hiddenItemsFound
+        forgotten += other.forgotten
         reportedItems += other.reportedItems
     }
 
     package var description: String {
-        "writes \(writes), deletions \(deletions), syncs \(syncs) (\(failedSyncs) failed), removals \(removals), additions \(additions), syncs reporting refused versions \(refused), withheld removals found \(withheldRemovalsFound), hidden items found \(hiddenItemsFound), items reported at the end \(reportedItems)"
+        "writes \(writes), deletions \(deletions), syncs \(syncs) (\(failedSyncs) failed), removals \(removals), additions \(additions), syncs reporting refused versions \(refused), withheld removals found \(withheldRemovalsFound), hidden items found \(hiddenItemsFound), groups forgotten \(forgotten), items reported at the end \(reportedItems)"
     }
 }

@@ -23,6 +23,9 @@ package enum ShippedProperty: String, Sendable {
     case removedMemberWritesNothing = "removed-member-writes-nothing"
     /// No device of a removed member holds a value written after its removal (a shared group's run).
     case removedMemberReadsNothingLater = "removed-member-reads-nothing-later"
+    /// A device of an account out of the group, once it synced, holds none of the group's items
+    /// (a shared group's run, decision 0299).
+    case departedDeviceHoldsNothing = "departed-device-holds-nothing"
 }
 
 /// One thing the checker found wrong.

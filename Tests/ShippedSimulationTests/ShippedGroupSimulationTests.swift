@@ -24,6 +24,8 @@ struct ShippedGroupSimulationTests {
         #expect(statistics.withheldRemovalsFound > 0 && statistics.refused > 0)
         // Bob's devices, served fewer items than Alice's stated, said so.
         #expect(statistics.hiddenItemsFound > 0)
+        // Bob's devices, finding him out, forgot the group (and were refused writes until re-added).
+        #expect(statistics.forgotten > 0)
         #expect(violations.isEmpty, "\(violations.prefix(10).joined(separator: "\n"))")
     }
 
@@ -36,6 +38,18 @@ struct ShippedGroupSimulationTests {
             configuration.malice = .withheldRemoval
             configuration.admitsEveryWriter = true
             caught += try await ShippedGroupSimulation.run(configuration).violations.filter { $0.property == .removedMemberWritesNothing }.count
+        }
+        #expect(caught > 0)
+    }
+
+    /// With Bob's devices keeping the group once he is out of it, the checker finds a departed
+    /// device holding its items.
+    @Test func aDeviceThatKeepsAGroupItIsOutOfIsCaught() async throws {
+        var caught = 0
+        for seed in UInt64(1)...12 {
+            var configuration = ShippedGroupSimulation.Configuration(seed: seed, directory: ShippedSimulationTests.directory)
+            configuration.keepsDepartedGroups = true
+            caught += try await ShippedGroupSimulation.run(configuration).violations.filter { $0.property == .departedDeviceHoldsNothing }.count
         }
         #expect(caught > 0)
     }
