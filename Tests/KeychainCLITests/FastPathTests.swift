@@ -22,6 +22,8 @@ import Testing
         ["add-generic-password", "-a", "me", "-s", "svc", "-w", "again"],
         ["add-generic-password", "-a", "me", "-s", "svc"],
         ["find-generic-password", "-a", "me", "-a", "me"],
+        ["find-generic-password", "--group", "nobodys", "-s", "svc", "-w"],
+        ["add-generic-password", "--group", "nobodys", "-a", "me", "-s", "svc", "-w", "shared"],
     ])
     func bothReadersAgree(arguments: [String]) throws {
         let keychain = KeychainProcess.temporary()

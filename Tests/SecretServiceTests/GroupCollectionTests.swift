@@ -9,7 +9,8 @@ struct GroupCollectionTests {
     /// Alice stores a secret in the group's collection with `secret-tool`; Bob's desktop lists the
     /// collection by his name for the group and finds the secret; his store of the same attributes
     /// changes that item, and Alice finds his secret. The collection cannot be deleted or
-    /// relabelled over the bus, and its items stay out of Alice's own keychain.
+    /// relabelled over the bus, and its items stay out of Alice's own keychain. Removed, Bob's
+    /// desktop shows nothing of the group; added back as a viewer, it shows it and takes no change.
     @Test func aSharedGroupIsACollectionOnEveryMembersDesktop() async throws {
         try await PrivateDesktop.twoAccounts { a, alice, b, bob in
             #expect(try await a.contacts(["add", bob], input: "y\n").status == 0)
@@ -48,6 +49,17 @@ struct GroupCollectionTests {
             let shared = try await a.run(
                 Binaries.keychain.path, ["find-generic-password", "--keychain", a.keychainPath, "--group", "family", "--access-group", "org.freedesktop.secrets", "-w"])
             #expect(shared.stdout == "second\n", "\(shared.stdout) \(shared.stderr)")
+
+            // Removed, Bob's desktop shows nothing of the group once his device learnt it; added
+            // back as a viewer, it shows the group again and refuses his changes (decision 0299).
+            #expect(try await a.group(["remove", "family", bob]).status == 0)
+            try await b.sync()
+            try await eventually(timeout: .seconds(20), "the group's secret gone from Bob's desktop") { try await b.lookup(router) == nil }
+            #expect(try await a.group(["invite", "family", bob, "--role", "viewer"]).status == 0)
+            try await b.sync()
+            try await eventually(timeout: .seconds(20), "the group's secret back on Bob's desktop") { try await b.lookup(router) == "second" }
+            let refused = try await b.secretTool(["store", "--label=Router", "--collection=\(collection)"] + router, input: "third")
+            #expect(refused.status != 0 && refused.stderr.contains("a viewer of the group alices"), "\(refused.stderr)")
         }
     }
 }
