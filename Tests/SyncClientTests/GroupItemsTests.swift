@@ -11,7 +11,8 @@ extension ContactsTests {
     /// Alice adds reaches none of his devices, and what he adds to his copy of the group reaches
     /// none of hers, and his devices keep nothing of the group; added back as a viewer, they read
     /// it and change nothing. An item moved back out of the group reaches Alice's other device as
-    /// hers. Bob leaves: nothing of the group stays on his devices.
+    /// hers. Bob leaves: nothing of the group stays on his devices, and Alice's next sync re-keys
+    /// the group.
     @Test func aGroupsItemsReachEveryMembersDevicesAndNoRemovedMember() async throws {
         try await withWorld { world in
             try await aliceSharesFamilyWithBob(in: world)
@@ -111,7 +112,16 @@ extension ContactsTests {
 
             // Bob leaves: his device forgets the group at once, his other one, from the group's
             // log, at its next sync; and the group's record does not come back when both synced.
+            // Alice's next sync starts a key epoch he never held for what she writes next.
+            let epochBefore = try await group(["members", "family"], on: world.a).stdout.prefix { $0 != ":" }
             #expect(try await group(["leave", "alices"], on: world.b).status == 0)
+            try await world.a.sync()
+            let epochAfter = try await group(["members", "family"], on: world.a).stdout.prefix { $0 != ":" }
+            #expect(epochBefore.hasPrefix("key epoch ") && epochAfter.hasPrefix("key epoch ") && epochAfter != epochBefore, "\(epochBefore) → \(epochAfter)")
+            #expect(try await world.a.keychain(["add-generic-password", "--group", "family", "-s", "later", "-a", "admin", "-w", "new epoch"]).status == 0)
+            try await world.a.sync()
+            try await world.p.sync()
+            #expect(try await world.p.keychain(["find-generic-password", "--group", "family", "-s", "later", "-w"]).stdout == "new epoch\n")
             #expect(groupFiles(of: world.b).isEmpty, "\(groupFiles(of: world.b))")
             try await world.c.sync()
             try await world.b.sync()

@@ -79,7 +79,7 @@ extension Groups {
         try GroupDeparture.forgetUnrecorded(besideKeychainAt: session.keychain.path, recorded: records.map(\.group), state: session.database)
         for record in records {
             do {
-                let group = try await group(named: record.name)
+                let group = try await rekeyedIfDue(record.name)
                 // Removed, or left: `sync-client group members` says so; nothing of it stays here.
                 guard group.log.members[session.enrolment.account] != nil else {
                     try GroupDeparture.forget(group.log.group, besideKeychainAt: session.keychain.path, state: session.database)

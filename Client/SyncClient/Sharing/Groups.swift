@@ -121,8 +121,20 @@ package struct Groups: Sendable {
             guard !ConstantTime.equals(member.card.fingerprint, card.fingerprint) else { return nil }
             return try Self.bounded(try group.log.updating(card, by: identity, vouching: vouching), vouching: vouching, of: contact)
         }
+        return try await rekeyedIfDue(name)
+    }
+
+    /// The group `name`, re-keyed first when its log says a new epoch is due (a member left, or
+    /// an identity was updated: the departing card holds the current key) and this account
+    /// manages it (owner or admin); as it is otherwise. Every manager's device runs it at each
+    /// sync (decision 0299), so what members write after a leave is sealed under a key the leaver
+    /// never held once a manager's device has synced.
+    package func rekeyedIfDue(_ name: String) async throws -> Group {
+        func isDue(_ group: Group) -> Bool { group.log.isDueRekey && group.log.members[account]?.role.manages == true }
+        let group = try await group(named: name)
+        guard isDue(group) else { return group }
         return try await change(name) { group, identity in
-            guard group.log.isDueRekey else { return nil }
+            guard isDue(group) else { return nil }
             return try group.log.rekeying(current: try currentKey(of: group, for: identity), by: identity).entry
         }
     }
