@@ -196,7 +196,13 @@ package struct ShippedGroupSimulation {
     /// blobs) or adds him back; Bob's devices learn it at their next sync. A malicious server's
     /// hidden removal is final: Bob is not added back.
     mutating func changeMembership() async throws {
-        guard online[0], staleForBob == nil else { return }
+        guard staleForBob == nil else { return }
+        if random.chance(percent: 30), let index = devices.indices.filter({ devices[$0].account == 1 && online[$0] && !departed.contains($0) }).first,
+            log.members[Self.accounts[1]] != nil
+        {
+            return try await leave(from: index)
+        }
+        guard online[0] else { return }
         let alice = identities[0], bob = Self.accounts[1]
         if log.members[bob] != nil {
             var removed = log
@@ -217,6 +223,8 @@ package struct ShippedGroupSimulation {
             statistics.removals += 1
             trace("Alice removes Bob (vouching for \(vouching.count) blobs)")
         } else {
+            // As `sync-client group invite` does: a leaver is not added back under the epoch its leave closed.
+            try rekeyIfDue()
             try log.append(try log.adding(try identities[1].card(), role: .member, key: key, by: alice))
             for device in devices where device.account == 1 {
                 if try await !storage.devices(of: zoneAccount).contains(where: { $0.id == device.device && $0.isActive }) {
@@ -226,6 +234,48 @@ package struct ShippedGroupSimulation {
             statistics.additions += 1
             trace("Alice adds Bob back")
         }
+    }
+
+    /// Bob leaves the group from device `index`, as `sync-client group leave` does: the entry
+    /// vouches for his blobs (read in full, decision 0297), the server forgets his devices' rows,
+    /// and the device forgets the group at once; his other device learns it at its next sync, and
+    /// Alice's next sync starts the epoch the leave makes due (0299).
+    mutating func leave(from index: Int) async throws {
+        let bob = identities[1], device = devices[index]
+        var left = log
+        try left.append(try log.leaving(by: bob, vouching: []))
+        let vouching = try await RevokedWrites.digests(
+            in: [RevokedWrites.Zone(server: server(for: index, untampered: true)(device.device), sealer: sealer(for: bob, log: log))],
+            log: log, revoked: left, device: device.device)
+        try log.append(try log.leaving(by: bob, vouching: vouching))
+        writtenWhileBobWasOut = []
+        for device in devices where device.account == 1 { try await storage.forgetDevice(device.device, of: zoneAccount) }
+        try forgetGroup(on: index)
+        statistics.leaves += 1
+        trace("Bob leaves from device \(index) (vouching for \(vouching.count) blobs)")
+    }
+
+    /// Alice starts the key epoch the log says is due (after a leave), as a manager's device does
+    /// at its sync and before an invitation (`Groups.rekeyedIfDue`).
+    mutating func rekeyIfDue() throws {
+        guard log.isDueRekey else { return }
+        let (entry, newKey) = try log.rekeying(current: key, by: identities[0])
+        try log.append(entry)
+        key = newKey
+        statistics.rekeys += 1
+        trace("Alice re-keys the group")
+    }
+
+    /// Device `index`, its account out of the group, forgets it as the shipped code does (once:
+    /// its keychain, opened again, is empty).
+    mutating func forgetGroup(on index: Int) throws {
+        let device = devices[index]
+        if !configuration.keepsDepartedGroups, !departed.contains(index), try GroupDeparture.forget(group, besideKeychainAt: device.accountKeychainPath, state: device.database) {
+            devices[index] = try Device(account: device.account, index: device.index, group: group, directory: directory, clock: clock)
+            statistics.forgotten += 1
+            trace("device \(index) forgets the group")
+        }
+        departed.insert(index)
     }
 
     /// The group log device `index` is served.
@@ -243,15 +293,12 @@ package struct ShippedGroupSimulation {
     /// `sync-client` skips the group); a failure is counted and thrown away.
     mutating func sync(_ index: Int) async throws -> SyncRoundReport? {
         let device = devices[index], identity = identities[device.account]
+        // Alice manages the group: her sync starts the epoch a leave made due (0299).
+        if device.account == 0 { try rekeyIfDue() }
         let log = servedLog(to: index)
         guard log.members[identity.account] != nil else {
             // Out of the group: the device forgets it as `sync-client` does, and keeps nothing.
-            if !configuration.keepsDepartedGroups, try GroupDeparture.forget(group, besideKeychainAt: device.accountKeychainPath, state: device.database) {
-                devices[index] = try Device(account: device.account, index: device.index, group: group, directory: directory, clock: clock)
-                statistics.forgotten += 1
-                trace("device \(index) forgets the group")
-            }
-            departed.insert(index)
+            try forgetGroup(on: index)
             return nil
         }
         departed.remove(index)

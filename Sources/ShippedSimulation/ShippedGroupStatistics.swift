@@ -12,6 +12,9 @@ package struct ShippedGroupStatistics: Sendable, CustomStringConvertible {
     package var failedSyncs = 0
     package var removals = 0
     package var additions = 0
+    package var leaves = 0
+    /// New key epochs Alice's devices started because a leave made one due.
+    package var rekeys = 0
     /// Syncs that reported versions refused (a writer the group log does not admit).
     package var refused = 0
     /// Syncs of a device of Bob's, kept from his removal, that found it in Alice's statements.
@@ -32,6 +35,8 @@ package struct ShippedGroupStatistics: Sendable, CustomStringConvertible {
         failedSyncs += other.failedSyncs
         removals += other.removals
         additions += other.additions
+        leaves += other.leaves
+        rekeys += other.rekeys
         refused += other.refused
         withheldRemovalsFound += other.withheldRemovalsFound
         hiddenItemsFound += other.hiddenItemsFound
@@ -40,6 +45,6 @@ package struct ShippedGroupStatistics: Sendable, CustomStringConvertible {
     }
 
     package var description: String {
-        "writes \(writes), deletions \(deletions), syncs \(syncs) (\(failedSyncs) failed), removals \(removals), additions \(additions), syncs reporting refused versions \(refused), withheld removals found \(withheldRemovalsFound), hidden items found \(hiddenItemsFound), groups forgotten \(forgotten), items reported at the end \(reportedItems)"
+        "writes \(writes), deletions \(deletions), syncs \(syncs) (\(failedSyncs) failed), removals \(removals), additions \(additions), leaves \(leaves), re-keys after them \(rekeys), syncs reporting refused versions \(refused), withheld removals found \(withheldRemovalsFound), hidden items found \(hiddenItemsFound), groups forgotten \(forgotten), items reported at the end \(reportedItems)"
     }
 }

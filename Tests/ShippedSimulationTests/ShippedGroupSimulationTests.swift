@@ -4,14 +4,14 @@ import Testing
 
 @Suite("The simulation of a shared group's items over the real SQLite storage")
 struct ShippedGroupSimulationTests {
-    /// Seeds 1–20, every even one with a malicious server (in turn: it keeps Bob's removal from his
+    /// Seeds 1–28, every even one with a malicious server (in turn: it keeps Bob's removal from his
     /// devices, or hides half the items from them): clean,
     /// and they exercise what they claim to (the test command runs seeds 1–200 through
     /// `sync-simulate --groups --malice`).
     @Test func seedsRunWithoutViolations() async throws {
         var violations: [String] = []
         var statistics = ShippedGroupStatistics()
-        for seed in UInt64(1)...20 {
+        for seed in UInt64(1)...28 {
             var configuration = ShippedGroupSimulation.Configuration(seed: seed, directory: ShippedSimulationTests.directory)
             configuration.malice = GroupMalice.of(seed: seed)
             let result = try await ShippedGroupSimulation.run(configuration)
@@ -19,6 +19,8 @@ struct ShippedGroupSimulationTests {
             statistics.add(result.statistics)
         }
         #expect(statistics.removals > 0 && statistics.additions > 0 && statistics.failedSyncs > 0)
+        // Bob left from one of his devices, and Alice started the epoch his leave made due.
+        #expect(statistics.leaves > 0 && statistics.rekeys > 0)
         // Bob's devices, kept from his removal, found it in Alice's statements; Alice's refused
         // what they wrote after it.
         #expect(statistics.withheldRemovalsFound > 0 && statistics.refused > 0)

@@ -57,6 +57,9 @@ package struct Groups: Sendable {
         guard let card = try contacts.pinned(contact)?.card else {
             throw SyncClientError(.invalidInput, "\(contact) is not a verified contact; `sync-client contacts add \(contact)` compares the safety code first")
         }
+        // A member that left and comes back before the epoch its leave made due would write
+        // under the epoch its leave closed, and every device would refuse its versions.
+        _ = try await rekeyedIfDue(name)
         return try await change(name) { group, identity in
             guard group.log.members[contact] == nil else { throw SyncClientError(.invalidInput, "\(contact) is a member already") }
             return try group.log.adding(card, role: role, key: try currentKey(of: group, for: identity), by: identity)
