@@ -140,6 +140,27 @@ extension ContactsTests {
         }
     }
 
+    /// Bob's device edits a group's item while offline; meanwhile Alice removes Bob and adds him
+    /// back as a viewer. Its next sync cannot push the edit (a viewer writes nothing): the device
+    /// gives it up and reads the group as its members hold it, rather than failing every sync
+    /// with a change its user can no longer undo (decision 0299).
+    @Test func aDeviceWhoseAccountBecameAViewerGivesUpWhatItCannotPush() async throws {
+        try await withWorld { world in
+            try await aliceSharesFamilyWithBob(in: world)
+            #expect(try await world.a.keychain(["add-generic-password", "--group", "family", "-s", "router", "-a", "admin", "-w", "alice's"]).status == 0)
+            try await world.a.sync()
+            try await world.b.sync()
+            #expect(try await world.b.keychain(["add-generic-password", "--group", "alices", "-s", "router", "-a", "admin", "-w", "bob's", "-U"]).status == 0)
+            #expect(try await group(["remove", "family", world.bob], on: world.a).status == 0)
+            #expect(try await group(["invite", "family", world.bob, "--role", "viewer"], on: world.a).status == 0)
+            let synced = try await world.b.syncClient(["sync"])
+            #expect(synced.status == 0, "\(synced.stdout) \(synced.stderr)")
+            let read = try await world.b.keychain(["find-generic-password", "--group", "alices", "-s", "router", "-w"])
+            #expect(read.status == 0 && read.stdout == "alice's\n", "\(read.stdout) \(read.stderr)")
+            #expect(try await world.b.syncClient(["sync"]).status == 0)
+        }
+    }
+
     /// The files of shared groups beside `device`'s keychain.
     func groupFiles(of device: TestDevice) -> [String] {
         let directory = URL(fileURLWithPath: device.keychainPath).deletingLastPathComponent().path

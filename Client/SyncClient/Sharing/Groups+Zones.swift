@@ -2,6 +2,7 @@ import Foundation
 import KeychainCrypto
 import KeyValueStore
 import SyncCore
+import SyncProtocol
 
 /// A shared group's zones on this device: its values (decision 0292) and its items (0295), each
 /// synced by the same driver and rule as an account's zones. Their versions are sealed under the
@@ -86,8 +87,16 @@ extension Groups {
                     continue
                 }
                 let access = try access(group)
-                try await GroupValues(groups: self).synced(group, as: access)
-                try await GroupItems(groups: self).synced(group, as: access)
+                do {
+                    try await syncZones(of: group, as: access)
+                } catch where ServerFailure.code(of: error) == ErrorCode.viewerCannotWrite && group.log.members[account]?.role == .viewer {
+                    // Changes made here while the account could write, which it no longer may
+                    // push, and its user no longer undo: given up, and the group read again as
+                    // its members hold it (decision 0299).
+                    session.logger.warning("gave up the group's changes this device had not pushed: the account only reads the group now")
+                    try GroupDeparture.forget(group.log.group, besideKeychainAt: session.keychain.path, state: session.database)
+                    try await syncZones(of: group, as: access)
+                }
                 synced += 1
             } catch {
                 session.logger.warning("group sync failed", metadata: ["error": "\(error)"])
@@ -96,5 +105,11 @@ extension Groups {
         }
         if let failure { throw failure }
         return synced
+    }
+
+    /// Brings the group's values, then its items, in step.
+    private func syncZones(of group: Group, as access: Access) async throws {
+        try await GroupValues(groups: self).synced(group, as: access)
+        try await GroupItems(groups: self).synced(group, as: access)
     }
 }
