@@ -65,8 +65,9 @@ extension Groups {
     }
 
     /// Brings the values and the items of every group the account recorded and is still a member
-    /// of in step (what `sync-client sync` and the daemon run after the account's own zones), and
-    /// forgets on this device every group it is no longer a member of (decision 0299). A
+    /// of in step (what `sync-client sync` and the daemon run after the account's own zones),
+    /// re-keying first a group that is due when this account manages it, and forgets on this
+    /// device every group it is no longer a member of (decision 0299). A
     /// group that fails does not keep the others from syncing; the first failure is thrown at the
     /// end.
     /// - Returns: The groups synced.
@@ -82,7 +83,7 @@ extension Groups {
             do {
                 let group = try await rekeyedIfDue(record.name)
                 // Removed, or left: `sync-client group members` says so; nothing of it stays here.
-                guard group.log.members[session.enrolment.account] != nil else {
+                guard group.log.members[account] != nil else {
                     try GroupDeparture.forget(group.log.group, besideKeychainAt: session.keychain.path, state: session.database)
                     continue
                 }
