@@ -170,7 +170,9 @@ struct GroupUpdateCommand: AsyncParsableCommand {
 }
 
 struct GroupLeaveCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "leave", abstract: "Leave a group.")
+    static let configuration = CommandConfiguration(
+        commandName: "leave",
+        abstract: "Leave a group: its items and values leave this account's devices (move out first what you want to keep: `keychain move --from GROUP --private`).")
 
     @OptionGroup var keychain: KeychainOptions
     @Argument(help: "The group.") var name: String
@@ -178,7 +180,7 @@ struct GroupLeaveCommand: AsyncParsableCommand {
     func run() async throws {
         try await GroupCommand.with(keychain) { groups in
             try await groups.leave(name)
-            print("\(TerminalText.sanitized(name)): left")
+            print("\(TerminalText.sanitized(name)): left; its items and values are gone from this device, and from the account's other devices at their next sync")
         }
     }
 }

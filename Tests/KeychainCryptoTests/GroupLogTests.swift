@@ -287,4 +287,36 @@ import Testing
         bad.payload = [0, 0, 0, 2, 1]
         #expect(throws: CryptoError.self) { try garbled.append(try bad.signed(by: bob)) }
     }
+
+    /// More digests than one entry holds go ahead in `vouch` entries by the departure's own signer
+    /// (decision 0300): taken with the removal, or the leave, that follows; another signer's are
+    /// dropped; a member may vouch ahead only for its own leave.
+    @Test func vouchesAheadOfADepartureAreTakenWithItFromItsSignerOnly() throws {
+        let (envelope, context) = try version(by: bob, epoch: 1)
+        let blobs = (0..<3).map { Array("blob \($0) Bob wrote while a member".utf8) }
+        let later = Array("a blob made after the departure".utf8)
+
+        var (log, key) = try aliceBobAndCarol()
+        try log.append(try log.vouching([DeviceLog.vouchDigest(of: blobs[0])], for: "bob", by: alice))
+        try log.append(try log.vouching([DeviceLog.vouchDigest(of: blobs[1])], for: "bob", by: alice))
+        try log.append(try log.removing("bob", current: key, by: alice, vouching: [DeviceLog.vouchDigest(of: blobs[2])]).entry)
+        let carols = try verified(log.entries)
+        for blob in blobs { #expect(carols.refusal(of: envelope, context: context, blob: blob) == nil) }
+        #expect(carols.refusal(of: envelope, context: context, blob: later) == .revoked)
+
+        // Bob vouches ahead of his own leave; a vouch Alice made ahead of a removal she never made
+        // answers for nothing.
+        var (leaving, _) = try aliceBobAndCarol()
+        try leaving.append(try leaving.vouching([DeviceLog.vouchDigest(of: blobs[1])], for: "bob", by: alice))
+        try leaving.append(try leaving.vouching([DeviceLog.vouchDigest(of: blobs[0])], for: "bob", by: bob))
+        try leaving.append(try leaving.leaving(by: bob, vouching: []))
+        let alices = try verified(leaving.entries)
+        #expect(alices.refusal(of: envelope, context: context, blob: blobs[0]) == nil)
+        #expect(alices.refusal(of: envelope, context: context, blob: blobs[1]) == .revoked)
+
+        // Carol, a viewer, may vouch for no one else's departure; nor may Bob for Carol's.
+        var (refused, _) = try aliceBobAndCarol()
+        #expect(throws: CryptoError.self) { try refused.append(try refused.vouching([DeviceLog.vouchDigest(of: later)], for: "bob", by: carol)) }
+        #expect(throws: CryptoError.self) { try refused.append(try refused.vouching([DeviceLog.vouchDigest(of: later)], for: "carol", by: bob)) }
+    }
 }

@@ -161,6 +161,30 @@ extension ContactsTests {
         }
     }
 
+    /// A member who wrote more of the group's items than one log entry can answer for is removed
+    /// all the same: the remover's vouches go ahead in entries of their own (decision 0300), and
+    /// every item the member wrote stays taken on the owner's devices, the one that verifies the
+    /// log afresh included.
+    @Test func aMemberWhoWroteMoreThanOneEntryCanAnswerForIsRemoved() async throws {
+        try await withWorld { world in
+            try await aliceSharesFamilyWithBob(in: world)
+            let rows = (0..<2_100).map { "site\($0),https://site\($0).example/,bob,password \($0)," }
+            let file = URL(fileURLWithPath: world.b.keychainPath).deletingLastPathComponent().appendingPathComponent("bobs.csv").path
+            try ("name,url,username,password,note\n" + rows.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+            let imported = try await world.b.keychain(["import", "--group", "alices", "--format", "chrome-csv", file])
+            #expect(imported.status == 0 && imported.stdout.hasPrefix("imported 2100,"), "\(imported.stdout) \(imported.stderr)")
+            try await world.b.sync()
+            try await world.a.sync()
+            let removed = try await group(["remove", "family", world.bob], on: world.a)
+            #expect(removed.status == 0, "\(removed.stdout) \(removed.stderr)")
+            for device in [world.a, world.p] {
+                try await device.sync()
+                let read = try await device.keychain(["find-internet-password", "--group", "family", "-s", "site2099.example", "-w"])
+                #expect(read.status == 0 && read.stdout == "password 2099\n", "\(device.name): \(read.stdout) \(read.stderr)")
+            }
+        }
+    }
+
     /// The files of shared groups beside `device`'s keychain.
     func groupFiles(of device: TestDevice) -> [String] {
         let directory = URL(fileURLWithPath: device.keychainPath).deletingLastPathComponent().path

@@ -70,40 +70,52 @@ package struct Groups: Sendable {
     /// entry vouches for every blob of the member's the group's zones hold now, so those stay
     /// taken while anything it signs later under an old epoch is refused (decision 0293).
     package func remove(_ member: String, from name: String) async throws -> Group {
-        let vouching = try await vouches(in: name) { group, identity in
+        let vouching = try await vouches(of: member, in: name) { group, identity, vouching in
             guard group.log.members[member] != nil else { return nil }
-            return try group.log.removing(member, current: try currentKey(of: group, for: identity), by: identity).entry
+            return try group.log.removing(member, current: try currentKey(of: group, for: identity), by: identity, vouching: vouching).entry
         }
         return try await change(name) { group, identity in
             guard group.log.members[member] != nil else { throw SyncClientError(.invalidInput, "\(member) is not a member") }
-            return try Self.bounded(
-                try group.log.removing(member, current: try currentKey(of: group, for: identity), by: identity, vouching: vouching).entry,
-                vouching: vouching, of: member)
+            return try Self.bounded(try group.log.removing(member, current: try currentKey(of: group, for: identity), by: identity, vouching: vouching).entry)
         }
     }
 
-    /// The digests of the blobs in the group `name`'s zones that the log admits now and would
-    /// refuse with the entry `departure` makes appended (one that vouches for nothing): what that
-    /// entry answers for when it is made for real (decisions 0293, 0297). None when it makes none.
-    private func vouches(in name: String, departure: (Group, AccountIdentity) throws -> [UInt8]?) async throws -> [[UInt8]] {
+    /// What the entry `departure` makes (given the digests it carries) answers for in the group
+    /// `name` (decisions 0293, 0297): the digests of the blobs in its zones that the log admits now
+    /// and would refuse with the entry appended. Returned for the entry to carry; or, when the
+    /// entry would then not fit the log's bound, appended first in `vouch` entries ahead of the
+    /// departure of `member` (decision 0300), and none returned. None when it makes no entry.
+    private func vouches(
+        of member: String, in name: String, departure: (Group, AccountIdentity, [[UInt8]]) throws -> [UInt8]?
+    ) async throws -> [[UInt8]] {
         let group = try await group(named: name)
-        guard let entry = try departure(group, try memberIdentity(in: group.log)) else { return [] }
+        let identity = try memberIdentity(in: group.log)
+        guard let entry = try departure(group, identity, []) else { return [] }
         var departed = group.log
         do {
             try departed.append(entry)
         } catch {
             throw SyncClientError(.invalidInput, "this account may not make that change to the group", underlying: error)
         }
-        return try await blobsToVouchFor(removing: departed, from: group)
+        let digests = try await blobsToVouchFor(removing: departed, from: group)
+        guard let full = try departure(group, identity, digests), full.count > GroupLogBounds.maximumEntryBytes else { return digests }
+        for start in stride(from: 0, to: digests.count, by: Self.vouchesPerEntry) {
+            let part = Array(digests[start..<min(start + Self.vouchesPerEntry, digests.count)])
+            _ = try await change(name) { group, identity in
+                guard group.log.members[member] != nil else { throw SyncClientError(.invalidInput, "\(member) is not a member") }
+                return try group.log.vouching(part, for: member, by: identity)
+            }
+        }
+        return []
     }
 
-    /// `entry`, when one entry can carry what it vouches for (the log's entry bound).
-    private static func bounded(_ entry: [UInt8], vouching: [[UInt8]], of member: String) throws -> [UInt8] {
-        guard entry.count <= GroupLogBounds.maximumEntryBytes else {
-            throw SyncClientError(
-                .invalidInput,
-                "\(member) wrote more of the group's versions (\(vouching.count)) than one entry can answer for; splitting it is not built yet")
-        }
+    /// The digests one `vouch` entry holds within the log's bound (its other fields and its
+    /// signature take well under 1 KiB).
+    private static let vouchesPerEntry = (GroupLogBounds.maximumEntryBytes - 1_024) / DeviceLog.vouchDigestSize
+
+    /// `entry`, when it fits the log's bound (what it vouches for went ahead when it would not).
+    private static func bounded(_ entry: [UInt8]) throws -> [UInt8] {
+        guard entry.count <= GroupLogBounds.maximumEntryBytes else { throw SyncClientError(.invalidInput, "the change does not fit one entry of the group's log") }
         return entry
     }
 
@@ -115,14 +127,14 @@ package struct Groups: Sendable {
         guard let card = try contacts.pinned(contact)?.card else {
             throw SyncClientError(.invalidInput, "\(contact) is not a verified contact; `sync-client contacts verify \(contact)` first")
         }
-        let vouching = try await vouches(in: name) { group, identity in
+        let vouching = try await vouches(of: contact, in: name) { group, identity, vouching in
             guard let member = group.log.members[contact], !ConstantTime.equals(member.card.fingerprint, card.fingerprint) else { return nil }
-            return try group.log.updating(card, by: identity, vouching: [])
+            return try group.log.updating(card, by: identity, vouching: vouching)
         }
         _ = try await change(name) { group, identity in
             guard let member = group.log.members[contact] else { throw SyncClientError(.invalidInput, "\(contact) is not a member") }
             guard !ConstantTime.equals(member.card.fingerprint, card.fingerprint) else { return nil }
-            return try Self.bounded(try group.log.updating(card, by: identity, vouching: vouching), vouching: vouching, of: contact)
+            return try Self.bounded(try group.log.updating(card, by: identity, vouching: vouching))
         }
         return try await rekeyedIfDue(name)
     }
@@ -148,9 +160,11 @@ package struct Groups: Sendable {
     package func leave(_ name: String) async throws {
         // What this account wrote in the group's zones stays taken; anything else its identity
         // signs there later (a revoked device's, with the server's help) is refused (0297).
-        let vouching = try await vouches(in: name) { group, identity in try group.log.leaving(by: identity, vouching: []) }
+        let vouching = try await vouches(of: account, in: name) { group, identity, vouching in
+            try group.log.leaving(by: identity, vouching: vouching)
+        }
         let left = try await change(name) { group, identity in
-            try Self.bounded(try group.log.leaving(by: identity, vouching: vouching), vouching: vouching, of: account)
+            try Self.bounded(try group.log.leaving(by: identity, vouching: vouching))
         }
         try GroupRecords(session: session).forget(name)
         try GroupDeparture.forget(left.log.group, besideKeychainAt: session.keychain.path, state: session.database)

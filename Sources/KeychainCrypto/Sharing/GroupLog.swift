@@ -37,6 +37,9 @@ public struct GroupLog: Sendable {
     var removedBefore: [DeviceID: UInt32] = [:]
     /// The blobs removers answered for, by digest.
     var vouched: Set<[UInt8]> = []
+    /// `vouch` entries waiting for the departure they answer for, by the departing member: their
+    /// signer and digests (decision 0300).
+    var vouchedAhead: [String: (signer: String, digests: Set<[UInt8]>)] = [:]
 
     /// An empty log of `group`, to be verified from the `create` of the owner whose card is `owner`.
     public init(group: [UInt8], owner: AccountIdentityCard) {
@@ -100,14 +103,15 @@ public struct GroupLog: Sendable {
             else { throw .invalidInput("the group log entry removes a member it may not") }
             members[entry.subject] = nil
             let payload = try takeKeys(entry, recipients: members.keys.sorted(), chained: true)
-            noteRemoval(of: entry.subject, vouching: payload.vouched)
+            noteRemoval(of: entry.subject, vouching: payload.vouched + takeVouchedAhead(of: entry.subject, by: entry.signer))
             isDueRekey = false
         case .leave:
             guard entry.subject == entry.signer, let subject = members[entry.subject], subject.role != .owner, entry.epoch == epoch
             else { throw .invalidInput("the group log entry is not a member leaving") }
             let vouches = try entry.payload.isEmpty ? nil : GroupVouches(decoding: entry.payload)
             members[entry.subject] = nil
-            if let vouches { noteDeparture(of: subject.card, vouching: vouches.digests) }
+            let ahead = takeVouchedAhead(of: entry.subject, by: entry.signer)
+            if let vouches { noteDeparture(of: subject.card, vouching: vouches.digests + ahead) }
             isDueRekey = true
         case .rekey:
             guard let signerRole, signerRole.manages, entry.epoch == epoch + 1 else {
@@ -136,9 +140,27 @@ public struct GroupLog: Sendable {
                 throw .invalidInput("the group log entry updates a member to the card it has")
             }
             members[entry.subject]?.card = card
-            if let vouches { noteDeparture(of: subject.card, vouching: vouches.digests) }
+            let ahead = takeVouchedAhead(of: entry.subject, by: entry.signer)
+            if let vouches { noteDeparture(of: subject.card, vouching: vouches.digests + ahead) }
             isDueRekey = true
+        case .vouch:
+            // By the member itself, ahead of its leave; by another manager, ahead of a removal or
+            // an update.
+            guard let subject = members[entry.subject], entry.epoch == epoch, entry.role == nil, entry.subjectCard.isEmpty,
+                entry.signer == entry.subject ? subject.role != .owner : signerRole?.manages == true
+            else { throw .invalidInput("the group log entry vouches ahead of a departure its signer may not make") }
+            let vouches = try GroupVouches(decoding: entry.payload)
+            var ahead = vouchedAhead[entry.subject].flatMap { $0.signer == entry.signer ? $0 : nil } ?? (signer: entry.signer, digests: [])
+            ahead.digests.formUnion(vouches.digests)
+            vouchedAhead[entry.subject] = ahead
         }
+    }
+
+    /// The digests `vouch` entries by `signer` answered for ahead of the departure of `account`
+    /// now taken; another signer's are dropped (the departure's signer answers for what it takes).
+    private mutating func takeVouchedAhead(of account: String, by signer: String) -> [[UInt8]] {
+        guard let ahead = vouchedAhead.removeValue(forKey: account), ahead.signer == signer else { return [] }
+        return Array(ahead.digests)
     }
 
     /// Takes the entry's key payload: sealed to exactly `recipients`, chained to the previous
@@ -230,6 +252,13 @@ public struct GroupLog: Sendable {
     public func updating(_ card: AccountIdentityCard, by identity: AccountIdentity, vouching: [[UInt8]]) throws(CryptoError) -> [UInt8] {
         try entry(.update, subject: card.account, subjectCard: card.encoded, epoch: epoch, by: try identity.card(), vouches: GroupVouches(vouching))
             .signed(by: identity)
+    }
+
+    /// The entry by which `identity` answers ahead for `vouching`, part of the digests its coming
+    /// removal, update or (its own account's) leave of `account` vouches for, when one entry
+    /// cannot hold them all (decision 0300).
+    public func vouching(_ vouching: [[UInt8]], for account: String, by identity: AccountIdentity) throws(CryptoError) -> [UInt8] {
+        try entry(.vouch, subject: account, epoch: epoch, by: try identity.card(), vouches: GroupVouches(vouching)).signed(by: identity)
     }
 
     /// The entry by which the owner `identity` gives `account` `role`.

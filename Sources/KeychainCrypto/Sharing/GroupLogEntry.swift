@@ -28,6 +28,10 @@ public struct GroupLogEntry: Sendable, Equatable {
         /// that account's identity moved to a new key epoch when it revoked a device. The group is
         /// then due a re-key, since its old identity's holders include the revoked device.
         case update = 7
+        /// Part of what a coming `remove`, `leave` or `update` of `subject` answers for, when one
+        /// entry cannot hold it (decision 0300): digests of blobs, in a ``GroupVouches`` payload,
+        /// signed by the one who makes that departure, and taken only when it follows.
+        case vouch = 8
     }
 
     /// What a member may do in the group.
@@ -56,7 +60,8 @@ public struct GroupLogEntry: Sendable, Equatable {
     public var signer: String
     /// The fingerprint of the card the signer signs with.
     public var signerFingerprint: [UInt8]
-    /// A ``GroupKeyPayload`` for `create`, `add`, `remove` and `rekey`; empty otherwise.
+    /// A ``GroupKeyPayload`` for `create`, `add`, `remove` and `rekey`; a ``GroupVouches`` for
+    /// `leave`, `update` (empty in entries made before decision 0297) and `vouch`; empty otherwise.
     public var payload: [UInt8]
 
     private static let label = "synckeychain/v1/group-log-entry"
