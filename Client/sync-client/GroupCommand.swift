@@ -186,15 +186,24 @@ struct GroupLeaveCommand: AsyncParsableCommand {
 }
 
 struct GroupListCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "list", abstract: "The groups this account created or accepted.")
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "The groups this account created or accepted; after a tab, `reads only` for a group it views, `no longer a member` for one it was removed from.")
 
     @OptionGroup var keychain: KeychainOptions
 
     func run() async throws {
         try await GroupCommand.with(keychain) { groups in
-            let names = try groups.recorded()
-            if names.isEmpty { print("no groups yet: `sync-client group create NAME`, or `sync-client group accept`") }
-            for name in names { print(TerminalText.sanitized(name)) }
+            let recorded = try groups.recorded()
+            if recorded.isEmpty { print("no groups yet: `sync-client group create NAME`, or `sync-client group accept`") }
+            for (name, standing) in recorded {
+                let status = switch standing {
+                case .writes: ""
+                case .reads: "\treads only"
+                case .departed: "\tno longer a member"
+                }
+                print(TerminalText.sanitized(name) + status)
+            }
         }
     }
 }

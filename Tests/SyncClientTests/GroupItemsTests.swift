@@ -77,7 +77,9 @@ extension ContactsTests {
             try await world.a.sync()
             #expect(try await world.a.keychain(["find-generic-password", "--group", "family", "-s", "bobs"]).status != 0)
             // Having learnt of the removal, Bob's devices keep nothing of the group, and their
-            // keychain tool refuses it (decision 0299).
+            // keychain tool refuses it (decision 0299); the group's list says so.
+            let listed = try await group(["list"], on: world.b)
+            #expect(listed.stdout == "alices\tno longer a member\n", "\(listed.stdout) \(listed.stderr)")
             for device in [world.b, world.c] {
                 #expect(groupFiles(of: device).isEmpty, "\(device.name): \(groupFiles(of: device))")
                 let refused = try await device.keychain(["add-generic-password", "--group", "alices", "-s", "bobs", "-a", "admin", "-w", "again"])
@@ -101,6 +103,7 @@ extension ContactsTests {
                 #expect(refused.status != 0 && refused.stderr.contains("a viewer of the group alices"), "\(change[0]): \(refused.stderr)")
             }
             #expect(try await world.b.keychain(["find-generic-password", "--group", "alices", "-s", "router", "-w"]).stdout == "router 2\n")
+            #expect(try await group(["list"], on: world.b).stdout == "alices\treads only\n")
 
             // Moved back out, the item is Alice's own again, and synced to her account's devices.
             #expect(try await world.a.keychain(["move", "-s", "streaming", "--from", "family", "--private"]).status == 0)

@@ -189,9 +189,10 @@ package struct Groups: Sendable {
         return group
     }
 
-    /// The groups this account recorded, by name.
-    package func recorded() throws(SyncClientError) -> [String] {
-        try GroupRecords(session: session).all().map(\.name)
+    /// The groups this account recorded, by name, each with what the account may do there as its
+    /// log last said (decision 0299).
+    package func recorded() throws(SyncClientError) -> [(name: String, standing: SharedGroupDirectory.Standing)] {
+        try GroupRecords(session: session).all().map { ($0.name, $0.standing) }
     }
 
     /// The groups whose logs name this account as a member and which it has not accepted, each
