@@ -10,7 +10,7 @@ struct GroupCommand: AsyncParsableCommand {
         commandName: "group", abstract: "Groups of accounts that share passwords: who is in them, and the values they share.",
         subcommands: [
             GroupCreateCommand.self, GroupInviteCommand.self, GroupAcceptCommand.self, GroupMembersCommand.self,
-            GroupRemoveCommand.self, GroupUpdateCommand.self, GroupLeaveCommand.self, GroupListCommand.self,
+            GroupRoleCommand.self, GroupRemoveCommand.self, GroupUpdateCommand.self, GroupLeaveCommand.self, GroupListCommand.self,
             GroupSetCommand.self, GroupGetCommand.self, GroupValuesCommand.self,
         ])
 
@@ -132,6 +132,23 @@ struct GroupMembersCommand: AsyncParsableCommand {
             if !log.members.keys.contains(groups.account) {
                 FileHandle.standardError.write(Data("sync-client: this account is no longer a member of \(TerminalText.sanitized(name))\n".utf8))
             }
+        }
+    }
+}
+
+struct GroupRoleCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "role", abstract: "Give a member another role (the owner only); a member made a viewer writes nothing under the new group key that follows.")
+
+    @OptionGroup var keychain: KeychainOptions
+    @Argument(help: "The group.") var name: String
+    @Argument(help: "The member's account name.") var member: String
+    @Argument(help: "admin, member (reads and writes) or viewer (reads).") var role: GroupLogEntry.Role
+
+    func run() async throws {
+        try await GroupCommand.with(keychain) { groups in
+            let group = try await groups.changeRole(of: member, to: role, in: name)
+            print("\(TerminalText.sanitized(member)): \(role) in \(TerminalText.sanitized(name)); key epoch \(group.log.epoch)")
         }
     }
 }

@@ -66,6 +66,18 @@ package struct Groups: Sendable {
         }
     }
 
+    /// Gives `member` `role` in the group `name` (its owner only). A member made a viewer still
+    /// holds the current key, so the log makes a new epoch due, which this device starts at once
+    /// (decision 0299): what the viewer signs under it is refused.
+    package func changeRole(of member: String, to role: GroupLogEntry.Role, in name: String) async throws -> Group {
+        _ = try await change(name) { group, identity in
+            guard let current = group.log.members[member] else { throw SyncClientError(.invalidInput, "\(member) is not a member") }
+            guard current.role != role else { return nil }
+            return try group.log.changingRole(of: member, to: role, by: identity)
+        }
+        return try await rekeyedIfDue(name)
+    }
+
     /// Removes `member` from the group `name`: a new key epoch, sealed to the others only. The
     /// entry vouches for every blob of the member's the group's zones hold now, so those stay
     /// taken while anything it signs later under an old epoch is refused (decision 0293).
