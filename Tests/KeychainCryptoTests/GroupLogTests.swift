@@ -290,7 +290,7 @@ import Testing
 
     /// More digests than one entry holds go ahead in `vouch` entries by the departure's own signer
     /// (decision 0300): taken with the removal, or the leave, that follows; another signer's are
-    /// dropped; a member may vouch ahead only for its own leave.
+    /// dropped; a member may vouch ahead only for its own leave, and only so many entries.
     @Test func vouchesAheadOfADepartureAreTakenWithItFromItsSignerOnly() throws {
         let (envelope, context) = try version(by: bob, epoch: 1)
         let blobs = (0..<3).map { Array("blob \($0) Bob wrote while a member".utf8) }
@@ -313,6 +313,13 @@ import Testing
         let alices = try verified(leaving.entries)
         #expect(alices.refusal(of: envelope, context: context, blob: blobs[0]) == nil)
         #expect(alices.refusal(of: envelope, context: context, blob: blobs[1]) == .revoked)
+
+        // A member vouching ahead of its own leave adds a bounded number of entries to the log.
+        var spammed = try aliceBobAndCarol().0
+        for number in 0..<GroupLog.maximumVouchEntriesAhead {
+            try spammed.append(try spammed.vouching([DeviceLog.vouchDigest(of: Array("blob \(number)".utf8))], for: "bob", by: bob))
+        }
+        #expect(throws: CryptoError.self) { try spammed.append(try spammed.vouching([DeviceLog.vouchDigest(of: later)], for: "bob", by: bob)) }
 
         // Carol, a viewer, may vouch for no one else's departure; nor may Bob for Carol's.
         var (refused, _) = try aliceBobAndCarol()

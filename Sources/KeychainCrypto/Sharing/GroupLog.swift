@@ -38,8 +38,11 @@ public struct GroupLog: Sendable {
     /// The blobs removers answered for, by digest.
     var vouched: Set<[UInt8]> = []
     /// `vouch` entries waiting for the departure they answer for, by the departing member: their
-    /// signer and digests (decision 0300).
-    var vouchedAhead: [String: (signer: String, digests: Set<[UInt8]>)] = [:]
+    /// signer, how many there are, and their digests (decision 0300).
+    var vouchedAhead: [String: (signer: String, entries: Int, digests: Set<[UInt8]>)] = [:]
+    /// The most `vouch` entries one signer makes ahead of one departure: about 64,000 digests. A
+    /// member may vouch ahead of its own leave, so this bounds what one member can add to the log.
+    public static let maximumVouchEntriesAhead = 32
 
     /// An empty log of `group`, to be verified from the `create` of the owner whose card is `owner`.
     public init(group: [UInt8], owner: AccountIdentityCard) {
@@ -150,7 +153,9 @@ public struct GroupLog: Sendable {
                 entry.signer == entry.subject ? subject.role != .owner : signerRole?.manages == true
             else { throw .invalidInput("the group log entry vouches ahead of a departure its signer may not make") }
             let vouches = try GroupVouches(decoding: entry.payload)
-            var ahead = vouchedAhead[entry.subject].flatMap { $0.signer == entry.signer ? $0 : nil } ?? (signer: entry.signer, digests: [])
+            var ahead = vouchedAhead[entry.subject].flatMap { $0.signer == entry.signer ? $0 : nil } ?? (signer: entry.signer, entries: 0, digests: [])
+            guard ahead.entries < Self.maximumVouchEntriesAhead else { throw .invalidInput("the group log entry vouches ahead more than one departure takes") }
+            ahead.entries += 1
             ahead.digests.formUnion(vouches.digests)
             vouchedAhead[entry.subject] = ahead
         }
