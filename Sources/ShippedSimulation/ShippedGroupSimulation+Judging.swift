@@ -72,7 +72,8 @@ extension ShippedGroupSimulation {
     /// The members' devices agree; no device holds a value nobody wrote; no device of Alice's
     /// holds a value Bob wrote while he was not a member, unless he was added back since (his
     /// devices push what they wrote meanwhile); no device of Bob's, while he is not a member,
-    /// holds a value Alice wrote since his removal, nor any item once it synced.
+    /// holds a value Alice wrote since his removal (checked after each of its syncs), nor any item
+    /// once it synced.
     func violations() throws -> [ShippedViolation] {
         var violations: [ShippedViolation] = []
         let members = devices.indices.filter { log.members[Self.accounts[devices[$0].account]] != nil }
@@ -88,6 +89,7 @@ extension ShippedGroupSimulation {
         for index in members.dropFirst() where held[index] != held[members[0]] {
             violations.append(.init(property: .agreement, message: "device \(index) holds \(held[index]), device \(members[0]) \(held[members[0]])"))
         }
+        violations += readWhileOut.map { .init(property: .removedMemberReadsNothingLater, message: $0) }
         for (index, items) in held.enumerated() {
             if devices[index].account == 1, log.members[Self.accounts[1]] == nil, !items.isEmpty {
                 violations.append(.init(property: .departedDeviceHoldsNothing, message: "Bob's device \(index), out of the group, holds \(items.keys.sorted())"))

@@ -35,6 +35,10 @@ package struct ShippedGroupSimulation {
         /// Alice's devices take every writer's versions (no witness, so no group log admits them):
         /// the broken variant that shows the checker catches a removed member's writes.
         package var admitsEveryWriter = false
+        /// Alice's devices seal under the group's first key whatever epoch the log reached: the
+        /// broken variant that shows the checker catches a removed member reading what was
+        /// written after its removal.
+        package var sealsUnderTheFirstEpoch = false
         /// Bob's devices keep the group when they find him out of it: the broken variant that
         /// shows the checker catches a departed device holding the group's items.
         package var keepsDepartedGroups = false
@@ -99,6 +103,8 @@ package struct ShippedGroupSimulation {
     var written: [String: (account: Int, member: Bool, additions: Int)] = [:]
     /// The values Alice's devices wrote since Bob's latest removal, while he was out.
     var writtenWhileBobWasOut: Set<String> = []
+    /// What Bob's devices held, synced while he was out, of what Alice wrote meanwhile.
+    var readWhileOut: [String] = []
     var statistics = ShippedGroupStatistics()
     let directory: String
 
@@ -302,7 +308,9 @@ package struct ShippedGroupSimulation {
             return nil
         }
         departed.remove(index)
-        let keys = try AccountKeys(groupKeys: try log.keys(for: identity))
+        // The broken variant's devices of Alice's seal under the group's first key only.
+        let stale = configuration.sealsUnderTheFirstEpoch && device.account == 0
+        let keys = try AccountKeys(groupKeys: try log.keys(for: identity).filter { !stale || $0.key == 1 })
         let signer = try identity.versionSigner()
         let clock = clock
         let witness = try ZoneWitness(
@@ -319,6 +327,7 @@ package struct ShippedGroupSimulation {
         do {
             let report = try await driver.syncUntilInStep(maximumRounds: 40)
             trace("device \(index) synced: pushed \(report.pushed), applied \(report.applied)")
+            try noteReadWhileOut(on: index)
             return report
         } catch let error as SyncClientError where error.code == .rejectedVersions && configuration.malice != nil {
             // Versions the group log does not admit (Bob's, signed under the epoch he was
@@ -336,6 +345,16 @@ package struct ShippedGroupSimulation {
             if configuration.malice == .hiddenItems, device.account == 1, "\(error)".contains("did not serve") { statistics.hiddenItemsFound += 1 }
             if faulty.value { return nil }
             throw error
+        }
+    }
+
+    /// What a device of Bob's, synced while he is out of the group (its server keeping his
+    /// removal from it), holds of what Alice wrote since: judged at the end, when his devices
+    /// have learnt the removal and forgotten the group.
+    mutating func noteReadWhileOut(on index: Int) throws {
+        guard devices[index].account == 1, log.members[Self.accounts[1]] == nil else { return }
+        for (item, value) in try contents(of: devices[index]) where writtenWhileBobWasOut.contains(value) {
+            readWhileOut.append("Bob's device \(index) held \(item) = \(value), written after his removal")
         }
     }
 

@@ -55,4 +55,17 @@ struct ShippedGroupSimulationTests {
         }
         #expect(caught > 0)
     }
+
+    /// With Alice's devices sealing under the group's first key, Bob's devices, kept from his
+    /// removal by the server, read what she wrote after it: the checker says so.
+    @Test func aDeviceThatSealsUnderAnOldEpochIsCaught() async throws {
+        var caught = 0
+        for seed in stride(from: UInt64(2), through: 12, by: 2) {
+            var configuration = ShippedGroupSimulation.Configuration(seed: seed, directory: ShippedSimulationTests.directory)
+            configuration.malice = .withheldRemoval
+            configuration.sealsUnderTheFirstEpoch = true
+            caught += try await ShippedGroupSimulation.run(configuration).violations.filter { $0.property == .removedMemberReadsNothingLater }.count
+        }
+        #expect(caught > 0)
+    }
 }
