@@ -93,7 +93,14 @@ final class WalkthroughMachine {
         guard let index = started.firstIndex(where: { $0.command == command }) else { throw ProcessFailure("\(name): \(command) is not running") }
         let process = started.remove(at: index).process
         process.signal(SIGTERM)
-        return try await process.waitForExit(timeout: .seconds(15))
+        do {
+            return try await process.waitForExit(timeout: .seconds(60))
+        } catch {
+            // Killed, so that nothing waits on it; named, with what it said last: a stop that
+            // hangs is a finding to trace.
+            process.stop()
+            throw ProcessFailure("\(name): `\(command)` did not end within 60 s of SIGTERM; its last output: \(process.stdout.suffix(1_000)) \(process.stderr.suffix(2_000))")
+        }
     }
 
     /// Takes `pid` (a process started for this machine by another, such as the session bus) to stop with the machine.
