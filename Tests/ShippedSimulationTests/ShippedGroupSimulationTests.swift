@@ -31,15 +31,23 @@ struct ShippedGroupSimulationTests {
         #expect(violations.isEmpty, "\(violations.prefix(10).joined(separator: "\n"))")
     }
 
+    /// How many violations of `property` the runs of `seeds`, each configured by `breaking`, report.
+    func caught(_ property: ShippedProperty, seeds: some Sequence<UInt64>, breaking: (inout ShippedGroupSimulation.Configuration) -> Void) async throws -> Int {
+        var caught = 0
+        for seed in seeds {
+            var configuration = ShippedGroupSimulation.Configuration(seed: seed, directory: ShippedSimulationTests.directory)
+            breaking(&configuration)
+            caught += try await ShippedGroupSimulation.run(configuration).violations.filter { $0.property == property }.count
+        }
+        return caught
+    }
+
     /// With Alice's devices taking every writer's versions, what Bob's devices write after a
     /// removal the server kept from them reaches hers: the checker says so.
     @Test func aDeviceThatAdmitsEveryWriterIsCaught() async throws {
-        var caught = 0
-        for seed in stride(from: UInt64(2), through: 12, by: 2) {
-            var configuration = ShippedGroupSimulation.Configuration(seed: seed, directory: ShippedSimulationTests.directory)
-            configuration.malice = .withheldRemoval
-            configuration.admitsEveryWriter = true
-            caught += try await ShippedGroupSimulation.run(configuration).violations.filter { $0.property == .removedMemberWritesNothing }.count
+        let caught = try await caught(.removedMemberWritesNothing, seeds: stride(from: UInt64(2), through: 12, by: 2)) {
+            $0.malice = .withheldRemoval
+            $0.admitsEveryWriter = true
         }
         #expect(caught > 0)
     }
@@ -47,24 +55,16 @@ struct ShippedGroupSimulationTests {
     /// With Bob's devices keeping the group once he is out of it, the checker finds a departed
     /// device holding its items.
     @Test func aDeviceThatKeepsAGroupItIsOutOfIsCaught() async throws {
-        var caught = 0
-        for seed in UInt64(1)...12 {
-            var configuration = ShippedGroupSimulation.Configuration(seed: seed, directory: ShippedSimulationTests.directory)
-            configuration.keepsDepartedGroups = true
-            caught += try await ShippedGroupSimulation.run(configuration).violations.filter { $0.property == .departedDeviceHoldsNothing }.count
-        }
+        let caught = try await caught(.departedDeviceHoldsNothing, seeds: UInt64(1)...12) { $0.keepsDepartedGroups = true }
         #expect(caught > 0)
     }
 
     /// With Alice's devices sealing under the group's first key, Bob's devices, kept from his
     /// removal by the server, read what she wrote after it: the checker says so.
     @Test func aDeviceThatSealsUnderAnOldEpochIsCaught() async throws {
-        var caught = 0
-        for seed in stride(from: UInt64(2), through: 12, by: 2) {
-            var configuration = ShippedGroupSimulation.Configuration(seed: seed, directory: ShippedSimulationTests.directory)
-            configuration.malice = .withheldRemoval
-            configuration.sealsUnderTheFirstEpoch = true
-            caught += try await ShippedGroupSimulation.run(configuration).violations.filter { $0.property == .removedMemberReadsNothingLater }.count
+        let caught = try await caught(.removedMemberReadsNothingLater, seeds: stride(from: UInt64(2), through: 12, by: 2)) {
+            $0.malice = .withheldRemoval
+            $0.sealsUnderTheFirstEpoch = true
         }
         #expect(caught > 0)
     }

@@ -20,18 +20,15 @@ package enum GroupDeparture {
         let files = [SharedGroupDirectory.keychainPath(of: group, besideKeychainAt: keychainPath), SharedGroupDirectory.valuesPath(of: group, besideKeychainAt: keychainPath)]
         guard files.contains(where: FileManager.default.fileExists(atPath:)) else { return false }
         try state.forgetZones([GroupValues.zone(of: group), GroupItems.zone(of: group)])
-        try SyncClientError.mapping { () throws(KeyValueStoreError) in try SharedGroupDirectory.removeFiles(of: group, besideKeychainAt: keychainPath) }
+        _ = try SyncClientError.mapping { () throws(KeyValueStoreError) in try SharedGroupDirectory.removeFiles(of: group, besideKeychainAt: keychainPath) }
         return true
     }
 
     /// Forgets every group whose files are beside the keychain at `keychainPath` but which is not
     /// among `recorded` (the account left it, on this device or another).
-    /// - Returns: How many there were.
-    static func forgetUnrecorded(besideKeychainAt keychainPath: String, recorded: [[UInt8]], state: ClientStateDatabase) throws(SyncClientError) -> Int {
-        var forgotten = 0
+    static func forgetUnrecorded(besideKeychainAt keychainPath: String, recorded: [[UInt8]], state: ClientStateDatabase) throws(SyncClientError) {
         for group in SharedGroupDirectory.groupsWithFiles(besideKeychainAt: keychainPath) where !recorded.contains(group) {
-            if try forget(group, besideKeychainAt: keychainPath, state: state) { forgotten += 1 }
+            try forget(group, besideKeychainAt: keychainPath, state: state)
         }
-        return forgotten
     }
 }

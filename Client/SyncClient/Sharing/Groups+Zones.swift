@@ -110,7 +110,7 @@ extension Groups {
 
     /// Brings the group's values, then its items, in step.
     private func syncZones(of group: Group, as access: Access) async throws {
-        try await GroupValues(groups: self).synced(group, as: access)
-        try await GroupItems(groups: self).synced(group, as: access)
+        _ = try await GroupValues(groups: self).synced(group, as: access)
+        _ = try await GroupItems(groups: self).synced(group, as: access)
     }
 }
