@@ -228,6 +228,7 @@ let networkTargets: [Target] = [
         name: "SyncClient",
         dependencies: [
             "SyncCore", "SyncProtocol", "KeychainCrypto", "KeychainStore", "KeychainModel", "KeyValueStore", "DurableSQLite",
+            "KeychainSQLiteConfig",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

@@ -366,7 +366,10 @@ public struct ZoneSyncMachine: Sendable {
     private func nextBatchItems() -> (batch: [PushedItem<ItemVersion>], following: [PushedItem<ItemVersion>]) {
         // The IDs first: filtering the records themselves copied every pending record at every
         // push, O(items) per batch (decision 0198).
-        let pending = state.records.lazy.filter { $0.value.awaitsPush && !localStore.waitingForUnlock.contains($0.key) }.map(\.key).sorted()
+        let waiting = localStore.waitingForUnlock
+        var pending: [ItemID] = []
+        for (item, record) in state.records where record.awaitsPush && (waiting.isEmpty || !waiting.contains(item)) { pending.append(item) }
+        pending.sort()
         let count = min(configuration.maximumBatchSize, server.batchSizeLimit ?? .max)
         var batches: [[PushedItem<ItemVersion>]] = [[], []]
         var bytes = 0

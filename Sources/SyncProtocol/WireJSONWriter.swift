@@ -21,13 +21,9 @@ extension UploadRequest: WireJSONWritable {
             json.raw(Base64.encode(item.blob.bytes))
             json.raw("\",\"deleted\":\(item.deleted),\"id\":")
             json.string(item.id.rawValue)
-            json.raw(",\"vector\":{")
-            for (position, entry) in item.vector.sortedEntries.enumerated() {
-                if position > 0 { json.raw(",") }
-                json.string(entry.device.rawValue)
-                json.raw(":\(entry.counter)")
-            }
-            json.raw("}}")
+            json.raw(",\"vector\":")
+            json.vector(item.vector)
+            json.raw("}")
         }
         json.raw("]}")
         return json.bytes
@@ -56,17 +52,30 @@ extension UploadResponse: WireJSONWritable {
 }
 
 /// Appends JSON text to a byte array.
-struct WireJSONWriter {
-    var bytes: [UInt8] = []
+package struct WireJSONWriter {
+    package var bytes: [UInt8] = []
+
+    package init() {}
 
     /// Text that needs no escaping (the document's punctuation, keys and numbers).
-    mutating func raw(_ text: String) {
+    package mutating func raw(_ text: String) {
         bytes += text.utf8
+    }
+
+    /// A version vector as its coding writes it: an object of counters by device, in device order.
+    package mutating func vector(_ vector: VersionVector) {
+        raw("{")
+        for (position, entry) in vector.sortedEntries.enumerated() {
+            if position > 0 { raw(",") }
+            string(entry.device.rawValue)
+            raw(":\(entry.counter)")
+        }
+        raw("}")
     }
 
     /// A JSON string: quotes, backslashes and control characters escaped as `JSONEncoder` does,
     /// everything else (slashes, non-ASCII) as it is.
-    mutating func string(_ text: String) {
+    package mutating func string(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
         for byte in text.utf8 {
             switch byte {

@@ -110,6 +110,39 @@ import Testing
         }
     }
 
+    /// The batch's JSON is written by hand (issue 35): IDs that need escaping, vectors of several
+    /// devices and a deletion come back as they went, named and sealed alike.
+    @Test func idsThatNeedEscapingAndVectorsOfSeveralDevicesComeBack() async throws {
+        try await withTemporaryDirectory { directory in
+            let keychain = directory.appendingPathComponent("keychain").path
+            let sealer = VersionSealer(keys: AccountKeys(accountKey: .generate()), account: "account", zone: .keychain)
+            let other = DeviceID("device_b")!
+            var sent = ZoneSyncState(device: device, zone: .keychain)
+            let names = ["quote \" and backslash \\", "slash / and ü", "control \n\t\u{1}", "deleted"]
+            let items = names.enumerated().map { index, name in
+                PushedItem(item: ItemID(name), version: ItemVersion(
+                    vector: VersionVector([device: UInt64(index + 1), other: 7]), isDeleted: name == "deleted", modifiedAt: 1_000,
+                    device: device, content: name == "deleted" ? [] : Array(name.utf8), overwritten: VersionVector()))
+            }
+            for pushed in items {
+                sent.records[pushed.item] = .init(version: pushed.version, isPending: true, baseline: [], seen: pushed.version.vector)
+            }
+            sent.writeCounter = 4
+            sent.unansweredBatch = PushBatch(device: device, zone: .keychain, batchID: 1, cursor: 9, items: items)
+            var changed = sent
+            for pushed in items.prefix(2) {
+                changed.records[pushed.item]?.version.vector = VersionVector([device: 10, other: 7])
+            }
+            let database = try ClientStateDatabase(keychainPath: keychain, create: true)
+            try database.saveZone(sent, previous: nil, progress: .init(), sealer: sealer)
+            try database.saveZone(changed, previous: sent, changed: Set(changed.records.keys), progress: .init(), sealer: sealer)
+            #expect(try storedEntries(keychain).filter { $0["sealed"] is String }.count == 2)
+            let (loaded, _) = try ClientStateDatabase(keychainPath: keychain, create: false).loadZone(.keychain, device: device, sealer: sealer)
+            #expect(loaded.unansweredBatch == sent.unansweredBatch)
+            #expect(loaded.records == changed.records)
+        }
+    }
+
     /// The entries of the unanswered batch as stored.
     private func storedEntries(_ keychain: String) throws -> [[String: Any]] {
         let queue = try DatabaseQueue(path: ClientStateDatabase.path(forKeychain: keychain))

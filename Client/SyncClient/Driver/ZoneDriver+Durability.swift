@@ -77,17 +77,43 @@ extension ZoneDriver {
         // Unreadable now: the count committed before stands, and the next start reads every tag.
         if let covered = try? local.coveredApplies(by: machine.state) { progress.appliesCovered = covered }
         let resealingNow = resealing.isEmpty || !canSealEveryClass() ? [] : resealing
-        guard progress != committedProgress || !problems.isEmpty || !heldChanges.isEmpty || machine.state != committed
-            || !resealingNow.isEmpty
+        guard progress != committedProgress || !problems.isEmpty || !heldChanges.isEmpty || stateChanged || !resealingNow.isEmpty
         else { return }
         try database.saveZone(
             machine.state, previous: committed, changed: touched, resealing: resealingNow, progress: progress, sealer: sealer,
             problems: problems, held: heldChanges, view: view)
         resealing.subtract(resealingNow)
+        adoptCommitted()
         touched = []
         heldChanges.removeAll()
-        committed = machine.state
         committedProgress = progress
         problems.removeAll()
+    }
+
+    /// Whether the machine's state differs from the committed one; only the records of `touched`
+    /// can (nil: any can), so only they are compared.
+    private var stateChanged: Bool {
+        guard let touched else { return machine.state != committed }
+        var (now, then) = (machine.state, committed)
+        (now.records, then.records) = ([:], [:])
+        let changed = now != then || touched.contains { machine.state.records[$0] != committed.records[$0] }
+        assert(changed == (machine.state != committed), "a changed record was not in touched")
+        return changed
+    }
+
+    /// Makes the committed state the machine's, copying the records of `touched` one by one (nil:
+    /// the whole state). The two never share their records' storage, which the machine's next
+    /// change would otherwise copy whole: 10,000 records at every batch of a first push (issue 35).
+    private func adoptCommitted() {
+        guard let touched else {
+            committed = machine.state
+            return
+        }
+        var records: [ItemID: ZoneSyncState.Record] = [:]
+        swap(&records, &committed.records)
+        for item in touched { records[item] = machine.state.records[item] }
+        committed = machine.state
+        committed.records = records
+        assert(committed == machine.state, "a changed record was not in touched")
     }
 }

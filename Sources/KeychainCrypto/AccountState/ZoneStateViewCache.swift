@@ -36,18 +36,22 @@ public struct ZoneStateViewCache: Sendable {
     /// The view of a state given item by item, each with its stored versions; the same as
     /// ``ZoneStateView/init(zone:hasher:versions:)`` of those versions.
     public mutating func view(of items: some Sequence<(item: ItemID, versions: [ZoneStateVersion])>) -> ZoneStateView {
+        let items = Array(items)
+        let stale = items.indices.filter { entries[items[$0].item]?.versions != items[$0].versions }
+        let (zone, hasher) = (zone, hasher)
+        let computed = ParallelWork.results(stale.count) { index in
+            let (item, versions) = items[stale[index]]
+            return versions.filter { !$0.isDeleted }.map { hasher.term(zone: zone, item: item, vector: $0.vector, isDeleted: false) }
+        }
+        let fresh = Dictionary(uniqueKeysWithValues: zip(stale, computed))
         var frontier = VersionVector()
         var live = VersionVector()
         var digest = ZoneStateDigest()
         // Only the items of this view are kept: an item gone from the state leaves the cache.
         var kept: [ItemID: Entry] = [:]
-        for (item, versions) in items {
-            let terms: [ZoneStateDigest.Term]
-            if let entry = entries[item], entry.versions == versions {
-                terms = entry.terms
-            } else {
-                terms = versions.filter { !$0.isDeleted }.map { hasher.term(zone: zone, item: item, vector: $0.vector, isDeleted: false) }
-            }
+        kept.reserveCapacity(items.count)
+        for (index, (item, versions)) in items.enumerated() {
+            let terms = fresh[index] ?? entries[item]?.terms ?? []
             kept[item] = Entry(versions: versions, terms: terms)
             for version in versions {
                 frontier.join(version.vector)
