@@ -89,10 +89,17 @@ struct ItemFilter {
         try fetchWithGeneration(db, attributes: attributes, secrets: secrets, limit: limit, generation: false).items
     }
 
+    /// The matching rows of an exact filter with their attributes still sealed, to be opened
+    /// later (``StoredItem/opened(with:)``).
+    func fetchSealed(_ db: Database, secrets: Bool) throws -> [StoredItem] {
+        precondition(isExact, "only an exact filter matches rows without their attributes")
+        return try fetchWithGeneration(db, attributes: false, secrets: secrets, limit: nil, generation: false, keepingSealed: true).items
+    }
+
     /// Fetches the matching rows and, when asked, the lock state's generation in the same
     /// statement (nil when the statement read no row): the lookup path saves a statement that way. A row's
     /// attributes are opened when asked for or when the checks need them.
-    func fetchWithGeneration(_ db: Database, attributes: Bool, secrets: Bool, limit: Int?, generation: Bool) throws
+    func fetchWithGeneration(_ db: Database, attributes: Bool, secrets: Bool, limit: Int?, generation: Bool, keepingSealed: Bool = false) throws
         -> (items: [StoredItem], generation: Int64?)
     {
         var sql = "SELECT \(StoredItem.selection(secrets: secrets))"
@@ -111,7 +118,7 @@ struct ItemFilter {
         while try columns.step(db) {
             if let limit, items.count >= limit { break }
             if generation { stateGeneration = columns.int64(columns.count - 1) }
-            let item = try StoredItem(columns, keys: opening ? keys : nil, secrets: secrets)
+            let item = try StoredItem(columns, keys: opening ? keys : nil, secrets: secrets, keepingSealedAttributes: keepingSealed)
             guard isExact || matches(item.attributes) else { continue }
             items.append(item)
         }

@@ -51,22 +51,32 @@ extension Keychain {
     }
 
     /// Every synchronizable item but those `skipping` names, with its primary key and secret, read in
-    /// one pass over each class: what ``items(withPrimaryKeys:)`` gives, without a lookup per item
-    /// (a first sync reads every item it pushes this way); a skipped item's secret is not opened.
+    /// one pass over each class: what ``items(withPrimaryKeys:)`` gives, without a lookup per item;
+    /// a skipped item's secret is not opened.
     /// - Throws: ``KeychainStatus/interactionNotAllowed`` while locked, as a search does.
     public func synchronizableItemsWithSecrets(skipping: Set<PrimaryKey> = []) throws(KeychainError) -> [(key: PrimaryKey, item: Item)] {
+        let sealed = try sealedSynchronizableItems()
+        var items: [(key: PrimaryKey, item: Item)] = []
+        for index in 0..<sealed.count {
+            if let found = try sealed.item(at: index, skipping: skipping) { items.append(found) }
+        }
+        return items
+    }
+
+    /// Every synchronizable item, read in one transaction with its attributes and secret still
+    /// sealed, to be opened item by item on any thread: a first sync reads every item it pushes
+    /// this way, and opens them on every core (issue 35).
+    /// - Throws: ``KeychainStatus/interactionNotAllowed`` while locked, as a search does.
+    public func sealedSynchronizableItems() throws(KeychainError) -> SealedItems {
         try read { db, state in
             guard !state.locked else { throw KeychainError(.interactionNotAllowed) }
             let keys = try metadataKeys(db)
-            var items: [(key: PrimaryKey, item: Item)] = []
+            var rows: [StoredItem] = []
             for itemClass in ItemClass.allCases {
                 let query = Query(itemClass: itemClass, synchronizable: .yes, limit: .all)
-                for stored in try ItemFilter(query, keys: keys).fetch(db, attributes: true, secrets: true, limit: nil) {
-                    let key = PrimaryKey(itemClass: itemClass, attributes: stored.item.attributes)
-                    if !skipping.contains(key) { items.append((key, try opened(stored, state: state))) }
-                }
+                rows += try ItemFilter(query, keys: keys).fetchSealed(db, secrets: true)
             }
-            return items
+            return SealedItems(rows: rows, keys: keys, state: state)
         }
     }
 
@@ -103,12 +113,7 @@ extension Keychain {
     }
 
     func opened(_ stored: StoredItem, state: KeyState) throws -> Item {
-        var item = stored.item
-        if let sealed = stored.sealed {
-            item.data = try SecretSealer.open(
-                sealed, identity: stored.identity, protectionClass: stored.protectionClass, classKey: state.key(for: stored.protectionClass))
-        }
-        return item
+        try stored.itemWithSecret(state)
     }
 
     /// Journals a local change, and marks the item's remote version tag (if any) as no longer
@@ -130,5 +135,25 @@ extension Keychain {
         }
         if old.isSynchronizable { try appendJournal(db, identity: identity, primaryKey: old, operation: .delete) }
         if new.isSynchronizable { try appendJournal(db, identity: identity, primaryKey: new, operation: .add) }
+    }
+}
+
+/// Items read with their attributes and secrets still sealed (``Keychain/sealedSynchronizableItems()``),
+/// with the keys that open them as they were at the read.
+public struct SealedItems: Sendable {
+    let rows: [StoredItem]
+    let keys: MetadataKeys
+    let state: KeyState
+
+    /// How many items were read.
+    public var count: Int { rows.count }
+
+    /// The item at `index` with its primary key and secret; nil when `skipping` names its key
+    /// (its secret is not opened).
+    public func item(at index: Int, skipping: Set<PrimaryKey> = []) throws(KeychainError) -> (key: PrimaryKey, item: Item)? {
+        let stored = try rows[index].opened(with: keys)
+        let key = PrimaryKey(itemClass: stored.itemClass, attributes: stored.attributes)
+        guard !skipping.contains(key) else { return nil }
+        return (key, try stored.itemWithSecret(state))
     }
 }

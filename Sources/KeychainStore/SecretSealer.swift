@@ -19,7 +19,7 @@ enum SecretSealer {
     static let formatTag = Array("SKv1".utf8)
 
     /// A sealed secret and its wrapped per-item key.
-    struct SealedSecret {
+    struct SealedSecret: Sendable {
         var wrappedKey: Data
         var sealedData: Data
     }

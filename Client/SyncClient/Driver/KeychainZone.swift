@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 import KeychainModel
 import KeychainStore
 import SyncCore
@@ -68,14 +69,23 @@ package struct KeychainZone: ZoneLocalStore {
             // Read before the items: every entry up to it is covered by the read that follows.
             let journalHead = try keychain.latestJournalSequence()
             let applied = unchangedAhead()
-            let found = try keychain.synchronizableItemsWithSecrets(skipping: applied)
-            let keys = found.map(\.key)
+            // Opened, identified and encoded on every core: pure work on each of possibly 10,000
+            // items, before the machine takes them in turn (issue 35).
+            let (sealed, sealer) = (try keychain.sealedSynchronizableItems(), sealer)
+            let found = try ParallelWork.results(sealed.count) { index in
+                Result { () throws(KeychainError) in
+                    try sealed.item(at: index, skipping: applied).map { found in
+                        (found.key, found.item, Prepared(item: sealer.itemID(of: found.key), content: ItemContent.encode(found.item)))
+                    }
+                }
+            }.compactMap { try $0.get() }
+            let keys = found.map(\.0)
             firstPass = (journalHead, Set(keys))
             let basedOn = try appliedVersions(of: keys, anyEnrolment: true)
-            for (key, item) in found {
+            for (key, item, prepared) in found {
                 items.append(localChange(
                     of: key, current: item, at: item.attributes.modificationDate ?? Date(), basedOn: basedOn[key],
-                    sentBefore: sentBefore[key], into: &machine, timeBound: timeBound))
+                    sentBefore: sentBefore[key], prepared: prepared, into: &machine, timeBound: timeBound))
             }
             // Nothing the machine took (no item, or none that leaves the device): the journal only.
             if machine.state.records.isEmpty { items.removeAll() }
@@ -119,21 +129,28 @@ package struct KeychainZone: ZoneLocalStore {
         return unchanged.keys.intersection(aheadKeys.values)
     }
 
+    /// An item's ID and encoded content, computed ahead of ``localChange(of:current:at:basedOn:sentBefore:prepared:into:timeBound:)``.
+    private struct Prepared: Sendable {
+        var item: ItemID
+        var content: [UInt8]
+    }
+
     /// The machine takes the change of `primaryKey`, whose item is `current` (read after the
     /// journal entries that led here; nil: removed), written over `basedOn` (``appliedVersions(of:anyEnrolment:)``),
-    /// or exactly the version `sentBefore` (an earlier enrolment's push whose answer never came).
+    /// or exactly the version `sentBefore` (an earlier enrolment's push whose answer never came);
+    /// `prepared`: the item's ID and `current`'s content, when computed already.
     private mutating func localChange(
         of primaryKey: PrimaryKey, current: Item?, at time: Date, basedOn: VersionVector?, sentBefore: ItemVersion? = nil,
-        into machine: inout ZoneSyncMachine, timeBound: ModificationTimeBound
+        prepared: Prepared? = nil, into machine: inout ZoneSyncMachine, timeBound: ModificationTimeBound
     ) -> ItemID {
-        let item = itemID(of: primaryKey)
+        let item = prepared?.item ?? itemID(of: primaryKey)
         let basedOn = basedOn ?? VersionVector()
         guard let current, current.isSynchronizable else {
             _ = machine.localChange(LocalChange(
                 item: item, scope: .synchronizable, content: nil, modifiedAt: Self.stamp(time, timeBound), basedOn: basedOn))
             return item
         }
-        let content = ItemContent.encode(current)
+        let content = prepared?.content ?? ItemContent.encode(current)
         if let record = machine.state.records[item], !record.version.isDeleted, record.version.content == content { return item }
         let scope: LocalChange.Scope = current.accessibility.isThisDeviceOnly ? .thisDeviceOnly : .synchronizable
         if scope == .synchronizable { takenKeys[item] = primaryKey }
