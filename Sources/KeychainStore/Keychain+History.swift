@@ -54,7 +54,7 @@ extension Keychain {
             restored.attributes.modificationDate = restoredAt
             try db.execute(sql: "DELETE FROM item_history WHERE id = ?", arguments: [id])
             if let current = try fetchStored(db, primaryKey: restored.primaryKey) {
-                let displaced = try opened(current, state: state)
+                let displaced = try current.itemWithSecret(state)
                 try insertHistory(db, displaced, versionTag: nil, state: state, recorded: restoredAt)
                 let displacedID = db.lastInsertedRowID
                 try replace(db, current, with: restored, state: state)

@@ -46,7 +46,7 @@ extension Keychain {
                     }
                     continue
                 }
-                let existing = try self.opened(current, state: state)
+                let existing = try current.itemWithSecret(state)
                 var updated = item
                 if !keepingDates { updated.attributes.creationDate = existing.attributes.creationDate }
                 if Self.sameContent(existing, updated) {

@@ -46,7 +46,7 @@ extension Keychain {
     public func item(withPrimaryKey primaryKey: PrimaryKey) throws(KeychainError) -> Item? {
         try read { db, state in
             guard let stored = try fetchStored(db, primaryKey: primaryKey) else { return nil }
-            return try opened(stored, state: state)
+            return try stored.itemWithSecret(state)
         }
     }
 
@@ -89,7 +89,7 @@ extension Keychain {
             var items: [PrimaryKey: Item] = [:]
             for primaryKey in primaryKeys {
                 guard let stored = try fetchStored(db, primaryKey: primaryKey) else { continue }
-                items[primaryKey] = try opened(stored, state: state)
+                items[primaryKey] = try stored.itemWithSecret(state)
             }
             return items
         }
@@ -110,10 +110,6 @@ extension Keychain {
         columns.bind([keyIndex.databaseValue])
         defer { columns.finish() }
         return try columns.step(db) ? StoredItem(columns, keys: keys, secrets: secrets) : nil
-    }
-
-    func opened(_ stored: StoredItem, state: KeyState) throws -> Item {
-        try stored.itemWithSecret(state)
     }
 
     /// Journals a local change, and marks the item's remote version tag (if any) as no longer

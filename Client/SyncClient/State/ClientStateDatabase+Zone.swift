@@ -280,10 +280,11 @@ extension ClientStateDatabase {
                     }
                     continue
                 }
-                let reseal = resealing.contains(item)
-                guard old != record || reseal else { continue }
+                // A record with a copy sealed is written whole; any other that changed, in place.
+                let copy = sealedCopies[item]
+                guard old != record || copy != nil else { continue }
                 wroteRecords = true
-                if old?.version == record.version, !reseal {
+                guard let copy else {
                     try update.execute(arguments: [
                         record.isPending, StoredVectors.encode(record.baseline), StoredVectors.encode(record.seen), record.refusal?.rawValue,
                         Int64(clamping: record.sequence), StoredVectors.encode(record.deletedBaseline), record.mayBeOnServer,
@@ -294,7 +295,7 @@ extension ClientStateDatabase {
                 batchNamesChanged = batchNamesChanged || batchItems.contains(item)
                 try upsert.execute(arguments: [
                     state.zone.rawValue, item.rawValue, StoredVectors.encode(record.version.vector), record.version.isDeleted,
-                    Data(try sealedCopies[item] ?? sealer.sealForState(record.version, item: item, classKeys: classKeys)), record.isPending,
+                    Data(copy), record.isPending,
                     StoredVectors.encode(record.baseline), StoredVectors.encode(record.seen), record.refusal?.rawValue,
                     Int64(clamping: record.sequence), StoredVectors.encode(record.deletedBaseline), record.mayBeOnServer,
                 ])
@@ -342,7 +343,8 @@ extension ClientStateDatabase {
 
     /// The copies of the versions a commit writes anew (a record whose version changed, or one
     /// sealed again), sealed for the state file before its transaction, on every core when there
-    /// are many: a first push's commits seal 10,000 (issue 35).
+    /// are many: a first push's commits seal 10,000 (issue 35). Their records are the ones the
+    /// commit writes whole.
     private static func sealedCopies(
         _ state: ZoneSyncState, previous: ZoneSyncState?, candidates: [ItemID], resealing: Set<ItemID>, sealer: VersionSealer,
         classKeys: StateClassLayer.Keys?

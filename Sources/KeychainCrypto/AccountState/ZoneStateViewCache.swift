@@ -37,21 +37,24 @@ public struct ZoneStateViewCache: Sendable {
     /// ``ZoneStateView/init(zone:hasher:versions:)`` of those versions.
     public mutating func view(of items: some Sequence<(item: ItemID, versions: [ZoneStateVersion])>) -> ZoneStateView {
         let items = Array(items)
-        let stale = items.indices.filter { entries[items[$0].item]?.versions != items[$0].versions }
+        // The cached terms of each item whose versions did not change; the others computed, on
+        // every core when there are many.
+        var terms = items.map { item, versions in entries[item].flatMap { $0.versions == versions ? $0.terms : nil } }
+        let stale = terms.indices.filter { terms[$0] == nil }
         let (zone, hasher) = (zone, hasher)
         let computed = ParallelWork.results(stale.count) { index in
             let (item, versions) = items[stale[index]]
             return versions.filter { !$0.isDeleted }.map { hasher.term(zone: zone, item: item, vector: $0.vector, isDeleted: false) }
         }
-        let fresh = Dictionary(uniqueKeysWithValues: zip(stale, computed))
+        for (index, itemTerms) in zip(stale, computed) { terms[index] = itemTerms }
         var frontier = VersionVector()
         var live = VersionVector()
         var digest = ZoneStateDigest()
         // Only the items of this view are kept: an item gone from the state leaves the cache.
         var kept: [ItemID: Entry] = [:]
         kept.reserveCapacity(items.count)
-        for (index, (item, versions)) in items.enumerated() {
-            let terms = fresh[index] ?? entries[item]?.terms ?? []
+        // Every item's terms are known now.
+        for ((item, versions), terms) in zip(items, terms.compactMap { $0 }) {
             kept[item] = Entry(versions: versions, terms: terms)
             for version in versions {
                 frontier.join(version.vector)
