@@ -22,4 +22,15 @@ public enum WireCoding {
         decoder.dateDecodingStrategy = .iso8601
         return decoder
     }
+
+    /// A body decoded: read by the body itself when it comes exactly in the form it writes
+    /// (``WireJSONReadable``), else by the decoder, which decides what any other form means.
+    public static func decode<Value: Decodable>(_ type: Value.Type, from bytes: some Collection<UInt8>) throws -> Value {
+        if let readable = type as? any WireJSONReadable.Type,
+            case let read?? = bytes.withContiguousStorageIfAvailable({ readable.init(wireJSON: $0) }), let value = read as? Value
+        {
+            return value
+        }
+        return try makeDecoder().decode(type, from: Data(bytes))
+    }
 }

@@ -67,7 +67,7 @@ package final class ServerConnection: Sendable {
     package func send<Answer: Decodable>(_ method: HTTPMethod, _ path: String, body: (any Encodable)?, as answer: Answer.Type) async throws -> Answer {
         let bytes = try await exchange(method, path, body: body)
         do {
-            return try WireCoding.makeDecoder().decode(Answer.self, from: Data(bytes.readableBytesView))
+            return try WireCoding.decode(Answer.self, from: bytes.readableBytesView)
         } catch {
             throw SyncClientError(.unreachable, "the server's answer to \(path) cannot be read", underlying: error)
         }

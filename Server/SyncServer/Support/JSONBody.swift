@@ -34,6 +34,6 @@ enum JSONBody {
             // A chunked body: no length to check up front, the collector stops at the limit.
             throw APIError.tooLarge("the request body is larger than \(limit) bytes")
         }
-        return try WireCoding.makeDecoder().decode(Value.self, from: Data(buffer.readableBytesView))
+        return try WireCoding.decode(Value.self, from: buffer.readableBytesView)
     }
 }

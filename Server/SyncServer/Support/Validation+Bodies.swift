@@ -139,6 +139,6 @@ package enum RequestBodies {
     }
 
     static func decode<Value: Decodable>(_ type: Value.Type, _ data: Data) throws -> Value {
-        try WireCoding.makeDecoder().decode(type, from: data)
+        try WireCoding.decode(type, from: data)
     }
 }

@@ -4,7 +4,8 @@ import SyncProtocol
 import Testing
 
 /// The upload a device writes by hand (``WireJSONWritable``), and the server's answer to it, are the
-/// documents the shared encoder makes, byte for byte, so each end reads them as any other body.
+/// documents the shared encoder makes, byte for byte, so each end reads them as any other body; the
+/// server reads the upload by hand (``WireJSONReadable``) only when that reading is the decoder's.
 @Suite("An upload's JSON written by hand")
 struct UploadJSONTests {
     static let uploads: [UploadRequest] = [
@@ -30,6 +31,45 @@ struct UploadJSONTests {
         #expect(try WireCoding.makeDecoder().decode(UploadRequest.self, from: Data(upload.wireJSON)) == upload)
     }
 
+    /// Read back by hand, unless an ID holds a character its JSON escapes: that one is the
+    /// decoder's to read.
+    @Test(arguments: uploads)
+    func isReadBackByHand(_ upload: UploadRequest) throws {
+        #expect(upload.wireJSON.withUnsafeBufferPointer(UploadRequest.init(wireJSON:)) == (Self.escapes(upload) ? nil : upload))
+    }
+
+    static func escapes(_ upload: UploadRequest) -> Bool {
+        upload.items.contains { $0.id.rawValue.utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") } }
+    }
+
+    /// Every text one byte away from an upload's (a byte changed to each character JSON gives a
+    /// meaning, left out, or doubled): read by hand only as the decoder reads it, else left to it.
+    @Test(arguments: uploads)
+    func aTextReadByHandIsReadAsTheDecoderReadsIt(_ upload: UploadRequest) throws {
+        let json = upload.wireJSON
+        var variants: [[UInt8]] = []
+        for index in json.indices {
+            for replacement in Array(" \"{}[],:0159-.eE+/=Aatfn\\\u{1}é".utf8) where replacement != json[index] {
+                var changed = json
+                changed[index] = replacement
+                variants.append(changed)
+            }
+            var without = json
+            without.remove(at: index)
+            variants.append(without)
+            var doubled = json
+            doubled.insert(json[index], at: index)
+            variants.append(doubled)
+        }
+        var readByHand = 0
+        for variant in variants {
+            guard let read = variant.withUnsafeBufferPointer(UploadRequest.init(wireJSON:)) else { continue }
+            readByHand += 1
+            #expect(try WireCoding.makeDecoder().decode(UploadRequest.self, from: Data(variant)) == read, "\(String(decoding: variant, as: UTF8.self))")
+        }
+        #expect(readByHand > 0 || Self.escapes(upload))
+    }
+
     static let answers: [UploadResponse] = [
         UploadResponse(results: [], latestSequence: 0),
         UploadResponse(results: [
@@ -43,5 +83,12 @@ struct UploadJSONTests {
         let encoded = try WireCoding.makeEncoder().encode(answer)
         #expect(String(decoding: answer.wireJSON, as: UTF8.self) == String(decoding: encoded, as: UTF8.self))
         #expect(try WireCoding.makeDecoder().decode(UploadResponse.self, from: Data(answer.wireJSON)) == answer)
+    }
+
+    @Test func answerIsReadBackByHandUnlessAnIDEscapes() {
+        #expect(Self.answers[0].wireJSON.withUnsafeBufferPointer(UploadResponse.init(wireJSON:)) == Self.answers[0])
+        let plain = UploadResponse(results: Array(Self.answers[1].results.prefix(2)), latestSequence: 7)
+        #expect(plain.wireJSON.withUnsafeBufferPointer(UploadResponse.init(wireJSON:)) == plain)
+        #expect(Self.answers[1].wireJSON.withUnsafeBufferPointer(UploadResponse.init(wireJSON:)) == nil)
     }
 }
