@@ -26,6 +26,18 @@ struct IdentifierCodingTests {
         }
     }
 
+    /// Ordered by UTF-8 bytes, shorter first on a common prefix, whatever the characters
+    /// (not Unicode's order: "é" is two bytes from 0xC3, after "z" and before "\u{FFFF}").
+    @Test func orderIsTheOrderOfTheUTF8Bytes() {
+        let texts = ["", "a", "ab", "b", "Z", "z", "é", "e\u{301}", "\u{FFFF}", "😀", "a\u{0}", String(repeating: "f", count: 64), String(repeating: "f", count: 63) + "e"]
+        let ids = texts.map(ItemID.init)
+        for left in ids {
+            for right in ids {
+                #expect((left < right) == Array(left.rawValue.utf8).lexicographicallyPrecedes(Array(right.rawValue.utf8)), "\(left) < \(right)")
+            }
+        }
+    }
+
     private struct Pair: Codable, Equatable {
         var item: ItemID
         var zone: ZoneID

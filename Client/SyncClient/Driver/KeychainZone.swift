@@ -368,7 +368,7 @@ package struct KeychainZone: ZoneLocalStore {
                 replaced.forget(key)
                 pushed.forget(key)
                 sent[key] = .init(tag: version.vector.canonicalEncoding, version: SentVersionRecord.encode(version))
-                serverVersions[key] = apply.serversVersions(of: item)?.canonicalEncoding
+                if let server = apply.serversVersions(of: item) { serverVersions[key] = server.canonicalEncoding } else { serverVersions.forget(key) }
             case .writtenOver(let item, let overwritten):
                 // Only while the write is still the local value (a deletion leaves nothing to recover).
                 guard let record = apply.state.records[item], record.isPending, !record.version.isDeleted,

@@ -273,8 +273,8 @@ package struct Groups: Sendable {
     }
 
     private func ownIdentities() throws -> [AccountIdentity] {
-        try session.keys.accountKeys.sorted { $0.key > $1.key }.map { epoch, key in
-            try AccountIdentity(account: session.enrolment.account, epoch: epoch, accountKey: key)
+        session.keys.accountKeys.sorted { $0.key > $1.key }.map { epoch, key in
+            AccountIdentity(account: session.enrolment.account, epoch: epoch, accountKey: key)
         }
     }
 
