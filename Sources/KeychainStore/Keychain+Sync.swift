@@ -50,19 +50,6 @@ extension Keychain {
         }
     }
 
-    /// Every synchronizable item but those `skipping` names, with its primary key and secret, read in
-    /// one pass over each class: what ``items(withPrimaryKeys:)`` gives, without a lookup per item;
-    /// a skipped item's secret is not opened.
-    /// - Throws: ``KeychainStatus/interactionNotAllowed`` while locked, as a search does.
-    public func synchronizableItemsWithSecrets(skipping: Set<PrimaryKey> = []) throws(KeychainError) -> [(key: PrimaryKey, item: Item)] {
-        let sealed = try sealedSynchronizableItems()
-        var items: [(key: PrimaryKey, item: Item)] = []
-        for index in 0..<sealed.count {
-            if let found = try sealed.item(at: index, skipping: skipping) { items.append(found) }
-        }
-        return items
-    }
-
     /// Every synchronizable item, read in one transaction with its attributes and secret still
     /// sealed, to be opened item by item on any thread: a first sync reads every item it pushes
     /// this way, and opens them on every core (issue 35).

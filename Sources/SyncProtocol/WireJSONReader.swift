@@ -16,20 +16,17 @@ public protocol WireJSONReadable: Decodable {
 extension UploadRequest: WireJSONReadable {
     public init?(wireJSON json: UnsafeBufferPointer<UInt8>) {
         var reader = WireJSONReader(json)
-        guard reader.take("{\"cursor\":"), let cursor = reader.unsigned(), reader.take(",\"items\":[") else { return nil }
-        var items: [UploadItem] = []
-        if !reader.take("]") {
-            repeat {
-                guard reader.take("{\"blob\":"), let blob = reader.base64(), reader.take(",\"deleted\":"), let deleted = reader.bool(),
-                    reader.take(",\"id\":"), let id = reader.string(), reader.take(",\"vector\":"), let vector = reader.vector(),
-                    reader.take("}")
-                else { return nil }
-                items.append(UploadItem(id: ItemID(id), vector: vector, deleted: deleted, blob: Base64Bytes(blob)))
-            } while reader.take(",")
-            guard reader.take("]") else { return nil }
-        }
-        guard reader.take("}"), reader.isAtEnd else { return nil }
+        guard reader.take("{\"cursor\":"), let cursor = reader.unsigned(), reader.take(",\"items\":"),
+            let items = reader.list("[", "]", Self.item), reader.take("}"), reader.isAtEnd
+        else { return nil }
         self.init(cursor: cursor, items: items)
+    }
+
+    private static func item(_ reader: inout WireJSONReader) -> UploadItem? {
+        guard reader.take("{\"blob\":"), let blob = reader.base64(), reader.take(",\"deleted\":"), let deleted = reader.bool(),
+            reader.take(",\"id\":"), let id = reader.string(), reader.take(",\"vector\":"), let vector = reader.vector(), reader.take("}")
+        else { return nil }
+        return UploadItem(id: ItemID(id), vector: vector, deleted: deleted, blob: Base64Bytes(blob))
     }
 }
 
@@ -37,25 +34,22 @@ extension UploadRequest: WireJSONReadable {
 extension UploadResponse: WireJSONReadable {
     public init?(wireJSON json: UnsafeBufferPointer<UInt8>) {
         var reader = WireJSONReader(json)
-        guard reader.take("{\"latestSequence\":"), let latestSequence = reader.unsigned(), reader.take(",\"results\":[") else { return nil }
-        var results: [Result] = []
-        if !reader.take("]") {
-            repeat {
-                guard reader.take("{\"id\":"), let id = reader.string(), reader.take(",\"outcome\":"),
-                    let outcome = reader.string().flatMap(ServerMerge.Outcome.init(rawValue:))
-                else { return nil }
-                var sequence: UInt64?
-                if reader.take(",\"sequence\":") {
-                    guard let number = reader.unsigned() else { return nil }
-                    sequence = number
-                }
-                guard reader.take("}") else { return nil }
-                results.append(Result(id: ItemID(id), outcome: outcome, sequence: sequence))
-            } while reader.take(",")
-            guard reader.take("]") else { return nil }
-        }
-        guard reader.take("}"), reader.isAtEnd else { return nil }
+        guard reader.take("{\"latestSequence\":"), let latestSequence = reader.unsigned(), reader.take(",\"results\":"),
+            let results = reader.list("[", "]", Self.result), reader.take("}"), reader.isAtEnd
+        else { return nil }
         self.init(results: results, latestSequence: latestSequence)
+    }
+
+    private static func result(_ reader: inout WireJSONReader) -> Result? {
+        guard reader.take("{\"id\":"), let id = reader.string(), reader.take(",\"outcome\":"),
+            let outcome = reader.string().flatMap(ServerMerge.Outcome.init(rawValue:))
+        else { return nil }
+        var sequence: UInt64?
+        if reader.take(",\"sequence\":") {
+            guard let number = reader.unsigned() else { return nil }
+            sequence = number
+        }
+        return reader.take("}") ? Result(id: ItemID(id), outcome: outcome, sequence: sequence) : nil
     }
 }
 
@@ -116,18 +110,28 @@ package struct WireJSONReader {
 
     /// An object of counters by device (``VersionVector``'s coding), each device once.
     package mutating func vector() -> VersionVector? {
-        guard take("{") else { return nil }
-        var counters: [DeviceID: UInt64] = [:]
-        if !take("}") {
-            repeat {
-                guard counters.count < VersionVector.maximumEntries, let name = string(), let device = DeviceID(name), counters[device] == nil,
-                    take(":"), let counter = unsigned()
-                else { return nil }
-                counters[device] = counter
-            } while take(",")
-            guard take("}") else { return nil }
-        }
-        return VersionVector(counters)
+        guard let entries = list("{", "}", Self.counter), entries.count <= VersionVector.maximumEntries else { return nil }
+        let counters = Dictionary(entries, uniquingKeysWith: { first, _ in first })
+        return counters.count == entries.count ? VersionVector(counters) : nil
+    }
+
+    /// One member of a vector: a device and its counter.
+    private static func counter(_ reader: inout Self) -> (DeviceID, UInt64)? {
+        guard let name = reader.string(), let device = DeviceID(name), reader.take(":"), let counter = reader.unsigned() else { return nil }
+        return (device, counter)
+    }
+
+    /// `open`, then the elements `element` reads one after another, separated by commas, then
+    /// `close`: an array, or an object read as its members.
+    package mutating func list<Element>(_ open: StaticString, _ close: StaticString, _ element: (inout Self) -> Element?) -> [Element]? {
+        guard take(open) else { return nil }
+        var elements: [Element] = []
+        if take(close) { return elements }
+        repeat {
+            guard let next = element(&self) else { return nil }
+            elements.append(next)
+        } while take(",")
+        return take(close) ? elements : nil
     }
 
     /// The bytes between a pair of quotes, when none of them is a backslash or a control character.

@@ -20,7 +20,7 @@ import Testing
         let keychain = try openKeychain(in: directory, everyItemSynchronizable: true)
         try keychain.add(password(account: "added"))
         #expect(try keychain.importItems([password(account: "imported")], keepingDates: false).imported == 1)
-        #expect(try keychain.synchronizableItemsWithSecrets().count == 2)
+        #expect(try keychain.sealedSynchronizableItems().count == 2)
         #expect(try keychain.journalEntries(after: 0).map(\.operation) == [.add, .add])
         #expect(try keychain.findData(query(account: "added")) == Array("s3cret".utf8))
         try keychain.update(query(account: "added"), changes: ItemAttributes(), data: [1])
@@ -29,7 +29,7 @@ import Testing
         local.synchronizable = false
         #expect(status { try keychain.update(query(account: "added"), changes: local) } == .param)
         try keychain.delete(query(account: "imported"))
-        #expect(try keychain.synchronizableItemsWithSecrets().count == 1)
+        #expect(try keychain.sealedSynchronizableItems().count == 1)
     }
 
     @Test func journalRecordsChangesToSynchronizableItemsOnly() throws {
