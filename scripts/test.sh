@@ -37,10 +37,21 @@ fi
 # other children inherited and held open; the pipes are close-on-exec since (ProcessTesting's
 # OutputPipe).) The run is bounded so that a stall fails it instead of eating CI's time.
 phase "tests"
+# Just before the bound, the processes still running are written down (the tree, with their ages)
+# for the run's closing lines; a run that ends in time stops the watch.
+bound=1500
+(
+  sleep $((bound - 20)) & pause=$!
+  trap 'kill "$pause" 2>/dev/null; exit 0' TERM
+  wait "$pause" && ps -eo pid,ppid,etimes,stat,args --forest | grep -v " \\[.*\\]$" | cut -c1-240 > "$work/processes-at-bound.txt"
+) &
+watch=$!
 set +e
-timeout --kill-after=30 1500 stdbuf -oL -eL swift test --skip-build 2>&1 | tee "$work/test.log"
+timeout --kill-after=30 "$bound" stdbuf -oL -eL swift test --skip-build 2>&1 | tee "$work/test.log"
 test_status=${PIPESTATUS[0]}
 set -e
+kill "$watch" 2>/dev/null || true
+wait "$watch" 2>/dev/null || true
 
 simulate="$(swift build --show-bin-path)/sync-simulate"
 # Runs the simulation of the shipped driver on seeds 1..COUNT of OPERATIONS operations each in two
@@ -110,10 +121,29 @@ fi
 phase "end"
 
 # One closing line for the whole run, counted from Swift Testing's own output.
-total=$(grep -aoE 'Test run with [0-9]+ tests?' "$work/test.log" | grep -oE '[0-9]+' | awk '{ sum += $1 } END { print sum + 0 }')
+total=$( (grep -aoE 'Test run with [0-9]+ tests?' "$work/test.log" || true) | grep -oE '[0-9]+' | awk '{ sum += $1 } END { print sum + 0 }')
 failed=$(grep -acE '^✘ Test [^ ]+.* (failed|recorded)' "$work/test.log" || true)
-total=${total:-0}
 echo "tests: $((total - failed)) passed, $failed failed"
+# A test process that ends without its summary was stopped at the bound or crashed: the closing
+# lines say which tests it had started and not ended, what it printed on the way out, and (at the
+# bound) which processes were still running, so that a stall on CI can be found from its tail.
+if [ "$total" -eq 0 ]; then
+  case "$test_status" in
+    124|137) echo "the test process was stopped at its bound of $bound s (status $test_status)" ;;
+    0) echo "the test process printed no summary" ;;
+    *) echo "the test process ended without its summary (status $test_status$([ "$test_status" -gt 128 ] && echo ", signal $((test_status - 128))"))" ;;
+  esac
+  if [ -s "$work/processes-at-bound.txt" ]; then
+    echo "processes $((bound - 20)) s into the tests:"
+    cat "$work/processes-at-bound.txt"
+  fi
+  echo "tests started and not ended:"
+  awk '/^◇ Test .* started\.$/ && !/^◇ Test case / { name = $0; sub(/^◇ Test /, "", name); sub(/ started\.$/, "", name); open[name]++ }
+       /^(✔|✘) Test .* (passed|failed) after [0-9.]+ seconds/ {
+         name = $0; sub(/^(✔|✘) Test /, "", name); sub(/( with [0-9]+ test cases?)? (passed|failed) after .*$/, "", name); open[name]-- }
+       END { for (name in open) if (open[name] > 0 && name != "run") print "  " name }' "$work/test.log"
+  grep -aE 'Fatal error|Fatal signal|Segmentation fault|Illegal instruction|Assertion failed|Precondition failed|Crash' "$work/test.log" | tail -n 20 || true
+fi
 if [ "$test_status" -ne 0 ]; then exit "$test_status"; fi
 if [ "$total" -eq 0 ]; then echo "no test ran" >&2; exit 1; fi
 exit "$other_status"
