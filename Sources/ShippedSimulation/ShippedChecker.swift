@@ -19,7 +19,8 @@ struct ShippedChecker {
         func violation(_ property: ShippedProperty, _ message: String) { found.append(.init(property: property, message: message)) }
         if observed.unreadable > 0 { violation(.versionsOpen, "the server received \(observed.unreadable) version(s) that do not open") }
         for sealed in observed.sealedUnderAnOlderEpoch.prefix(3) { violation(.newestShownEpoch, sealed) }
-        var live: [String: [UInt8]]?
+        // Per device, its values less what it kept and reported: what a user sees as live there.
+        var live: [[String: [UInt8]]] = []
         var history: Set<[UInt8]> = []
         // Per device, its values less what it set aside or kept and reported (those items are
         // not held to agreement on that device): the rest must agree.
@@ -40,7 +41,7 @@ struct ShippedChecker {
             let kept = simulation.configuration.malice == nil && !forgets ? [] : Set(try keptWithoutEvidence(device))
             for name in kept { values[name] = nil }
             history.formUnion(try device.historyValues(accounts: (0..<simulation.configuration.items).map { "item-\($0)" }))
-            if live == nil { live = values }
+            live.append(values)
             for value in values.values where ledger.updates[value] == nil {
                 if let writer = ledger.localOnly[value] {
                     if writer != device.index { violation(.localOnlyStaysLocal, "device \(device.index) holds another device's local-only item") }
@@ -63,12 +64,11 @@ struct ShippedChecker {
             }
         }
         try checkKeyValues(violation)
-        let liveValues = Set((live ?? [:]).values)
         if !observed.received.isDisjoint(with: ledger.localOnly.keys) { violation(.localOnlyStaysLocal, "a local-only item reached the server") }
         // Every acknowledged write is live, still shown by a device (one that kept it when a
         // resync no longer listed it, decision 0106), in a history, or was replaced by a user who
         // saw it. A write the server refused was never acknowledged: it is set aside, not lost.
-        var accounted = liveValues.union(history).union(held)
+        var accounted = history.union(held)
         accounted.formUnion(ledger.updates.values.compactMap(\.replaced))
         accounted.formUnion(ledger.deletions.compactMap(\.replaced))
         for value in observed.acknowledged.subtracting(accounted) {
@@ -87,8 +87,8 @@ struct ShippedChecker {
             {
                 continue
             }
-            if let seen = deletion.replaced, live?[deletion.name] == seen {
-                violation(.nothingComesBack, "a value of \(deletion.name) a user deleted came back")
+            if let seen = deletion.replaced, let device = live.firstIndex(where: { $0[deletion.name] == seen }) {
+                violation(.nothingComesBack, "a value of \(deletion.name) a user deleted came back on device \(device)")
             }
         }
         for (device, value) in ledger.cameBack where !dropped.contains(value) {
