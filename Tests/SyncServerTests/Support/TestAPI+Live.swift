@@ -13,7 +13,11 @@ extension TestAPI {
     func live(_ body: @escaping @Sendable (APIClient, Int) async throws -> Void) async throws {
         let (ports, bound) = AsyncStream.makeStream(of: Int.self)
         let app = try application.makeApplication(host: "127.0.0.1", port: 0, tls: nil) { bound.yield($0) }
-        let services = ServiceGroup(configuration: .init(services: [app], logger: application.logger))
+        var configuration = ServiceGroupConfiguration(services: [app], logger: application.logger)
+        // Bounded: a connection a test left open cancels the server after this instead of holding
+        // its graceful shutdown, and the whole test run, for good.
+        configuration.maximumGracefulShutdownDuration = .seconds(60)
+        let services = ServiceGroup(configuration: configuration)
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask {
                 defer { bound.finish() }
