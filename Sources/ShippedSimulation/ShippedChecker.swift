@@ -19,7 +19,8 @@ struct ShippedChecker {
         func violation(_ property: ShippedProperty, _ message: String) { found.append(.init(property: property, message: message)) }
         if observed.unreadable > 0 { violation(.versionsOpen, "the server received \(observed.unreadable) version(s) that do not open") }
         for sealed in observed.sealedUnderAnOlderEpoch.prefix(3) { violation(.newestShownEpoch, sealed) }
-        // Per device, its values less what it kept and reported: what a user sees as live there.
+        // Per device, its values less what it kept and reported (exempt below): each is checked
+        // for a value a user deleted, not the first device's only.
         var live: [[String: [UInt8]]] = []
         var history: Set<[UInt8]> = []
         // Per device, its values less what it set aside or kept and reported (those items are
