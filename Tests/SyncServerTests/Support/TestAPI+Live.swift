@@ -10,7 +10,14 @@ extension TestAPI {
     ///
     /// Not HummingbirdTesting's `.live`: its client gives up on a request after 20 s without a
     /// byte, which a full test run on two cores has exceeded; here an answer may take two minutes.
+    /// Bounded as the router tests are (``TestAPI/with(_:_:_:)``): a stall fails the test and
+    /// names it, where a stalled run names nothing.
     func live(_ body: @escaping @Sendable (APIClient, Int) async throws -> Void) async throws {
+        let application = application
+        try await withTimeLimit(.seconds(600)) { try await Self.live(application, body) }
+    }
+
+    private static func live(_ application: SyncApplication, _ body: @escaping @Sendable (APIClient, Int) async throws -> Void) async throws {
         let (ports, bound) = AsyncStream.makeStream(of: Int.self)
         let app = try application.makeApplication(host: "127.0.0.1", port: 0, tls: nil) { bound.yield($0) }
         var configuration = ServiceGroupConfiguration(services: [app], logger: application.logger)
