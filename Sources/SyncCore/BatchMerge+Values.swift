@@ -156,6 +156,13 @@ extension BatchMerge {
         public var sequence: UInt64
         /// Whether the server did not hold the item before.
         public var isNew: Bool
+
+        @usableFromInline
+        init(siblings: [Version], sequence: UInt64, isNew: Bool) {
+            self.siblings = siblings
+            self.sequence = sequence
+            self.isNew = isNew
+        }
     }
 
     /// What a committed batch writes: the items, the account's counters and the answer.
@@ -170,6 +177,15 @@ extension BatchMerge {
         public var usage: Usage
         /// The answer to give.
         public var answer: Answer<Key>
+
+        @usableFromInline
+        init(writes: [Key: Write<Version>], order: [Key], latestSequence: UInt64, usage: Usage, answer: Answer<Key>) {
+            self.writes = writes
+            self.order = order
+            self.latestSequence = latestSequence
+            self.usage = usage
+            self.answer = answer
+        }
     }
 
     /// What the storage does with a batch.

@@ -26,6 +26,10 @@ public enum BatchMerge {
     ///   - limits: the bounds to keep.
     ///   - merge: the per-item rule; only tests swap it for a broken one.
     /// - Returns: what to write and answer.
+    // Inlinable so that each storage gets it specialized for its key and version: called across
+    // the module boundary unspecialized, its dictionaries went through witness tables (a tenth of
+    // the server's CPU in a first push of 10,000 items; 7% less server CPU with it, issue 35).
+    @inlinable
     public static func decide<Key, Version: StorableVersion>(
         _ batch: Batch<Key, Version>,
         in set: WorkingSet<Key, Version>,
@@ -90,6 +94,7 @@ public enum BatchMerge {
     }
 
     /// The bytes `versions` count for in a quota.
+    @inlinable
     public static func bytes<Version: StorableVersion>(_ versions: [Version]) -> Int {
         versions.reduce(0) { $0 + $1.byteCount }
     }
