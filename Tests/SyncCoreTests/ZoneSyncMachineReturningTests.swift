@@ -68,6 +68,33 @@ struct ZoneSyncMachineReturningTests {
         #expect(machine.state.records[x]?.isPending == false)
     }
 
+    /// The same edit of an item the server still lists, at the version the store had applied: an
+    /// edit of that version, not a copy of unknown age, so it competes and is pushed (0196; R48's
+    /// "vector names only this device"). The simulation's ranges pass without that clause (tried
+    /// on 2026-11-28); only this transcript shows the edit put in history and the older listed
+    /// value taken in its place.
+    @Test func anOldEditOfAListedItemIsPushed() throws {
+        var edit = F.change(x, 7, at: 1_000)
+        edit.basedOn = VersionVector([b: 1])
+        var machine = returning(with: edit)
+        #expect(machine.startSync(reconcilingFirst: true) == [F.pull(a, 1, after: 0, full: true)])
+        let pending = try #require(machine.state.records[x]?.version)
+        let listed = F.write(5, by: b, [b: 1], at: 900)
+        #expect(machine.receive(lastPage(1, [(x, 4, [listed])], next: 9, collectedAt: 5_000)) == [F.push(a, batch: 1, cursor: 9, [(x, pending)])])
+    }
+
+    /// A copy with the value of a version the server lists (R48's sameAsServer): the server's
+    /// version stands as it is; nothing goes to history or out.
+    @Test func aCopyWithTheListedValueTakesTheServersVersion() {
+        var machine = returning(with: F.change(x, 5, at: 1_000))
+        #expect(machine.startSync(reconcilingFirst: true) == [F.pull(a, 1, after: 0, full: true)])
+        let listed = F.write(5, by: b, [b: 1], at: 900)
+        let actions = machine.receive(lastPage(1, [(x, 4, [listed])], next: 9))
+        #expect(!actions.contains { if case .push = $0 { true } else if case .keepInHistory = $0 { true } else { false } })
+        #expect(machine.state.records[x]?.version == listed)
+        #expect(machine.state.records[x]?.isPending == false)
+    }
+
     /// The same edit made after the collection (beyond the clock window) is a write of its own.
     @Test func aLaterEditOfAnUnlistedItemIsPushed() throws {
         var edit = F.change(x, 7, at: 5_000 + ModificationTimeBound.window + 1)
