@@ -53,6 +53,37 @@ extension UploadResponse: WireJSONReadable {
     }
 }
 
+/// A page of the feed, read by a device at every pull.
+extension ChangesResponse: WireJSONReadable {
+    public init?(wireJSON json: UnsafeBufferPointer<UInt8>) {
+        var reader = WireJSONReader(json)
+        guard reader.take("{\"cursor\":"), let cursor = reader.unsigned(), reader.take(",") else { return nil }
+        var collectedAt: Int64?
+        if reader.take("\"deletionsCollectedAt\":") {
+            guard let at = reader.signed(), reader.take(",") else { return nil }
+            collectedAt = at
+        }
+        guard reader.take("\"hasMore\":"), let hasMore = reader.bool(), reader.take(",\"items\":"),
+            let items = reader.list("[", "]", Self.item), reader.take("}"), reader.isAtEnd
+        else { return nil }
+        self.init(items: items, cursor: cursor, hasMore: hasMore, deletionsCollectedAt: collectedAt)
+    }
+
+    private static func item(_ reader: inout WireJSONReader) -> FeedItem? {
+        guard reader.take("{\"id\":"), let id = reader.string(), reader.take(",\"sequence\":"), let sequence = reader.unsigned(),
+            reader.take(",\"versions\":"), let versions = reader.list("[", "]", Self.version), reader.take("}")
+        else { return nil }
+        return FeedItem(id: ItemID(id), sequence: sequence, versions: versions)
+    }
+
+    private static func version(_ reader: inout WireJSONReader) -> WireVersion? {
+        guard reader.take("{\"blob\":"), let blob = reader.base64(), reader.take(",\"deleted\":"), let deleted = reader.bool(),
+            reader.take(",\"vector\":"), let vector = reader.vector(), reader.take("}")
+        else { return nil }
+        return WireVersion(vector: vector, deleted: deleted, blob: Base64Bytes(blob))
+    }
+}
+
 /// Reads JSON text in the one form ``WireJSONWriter`` writes it; each read is nil, and the reader
 /// is then of no further use, when the text is not in that form.
 package struct WireJSONReader {
@@ -95,6 +126,15 @@ package struct WireJSONReader {
         let digits = position - start
         guard digits > 0, digits == 1 || bytes[start] != UInt8(ascii: "0") else { return nil }
         return value
+    }
+
+    /// A signed integer: ``unsigned()``, after a minus sign unless it is zero.
+    package mutating func signed() -> Int64? {
+        let negative = take("-")
+        guard let magnitude = unsigned() else { return nil }
+        if !negative { return Int64(exactly: magnitude) }
+        guard magnitude > 0 else { return nil }
+        return magnitude == UInt64(Int64.max) + 1 ? .min : Int64(exactly: magnitude).map { -$0 }
     }
 
     /// A string with no escape and no control character in it, in valid UTF-8.

@@ -51,6 +51,35 @@ extension UploadResponse: WireJSONWritable {
     }
 }
 
+/// A page of the feed: a new device's pull of 10,000 items reads 20 of them, and Foundation's
+/// encoder cost the server about 14 µs an item of one (issue 35).
+extension ChangesResponse: WireJSONWritable {
+    public var wireJSON: [UInt8] {
+        var json = WireJSONWriter()
+        json.bytes.reserveCapacity(items.reduce(96) { $0 + $1.versions.reduce(64) { $0 + 96 + ($1.blob.bytes.count + 2) / 3 * 4 } })
+        json.raw("{\"cursor\":\(cursor),")
+        if let deletionsCollectedAt { json.raw("\"deletionsCollectedAt\":\(deletionsCollectedAt),") }
+        json.raw("\"hasMore\":\(hasMore),\"items\":[")
+        for (index, item) in items.enumerated() {
+            if index > 0 { json.raw(",") }
+            json.raw("{\"id\":")
+            json.string(item.id.rawValue)
+            json.raw(",\"sequence\":\(item.sequence),\"versions\":[")
+            for (position, version) in item.versions.enumerated() {
+                if position > 0 { json.raw(",") }
+                json.raw("{\"blob\":\"")
+                json.raw(Base64.encode(version.blob.bytes))
+                json.raw("\",\"deleted\":\(version.deleted),\"vector\":")
+                json.vector(version.vector)
+                json.raw("}")
+            }
+            json.raw("]}")
+        }
+        json.raw("]}")
+        return json.bytes
+    }
+}
+
 /// Appends JSON text to a byte array.
 package struct WireJSONWriter {
     package var bytes: [UInt8] = []

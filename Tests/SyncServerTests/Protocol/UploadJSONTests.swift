@@ -46,7 +46,18 @@ struct UploadJSONTests {
     /// meaning, left out, or doubled): read by hand only as the decoder reads it, else left to it.
     @Test(arguments: uploads)
     func aTextReadByHandIsReadAsTheDecoderReadsIt(_ upload: UploadRequest) throws {
-        let json = upload.wireJSON
+        var readByHand = 0
+        for variant in Self.oneByteAway(upload.wireJSON) {
+            guard let read = variant.withUnsafeBufferPointer(UploadRequest.init(wireJSON:)) else { continue }
+            readByHand += 1
+            #expect(try WireCoding.makeDecoder().decode(UploadRequest.self, from: Data(variant)) == read, "\(String(decoding: variant, as: UTF8.self))")
+        }
+        #expect(readByHand > 0 || Self.escapes(upload))
+    }
+
+    /// Every text one byte away from `json`: a byte changed to each character JSON gives a
+    /// meaning, left out, or doubled.
+    static func oneByteAway(_ json: [UInt8]) -> [[UInt8]] {
         var variants: [[UInt8]] = []
         for index in json.indices {
             for replacement in Array(" \"{}[],:0159-.eE+/=Aatfn\\\u{1}é".utf8) where replacement != json[index] {
@@ -61,13 +72,7 @@ struct UploadJSONTests {
             doubled.insert(json[index], at: index)
             variants.append(doubled)
         }
-        var readByHand = 0
-        for variant in variants {
-            guard let read = variant.withUnsafeBufferPointer(UploadRequest.init(wireJSON:)) else { continue }
-            readByHand += 1
-            #expect(try WireCoding.makeDecoder().decode(UploadRequest.self, from: Data(variant)) == read, "\(String(decoding: variant, as: UTF8.self))")
-        }
-        #expect(readByHand > 0 || Self.escapes(upload))
+        return variants
     }
 
     static let answers: [UploadResponse] = [
