@@ -77,10 +77,10 @@ struct ZoneSyncMachineRestoreTests {
         ])
         // The server answers it held them: it hides them rather than lost them. The next resync
         // keeps and reports them, and gives nothing back again.
-        _ = machine.receive(F.committed(2, [(x, .stale), (y, .stale), (z, .stale)]))
-        _ = machine.startSync(resyncing: true)
-        let next = machine.receive(F.page(7, [], next: 90, collectedAt: -100_000))
-        #expect(!next.contains { if case .push = $0 { true } else { false } })
+        #expect(machine.receive(F.committed(2, [(x, .stale), (y, .stale), (z, .stale)])) == [F.pull(a, 6, after: 90)])
+        #expect(machine.receive(F.page(6, [], next: 90)) == [.synced])
+        #expect(machine.startSync(resyncing: true) == [F.pull(a, 7, after: 0, full: true)])
+        #expect(machine.receive(F.page(7, [], next: 90, collectedAt: -100_000)) == [.unlisted(x), .unlisted(y), .synced])
     }
 
     /// Decision 0248: a device that found its own latest statement gone resyncs giving back, as
