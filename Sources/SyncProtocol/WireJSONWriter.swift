@@ -14,18 +14,17 @@ extension UploadRequest: WireJSONWritable {
     public var wireJSON: [UInt8] {
         var json = WireJSONWriter()
         json.bytes.reserveCapacity(items.reduce(64) { $0 + 160 + ($1.blob.bytes.count + 2) / 3 * 4 })
-        json.raw("{\"cursor\":\(cursor),\"items\":[")
-        for (index, item) in items.enumerated() {
-            if index > 0 { json.raw(",") }
-            json.raw("{\"blob\":\"")
-            json.raw(Base64.encode(item.blob.bytes))
-            json.raw("\",\"deleted\":\(item.deleted),\"id\":")
+        json.raw("{\"cursor\":\(cursor),\"items\":")
+        json.list("[", "]", items) { json, item in
+            json.raw("{\"blob\":")
+            json.base64(item.blob.bytes)
+            json.raw(",\"deleted\":\(item.deleted),\"id\":")
             json.string(item.id.rawValue)
             json.raw(",\"vector\":")
             json.vector(item.vector)
             json.raw("}")
         }
-        json.raw("]}")
+        json.raw("}")
         return json.bytes
     }
 }
@@ -36,9 +35,8 @@ extension UploadResponse: WireJSONWritable {
     public var wireJSON: [UInt8] {
         var json = WireJSONWriter()
         json.bytes.reserveCapacity(64 + results.count * 80)
-        json.raw("{\"latestSequence\":\(latestSequence),\"results\":[")
-        for (index, result) in results.enumerated() {
-            if index > 0 { json.raw(",") }
+        json.raw("{\"latestSequence\":\(latestSequence),\"results\":")
+        json.list("[", "]", results) { json, result in
             json.raw("{\"id\":")
             json.string(result.id.rawValue)
             json.raw(",\"outcome\":")
@@ -46,7 +44,7 @@ extension UploadResponse: WireJSONWritable {
             if let sequence = result.sequence { json.raw(",\"sequence\":\(sequence)") }
             json.raw("}")
         }
-        json.raw("]}")
+        json.raw("}")
         return json.bytes
     }
 }
@@ -59,23 +57,21 @@ extension ChangesResponse: WireJSONWritable {
         json.bytes.reserveCapacity(items.reduce(96) { $0 + $1.versions.reduce(64) { $0 + 96 + ($1.blob.bytes.count + 2) / 3 * 4 } })
         json.raw("{\"cursor\":\(cursor),")
         if let deletionsCollectedAt { json.raw("\"deletionsCollectedAt\":\(deletionsCollectedAt),") }
-        json.raw("\"hasMore\":\(hasMore),\"items\":[")
-        for (index, item) in items.enumerated() {
-            if index > 0 { json.raw(",") }
+        json.raw("\"hasMore\":\(hasMore),\"items\":")
+        json.list("[", "]", items) { json, item in
             json.raw("{\"id\":")
             json.string(item.id.rawValue)
-            json.raw(",\"sequence\":\(item.sequence),\"versions\":[")
-            for (position, version) in item.versions.enumerated() {
-                if position > 0 { json.raw(",") }
-                json.raw("{\"blob\":\"")
-                json.raw(Base64.encode(version.blob.bytes))
-                json.raw("\",\"deleted\":\(version.deleted),\"vector\":")
+            json.raw(",\"sequence\":\(item.sequence),\"versions\":")
+            json.list("[", "]", item.versions) { json, version in
+                json.raw("{\"blob\":")
+                json.base64(version.blob.bytes)
+                json.raw(",\"deleted\":\(version.deleted),\"vector\":")
                 json.vector(version.vector)
                 json.raw("}")
             }
-            json.raw("]}")
+            json.raw("}")
         }
-        json.raw("]}")
+        json.raw("}")
         return json.bytes
     }
 }
@@ -87,19 +83,41 @@ package struct WireJSONWriter {
     package init() {}
 
     /// Text that needs no escaping (the document's punctuation, keys and numbers).
+    @inlinable
     package mutating func raw(_ text: String) {
         bytes += text.utf8
     }
 
+    /// `open`, then each element as `write` writes it, separated by commas, then `close`: an
+    /// array, or an object written as its members (``WireJSONReader/list(_:_:_:)`` reads it).
+    /// Inlinable, so that the state file's batch, written in another module, gets it specialized.
+    @inlinable
+    package mutating func list<Elements: Sequence>(
+        _ open: String, _ close: String, _ elements: Elements, _ write: (inout Self, Elements.Element) -> Void
+    ) {
+        raw(open)
+        var first = true
+        for element in elements {
+            if !first { raw(",") }
+            first = false
+            write(&self, element)
+        }
+        raw(close)
+    }
+
+    /// Bytes as a JSON string of strict base64, as `Base64Bytes` codes them.
+    package mutating func base64(_ data: [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        raw(Base64.encode(data))
+        bytes.append(UInt8(ascii: "\""))
+    }
+
     /// A version vector as its coding writes it: an object of counters by device, in device order.
     package mutating func vector(_ vector: VersionVector) {
-        raw("{")
-        for (position, entry) in vector.sortedEntries.enumerated() {
-            if position > 0 { raw(",") }
-            string(entry.device.rawValue)
-            raw(":\(entry.counter)")
+        list("{", "}", vector.sortedEntries) { json, entry in
+            json.string(entry.device.rawValue)
+            json.raw(":\(entry.counter)")
         }
-        raw("}")
     }
 
     /// A JSON string: quotes, backslashes and control characters escaped as `JSONEncoder` does,

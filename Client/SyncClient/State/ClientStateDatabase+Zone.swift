@@ -128,17 +128,19 @@ extension ClientStateDatabase {
         var json: [UInt8] {
             var json = WireJSONWriter()
             json.bytes.reserveCapacity(64 + items.count * 120)
-            json.raw("{\"batchID\":\(batchID),\"cursor\":\(cursor),\"items\":[")
-            for (index, entry) in items.enumerated() {
-                if index > 0 { json.raw(",") }
+            json.raw("{\"batchID\":\(batchID),\"cursor\":\(cursor),\"items\":")
+            json.list("[", "]", items) { json, entry in
                 json.raw("{\"deleted\":\(entry.deleted),\"item\":")
                 json.string(entry.item.rawValue)
-                if let sealed = entry.sealed { json.raw(",\"sealed\":\"" + Base64.encode(sealed) + "\"") }
+                if let sealed = entry.sealed {
+                    json.raw(",\"sealed\":")
+                    json.base64(sealed)
+                }
                 json.raw(",\"vector\":")
                 json.vector(entry.vector)
                 json.raw("}")
             }
-            json.raw("]}")
+            json.raw("}")
             return json.bytes
         }
     }

@@ -39,7 +39,7 @@ struct FeedPageJSONTests {
     /// decoder's to read.
     @Test(arguments: pages)
     func isReadBackByHand(_ page: ChangesResponse) {
-        let escapes = page.items.contains { $0.id.rawValue.utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") } }
+        let escapes = page.items.contains { UploadJSONTests.escapes($0.id) }
         #expect(page.wireJSON.withUnsafeBufferPointer(ChangesResponse.init(wireJSON:)) == (escapes ? nil : page))
     }
 

@@ -39,7 +39,13 @@ struct UploadJSONTests {
     }
 
     static func escapes(_ upload: UploadRequest) -> Bool {
-        upload.items.contains { $0.id.rawValue.utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") } }
+        upload.items.contains { escapes($0.id) }
+    }
+
+    /// Whether an ID holds a character its JSON escapes (a quote, a backslash, a control
+    /// character): a body with one is the decoder's to read.
+    static func escapes(_ id: ItemID) -> Bool {
+        id.rawValue.utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
     }
 
     /// Every text one byte away from an upload's (a byte changed to each character JSON gives a
