@@ -52,8 +52,11 @@ package struct JournalWatcher: Sendable {
     }
 
     /// Reads events on a thread of its own (the wait times out every 200 ms so cancellation is
-    /// noticed) and rings for events on the change notice.
+    /// noticed) and rings for events on the change notice. It rings once as soon as the watch is
+    /// in place: a write made before that (the daemon says it runs before this task starts) has
+    /// no event, and would otherwise wait for the daemon's periodic pass.
     private func run(_ watch: KeychainFileWatch, doorbell: Doorbell) async throws {
+        doorbell.ring()
         let stop = Atomic<Bool>(false)
         let finished = Doorbell()
         let thread = Thread {
