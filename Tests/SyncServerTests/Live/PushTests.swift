@@ -29,13 +29,18 @@ struct PushTests {
     /// Connects to the push channel and returns the first message, running `trigger` once connected.
     /// `trigger` runs until the message arrives (it is cancelled then), so it may repeat its writes.
     static func firstMessage(port: Int, token: String, trigger: @escaping @Sendable () async throws -> Void) async throws -> PushMessage? {
-        try await withTimeLimit {
+        let connected = Atomic<Bool>(false)
+        let stage: @Sendable () -> String = {
+            connected.load(ordering: .relaxed) ? "connected, no message yet" : "the push channel's handshake not finished"
+        }
+        return try await withTimeLimit(stage: stage) {
             let received = Mutex<PushMessage?>(nil)
             try await WebSocketClient.connect(
                 url: "ws://127.0.0.1:\(port)/v1/push",
                 configuration: .init(additionalHeaders: [.authorization: "Bearer \(token)"]),
                 logger: Logger(label: "push-test")
             ) { inbound, _, _ in
+                connected.store(true, ordering: .relaxed)
                 // The server registers the connection right after the upgrade; writes until one is heard.
                 let uploader = Task { try await trigger() }
                 defer { uploader.cancel() }

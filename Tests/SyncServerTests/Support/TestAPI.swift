@@ -70,11 +70,17 @@ struct APIClient: Sendable {
     }
 
     /// Requests over `connection`, a keep-alive connection to a live server.
+    ///
+    /// Each bounded here: the client's own read timeout does not end a request whose connection
+    /// stays open and silent (it waits for the answer's future, which cancellation does not end).
     init(connection: TestClient) {
         execute = { uri, method, headers, body in
             var headers = headers
             headers[.connection] = "keep-alive"
-            let response = try await connection.execute(.init(uri, method: method, authority: "localhost", headers: headers, body: body))
+            let request = TestClient.Request(uri, method: method, authority: "localhost", headers: headers, body: body)
+            let response = try await withTimeLimit(.seconds(150), stage: { "\(method) \(uri) unanswered" }) {
+                try await connection.execute(request)
+            }
             return (response.head, response.body ?? ByteBuffer())
         }
     }

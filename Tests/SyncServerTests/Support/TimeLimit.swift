@@ -3,7 +3,9 @@ import Synchronization
 /// Thrown by ``withTimeLimit(_:_:)`` when its body has not finished in time.
 struct TimeLimitExceeded: Error, CustomStringConvertible {
     let limit: Duration
-    var description: String { "gave up waiting after \(limit)" }
+    /// Where the body was when the limit passed, when it says.
+    var stage: String? = nil
+    var description: String { "gave up waiting after \(limit)" + (stage.map { " (\($0))" } ?? "") }
 }
 
 /// Runs `body` and returns its result, or throws ``TimeLimitExceeded`` once `limit` has passed.
@@ -12,9 +14,10 @@ struct TimeLimitExceeded: Error, CustomStringConvertible {
 /// stream nobody finishes) into a failed test instead of a stalled test run. It is generous because
 /// CPU-heavy suites running beside this one can hold every thread of the cooperative pool for tens
 /// of seconds. When the limit passes, `body` is cancelled and not waited for, so a body that ignores
-/// cancellation cannot stall the run either.
+/// cancellation cannot stall the run either. `stage`, read when the limit passes, says where the
+/// body was for the failure's message.
 func withTimeLimit<T: Sendable>(
-    _ limit: Duration = .seconds(180), _ body: @escaping @Sendable () async throws -> T
+    _ limit: Duration = .seconds(180), stage: (@Sendable () -> String)? = nil, _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
         let outcome = FirstOutcome(continuation)
@@ -27,7 +30,7 @@ func withTimeLimit<T: Sendable>(
         }
         let timer = Task {
             guard (try? await Task.sleep(for: limit)) != nil else { return }
-            outcome.resume(with: .failure(TimeLimitExceeded(limit: limit)))
+            outcome.resume(with: .failure(TimeLimitExceeded(limit: limit, stage: stage?())))
             work.cancel()
         }
         outcome.whenResumed { timer.cancel() }
