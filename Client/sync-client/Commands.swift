@@ -120,7 +120,7 @@ extension EnrollCommand {
     /// a contact; a failure is said, and any later `contacts` command or revocation publishes it.
     private func publishIdentity(path: String, logger: Logger) async {
         do {
-            try await ClientSession.with(keychainPath: path, logger: logger) { session in
+            _ = try await ClientSession.with(keychainPath: path, logger: logger) { session in
                 try await Contacts(session: session).publishOwnIdentity(readingLog: false)
             }
         } catch {

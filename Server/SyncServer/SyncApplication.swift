@@ -78,7 +78,7 @@ package struct SyncApplication: Sendable {
         let timeouts = ConnectionDeadlines.Timeouts(
             header: configuration.connections.headerTimeout, body: configuration.connections.bodyTimeout,
             idle: configuration.connections.idleTimeout)
-        let tlsConfiguration = try tls?.serverConfiguration()
+        let tlsConfiguration = tls?.serverConfiguration()
         let server = HTTPServerBuilder { [metrics] responder -> any ServerChildChannel in
             let http = HTTP1WebSocketUpgradeChannel(
                 responder: responder,

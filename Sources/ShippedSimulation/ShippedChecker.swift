@@ -108,7 +108,7 @@ struct ShippedChecker {
         let observed = simulation.observed.withLock { $0 }
         var live: Set<[UInt8]> = []
         for device in simulation.devices { live.formUnion(try device.keyValueValues().values) }
-        for (item, taken) in observed.keyValueVersions {
+        for taken in observed.keyValueVersions.values {
             for version in taken where !version.isDeleted {
                 guard let value = try? KeyVersion.decodeSyncContent(version.content).value.stringValue.map({ Array($0.utf8) }),
                     !live.contains(value), !simulation.ledger.keyValuesReplaced.contains(value)

@@ -28,7 +28,7 @@ import Testing
         let stores = TemporaryStores()
         defer { stores.remove() }
         let database = try stores.database()
-        try database.bind(toAccount: "account-a")
+        _ = try database.bind(toAccount: "account-a")
         let notes = try database.store(named: "notes")
         let prefs = try database.store(named: "prefs")
         try notes.set("a's note", forKey: "n1")
@@ -87,8 +87,8 @@ import Testing
         let stores = TemporaryStores()
         defer { stores.remove() }
         let database = try stores.database()
-        try database.bind(toAccount: "account-a")
-        try database.bind(toAccount: "account-b")
+        _ = try database.bind(toAccount: "account-a")
+        _ = try database.bind(toAccount: "account-b")
         try database.store(named: "app").set("b's value", forKey: "k")
         // The values were account b's: account a gets them back from its server, not from here.
         #expect(try database.bind(toAccount: "account-a") == .changed(resetStores: ["app"]))

@@ -1,5 +1,4 @@
 import Foundation
-import ProcessTesting
 
 /// A real `sync-server` process on 127.0.0.1, the one every test suite starts: on SQLite in a
 /// temporary data directory, or on a PostgreSQL database; port 0 (any free port) unless given.

@@ -26,7 +26,7 @@ struct SessionOwnershipTests {
             #expect(close.status != 0 && close.stderr.contains("NoSession"), "\(close.stdout)\(close.stderr)")
             #expect(try await Self.isSession(session, desktop))
 
-            FileManager.default.createFile(atPath: release.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: release.path, contents: nil)
             let ended = try await owner.waitForExit(timeout: .seconds(60))
             #expect(ended.status == 0 && ended.stdout.contains("ok"), "\(ended.stdout)\(ended.stderr)")
             let deadline = ContinuousClock.now + .seconds(30)

@@ -68,7 +68,7 @@ import Testing
             #expect(offline.status != 0)
             record("sync with the server gone", offline)
 
-            let secrets = try DeviceSecrets(keychain: try Keychain.open(at: b.keychainPath))
+            let secrets = DeviceSecrets(keychain: try Keychain.open(at: b.keychainPath))
             let key = try secrets.accountKey().rawRepresentation
             let forbidden: [(name: String, text: String)] = [
                 ("the item's secret", secret), ("the key-value value", value), ("the password", TestDevice.password),

@@ -54,7 +54,7 @@ extension ContactsTests {
             #expect(aliceSees.status == 0 && aliceSees.stdout == bobSees.stdout, "\(aliceSees.stdout) \(aliceSees.stderr)")
 
             // A group the server makes up in Bob's name (a key of its own) is not offered to Alice.
-            let impostor = try AccountIdentity(account: world.bob, epoch: 1, accountKey: AccountKey.generate())
+            let impostor = AccountIdentity(account: world.bob, epoch: 1, accountKey: AccountKey.generate())
             let forgedID = (0..<16).map { _ in UInt8.random(in: 0...255) }
             var forged = try GroupLog.creating(group: forgedID, by: impostor).log
             let aliceCard = try AccountIdentity(account: world.alice, epoch: 1, accountKey: AccountKey.generate()).card()

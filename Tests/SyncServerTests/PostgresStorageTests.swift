@@ -100,7 +100,7 @@ struct PostgresStorageTests {
             try await PostgresTestCluster.withStorage(location) { storage in
                 let account = try await Fixture.createAccount("alice", in: storage)
                 _ = try await Fixture.upload(["a": ["d": 1], "b": ["d": 2]], account: account, in: storage)
-                try await PostgresTestCluster.withClient(location) { client in
+                _ = try await PostgresTestCluster.withClient(location) { client in
                     try await client.query(
                         "UPDATE account_sequences SET restored_through = last_sequence, last_sequence = last_sequence + 1099511627776")
                 }

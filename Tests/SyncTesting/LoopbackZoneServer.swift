@@ -262,7 +262,7 @@ package struct LoopbackZoneServer: ZoneServer {
     package func acknowledge(_ cursor: UInt64) async throws {
         let delivery = deliver(.acknowledge)
         try fault(.acknowledge, .request)
-        let acknowledge = { @Sendable [storage, device, account, zone, serverNow] in
+        let acknowledge = { @Sendable [device, account, zone, serverNow] in
             try await served.acknowledge(device: device, of: account, zone: zone, through: cursor, now: serverNow())
         }
         if delivery == .lateRequest {

@@ -37,7 +37,7 @@ extension PostgresStorage {
     }
 
     package func publishStatement(_ statement: [UInt8], zone: ZoneID, device: DeviceID, of account: AccountID, now: Date) async throws {
-        try await attempt("publish a statement") {
+        _ = try await attempt("publish a statement") {
             try await client.query(
                 """
                 INSERT INTO zone_statements (account_id, zone, device_id, statement, published_at)
@@ -66,7 +66,7 @@ extension PostgresStorage {
     }
 
     package func publishIdentityCard(_ card: [UInt8], of account: AccountID, now: Date) async throws {
-        try await attempt("publish an identity card") {
+        _ = try await attempt("publish an identity card") {
             try await client.query(
                 """
                 INSERT INTO identity_cards (account_id, card, published_at) VALUES (\(account.rawValue), \(ByteBuffer(bytes: card)), \(now))

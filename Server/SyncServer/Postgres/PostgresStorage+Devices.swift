@@ -92,7 +92,7 @@ extension PostgresStorage {
     }
 
     package func forgetDevice(_ device: DeviceID, of account: AccountID) async throws {
-        try await attempt("forget a device") {
+        _ = try await attempt("forget a device") {
             // The device's acknowledgements go with it (ON DELETE CASCADE).
             try await client.query(
                 "DELETE FROM devices WHERE account_id = \(account.rawValue) AND device_id = \(device.rawValue)", logger: logger)

@@ -108,7 +108,7 @@ struct PushTests {
         try await Self.withLiveServer(backend, maximumConnections: 1) { client, port in
             let token = try await client.enroll("alice")
             let configuration = WebSocketClientConfiguration(additionalHeaders: [.authorization: "Bearer \(token)"])
-            try await withTimeLimit {
+            _ = try await withTimeLimit {
                 try await WebSocketClient.connect(
                     url: "ws://127.0.0.1:\(port)/v1/push", configuration: configuration, logger: Logger(label: "push-test")
                 ) { inbound, _, _ in
@@ -152,7 +152,7 @@ struct PushTests {
     func aRevokedDevicesOpenConnectionIsClosed(_ backend: Backend) async throws {
         try await Self.withLiveServer(backend) { client, port in
             let laptop = try await client.enroll("alice", device: "alice-laptop", key: 1)
-            let phone = try #require(try await client.signIn("alice", key: 1, device: "alice-phone").decode(SignInResponse.self).token)
+            let phone = try await client.signIn("alice", key: 1, device: "alice-phone").decode(SignInResponse.self).token
             let closed = try await withTimeLimit {
                 try await WebSocketClient.connect(
                     url: "ws://127.0.0.1:\(port)/v1/push",

@@ -10,7 +10,7 @@ struct AccountStateRouteTests {
     func devicesAppendToTheirAccountsLogAndReadItBack(_ backend: Backend) async throws {
         try await TestAPI.with(backend) { _, client in
             let laptop = try await client.enroll("alice")
-            let phone = try #require(try await client.signIn("alice", device: "phone").decode(SignInResponse.self).token)
+            let phone = try await client.signIn("alice", device: "phone").decode(SignInResponse.self).token
             let bob = try await client.enroll("bob", device: "bobs")
             let first = try await client.send(.post, "/v1/device-log", token: laptop, json: DeviceLogAppendRequest(index: 0, entry: Base64Bytes([1, 2])))
             #expect(first.status == .noContent)
@@ -78,7 +78,7 @@ struct AccountStateRouteTests {
     func eachDevicesLatestStatementIsServedPerZone(_ backend: Backend) async throws {
         try await TestAPI.with(backend) { _, client in
             let laptop = try await client.enroll("alice")
-            let phone = try #require(try await client.signIn("alice", device: "phone").decode(SignInResponse.self).token)
+            let phone = try await client.signIn("alice", device: "phone").decode(SignInResponse.self).token
             for (token, bytes) in [(laptop, [UInt8]([1])), (phone, [2]), (laptop, [3])] {
                 let reply = try await client.send(.put, "/v1/zones/keychain/statement", token: token, json: StatementRequest(statement: Base64Bytes(bytes)))
                 #expect(reply.status == .noContent)

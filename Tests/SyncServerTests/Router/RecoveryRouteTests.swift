@@ -21,7 +21,7 @@ struct RecoveryRouteTests {
                 .post, "/v1/accounts",
                 json: CreateAccountRequest(account: "alice", authKey: APIClient.authKey(1), keys: Self.keys, recoveryAuthKey: Self.recoveryAuthKey))
             #expect(created.status == .created)
-            let token = try #require(try await client.signIn("alice").decode(SignInResponse.self).token)
+            let token = try await client.signIn("alice").decode(SignInResponse.self).token
 
             let wrong = try await client.send(
                 .post, "/v1/recovery/keys", json: RecoveryKeysRequest(account: "alice", recoveryAuthKey: APIClient.authKey(1)))
