@@ -61,9 +61,17 @@ package final class PostgresStorage: ServerStorage, Service {
 
     /// Runs the connection pool until the task is cancelled or the service group shuts down; call
     /// it once.
+    ///
+    /// Told to stop, the pool gets `stopGrace` to close its connections. postgres-nio 1.33's pool
+    /// has been seen not to finish stopping: a fresh-clone test run's live server waited for good
+    /// in its stop, with no connection to PostgreSQL left open, and `sync-server` would then not
+    /// exit on SIGTERM.
     package func run() async {
-        await client.run()
+        let client = client
+        await awaitEnd(of: Task { await client.run() }, orStopWaitingAfter: Self.stopGrace)
     }
+
+    static let stopGrace = Duration.seconds(10)
 
     /// The connection pool (this storage itself), run by the application's service group.
     package var services: [any Service] { [self] }
