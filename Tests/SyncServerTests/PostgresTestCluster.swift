@@ -55,7 +55,7 @@ enum PostgresTestCluster {
     ) async throws -> Result {
         let client = PostgresClient(configuration: location.clientConfiguration(maximumConnections: 4))
         return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
+            group.addTask { await client.run(stoppingWithin: PostgresStorage.stopGrace) }
             defer { group.cancelAll() }
             return try await body(client)
         }

@@ -59,19 +59,13 @@ package final class PostgresStorage: ServerStorage, Service {
         return PostgresStorage(location: location, logger: logger)
     }
 
-    /// Runs the connection pool until the task is cancelled or the service group shuts down; call
-    /// it once.
-    ///
-    /// Told to stop, the pool gets `stopGrace` to close its connections. postgres-nio 1.33's pool
-    /// has been seen not to finish stopping: a fresh-clone test run's live server waited for good
-    /// in its stop, with no connection to PostgreSQL left open, and `sync-server` would then not
-    /// exit on SIGTERM.
+    /// Runs the connection pool until the task is cancelled or the service group shuts down (then
+    /// at most `stopGrace` more); call it once.
     package func run() async {
-        let client = client
-        await awaitEnd(of: Task { await client.run() }, orStopWaitingAfter: Self.stopGrace)
+        await client.run(stoppingWithin: Self.stopGrace)
     }
 
-    static let stopGrace = Duration.seconds(10)
+    package static let stopGrace = Duration.seconds(10)
 
     /// The connection pool (this storage itself), run by the application's service group.
     package var services: [any Service] { [self] }

@@ -15,9 +15,9 @@ struct TimeLimitExceeded: Error, CustomStringConvertible {
 /// every suite starts at once and shares the cooperative pool's two threads: in a full run on this
 /// project's machines a push test that takes half a second alone took 115-195 s, most of it
 /// waiting for a thread (the 180 s this default was is too near). It stays under a live server's
-/// whole bound (600 s), so a stall names its own wait. When the limit passes, `body` is cancelled and not waited for, so a body that ignores
-/// cancellation cannot stall the run either. `stage`, read when the limit passes, says where the
-/// body was for the failure's message.
+/// whole bound (600 s), so a stall names its own wait. When the limit passes, `body` is cancelled
+/// and not waited for, so a body that ignores cancellation cannot stall the run either. `stage`,
+/// read when the limit passes, says where the body was for the failure's message.
 func withTimeLimit<T: Sendable>(
     _ limit: Duration = .seconds(400), stage: (@Sendable () -> String)? = nil, _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
