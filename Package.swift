@@ -140,7 +140,7 @@ let package = Package(
         .target(
             name: "SecretService",
             dependencies: [
-                "CSystemdBus", "KeychainModel", "KeychainStore", "KeyValueStore", "DurableSQLite", "BoundedProcess",
+                "CSystemdBus", "KeychainCrypto", "KeychainModel", "KeychainStore", "KeyValueStore", "DurableSQLite", "BoundedProcess",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],

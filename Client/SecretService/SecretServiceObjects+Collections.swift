@@ -11,10 +11,9 @@ extension SecretServiceObjects {
         case "CreateItem":
             let properties = try arguments.properties()
             let transported = try arguments.secret()
-            // `replace` is read and not needed: a store of an attribute set the collection holds
-            // always changes that item (decision 0268).
-            _ = try arguments.bool()
-            let id = try createItem(in: name, properties, secret: (try opened(transported, for: call.sender), transported.contentType))
+            let replacing = try arguments.bool()
+            let id = try createItem(
+                in: name, properties, secret: (try opened(transported, for: call.sender), transported.contentType), replacing: replacing)
             try reply.objectPath(Self.path(collection: name, item: id))
             try reply.objectPath("/")
         case "Delete":

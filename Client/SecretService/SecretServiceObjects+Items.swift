@@ -30,11 +30,13 @@ extension SecretServiceObjects {
     }
 
     /// CreateItem. One attribute set in one collection is one item (decision 0268): a store of a
-    /// set the collection holds changes that item (CreateItem's `replace` or not), and folds any other
-    /// item of the same set into it (one stored before the rule, or on another machine meanwhile);
-    /// a new item is named after its collection and attribute set (``SecretStore/id(for:in:)``).
+    /// set the collection holds changes that item, and folds into it any other item of the set (one
+    /// stored before the rule, or on another machine meanwhile) but those that stand alone. A store
+    /// that asks not to replace (`replacing` false) makes another item of a set the collection
+    /// holds, named so that no fold takes it (decision 0303). The first item of a set is named
+    /// after its collection and the set (``SecretStore/id(for:in:)``).
     func createItem(
-        in collection: String, _ properties: [String: BusValue], secret: (value: [UInt8], contentType: String)
+        in collection: String, _ properties: [String: BusValue], secret: (value: [UInt8], contentType: String), replacing: Bool
     ) throws(BusError) -> String {
         try Self.checkSize(secret.value)
         guard case .stringMap(let attributes)? = properties[Self.itemInterface + ".Attributes"] ?? .stringMap([:]) else {
@@ -42,14 +44,22 @@ extension SecretServiceObjects {
         }
         let label = try Self.label(in: properties, of: Self.itemInterface)
         let id = SecretStore.id(for: attributes, in: collection)
-        if let kept = try storeOverSameAttributes(in: collection, id: id, label: label, attributes: attributes, secret: secret) {
-            return kept
+        // The item a replacing store changed, else the ID of another item of the set, if any.
+        let stored = { () throws(BusError) -> (kept: String?, another: String?) in
+            let same = try self.entries(in: collection).filter { $0.attributes == attributes }
+            guard let kept = Self.keptItem(of: same, named: id) else { return (nil, nil) }
+            guard replacing else { return (nil, SecretStore.anotherID(for: attributes, in: collection)) }
+            try self.change(collection, kept.id, label: label, secret: secret)
+            try self.fold(Self.folded(same, into: kept, in: collection), into: kept.id, in: collection)
+            return (kept.id, nil)
         }
+        let first = try stored()
+        if let kept = first.kept { return kept }
         if collection == Self.session {
             let now = UInt64(Date().timeIntervalSince1970)
             let entry = SecretStore.Entry(
-                id: memoryItems[id] == nil ? id : SecretStore.newID(), collection: collection, label: label, attributes: attributes,
-                contentType: secret.contentType, created: now, modified: now)
+                id: first.another ?? (memoryItems[id] == nil ? id : SecretStore.newID()), collection: collection, label: label,
+                attributes: attributes, contentType: secret.contentType, created: now, modified: now)
             memoryItems[entry.id] = (entry, secret.value)
             signal(.item(collection: collection, id: entry.id, .created))
             return entry.id
@@ -57,30 +67,14 @@ extension SecretServiceObjects {
         let add = { (id: String) throws(BusError) -> SecretStore.Entry? in
             try self.store.add(id, to: collection, label: label, attributes: attributes, secret: secret.value, contentType: secret.contentType)
         }
-        guard let entry = try add(id) else {
-            // Another process wrote the item since the index was read (sync brought it in): the
-            // store changes it. Or an item whose attributes were changed since it was stored has
-            // this ID: the new item takes a random one.
-            if let kept = try storeOverSameAttributes(in: collection, id: id, label: label, attributes: attributes, secret: secret) {
-                return kept
-            }
-            guard let entry = try add(SecretStore.newID()) else { throw .failed("an item with this ID exists") }
-            return created(entry)
-        }
+        if let entry = try add(first.another ?? id) { return created(entry) }
+        // Another process wrote an item of the set since the index was read (sync brought it in):
+        // a replacing store changes it, another store makes another item. Or an item whose
+        // attributes were changed since it was stored has this ID: the new item takes a random one.
+        let again = try stored()
+        if let kept = again.kept { return kept }
+        guard let entry = try add(again.another ?? SecretStore.newID()) else { throw .failed("an item with this ID exists") }
         return created(entry)
-    }
-
-    /// The store of an attribute set the collection holds: the item named after the set (else the
-    /// newest of the set) takes the label and secret, and every other item of the set is folded
-    /// into it. Nil when the collection holds no item of the set.
-    private func storeOverSameAttributes(
-        in collection: String, id: String, label: String, attributes: [String: String], secret: (value: [UInt8], contentType: String)
-    ) throws(BusError) -> String? {
-        let same = try entries(in: collection).filter { $0.attributes == attributes }
-        guard let kept = Self.keptItem(of: same, named: id) else { return nil }
-        try change(collection, kept.id, label: label, secret: secret)
-        try fold(same, into: kept.id, in: collection)
-        return kept.id
     }
 
     /// A new persisted item, in the index and signalled.

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import KeychainCrypto
 import KeychainModel
 import KeychainStore
 import Synchronization
@@ -153,17 +154,44 @@ final class SecretStore: @unchecked Sendable {
     /// item whose ``id(for:in:)`` another item holds (one whose attributes changed since).
     static func newID() -> String {
         var generator = SystemRandomNumberGenerator()
-        return hex((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        return (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }.hexString
     }
 
     /// The ID of the item that holds `attributes` in `collection` (decision 0268): the first 128
-    /// bits of SHA-256 over the collection and the attribute set, each string in Unicode's
-    /// canonical composition (NFC: the strings Swift compares as equal are one), the pairs in the
-    /// byte order of their names, every string length-prefixed. Every machine names an attribute
+    /// bits of SHA-256 over the collection and the attribute set. Every machine names an attribute
     /// set the same, so the stores of one set on two machines are writes of one keychain item, and
     /// sync meets them as a conflict of that item.
     static func id(for attributes: [String: String], in collection: String) -> String {
-        var message = Array("org.freedesktop.secrets item id v1".utf8)
+        Array(SHA256.hash(data: naming(attributes, in: collection, as: "org.freedesktop.secrets item id v1")).prefix(16)).hexString
+    }
+
+    /// A new ID for another item of `attributes` in `collection`, made by a store that asked not to
+    /// replace one (decision 0303): 64 random bits, then the first 64 bits of SHA-256 over them and
+    /// the set (hashed as ``id(for:in:)`` does). Any machine can tell such an item from a second item
+    /// of the set that nobody asked for, and no fold takes it while it holds the set.
+    static func anotherID(for attributes: [String: String], in collection: String) -> String {
+        var generator = SystemRandomNumberGenerator()
+        let nonce = (0..<8).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        return (nonce + tag(nonce, attributes, collection)).hexString
+    }
+
+    /// Whether `id` names an item of `attributes` in `collection` on its own: the ID the set
+    /// derives (``id(for:in:)``), or one a store made as another item of the set (``anotherID(for:in:)``).
+    static func standsAlone(_ id: String, holding attributes: [String: String], in collection: String) -> Bool {
+        if id == self.id(for: attributes, in: collection) { return true }
+        guard let bytes = [UInt8](hexString: id), bytes.count == 16 else { return false }
+        return bytes[8...].elementsEqual(tag(Array(bytes[..<8]), attributes, collection))
+    }
+
+    private static func tag(_ nonce: [UInt8], _ attributes: [String: String], _ collection: String) -> [UInt8] {
+        Array(SHA256.hash(data: nonce + naming(attributes, in: collection, as: "org.freedesktop.secrets another item v1")).prefix(8))
+    }
+
+    /// `label`, then the collection and the attribute set: each string in Unicode's canonical
+    /// composition (NFC: the strings Swift compares as equal are one) and length-prefixed, the
+    /// pairs in the byte order of their names.
+    private static func naming(_ attributes: [String: String], in collection: String, as label: String) -> [UInt8] {
+        var message = Array(label.utf8)
         func append(_ text: String) {
             let bytes = Array(text.precomposedStringWithCanonicalMapping.utf8)
             withUnsafeBytes(of: UInt32(bytes.count).bigEndian) { message += $0 }
@@ -177,11 +205,7 @@ final class SecretStore: @unchecked Sendable {
             append(String(decoding: pair.name, as: UTF8.self))
             append(pair.value)
         }
-        return hex(Array(SHA256.hash(data: message).prefix(16)))
-    }
-
-    private static func hex(_ bytes: [UInt8]) -> String {
-        bytes.map { String(format: "%02x", $0) }.joined()
+        return message
     }
 
     static func encode(_ attributes: [String: String]) -> [UInt8] {

@@ -4,7 +4,8 @@ import Testing
 
 /// One attribute set in one collection is one keychain item on every machine (decision 0268):
 /// stored on two machines before they sync, it meets as a conflict of one item, and the item left
-/// on both is the winner's; a later store replaces it everywhere.
+/// on both is the winner's; a later store replaces it everywhere. A client that asks for another
+/// item of a set (a store that does not replace) gets one, and it stays apart (decision 0303).
 @Suite(.serialized)
 struct OneItemPerAttributeSetTests {
     @Test func theSameAttributeSetStoredOnTwoMachinesBeforeTheySyncIsOneItem() async throws {
@@ -95,6 +96,45 @@ struct OneItemPerAttributeSetTests {
             #expect(try await desktop.secretTool(["store", "--label=Wiki"] + attributes, input: "stored").status == 0)
             #expect(try await desktop.itemIDs(attributes) == [newer])
             #expect(try await desktop.lookup(attributes) == "stored")
+        }
+    }
+
+    /// Two items of one set made by stores that asked not to replace (secretstorage's
+    /// `create_item` by default) stay two items: after sync on the other machine, through a
+    /// replacing store there (which changes the item named after the set and folds nothing the
+    /// client asked for), and back.
+    @Test func itemsMadeWithoutReplacingStayApartOnEveryMachine() async throws {
+        let python = try await PythonClientTests.virtualEnvironment()
+        try await PrivateDesktop.twoMachines { a, b in
+            let attributes = ["service", "mail.example.com", "user", "alice"]
+            let script = """
+                import sys, secretstorage
+                bus = secretstorage.dbus_init()
+                collection = secretstorage.get_default_collection(bus)
+                attributes = {"service": "mail.example.com", "user": "alice"}
+                for secret in sys.argv[1:]:
+                    collection.create_item("Mail", attributes, secret.encode())
+                for item in sorted(collection.search_items(attributes), key=lambda item: item.item_path):
+                    print(item.item_path.rsplit("/", 1)[1], item.get_secret().decode())
+                """
+            let made = try await a.run(python, ["-c", script, "first", "second"])
+            #expect(made.status == 0, "\(made.stderr)")
+            let items = made.stdout.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+            try #require(items.count == 2, "\(made.stdout)")
+            #expect(Set(items.map { $0[1] }) == ["first", "second"])
+            let ids = items.map { $0[0] }
+            try await a.sync()
+            try await b.sync()
+            #expect(Set(try await b.itemIDs(attributes)) == Set(ids))
+            #expect(try await b.secretTool(["store", "--label=Mail"] + attributes, input: "stored on B").status == 0)
+            try await b.sync()
+            try await a.sync()
+            for machine in [a, b] {
+                let listed = try await machine.run(python, ["-c", script])
+                let secrets = listed.stdout.split(separator: "\n").map { $0.split(separator: " ", maxSplits: 1).map(String.init) }
+                #expect(Set(secrets.map { $0[0] }) == Set(ids), "\(listed.stdout) \(listed.stderr)")
+                #expect(Set(secrets.map { $0[1] }) == ["stored on B", "second"], "\(listed.stdout) \(listed.stderr)")
+            }
         }
     }
 }

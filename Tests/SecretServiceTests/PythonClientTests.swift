@@ -4,7 +4,7 @@ import Testing
 
 /// Python's `secretstorage` (aliases, the session collection, labels, dates) and `keyring`'s
 /// SecretService backend running keyring's own `BackendBasicTests`, with pytest, against the
-/// service on a private bus. The clients come from PyPI into a virtual environment kept between
+/// service on a private bus; and `secretstorage`'s own test suite, from its source release. The clients come from PyPI into a virtual environment kept between
 /// runs (like schemathesis's).
 @Suite(.serialized)
 struct PythonClientTests {
@@ -20,6 +20,33 @@ struct PythonClientTests {
             #expect(result.stdout.contains("passed"), "\(result.stdout)")
             #expect(!result.stdout.contains("failed"), "\(result.stdout)")
         }
+    }
+
+    /// secretstorage's own tests (those that need its mock server skip themselves): two items of
+    /// one attribute set made without replacing, their secrets, labels, attributes, dates and
+    /// content types, searches, deletions, errors for missing objects.
+    @Test func secretstoragesOwnTestSuitePasses() async throws {
+        let python = try await Self.virtualEnvironment()
+        let tests = try await Self.ownTests.value
+        try await PrivateDesktop.with { desktop in
+            let result = try await desktop.run(
+                python, ["-m", "unittest", "discover", "-v", "-s", "\(tests)/tests", "-t", tests], timeout: .seconds(300))
+            #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+            let ran = try #require(result.stderr.firstMatch(of: /Ran (\d+) tests/)?.1, "\(result.stderr)")
+            let skipped = result.stderr.matches(of: /\.\.\. skipped/).count
+            #expect(Int(ran)! - skipped >= 20, "\(result.stderr)")
+        }
+    }
+
+    private static let ownTests = Task {
+        let python = try await virtualEnvironment()
+        let venv = URL(fileURLWithPath: python).deletingLastPathComponent().deletingLastPathComponent()
+        let target = venv.appendingPathComponent("secretstorage-tests").path
+        let fetcher = script.deletingLastPathComponent().appendingPathComponent("secretstorage_own_tests.py").path
+        let fetch = try await RunningProcess(python, [fetcher, target], environment: [:], directory: FileManager.default.temporaryDirectory)
+            .waitForExit(timeout: .seconds(600))
+        guard fetch.status == 0 else { throw ProcessFailure("cannot fetch secretstorage's tests: \(fetch.stderr)") }
+        return target
     }
 
     /// The venv's python, with secretstorage, keyring and pytest installed (once). Suites that

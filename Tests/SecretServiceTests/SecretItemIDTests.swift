@@ -27,4 +27,20 @@ import Testing
         #expect(SecretStore.id(for: ["ab": "c"], in: "login") != SecretStore.id(for: ["a": "bc"], in: "login"))
         #expect(SecretStore.id(for: [:], in: "login") != SecretStore.id(for: [:], in: "work"))
     }
+
+    /// Another item of a set (a store that did not replace, decision 0303) has an ID of its own,
+    /// which every machine can tell stands alone in that set, and in no other; the set's own ID
+    /// stands alone too, a random one does not.
+    @Test func anotherItemOfASetIsKnownAsSuchFromItsID() {
+        let set = ["service": "mail.example.com", "user": "alice"]
+        let (first, second) = (SecretStore.anotherID(for: set, in: "login"), SecretStore.anotherID(for: set, in: "login"))
+        #expect(first != second && first.count == 32 && SecretStore.isPathElement(first))
+        #expect(SecretStore.standsAlone(first, holding: set, in: "login"))
+        #expect(SecretStore.standsAlone(first, holding: ["user": "alice", "service": "mail.example.com"], in: "login"))
+        #expect(SecretStore.standsAlone(SecretStore.id(for: set, in: "login"), holding: set, in: "login"))
+        #expect(!SecretStore.standsAlone(first, holding: ["service": "mail.example.com", "user": "bob"], in: "login"))
+        #expect(!SecretStore.standsAlone(first, holding: set, in: "work"))
+        #expect(!SecretStore.standsAlone(SecretStore.newID(), holding: set, in: "login"))
+        #expect(!SecretStore.standsAlone("not hex", holding: set, in: "login"))
+    }
 }
