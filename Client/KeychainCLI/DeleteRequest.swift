@@ -25,7 +25,7 @@ struct DeleteRequest {
         var search = query
         search.limit = .all
         search.returns = .persistentReference
-        let references = try keychain.find(search).compactMap(\.persistentReference)
+        let references = try NotFoundHint.explaining(query, in: keychain) { try keychain.find(search).compactMap(\.persistentReference) }
         let count = references.count
         let matching = count == 1 ? "1 item matches" : "\(count) items match"
         if !all {

@@ -7,7 +7,7 @@ enum ItemPrinter {
     static func printFound(_ query: Query, passwordOnly: Bool, in keychain: Keychain) throws {
         var search = query
         search.returns = passwordOnly ? .data : .attributes
-        let result = try keychain.find(search)[0]
+        let result = try NotFoundHint.explaining(query, in: keychain) { try keychain.find(search)[0] }
         if passwordOnly {
             write((result.data ?? []) + [UInt8(ascii: "\n")])
         } else {

@@ -45,6 +45,33 @@ import Testing
         #expect(try keychain.run(["find-generic-password", "-a", "me", "-s", "svc"]).text.contains("comment: \"note\""))
     }
 
+    /// A search without `--sync` leaves synchronizable items out (design §2); when that is why it
+    /// found nothing, the message says so, and the status is still 44.
+    @Test func notFoundSaysWhenOnlyASynchronizableItemMatches() throws {
+        let keychain = KeychainProcess.temporary()
+        defer { keychain.remove() }
+        try keychain.run(["add-generic-password", "-a", "me", "-s", "svc", "-w", "synced", "--sync"])
+        try keychain.run(["add-internet-password", "-a", "me", "-s", "example.com", "-w", "web", "--sync"])
+        let hint = "item not found; a synchronizable item matches (add --sync yes, or --sync any)\n"
+        for command in [
+            ["find-generic-password", "-a", "me", "-s", "svc", "-w", "--keychain", keychain.path],
+            // The parser's path (an option spelled with `=`) as well as the fast one.
+            ["find-generic-password", "--keychain=\(keychain.path)", "-a", "me"],
+            ["delete-generic-password", "-a", "me", "--keychain", keychain.path],
+            ["find-internet-password", "-s", "example.com", "--keychain", keychain.path],
+            ["delete-internet-password", "-s", "example.com", "--keychain", keychain.path],
+        ] {
+            let result = try keychain.run(command, keychainOption: false)
+            #expect(result.status == 44 && result.stdout.isEmpty && result.stderr == "keychain: " + hint, "\(command) \(result.stderr)")
+        }
+        for command in [["find-generic-password", "-a", "nobody"], ["find-generic-password", "-a", "me", "--sync", "no"]] {
+            let result = try keychain.run(command)
+            #expect(result.status == 44 && result.text.isEmpty, "\(command)")
+        }
+        #expect(try keychain.run(["find-generic-password", "-a", "nobody"]).stderr == "keychain: item not found\n")
+        #expect(try keychain.run(["find-generic-password", "-a", "me", "--sync", "yes", "-w"]).text == "synced\n")
+    }
+
     @Test func syncFilterSelectsSynchronizableItems() throws {
         let keychain = KeychainProcess.temporary()
         defer { keychain.remove() }
