@@ -54,17 +54,17 @@ kill "$watch" 2>/dev/null || true
 wait "$watch" 2>/dev/null || true
 
 simulate="$(swift build --show-bin-path)/sync-simulate"
-# Runs the simulation of the shipped driver on seeds 1..COUNT of OPERATIONS operations each in two
-# processes (one per core), with the options after KNOWN. A violation prints its seed and how to
-# reproduce it; one of a seed not in KNOWN (the seeds whose violation is understood and left open)
+# Runs the simulation of the shipped driver on COUNT seeds from FIRST, of OPERATIONS operations each,
+# in two processes (one per core), with the options after KNOWN. A violation prints its seed and how
+# to reproduce it; one of a seed not in KNOWN (the seeds whose violation is understood and left open)
 # fails the run.
 simulate_seeds() {
-  local name=$1 count=$2 operations=$3 known=$4
-  shift 4
+  local name=$1 from=$2 count=$3 operations=$4 known=$5
+  shift 5
   local half=$((count / 2)) status=0 first second failed unexpected
-  "$simulate" --first-seed 1 --seeds "$half" --operations "$operations" "$@" > "$work/$name-1.log" 2>&1 &
+  "$simulate" --first-seed "$from" --seeds "$half" --operations "$operations" "$@" > "$work/$name-1.log" 2>&1 &
   first=$!
-  "$simulate" --first-seed $((half + 1)) --seeds $((count - half)) --operations "$operations" "$@" > "$work/$name-2.log" 2>&1 &
+  "$simulate" --first-seed $((from + half)) --seeds $((count - half)) --operations "$operations" "$@" > "$work/$name-2.log" 2>&1 &
   second=$!
   wait "$first" || status=$?
   wait "$second" || status=$?
@@ -85,8 +85,15 @@ simulation_status=0
 # went from 320 seeds to 640 and then to the 2,000 short seeds issue 33 asks for (about 7.5 minutes
 # on two cores; the simulations are about 9.5 minutes of the run's 30); a change to the rule runs the
 # wider ranges by hand before it lands (docs/simulation.md lists what ran on which code).
-phase "simulation of the shipped driver (seeds 1-2000)"
-simulate_seeds simulate 2000 120 "" || simulation_status=$?
+phase "simulation of the shipped driver (seeds 1-1500)"
+simulate_seeds simulate 1 1500 120 "" || simulation_status=$?
+# The last quarter of the 2,000 against a server that keeps 2 collected deletions a zone (R10a's
+# bound, 100,000 by default): it forgets the others without evidence, as a server past the bound
+# does. Only then does a page carry a collection time, and only then do the branches that judge an
+# unlisted or listed copy against it (R48's listed clause, R49 C1) run at all: at the default bound
+# no seed of these ranges reaches them (a coverage run, docs/simulation.md).
+phase "the same past the collected-deletion bound (seeds 1501-2000, 2 kept a zone)"
+simulate_seeds simulate-bound 1501 500 120 "" --collected-deletion-bound 2 || simulation_status=$?
 # The same with a malicious server in one seed in three (issue 12, decision 0203): withholding,
 # replays, forced resyncs, hidden statements, a fork between device groups, a stale key epoch
 # (decision 0252). Known open: none (seeds 1-600). Fixed: 32 (0239), 50 (0241), 101 and 191 (0236,
@@ -94,19 +101,19 @@ simulate_seeds simulate 2000 120 "" || simulation_status=$?
 # 485 (0243, 0248), 389, 419 and 464 (0248), 302 (0253).
 # Which seeds meet a case moves with any change of the driver's effects.
 phase "simulation of the shipped driver with a malicious server (seeds 1-120)"
-simulate_seeds malice 120 120 "" --malice || simulation_status=$?
+simulate_seeds malice 1 120 120 "" --malice || simulation_status=$?
 # Longer histories: 400 operations a seed, honest and malicious (docs/simulation.md).
 phase "simulation of the shipped driver, long histories (seeds 1-40, 400 operations)"
-simulate_seeds long 40 400 "" || simulation_status=$?
+simulate_seeds long 1 40 400 "" || simulation_status=$?
 # Seeds 2 and 41 were known open here (a device back without its state under a malicious server):
 # docs/sync-rules.md R53, R52.
 phase "the same with a malicious server (seeds 1-30, 400 operations)"
-simulate_seeds long-malice 30 400 "" --malice || simulation_status=$?
+simulate_seeds long-malice 1 30 400 "" --malice || simulation_status=$?
 # A shared group's items (decision 0295): two accounts, the member removed and added back while its
 # devices are offline; in every even seed the server keeps the removal from the member's devices or
 # hides half the items from them.
 phase "simulation of a shared group (seeds 1-200, half with a malicious server)"
-simulate_seeds groups 200 120 "" --groups --malice || simulation_status=$?
+simulate_seeds groups 1 200 120 "" --groups --malice || simulation_status=$?
 [ "$test_status" -ne 0 ] || test_status=$simulation_status
 
 other_status=0
