@@ -41,12 +41,14 @@ struct PythonClientTests {
     private static let ownTests = Task {
         let python = try await virtualEnvironment()
         let venv = URL(fileURLWithPath: python).deletingLastPathComponent().deletingLastPathComponent()
-        let target = venv.appendingPathComponent("secretstorage-tests").path
         let fetcher = script.deletingLastPathComponent().appendingPathComponent("secretstorage_own_tests.py").path
-        let fetch = try await RunningProcess(python, [fetcher, target], environment: [:], directory: FileManager.default.temporaryDirectory)
-            .waitForExit(timeout: .seconds(600))
+        let fetch = try await RunningProcess(
+            python, [fetcher, venv.appendingPathComponent("secretstorage-tests").path], environment: [:],
+            directory: FileManager.default.temporaryDirectory
+        ).waitForExit(timeout: .seconds(600))
         guard fetch.status == 0 else { throw ProcessFailure("cannot fetch secretstorage's tests: \(fetch.stderr)") }
-        return target
+        // The directory of the installed version's tests, which the script prints.
+        return fetch.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// The venv's python, with secretstorage, keyring and pytest installed (once). Suites that

@@ -1,6 +1,6 @@
 """Fetches the test suite of the installed `secretstorage` from its source release on PyPI into
-the directory named by the first argument (once; kept there between runs), for SecretServiceTests
-to run against the service: `python -m unittest discover` in that directory."""
+DIRECTORY/VERSION/tests, DIRECTORY the first argument (once per version; kept there between runs),
+and prints DIRECTORY/VERSION, for SecretServiceTests to run `python -m unittest discover` there."""
 import importlib.metadata
 import pathlib
 import shutil
@@ -9,9 +9,10 @@ import sys
 import tarfile
 import tempfile
 
-target = pathlib.Path(sys.argv[1])
+version = importlib.metadata.version("secretstorage")
+target = pathlib.Path(sys.argv[1]) / version
 if not (target / "tests" / "test_item.py").exists():
-    version = importlib.metadata.version("secretstorage")
+    target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as scratch:
         subprocess.run(
             [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check", "--no-deps",
