@@ -2,7 +2,7 @@ import KeychainModel
 import KeychainStore
 
 /// A search without `--sync` matches only items that are not synchronizable, as Apple's queries
-/// do (design §2); an item added with `--sync` is then "not found". When that is why, the message
+/// do (design §3); an item added with `--sync` is then "not found". When that is why, the message
 /// says so: the status stays 44, and the search is only widened after it found nothing.
 enum NotFoundHint {
     static let message = "item not found; a synchronizable item matches (add --sync yes, or --sync any)"
