@@ -99,6 +99,15 @@ public final class Keychain: Sendable {
     }
 
     private static func open(_ files: KeychainFiles, creating: Bool, configuration: Configuration) throws(KeychainError) -> Keychain {
+        // One process at a time opens a keychain of this directory: two that open a new one at
+        // once (`sync-client` joining a group while the Secret Service opens the group's
+        // keychain) would otherwise read each other's half-made file as damaged or create its
+        // tables twice; the second now finds it complete. An open that creates nothing holds the
+        // lock for the reads of its header and identity.
+        try files.whileOpening { () throws(KeychainError) in try openLocked(files, creating: creating, configuration: configuration) }
+    }
+
+    private static func openLocked(_ files: KeychainFiles, creating: Bool, configuration: Configuration) throws(KeychainError) -> Keychain {
         let deviceKey: SymmetricKey
         switch try files.state() {
         case .missing where !creating:

@@ -92,6 +92,19 @@ struct KeychainFiles {
         try createPrivateFile(databasePath, contents: [], exclusive: false)
     }
 
+    /// Runs `body` holding an exclusive `flock` on the keychain's directory (see
+    /// ``Keychain/open(at:configuration:)``). The lock is on the directory, not on the database
+    /// file, whose POSIX locks SQLite holds: closing another descriptor of that file would drop
+    /// them. Without the lock (the directory cannot be opened), `body` runs as before.
+    func whileOpening<T>(_ body: () throws(KeychainError) -> T) throws(KeychainError) -> T {
+        let directory = (databasePath as NSString).deletingLastPathComponent
+        let descriptor = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return try body() }
+        defer { close(descriptor) }
+        while flock(descriptor, LOCK_EX) != 0 && errno == EINTR {}
+        return try body()
+    }
+
     /// Checks that the existing file is a keychain this build can open, without writing to it.
     func validateExisting() throws(KeychainError) {
         guard let header = try readPrefix(databasePath, count: 100, naming: "the keychain path") else {

@@ -1,6 +1,7 @@
 import Foundation
 import KeychainModel
 import KeychainStore
+import Synchronization
 import Testing
 
 /// A keychain kept beside another and locked with it (a shared group's, decision 0298).
@@ -10,6 +11,27 @@ import Testing
     /// the files on a machine that never
     /// unlocked the keychain opens nothing until the passcode unlocks it; another name's key
     /// opens none of its secrets.
+    /// Two processes may open a group's new keychain at once (`sync-client` joining the group
+    /// and the Secret Service noticing it): every open succeeds, and they share one keychain.
+    @Test func opensOfANewSubordinateKeychainAtOnceAllSucceed() throws {
+        try withTemporaryKeychain { account, directory in
+            for round in 0..<40 {
+                let path = directory.appendingPathComponent("keychain/keychain.group-\(round).db").path
+                let failures = Mutex<[String]>([])
+                DispatchQueue.concurrentPerform(iterations: 4) { _ in
+                    do {
+                        let group = try account.openSubordinate(at: path, name: [UInt8(round)], configuration: Keychain.Configuration())
+                        _ = try group.findData(query())
+                    } catch let error as KeychainError where error.code == .itemNotFound {
+                    } catch {
+                        failures.withLock { $0.append("\(error)") }
+                    }
+                }
+                #expect(failures.withLock { $0 }.isEmpty, "round \(round): \(failures.withLock { $0 })")
+            }
+        }
+    }
+
     @Test func aSubordinateKeychainOpensOnlyAfterItsKeychainsFirstUnlock() throws {
         try withTemporaryKeychain { account, directory in
             try account.setPasscode("1234", current: nil)
