@@ -45,7 +45,7 @@ import Testing
         #expect(try keychain.run(["find-generic-password", "-a", "me", "-s", "svc"]).text.contains("comment: \"note\""))
     }
 
-    /// A search without `--sync` leaves synchronizable items out (design §2); when that is why it
+    /// A search without `--sync` leaves synchronizable items out (design §3); when that is why it
     /// found nothing, the message says so, and the status is still 44.
     @Test func notFoundSaysWhenOnlyASynchronizableItemMatches() throws {
         let keychain = KeychainProcess.temporary()

@@ -6,13 +6,8 @@ import Testing
 
 /// A keychain kept beside another and locked with it (a shared group's, decision 0298).
 @Suite struct SubordinateKeychainTests {
-    /// Its class keys are sealed under a key derived from its keychain's "after first unlock"
-    /// class key: no device key file of its own; it is locked while its keychain is; a copy of
-    /// the files on a machine that never
-    /// unlocked the keychain opens nothing until the passcode unlocks it; another name's key
-    /// opens none of its secrets.
     /// Two processes may open a group's new keychain at once (`sync-client` joining the group
-    /// and the Secret Service noticing it): every open succeeds, and they share one keychain.
+    /// and the Secret Service noticing it): every open succeeds.
     @Test func opensOfANewSubordinateKeychainAtOnceAllSucceed() throws {
         try withTemporaryKeychain { account, directory in
             for round in 0..<40 {
@@ -32,6 +27,11 @@ import Testing
         }
     }
 
+    /// Its class keys are sealed under a key derived from its keychain's "after first unlock"
+    /// class key: no device key file of its own; it is locked while its keychain is; a copy of
+    /// the files on a machine that never
+    /// unlocked the keychain opens nothing until the passcode unlocks it; another name's key
+    /// opens none of its secrets.
     @Test func aSubordinateKeychainOpensOnlyAfterItsKeychainsFirstUnlock() throws {
         try withTemporaryKeychain { account, directory in
             try account.setPasscode("1234", current: nil)

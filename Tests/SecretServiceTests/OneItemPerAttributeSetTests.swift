@@ -117,9 +117,13 @@ struct OneItemPerAttributeSetTests {
                 for item in sorted(collection.search_items(attributes), key=lambda item: item.item_path):
                     print(item.item_path.rsplit("/", 1)[1], item.get_secret().decode())
                 """
+            // Each line the script prints: an item's ID, then its secret.
+            let lines = { (output: String) in
+                output.split(separator: "\n").map { $0.split(separator: " ", maxSplits: 1).map(String.init) }
+            }
             let made = try await a.run(python, ["-c", script, "first", "second"])
             #expect(made.status == 0, "\(made.stderr)")
-            let items = made.stdout.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+            let items = lines(made.stdout)
             try #require(items.count == 2, "\(made.stdout)")
             #expect(Set(items.map { $0[1] }) == ["first", "second"])
             let ids = items.map { $0[0] }
@@ -131,7 +135,7 @@ struct OneItemPerAttributeSetTests {
             try await a.sync()
             for machine in [a, b] {
                 let listed = try await machine.run(python, ["-c", script])
-                let secrets = listed.stdout.split(separator: "\n").map { $0.split(separator: " ", maxSplits: 1).map(String.init) }
+                let secrets = lines(listed.stdout)
                 #expect(Set(secrets.map { $0[0] }) == Set(ids), "\(listed.stdout) \(listed.stderr)")
                 #expect(Set(secrets.map { $0[1] }) == ["stored on B", "second"], "\(listed.stdout) \(listed.stderr)")
             }

@@ -4,8 +4,8 @@ import Testing
 
 /// Python's `secretstorage` (aliases, the session collection, labels, dates) and `keyring`'s
 /// SecretService backend running keyring's own `BackendBasicTests`, with pytest, against the
-/// service on a private bus; and `secretstorage`'s own test suite, from its source release. The clients come from PyPI into a virtual environment kept between
-/// runs (like schemathesis's).
+/// service on a private bus; and `secretstorage`'s own test suite, from its source release. The
+/// clients come from PyPI into a virtual environment kept between runs (like schemathesis's).
 @Suite(.serialized)
 struct PythonClientTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
