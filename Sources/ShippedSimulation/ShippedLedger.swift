@@ -181,6 +181,8 @@ package struct ShippedStatistics: Sendable {
     package var reEnrolments = 0
     /// Revocations by another device, each starting a key epoch (decision 0252).
     package var revocations = 0
+    /// Restores of the server from a backup by its operator (``ShippedSimulation/Configuration/restores``).
+    package var restores = 0
     package var collections = 0
     package var purgedTombstones = 0
     package var clockJumps = 0
@@ -242,6 +244,7 @@ package struct ShippedStatistics: Sendable {
         crashesBetweenCommits += other.crashesBetweenCommits
         reEnrolments += other.reEnrolments
         revocations += other.revocations
+        restores += other.restores
         collections += other.collections
         purgedTombstones += other.purgedTombstones
         clockJumps += other.clockJumps

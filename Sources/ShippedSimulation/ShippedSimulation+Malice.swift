@@ -87,10 +87,10 @@ extension ShippedSimulation {
     }
 
     /// The storages every change the run makes itself (a device registered or retired, a
-    /// collection) goes to: the server's, and while the faults last its fork (``ShippedMalice/fork``).
+    /// collection) goes to: the server's, its restored copy once restored (``Configuration/restores``),
+    /// and while the faults last its fork (``ShippedMalice/fork``).
     var storages: [SQLiteStorage] {
-        guard faulty.value, let fork = forked.value else { return [storage] }
-        return [storage, fork.storage]
+        [storage] + [restored.value].compactMap { $0 } + (faulty.value ? [forked.value?.storage].compactMap { $0 } : [])
     }
 
     /// Forks the account (``ShippedMalice/fork``): a copy of the server's storage as it is now,

@@ -9,6 +9,8 @@ extension ShippedSimulation {
         for step in 0..<configuration.operations {
             if step == configuration.operations / 4, configuration.malice == .fork { try startFork() }
             if step == configuration.operations / 4, configuration.malice == .staleEpoch { try await revokeKeepingTheEpochFromOthers() }
+            if step == configuration.operations / 4, configuration.restores { try backUpTheServer() }
+            if step == configuration.operations / 2, configuration.restores { try await restoreTheServer() }
             clock.advance(by: Int64(random.number(in: 1...60_000)))
             let index = random.below(devices.count)
             let roll = random.below(100)

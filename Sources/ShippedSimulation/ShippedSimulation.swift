@@ -54,6 +54,12 @@ package struct ShippedSimulation {
         /// The most collected deletions the server keeps a zone (R10a): below the default, it
         /// forgets deletions without evidence, and resyncs carry that time (R48, R49 C1, C2).
         package var collectedDeletionBound = FeedRule.maximumCollectedDeletions
+        /// Whether the operator restores the server from a backup while the faults last (R9, R58):
+        /// a backup a quarter of the way in, restored half-way, every device served the restored
+        /// server from then on. Honest runs only.
+        package var restores = false {
+            didSet { if restores { malice = nil } }
+        }
 
         package init(seed: UInt64, directory: String) {
             self.seed = seed
@@ -105,6 +111,8 @@ package struct ShippedSimulation {
     let statementFaults: Locked<SplitMix64>
     /// The copy of the server's storage a malicious server serves some devices (``ShippedMalice/fork``).
     let forked = Locked<(storage: SQLiteStorage, group: Set<Int>)?>(nil)
+    /// The server's storage restored from a backup (``Configuration/restores``), once restored.
+    let restored = Locked<SQLiteStorage?>(nil)
     var ledger = ShippedLedger()
     let directory: String
 
@@ -161,7 +169,12 @@ package struct ShippedSimulation {
     func server(for index: Int, keyValues: Bool = false, untampered: Bool = false) -> (DeviceID) -> LoopbackZoneServer {
         let skew = devices[index].skew
         let limits = UploadLimits(maximumItemsPerAccount: 100_000, maximumBytesPerAccount: configuration.maximumBytes)
-        let tampering = untampered ? nil : configuration.breakRule != nil ? (keyValues ? nil : tampering(for: index)) : malicious(for: index)
+        var tampering = untampered ? nil : configuration.breakRule != nil ? (keyValues ? nil : tampering(for: index)) : malicious(for: index)
+        if configuration.restores {
+            let restored = restored
+            tampering = tampering ?? .init()
+            tampering?.fork = { restored.value }
+        }
         let neverHeals = configuration.breakRule == .neverHeal
         let sealer = keyValues ? devices[index].keyValueSealer : sealer
         let shownEpochs = shownEpochs

@@ -165,7 +165,10 @@ extension ZoneSyncMachine {
                 continue
             }
             if server.givingBack, !record.baseline.isEmpty, !localStore.valueUnknown.contains(item) {
+                // The server lost it: it holds nothing of it now, so the record is a value to push
+                // until the server takes it, as any the server never had (R58).
                 state.records[item]?.isPending = true
+                state.records[item]?.setBaseline([])
                 continue
             }
             if lostByServer(record, item: item, listing: [], collectedAt: deletionsCollectedAt) {

@@ -48,15 +48,19 @@ struct SyncSimulate: AsyncParsableCommand {
             "In one seed in three the server is malicious while the faults last (in turn: \(ShippedMalice.allCases.map(\.rawValue).joined(separator: ", ")))."))
     var malice = false
 
+    @Flag(help: "The operator restores the server from a backup a quarter of the way in, half-way through the faults (honest runs only).")
+    var restores = false
+
     @Flag(
         help: ArgumentHelp(
             "Run a shared group instead: two accounts of two devices each sync a group's items while the owner removes the member and adds it back (decision 0295); with --malice, in one seed in two the server is malicious (in turn: \(GroupMalice.allCases.map(\.rawValue).joined(separator: ", ")))."))
     var groups = false
 
     func validate() throws {
-        if groups, breakRule != nil || devices != nil || collectedDeletionBound != nil || lateAnswersKeepIds {
+        if groups, breakRule != nil || devices != nil || collectedDeletionBound != nil || lateAnswersKeepIds || restores {
             throw ValidationError("--groups takes --seeds, --first-seed, --operations, --malice and --verbose only")
         }
+        if restores, malice || breakRule != nil { throw ValidationError("--restores runs an honest server: not with --malice or --break") }
         if let devices, !(2...5).contains(devices) { throw ValidationError("--devices must be 2...5") }
         if seeds < 1 || operations < 1 { throw ValidationError("--seeds and --operations must be positive") }
         if let collectedDeletionBound, collectedDeletionBound < 0 { throw ValidationError("--collected-deletion-bound must be 0 or more") }
@@ -81,6 +85,7 @@ struct SyncSimulate: AsyncParsableCommand {
             configuration.lateAnswersKeepTheirIDs = lateAnswersKeepIds
             if let devices { configuration.devices = devices }
             if let collectedDeletionBound { configuration.collectedDeletionBound = collectedDeletionBound }
+            configuration.restores = restores
             let result = try await ShippedSimulation.run(configuration)
             statistics.add(result.statistics)
             for violation in result.violations { properties[violation.property, default: 0] += 1 }
@@ -133,6 +138,7 @@ struct SyncSimulate: AsyncParsableCommand {
         if let devices { words += ["--devices", "\(devices)"] }
         if groups { words.append("--groups") }
         if malice { words.append("--malice") }
+        if restores { words.append("--restores") }
         if let breakRule { words += ["--break", breakRule] }
         if lateAnswersKeepIds { words.append("--late-answers-keep-ids") }
         if let collectedDeletionBound { words += ["--collected-deletion-bound", "\(collectedDeletionBound)"] }

@@ -61,6 +61,17 @@ struct ShippedSimulationTests {
         #expect(violations.isEmpty, "seed \(seed): \(violations.prefix(3).map(\.description).joined(separator: "\n"))")
     }
 
+    /// The operator restores the server from a backup (`--restores`): seed 6, where a value given
+    /// back to the restored server and refused for its quota was dropped by a later resync (R49
+    /// C4), so two devices kept a value the third never got.
+    @Test func aRestoredServerIsRecoveredFrom() async throws {
+        var configuration = ShippedSimulation.Configuration(seed: 6, directory: Self.directory)
+        configuration.restores = true
+        let result = try await ShippedSimulation.run(configuration)
+        #expect(result.statistics.restores == 1)
+        #expect(result.violations.isEmpty, "\(result.violations.prefix(3).map(\.description).joined(separator: "\n"))")
+    }
+
     /// Found by the ranges at 400 operations: a healed fork whose older pages ran a round out of
     /// resends (86, R22), a replay after dying between the two commits (329, R54).
     @Test(arguments: [(86, .fork), (329, .replay)] as [(UInt64, ShippedMalice)])

@@ -42,6 +42,29 @@ struct ZoneSyncMachineRestoreTests {
         #expect(!machine.hasPendingChanges)
     }
 
+    /// A value given back that the restored server refuses for the account's quota stays to be
+    /// pushed: a later resync after a collection does not take its old baseline for a sign that the
+    /// server had it and a deletion of it was collected (simulation with restores, seed 6: two
+    /// devices kept a value the third never had, and none pushed it again).
+    @Test func whatARestoredServerRefusedForItsQuotaIsStillGivenBackLater() throws {
+        var (machine, mine, theirs, zDeleted) = holdingThree()
+        _ = machine.startSync()
+        _ = machine.receive(.feedRestored(requestID: RequestID(epoch: 1, number: 4)))
+        let jumped: UInt64 = 1 << 40
+        #expect(machine.receive(F.page(5, [], next: jumped)) == [F.push(a, batch: 2, cursor: jumped, [(x, mine), (y, theirs), (z, zDeleted)])])
+        let overQuota = PushResponse(batchID: 2, status: .refused, results: [], refused: .init(reason: .quotaExceeded, items: [x]))
+        #expect(machine.receive(overQuota) == [F.push(a, batch: 3, cursor: jumped, [(y, theirs), (z, zDeleted)])])
+        #expect(machine.receive(F.committed(3, [(y, .applied), (z, .applied)])) == [F.pull(a, 6, after: jumped)])
+        let listed = [(y, jumped + 1, [theirs]), (z, jumped + 1, [zDeleted])]
+        #expect(machine.receive(F.page(6, listed, next: jumped + 1)) == [.synced])
+        #expect(machine.startSync() == [F.pull(a, 7, after: jumped + 1)])
+        #expect(machine.receive(.cursorExpired(requestID: RequestID(epoch: 1, number: 7))) == [F.pull(a, 8, after: 0, full: true)])
+        // Collected after x was written: had the server held x, a deletion of it might be gone.
+        _ = machine.receive(F.page(8, listed, next: jumped + 1, collectedAt: 5_000))
+        let record = try #require(machine.state.records[x])
+        #expect(record.isPending && record.refusal == .quotaExceeded && record.version == mine)
+    }
+
     @Test func whatTheRestoredServerStillListsIsNotPushedAgain() {
         var (machine, mine, theirs, _) = holdingThree()
         _ = machine.startSync()
