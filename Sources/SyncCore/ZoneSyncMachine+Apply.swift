@@ -239,8 +239,10 @@ extension ZoneSyncMachine {
             return .laterDeletion
         }
         if incoming.contains(where: { !$0.isDeleted && $0.content == local.content }) { return .sameAsServer }
+        // Only a copy whose vector names no other device's write is judged by its time: one that
+        // carries the version it was sent as (R53) is judged by vectors, as any listed version.
         if !local.isDeleted, incoming.allSatisfy(\.isDeleted), let deletedAt = incoming.map(\.modifiedAt).max(),
-            local.modifiedAt <= deletedAt
+            local.modifiedAt <= deletedAt, local.vector.sortedEntries.allSatisfy({ $0.device == state.device })
         {
             return .olderThanDeletion
         }

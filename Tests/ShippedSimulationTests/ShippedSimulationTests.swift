@@ -63,9 +63,12 @@ struct ShippedSimulationTests {
 
     /// The operator restores the server from a backup (`--restores`): seed 6, where a value given
     /// back to the restored server and refused for its quota was dropped by a later resync (R49
-    /// C4), so two devices kept a value the third never got.
-    @Test func aRestoredServerIsRecoveredFrom() async throws {
-        var configuration = ShippedSimulation.Configuration(seed: 6, directory: Self.directory)
+    /// C4), so two devices kept a value the third never got; seed 292, where an acknowledged
+    /// key-value write the restore lost was removed on its only holder, back without its state, by
+    /// a later concurrent deletion (R48).
+    @Test(arguments: [6, 292] as [UInt64])
+    func aRestoredServerIsRecoveredFrom(seed: UInt64) async throws {
+        var configuration = ShippedSimulation.Configuration(seed: seed, directory: Self.directory)
         configuration.restores = true
         let result = try await ShippedSimulation.run(configuration)
         #expect(result.statistics.restores == 1)

@@ -105,6 +105,26 @@ struct ZoneSyncMachineReturningTests {
         #expect(machine.receive(lastPage(1, [], next: 9, collectedAt: 5_000)) == [F.push(a, batch: 1, cursor: 9, [(x, pending)])])
     }
 
+    /// A copy taken again as the version an earlier enrolment pushed (0247, 0253) carries that
+    /// version's vector: a deletion listed later that does not descend from it was made without
+    /// seeing it, and the value wins as any concurrent value wins over a deletion (R39), where its
+    /// time alone (R48 `olderThanDeletion`) put it in history (`sync-simulate --restores` seed 292:
+    /// an acknowledged key-value write, lost by the restored server, was removed on its only holder,
+    /// back without its state).
+    @Test func aCopyTakenAsItsSentVersionBeatsALaterConcurrentDeletion() throws {
+        var change = F.change(x, 16, at: 1_000)
+        change.sentBefore = F.write(16, by: c, [b: 2, c: 4], at: 1_000)
+        var machine = returning(with: change)
+        #expect(machine.startSync(reconcilingFirst: true) == [F.pull(a, 1, after: 0, full: true)])
+        let deletion = F.write(nil, by: b, [b: 3], at: 2_000, overwritten: [b: 2])
+        let actions = machine.receive(lastPage(1, [(x, 4, [deletion])], next: 9))
+        let record = try #require(machine.state.records[x])
+        #expect(!record.version.isDeleted && record.version.content == [16] && record.isPending)
+        #expect(record.version.vector.descends(from: deletion.vector))
+        #expect(actions.contains { if case .push = $0 { true } else { false } })
+        #expect(!actions.contains { if case .keepInHistory = $0 { true } else { false } })
+    }
+
     /// Seed 1498: a deletion replayed from the journal, built over an older tag than the value the
     /// device showed (its own write, whose push's answer was lost with the state), made after
     /// every value the server has: it wins as the later write it is; the value goes to history.
