@@ -260,9 +260,10 @@ extension ZoneSyncMachine {
     private func validate(
         _ versions: [ItemVersion], of item: ItemID, against record: ZoneSyncState.Record?, coveringBaseline: Bool
     ) -> SyncAction.Rejection? {
-        // What the store took from the server, unknown to the state (decision 0236); not after a
-        // restore, whose server lost what it had sent.
-        let applied = server.givingBack ? [] : localStore.appliedBefore[item] ?? []
+        // What the store took from the server, unknown to the state (decision 0236), after a
+        // restore too: the restored server's older version is refused until a device gives the
+        // newer one back, rather than applied over it (R35).
+        let applied = localStore.appliedBefore[item] ?? []
         for version in versions {
             if version.vector[state.device] > state.writeCounter { return .unknownWriteOfThisDevice }
             if let record, record.baseline.contains(where: { $0.compare(to: version.vector) == .dominates }) {

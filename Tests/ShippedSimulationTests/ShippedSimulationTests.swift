@@ -65,8 +65,9 @@ struct ShippedSimulationTests {
     /// back to the restored server and refused for its quota was dropped by a later resync (R49
     /// C4), so two devices kept a value the third never got; seed 292, where an acknowledged
     /// key-value write the restore lost was removed on its only holder, back without its state, by
-    /// a later concurrent deletion (R48).
-    @Test(arguments: [6, 292] as [UInt64])
+    /// a later concurrent deletion (R48); seed 742, where a newer value a device's store took ahead
+    /// of its state, lost by the restore, was replaced by the restored older one (R35).
+    @Test(arguments: [6, 292, 742] as [UInt64])
     func aRestoredServerIsRecoveredFrom(seed: UInt64) async throws {
         var configuration = ShippedSimulation.Configuration(seed: seed, directory: Self.directory)
         configuration.restores = true

@@ -65,6 +65,21 @@ struct ZoneSyncMachineRestoreTests {
         #expect(record.isPending && record.refusal == .quotaExceeded && record.version == mine)
     }
 
+    /// A newer version the local store took before the device died between its two commits (R56),
+    /// which the restore lost: the restored server's older version is refused as a rollback, not
+    /// applied over it, until a device gives the newer one back (`sync-simulate --restores` seed
+    /// 742: the older value came back on the device over the newer one).
+    @Test func anOlderVersionThanTheStoreTookIsRefusedAfterARestore() {
+        var (machine, _, theirs, _) = holdingThree()
+        let newer = F.write(6, by: b, [b: 4], at: 2_500, overwritten: [b: 1])
+        machine.markLocalValueUnknown([y], applied: [y: [newer.vector]])
+        _ = machine.startSync()
+        _ = machine.receive(.feedRestored(requestID: RequestID(epoch: 1, number: 4)))
+        let actions = machine.receive(F.page(5, [(y, 2, [theirs])], next: 1 << 40))
+        #expect(actions.contains(.reject(y, .vectorWentBackwards)))
+        #expect(!actions.contains(.store(y, theirs)))
+    }
+
     @Test func whatTheRestoredServerStillListsIsNotPushedAgain() {
         var (machine, mine, theirs, _) = holdingThree()
         _ = machine.startSync()
