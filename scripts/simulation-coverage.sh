@@ -13,7 +13,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 arguments=("$@")
 [ ${#arguments[@]} -gt 0 ] || arguments=(--seeds 300)
-LLVM_PROFILE_FILE="$work/%p.profraw" "$build/debug/sync-simulate" "${arguments[@]}" >&2
+# A range with failing seeds (the known open ones) is still measured.
+LLVM_PROFILE_FILE="$work/%p.profraw" "$build/debug/sync-simulate" "${arguments[@]}" >&2 || true
 "$tools/llvm-profdata" merge -sparse "$work"/*.profraw -o "$work/run.profdata"
 files=(Sources/SyncCore/ZoneSyncMachine*.swift Client/SyncClient/Driver/ZoneDriver*.swift Client/SyncClient/Driver/KeychainZone.swift)
 "$tools/llvm-cov" report "$build/debug/sync-simulate" -instr-profile "$work/run.profdata" "${files[@]}"
