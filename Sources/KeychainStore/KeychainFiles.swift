@@ -92,8 +92,8 @@ struct KeychainFiles {
         try createPrivateFile(databasePath, contents: [], exclusive: false)
     }
 
-    /// Runs `body` holding an exclusive `flock` on the keychain's directory (see
-    /// ``Keychain/open(at:configuration:)``). The lock is on the directory, not on the database
+    /// Runs `body` holding an exclusive `flock` on the keychain's directory: every open of a
+    /// keychain runs under it (`Keychain.open(_:creating:configuration:)`). The lock is on the directory, not on the database
     /// file, whose POSIX locks SQLite holds: closing another descriptor of that file would drop
     /// them. Without the lock (the directory cannot be opened), `body` runs as before.
     func whileOpening<T>(_ body: () throws(KeychainError) -> T) throws(KeychainError) -> T {

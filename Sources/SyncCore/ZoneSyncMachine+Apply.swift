@@ -211,8 +211,14 @@ extension ZoneSyncMachine {
         }
         // A listed item's change built over a version the local store knows it had applied is an
         // edit of that version, not a copy of unknown age.
-        guard !listed || record.version.vector.sortedEntries.allSatisfy({ $0.device == state.device }) else { return false }
+        guard !listed || namesOnlyThisDevice(record.version.vector) else { return false }
         return record.version.modifiedAt <= collectedAt &+ ModificationTimeBound.window
+    }
+
+    /// Whether `vector` names only this device's writes: a copy's own new write, whose age only its
+    /// time tells, not a version it was pushed or taken as (R48).
+    private func namesOnlyThisDevice(_ vector: VersionVector) -> Bool {
+        vector.sortedEntries.allSatisfy { $0.device == state.device }
     }
 
     /// What a local version made without sync state is, against the server's versions of it.
@@ -242,7 +248,7 @@ extension ZoneSyncMachine {
         // Only a copy whose vector names no other device's write is judged by its time: one that
         // carries the version it was sent as (R53) is judged by vectors, as any listed version.
         if !local.isDeleted, incoming.allSatisfy(\.isDeleted), let deletedAt = incoming.map(\.modifiedAt).max(),
-            local.modifiedAt <= deletedAt, local.vector.sortedEntries.allSatisfy({ $0.device == state.device })
+            local.modifiedAt <= deletedAt, namesOnlyThisDevice(local.vector)
         {
             return .olderThanDeletion
         }
