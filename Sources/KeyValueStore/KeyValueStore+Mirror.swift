@@ -117,10 +117,13 @@ extension KeyValueStore {
     public struct Taken: Sendable, Equatable {
         public var vector: VersionVector
         public var serverVector: VersionVector?
+        /// The versions pushed or sent from here (``applyResolved``'s `pushed` and `sent`).
+        public var sent: [VersionVector]
 
-        public init(vector: VersionVector = VersionVector(), serverVector: VersionVector? = nil) {
+        public init(vector: VersionVector = VersionVector(), serverVector: VersionVector? = nil, sent: [VersionVector] = []) {
             self.vector = vector
             self.serverVector = serverVector
+            self.sent = sent
         }
     }
 
@@ -132,7 +135,7 @@ extension KeyValueStore {
             let rows = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT key, vector, synced FROM kv_version v WHERE store = ? AND NOT EXISTS (
+                    SELECT key, vector, synced, sent FROM kv_version v WHERE store = ? AND NOT EXISTS (
                         SELECT 1 FROM kv_journal j WHERE j.store = v.store AND j.key = v.key AND j.sequence > ?)
                     """,
                 arguments: [name, sequence])
@@ -143,6 +146,7 @@ extension KeyValueStore {
                 var entry = taken[key] ?? Taken()
                 entry.vector.join(vector)
                 if row[2] as Bool { entry.serverVector = (entry.serverVector ?? VersionVector()).joined(with: vector) }
+                if row[2] as Int == 2 || row[3] as Bool { entry.sent.append(vector) }
                 taken[key] = entry
             }
             return taken

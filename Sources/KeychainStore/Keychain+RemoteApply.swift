@@ -162,15 +162,17 @@ extension Keychain {
     }
 
     /// Every version tag the applies by `owner` recorded, by primary key, each with the server's
-    /// versions recorded with it (``RemoteVersionTags/serverVersions``), when known.
-    public func remoteVersionTags(owner: String) throws(KeychainError) -> [PrimaryKey: (tag: [UInt8], serverVersion: [UInt8]?)] {
+    /// versions recorded with it (``RemoteVersionTags/serverVersions``), when known, and whether
+    /// the tagged version was sent or pushed from here (``RemoteVersionTags/sent``, `pushed`).
+    public func remoteVersionTags(owner: String) throws(KeychainError) -> [PrimaryKey: (tag: [UInt8], serverVersion: [UInt8]?, wasSent: Bool)] {
         try read { db, state in
             let keys = try state.metadata
-            var tags: [PrimaryKey: (tag: [UInt8], serverVersion: [UInt8]?)] = [:]
+            var tags: [PrimaryKey: (tag: [UInt8], serverVersion: [UInt8]?, wasSent: Bool)] = [:]
             let rows = try Row.fetchCursor(
-                db, sql: "SELECT key_index, sealed_key, version_tag, server_version FROM remote_version WHERE owner = ?", arguments: [owner])
+                db, sql: "SELECT key_index, sealed_key, version_tag, server_version, sent_version IS NOT NULL FROM remote_version WHERE owner = ?",
+                arguments: [owner])
             while let row = try rows.next() {
-                tags[try Self.remoteVersionKey(row, keys)] = (Array(row[2] as Data), (row[3] as Data?).map(Array.init))
+                tags[try Self.remoteVersionKey(row, keys)] = (Array(row[2] as Data), (row[3] as Data?).map(Array.init), row[4])
             }
             return tags
         }

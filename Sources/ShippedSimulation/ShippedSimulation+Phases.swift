@@ -21,7 +21,7 @@ extension ShippedSimulation {
             case 66..<70:
                 devices[index].crash()
                 ledger.statistics.crashes += 1
-            case 70..<74: try await syncCrashingBetweenCommits(index)
+            case 70..<74: try await syncCrashingBetweenCommits(index, afterApply: roll - 69)
             case 74..<78: online[index].toggle()
             case 78..<81:
                 // A long absence: offline while the server collects without it.
@@ -107,13 +107,18 @@ extension ShippedSimulation {
         try await check(index)
     }
 
-    /// A round whose process dies right after a keychain apply, before the state commit (B4).
-    mutating func syncCrashingBetweenCommits(_ index: Int) async throws {
+    /// A round whose process dies right after its `count`th keychain apply (1–4), before the state
+    /// commit (B4); from the second on, the apply may be one made while a batch is out (R32).
+    /// A round with fewer applies ends, and the process dies after it.
+    mutating func syncCrashingBetweenCommits(_ index: Int, afterApply count: Int) async throws {
         guard online[index] else { return }
         try devices[index].recordLog()
         let driver = try devices[index].driver(server: server(for: index))
         struct Crash: Error {}
-        await driver.setApplyHooks(after: { throw Crash() })
+        let applies = Locked(0)
+        await driver.setApplyHooks(after: {
+            if applies.withLock({ $0 += 1; return $0 }) == count { throw Crash() }
+        })
         ledger.statistics.rounds += 1
         do {
             _ = try await driver.round()

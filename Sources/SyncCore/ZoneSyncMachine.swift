@@ -90,6 +90,13 @@ public struct ZoneSyncMachine: Sendable {
         localStore.appliedBefore.merge(applied) { _, new in new }
     }
 
+    /// Marks the pending versions of `items` as perhaps stored by the server (R27): the local
+    /// store recorded them sent after this state was committed, and a batch goes out before the
+    /// state that names it is committed (R32).
+    public mutating func markSentSinceCommit(_ items: some Sequence<ItemID>) {
+        for item in items where state.records[item]?.isPending == true { state.records[item]?.mayBeOnServer = true }
+    }
+
     /// Whether no round is running.
     public var isIdle: Bool { phase == .idle }
 

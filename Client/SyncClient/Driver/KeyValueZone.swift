@@ -19,6 +19,7 @@ package struct KeyValueZone: ZoneLocalStore {
     /// Of a state that never pulled, the keys whose value this device pushed (the server took it,
     /// or its answer never came): taken as local changes, each as that version (0247, 0253).
     private var sentBefore: [String: ItemVersion] = [:]
+    package private(set) var sentAhead: Set<ItemID> = []
 
     package init(store: KeyValueStore, keys: AccountKeys) throws(KeyValueStoreError) {
         self.store = store
@@ -94,6 +95,7 @@ package struct KeyValueZone: ZoneLocalStore {
         aheadKeys.removeAll()
         appliedAhead.removeAll()
         sentBefore.removeAll()
+        sentAhead.removeAll()
         if state.cursor == 0 {
             // Without sync state: the values the server has, as an earlier sync left them; those
             // pushed from here are local changes, taken as the versions they were (0253).
@@ -110,6 +112,7 @@ package struct KeyValueZone: ZoneLocalStore {
         for (key, taken) in try store.takenVectors(notChangedAfter: position) where sentBefore[key] == nil {
             let item = itemID(key)
             keyByItem[item] = key
+            if let record = state.records[item], record.isPending, taken.sent.contains(record.version.vector) { sentAhead.insert(item) }
             if !(state.records[item]?.seen ?? VersionVector()).descends(from: taken.vector) {
                 ahead.insert(item)
                 // Only what the server has bounds its listings: a resolution made here and not

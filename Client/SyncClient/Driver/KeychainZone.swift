@@ -25,6 +25,7 @@ package struct KeychainZone: ZoneLocalStore {
     /// For a state that never pulled, the items whose value is exactly a version an earlier
     /// enrolment pushed and never had the answer to: taken as that version (decision 0247).
     private var sentBefore: [PrimaryKey: ItemVersion] = [:]
+    package private(set) var sentAhead: Set<ItemID> = []
     /// The items decoded while opening the last page, so applying them does not decode again.
     private var decoded: [ItemID: (content: [UInt8], item: Item)] = [:]
     /// The primary keys of the items taken as local changes and not yet acknowledged: an item's ID
@@ -197,6 +198,7 @@ package struct KeychainZone: ZoneLocalStore {
         aheadKeys.removeAll()
         appliedAhead.removeAll()
         sentBefore.removeAll()
+        sentAhead.removeAll()
         aheadOfOwnApplies = nil
         unchanged = nil
         let tags: [PrimaryKey: [UInt8]]
@@ -208,6 +210,7 @@ package struct KeychainZone: ZoneLocalStore {
             let (read, unchanged) = try UnchangedItems.read(from: keychain)
             self.unchanged = read
             var kept = unchanged.filter { !read.gone.contains($0.key) }
+            for (key, version) in kept where version.sentVersion != nil { noteSent(key, tag: version.tag, in: state) }
             // Pushed from here, answered or not: a local change, taken as that version (decision
             // 0247): a server that has it answers that it does, one that lost it gets it back, and
             // one that holds a later version or a deletion over it supersedes it (decision 0253).
@@ -240,9 +243,10 @@ package struct KeychainZone: ZoneLocalStore {
             }
             let held = earlier.isEmpty ? [] : Set(try keychain.synchronizableItems().map(\.key))
             for (key, version) in earlier where held.contains(key) {
-                own[key] = (version.tag, version.serverVersion)
+                own[key] = (version.tag, version.serverVersion, false)
                 earlierKeys.insert(key)
             }
+            for (key, row) in own where row.wasSent { noteSent(key, tag: row.tag, in: state) }
             tags = own.mapValues(\.tag)
             // Unless the server's versions it took dominate the listing (a replay, R35): for a
             // copy an earlier enrolment kept, and for one this enrolment took before a crash
@@ -264,6 +268,13 @@ package struct KeychainZone: ZoneLocalStore {
         }
         aheadOfOwnApplies = aheadOfOwn
         return Set(aheadKeys.keys)
+    }
+
+    /// Notes the item of `key` in ``sentAhead`` when `tag`, a version the keychain recorded as sent
+    /// or pushed, is the item's pending version in `state`.
+    private mutating func noteSent(_ key: PrimaryKey, tag: [UInt8], in state: ZoneSyncState) {
+        let item = itemID(of: key)
+        if let record = state.records[item], record.isPending, record.version.vector.canonicalEncoding == tag { sentAhead.insert(item) }
     }
 
     /// Nothing is ahead of a state whose count of applies is the keychain's (decision 0279) while

@@ -25,13 +25,18 @@ extension ZoneDriver {
                 // the same versions (decision 0247).
                 effects += batch.items.filter { !$0.version.isDeleted && machine.state.records[$0.item]?.version == $0.version }
                     .map { .sent($0.item, $0.version) }
+                // The last batch's answer is recorded and committed while this one is out (R32): a
+                // crash before that commit leaves the state at the last batch, unanswered, and the
+                // keychain's records of this one as sent, from which a restart marks them (R27).
+                let answeredBefore = takeAnsweredEffects(notIn: batch)
                 try applyEffects()
-                try commit()
                 let sealed = try sealer.seal(batch, reusing: await takeSealedAhead())
                 lastPushed = Dictionary(
                     zip(batch.items, sealed.items).map { ($0.item, (blob: $1.version.payload, version: $0.version)) }, uniquingKeysWith: { $1 })
                 sealAhead(machine.followingBatch)
-                let response = try await server.push(sealed)
+                effects = answeredBefore
+                let server = server
+                let response = try await committingWhileOut { try await server.push(sealed) }
                 if response.status == .committed {
                     report.pushed += batch.items.count
                     // Only a version that is still the local one: a batch resent after its
@@ -52,17 +57,8 @@ extension ZoneDriver {
                 // so a crash before the commit leaves the server an acknowledgement the state file
                 // lacks, which a collection may pass: the device then resyncs, and the deletions
                 // collected meanwhile are listed to it (R10a).
-                async let fetched = server.pull(request)
-                do {
-                    try applyEffects()
-                    try commit()
-                } catch {
-                    // The pull in flight ends before the round does: what a round sends never
-                    // depends on how far a cancelled request got (decision 0186).
-                    _ = try? await fetched
-                    throw error
-                }
-                let page = try await fetched
+                let server = server
+                let page = try await committingWhileOut { try await server.pull(request) }
                 if !recordsLoaded, !page.isEmptyPage { try adoptRecords() }
                 if case .feedRestored = page { restoreAnnounced() }
                 let opened = open(page, writers: try writers(), report: &report)
@@ -110,11 +106,38 @@ extension ZoneDriver {
                 report.inStep = true
             }
         }
-        if !effects.isEmpty {
-            // The round stopped after a page without a further request (pushes ran out).
+        // The round stopped after a page without a further request (pushes ran out), or after a
+        // push whose predecessor's answer was recorded while it was out: committed with the state.
+        try applyEffects()
+        try commit()
+    }
+
+    /// Sends `request` and, while it is out, applies and commits what the round decided so far. A
+    /// failure there ends the round once the request has ended: what a round sends never depends
+    /// on how far a cancelled request got (decision 0186).
+    private func committingWhileOut<Answer: Sendable>(_ request: @escaping @Sendable () async throws -> Answer) async throws -> Answer {
+        async let answer = request()
+        do {
             try applyEffects()
             try commit()
+        } catch {
+            _ = try? await answer
+            throw error
         }
+        return try await answer
+    }
+
+    /// Takes out of `effects` the `.pushed` of items `batch` does not hold: the last batch's
+    /// answer, which need not be recorded before `batch` goes out.
+    private func takeAnsweredEffects(notIn batch: PushBatch<ItemVersion>) -> [LocalApply.Effect] {
+        let inBatch = Set(batch.items.map(\.item))
+        var answered: [LocalApply.Effect] = []
+        effects.removeAll { effect in
+            guard case .pushed(let item, _) = effect, !inBatch.contains(item) else { return false }
+            answered.append(effect)
+            return true
+        }
+        return answered
     }
 
     /// Seals `items` on another thread while the push goes out: the server works on one request at

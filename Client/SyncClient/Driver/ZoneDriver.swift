@@ -129,8 +129,9 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
         self.local = local
         machine = ZoneSyncMachine(restoring: committed, configuration: configuration)
         retried = Set(machine.retrySetAside())
-        touched = retried
+        touched = retried.union(local.sentAhead)
         machine.markLocalValueUnknown(ahead, applied: local.appliedAhead)
+        machine.markSentSinceCommit(local.sentAhead)
         // A finding recorded by an earlier process: its next round, this one's first, reads the
         // whole feed again (R62), as it would have in that process.
         if witness != nil, try database.hasAccountStateProblem(zone) { findings.fellShort() }
@@ -314,6 +315,8 @@ package actor ZoneDriver<Local: ZoneLocalStore> {
             let found = try? local.itemsAhead(of: committed, position: progress.journalSequence, appliesCovered: progress.appliesCovered)
         {
             ahead = found
+            touched?.formUnion(local.sentAhead)
+            machine.markSentSinceCommit(local.sentAhead)
         }
         machine.markLocalValueUnknown(ahead, applied: local.appliedAhead)
     }

@@ -47,6 +47,13 @@ package protocol ZoneLocalStore: Sendable {
     /// (decision 0236).
     var appliedAhead: [ItemID: [VersionVector]] { get }
 
+    /// Of the items whose pending version in the state the last
+    /// ``itemsAhead(of:position:appliesCovered:)`` was given, those the store recorded as sent or
+    /// pushed since that state was committed: a batch goes out before the state naming it is
+    /// committed (R32), so such a version may be on the server though the state never says it
+    /// was sent (R27).
+    var sentAhead: Set<ItemID> { get }
+
     /// The store's count of applies, when `state` holds every version they left (each item found
     /// ahead of it since has been caught up); recorded with the state's commit (decision 0279).
     /// Nil when the store keeps no count, or `state` is still behind.
@@ -78,6 +85,9 @@ extension ZoneLocalStore {
     package func unlockWait() -> UnlockWait { .never }
 
     package var stateClassLayer: StateClassLayer? { nil }
+
+    /// A store that records no sent version (the directory of stores) finds none.
+    package var sentAhead: Set<ItemID> { [] }
 }
 
 /// Whether a pulled version's content must wait for the unlock, as a store answered it for one

@@ -1,3 +1,4 @@
+import KeychainModel
 import SyncTesting
 import Testing
 
@@ -113,6 +114,42 @@ struct StateCommitCrashTests {
             try await b.sync()
             try await a.sync()
             for device in [a, b] { #expect(try device.password(service: "x", account: "kim") == "v2", "on \(device.name)") }
+        }
+    }
+
+    /// A batch goes out before the state naming it is committed (R32): the answer to the batch
+    /// before is recorded and committed while it is out. A first push of 520 items dies after its
+    /// second batch went out, before that commit: the state names the first batch unanswered and
+    /// knows nothing of the second. Restarted, the device marks every pending version the
+    /// keychain recorded as sent as perhaps on the server (R27), so a full resync that does not
+    /// list one keeps it rather than pushing it over a deletion the server may have collected.
+    @Test func aBatchThatWentOutBeforeItsStateCommitIsMarkedAfterDying() async throws {
+        try await LoopbackAccount.with { account in
+            let (a, b) = (try await account.device("a"), try await account.device("b"))
+            let items = (0..<520).map { index in
+                var attributes = ItemAttributes()
+                (attributes.service, attributes.account, attributes.synchronizable) = ("s\(index)", "kim", true)
+                return Item(itemClass: .genericPassword, attributes: attributes, data: Array("secret \(index)".utf8))
+            }
+            _ = try a.keychain.importItems(items, keepingDates: false)
+            // Applies: the first batch's sent records, the second's, then the first's answer
+            // while the second is out.
+            let applies = Counter()
+            await a.driver.setApplyHooks(after: {
+                if applies.increment() == 3 { throw CancellationError() }
+            })
+            await #expect(throws: (any Error).self) { try await a.sync() }
+            #expect(applies.value == 3)
+            try a.restart()
+            let pending = try await a.driver.records.values.filter(\.isPending)
+            #expect(pending.count == 520)
+            #expect(pending.allSatisfy { $0.mayBeOnServer }, "a version that went out is not marked as perhaps on the server")
+
+            try await a.sync()
+            try await b.sync()
+            #expect(try await a.driver.records.values.allSatisfy { !$0.isPending && !$0.mayBeOnServer })
+            #expect(try b.password(service: "s519", account: "kim") == "secret 519")
+            #expect(try await b.driver.records.count == 520)
         }
     }
 
