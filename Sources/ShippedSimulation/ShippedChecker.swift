@@ -84,7 +84,7 @@ struct ShippedChecker {
         for deletion in ledger.deletions where !dropped.contains(deletion.replaced ?? []) {
             if let deviceID = deletion.deviceID, let item = deletion.item, refused[deletion.device].contains(deletion.name),
                 simulation.devices[deletion.device].device == deviceID,
-                !observed.acknowledgedDeletions.contains("\(deviceID)/\(item)")
+                !observed.tookDeletion(of: "\(item)", by: "\(deviceID)", over: deletion.replaced)
             {
                 continue
             }
@@ -168,7 +168,7 @@ struct ShippedChecker {
         for deletion in simulation.ledger.deletions {
             guard let value = deletion.replaced, let deviceID = deletion.deviceID, let item = deletion.item else { continue }
             let enrolledAgain = simulation.devices[deletion.device].device != deviceID
-            let taken = observed.acknowledgedDeletions.contains("\(deviceID)/\(item)")
+            let taken = observed.tookDeletion(of: "\(item)", by: "\(deviceID)", over: value)
             if !deletion.stateHadItem || (enrolledAgain && !taken) { dropped.insert(value) }
         }
         return dropped

@@ -29,8 +29,10 @@ struct ShippedLedger {
         /// Answers a malicious server changed (``ShippedMalice``).
         var maliciousAnswers = 0
         var conflictsKept = 0
-        /// The items each device ID pushed a deletion of that the server took.
-        var acknowledgedDeletions: Set<String> = []
+        /// The deletions the server took, by device ID and item ("device/item"): their vectors.
+        var acknowledgedDeletions: [String: [VersionVector]] = [:]
+        /// The vectors of the live versions the server took, by their value.
+        var acknowledgedVectors: [[UInt8]: [VersionVector]] = [:]
         /// Requests delivered twice, requests delivered late, answers held back.
         var deliveredTwice = 0
         var lateRequests = 0
@@ -81,13 +83,26 @@ struct ShippedLedger {
                 }
                 if result.outcome == .conflictKept { conflictsKept += 1 }
                 if version.isDeleted, result.outcome != .tooManySiblings {
-                    acknowledgedDeletions.insert("\(batch.device)/\(pushed.item)")
+                    acknowledgedDeletions["\(batch.device)/\(pushed.item)", default: []].append(version.vector)
                 }
                 guard !version.isDeleted, let item = ItemContent.decode(version.content) else { continue }
                 let value = item.data ?? []
                 received.insert(value)
-                if result.outcome != .tooManySiblings { acknowledged.insert(value) }
+                if result.outcome != .tooManySiblings {
+                    acknowledged.insert(value)
+                    acknowledgedVectors[value, default: []].append(version.vector)
+                }
             }
+        }
+
+        /// Whether the server took a deletion of `item` from `device` over `value` (one that
+        /// descends from a version of that value the server took): an earlier deletion of the item
+        /// by the same device does not count (honest seed 258 at 400 operations). Any of its
+        /// deletions counts when the server never took the value.
+        func tookDeletion(of item: String, by device: String, over value: [UInt8]?) -> Bool {
+            guard let deletions = acknowledgedDeletions["\(device)/\(item)"] else { return false }
+            guard let value, let vectors = acknowledgedVectors[value] else { return true }
+            return deletions.contains { deletion in vectors.contains { deletion.descends(from: $0) } }
         }
     }
 

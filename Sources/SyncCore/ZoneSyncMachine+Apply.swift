@@ -80,9 +80,17 @@ extension ZoneSyncMachine {
             } else if resyncing, !record.isPending, !record.version.isDeleted, !serverHasLocal,
                 !incoming.contains(where: { $0.vector.descends(from: record.version.origin) || $0.sameValue(as: record.version) })
             {
-                // Replaced by versions that never saw it: deleted and collected since, or lost by
-                // the server. Kept in the item's history rather than dropped (decision 0248).
-                recovered.append(.keepInHistory(item, record.version))
+                if incoming.allSatisfy({ record.version.vector.descends(from: $0.vector) }) {
+                    // Listed older than it: no deletion over it was collected (the server would
+                    // list that), so the server never stored it or lost it. It competes, and wins
+                    // (R47; a copy R49 C2 kept while unlisted).
+                    candidates = [record.version]
+                    localIsCandidate = true
+                } else {
+                    // Replaced by versions that never saw it: deleted and collected since, or lost
+                    // by the server. Kept in the item's history rather than dropped (decision 0248).
+                    recovered.append(.keepInHistory(item, record.version))
+                }
             }
         }
         guard let winner = ConflictResolution.resolve(candidates) else { return [] }

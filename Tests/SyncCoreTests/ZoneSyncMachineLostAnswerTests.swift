@@ -87,6 +87,29 @@ struct ZoneSyncMachineLostAnswerTests {
         #expect(record.isPending && record.refusal == .quotaExceeded && record.version == version)
     }
 
+    /// Kept when a resync did not list it (R49 C2), then listed older than it: no deletion over it
+    /// was collected (the server would list that), so the server never stored it. It competes and
+    /// is pushed, not replaced by the older version (R47; honest seed 531 at 400 operations: a
+    /// late answer that listed nothing stood for a resync's page, the next resync listed the
+    /// item's older version, and the device's unacknowledged write went to history under it).
+    @Test func aKeptCopyListedOlderThanItIsPushedNotReplaced() throws {
+        var machine = ZoneSyncMachine(device: a, zone: .keychain)
+        let first = F.write(1, by: b, [b: 1], at: 500)
+        #expect(machine.startSync() == [F.pull(a, 1, after: 0)])
+        #expect(machine.receive(F.page(1, [(x, 3, [first])], next: 4)).last == .synced)
+        _ = machine.localChange(F.change(x, 7, at: 1_000))
+        let version = try #require(machine.state.records[x]?.version)
+        #expect(machine.startSync() == [F.push(a, batch: 1, cursor: 4, [(x, version)])])
+        #expect(machine.retry() == [F.push(a, batch: 1, cursor: 4, [(x, version)])])
+        #expect(machine.receive(tooOld(1)) == [F.pull(a, 2, after: 0, full: true)])
+        #expect(machine.receive(lastPage(2, next: 9, collectedAt: 5_000)) == [.unlisted(x), .synced])
+
+        #expect(machine.startSync(resyncing: true) == [F.pull(a, 3, after: 0, full: true)])
+        #expect(machine.receive(F.page(3, [(x, 3, [first])], next: 9)) == [F.push(a, batch: 2, cursor: 9, [(x, version)])])
+        let record = try #require(machine.state.records[x])
+        #expect(record.isPending && record.version == version && record.baseline == [first.vector])
+    }
+
     /// Listed by the resync (the server stored it, or holds another version): merged as usual.
     @Test func aResentVersionTheResyncListsIsMergedAsUsual() throws {
         var (machine, version) = try pushedOnce(at: 1_000)
