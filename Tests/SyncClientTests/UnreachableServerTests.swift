@@ -9,14 +9,17 @@ import Testing
     @Test func enrollingAgainstAClosedPortFailsWithAClearError() async throws {
         try await withTemporaryDirectory { directory in
             let server = try await TestServer(dataDirectory: directory.appendingPathComponent("server"))
-            let (url, pin) = (server.url, server.pin ?? "")
+            let pin = server.pin ?? ""
             try await server.kill9()
+            // Not the killed server's port: a server another test starts meanwhile may take it.
+            let port = try RefusingPort()
             let device = TestDevice(name: "new", in: directory)
             let result = try await device.syncClient([
-                "enroll", "--server", url, "--account", "nobody", "--create", "--kdf-log-n", "15", "--pin", pin,
+                "enroll", "--server", "https://127.0.0.1:\(port.number)", "--account", "nobody", "--create", "--kdf-log-n", "15", "--pin", pin,
             ])
             #expect(result.status == 1, "exit \(result.status): \(result.stderr)")
             #expect(result.stderr.contains("cannot connect"), "\(result.stderr)")
+            withExtendedLifetime(port) {}
         }
     }
 
@@ -41,4 +44,30 @@ import Testing
             #expect(daemon.stderr.components(separatedBy: "server unreachable; retrying until it answers").count == 2, "\(daemon.stderr)")
         }
     }
+}
+
+/// A TCP port on 127.0.0.1 bound and not listening while the value lives: a connection to it is
+/// refused, and no other process can take it meanwhile (as one may take a killed server's port).
+private final class RefusingPort {
+    let number: Int
+    private let descriptor: Int32
+
+    init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.descriptor = descriptor
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+        }
+        guard descriptor >= 0, bound else {
+            close(descriptor)
+            throw POSIXError(.EADDRNOTAVAIL)
+        }
+        number = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit { close(descriptor) }
 }
