@@ -100,6 +100,9 @@ package struct KeyValueZone: ZoneLocalStore {
             // Without sync state: the values the server has, as an earlier sync left them; those
             // pushed from here are local changes, taken as the versions they were (0253).
             sentBefore = try store.pushedVersions()
+            for (key, version) in sentBefore {
+                if let record = state.records[itemID(key)], record.isPending, record.version.vector == version.vector { sentAhead.insert(itemID(key)) }
+            }
             for key in try store.syncedKeys() where sentBefore[key] == nil {
                 let item = itemID(key)
                 guard state.records[item] == nil else { continue }

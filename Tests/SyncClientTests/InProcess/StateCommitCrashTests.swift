@@ -123,9 +123,14 @@ struct StateCommitCrashTests {
     /// knows nothing of the second. Restarted, the device marks every pending version the
     /// keychain recorded as sent as perhaps on the server (R27), so a full resync that does not
     /// list one keeps it rather than pushing it over a deletion the server may have collected.
-    @Test func aBatchThatWentOutBeforeItsStateCommitIsMarkedAfterDying() async throws {
+    @Test(arguments: [false, true]) func aBatchThatWentOutBeforeItsStateCommitIsMarkedAfterDying(synced: Bool) async throws {
         try await LoopbackAccount.with { account in
             let (a, b) = (try await account.device("a"), try await account.device("b"))
+            if synced {
+                // A zone pulled before: the marks come from the tags the applies left.
+                try a.add(service: "first", account: "kim", password: "in step")
+                try await a.sync()
+            }
             let items = (0..<520).map { index in
                 var attributes = ItemAttributes()
                 (attributes.service, attributes.account, attributes.synchronizable) = ("s\(index)", "kim", true)
@@ -149,7 +154,34 @@ struct StateCommitCrashTests {
             try await b.sync()
             #expect(try await a.driver.records.values.allSatisfy { !$0.isPending && !$0.mayBeOnServer })
             #expect(try b.password(service: "s519", account: "kim") == "secret 519")
-            #expect(try await b.driver.records.count == 520)
+            #expect(try await b.driver.records.count == (synced ? 521 : 520))
+        }
+    }
+
+    /// The same for a key-value store, whose engine records what it sent in its own rows.
+    @Test(arguments: [false, true]) func aKeyValueBatchThatWentOutBeforeItsStateCommitIsMarkedAfterDying(synced: Bool) async throws {
+        try await LoopbackAccount.with { account in
+            let (a, b) = (try await account.device("a"), try await account.device("b"))
+            if synced {
+                try a.setValue("in step", forKey: "first", store: "s")
+                try await a.sync(store: "s")
+            }
+            for index in 0..<520 { try a.setValue("value \(index)", forKey: "k\(index)", store: "s") }
+            let applies = Counter()
+            await try a.driver(ofStore: "s").setApplyHooks(after: {
+                if applies.increment() == 3 { throw CancellationError() }
+            })
+            await #expect(throws: (any Error).self) { try await a.sync(store: "s") }
+            #expect(applies.value == 3)
+            try a.restart()
+            let pending = try await a.driver(ofStore: "s").records.values.filter(\.isPending)
+            #expect(pending.count == 520)
+            #expect(pending.allSatisfy { $0.mayBeOnServer }, "a version that went out is not marked as perhaps on the server")
+
+            try await a.sync(store: "s")
+            try await b.sync(store: "s")
+            #expect(try b.value(forKey: "k519", store: "s") == "value 519")
+            #expect(try b.values(store: "s").count == (synced ? 521 : 520))
         }
     }
 
