@@ -101,7 +101,8 @@ package struct KeyValueZone: ZoneLocalStore {
             // pushed from here are local changes, taken as the versions they were (0253).
             sentBefore = try store.pushedVersions()
             for (key, version) in sentBefore {
-                if let record = state.records[itemID(key)], record.isPending, record.version.vector == version.vector { sentAhead.insert(itemID(key)) }
+                let item = itemID(key)
+                if let record = state.records[item], record.isPending, record.version.vector == version.vector { sentAhead.insert(item) }
             }
             for key in try store.syncedKeys() where sentBefore[key] == nil {
                 let item = itemID(key)

@@ -204,13 +204,15 @@ package struct KeychainZone: ZoneLocalStore {
         let tags: [PrimaryKey: [UInt8]]
         var serverVersions: [PrimaryKey: [UInt8]] = [:]
         var earlierKeys: Set<PrimaryKey> = []
+        // The rows whose tagged version was sent or pushed from here (R27's restart mark).
+        let sentKeys: Set<PrimaryKey>
         if state.cursor == 0 {
             // Only the items still here (a tag stays after a removal); a keychain that never
             // synced has no tags and is not listed. The same read serves the journal's pages.
             let (read, unchanged) = try UnchangedItems.read(from: keychain)
             self.unchanged = read
             var kept = unchanged.filter { !read.gone.contains($0.key) }
-            for (key, version) in kept where version.sentVersion != nil { noteSent(key, tag: version.tag, in: state) }
+            sentKeys = Set(kept.lazy.filter { $0.value.sentVersion != nil }.map(\.key))
             // Pushed from here, answered or not: a local change, taken as that version (decision
             // 0247): a server that has it answers that it does, one that lost it gets it back, and
             // one that holds a later version or a deletion over it supersedes it (decision 0253).
@@ -246,7 +248,7 @@ package struct KeychainZone: ZoneLocalStore {
                 own[key] = (version.tag, version.serverVersion, false)
                 earlierKeys.insert(key)
             }
-            for (key, row) in own where row.wasSent { noteSent(key, tag: row.tag, in: state) }
+            sentKeys = Set(own.lazy.filter(\.value.wasSent).map(\.key))
             tags = own.mapValues(\.tag)
             // Unless the server's versions it took dominate the listing (a replay, R35): for a
             // copy an earlier enrolment kept, and for one this enrolment took before a crash
@@ -258,23 +260,19 @@ package struct KeychainZone: ZoneLocalStore {
         var aheadOfOwn: [ItemID: VersionVector?] = [:]
         for (key, tag) in tags {
             let item = itemID(of: key)
-            // A state that has seen the tagged version (or more) holds what the keychain took.
-            let seen = state.records[item]?.seen ?? VersionVector()
+            let record = state.records[item]
             let applied = try? VersionVector(canonicalEncoding: tag)
-            if let applied, seen.descends(from: applied) { continue }
+            // Sent since the state was committed: perhaps on the server though the state never
+            // named the batch (R27, R32).
+            if sentKeys.contains(key), let record, record.isPending, record.version.vector == applied { sentAhead.insert(item) }
+            // A state that has seen the tagged version (or more) holds what the keychain took.
+            if let applied, (record?.seen ?? VersionVector()).descends(from: applied) { continue }
             aheadKeys[item] = key
             if let server = serverVersions[key].flatMap({ try? VersionVector(canonicalEncoding: $0) }) { appliedAhead[item] = [server] }
             if !earlierKeys.contains(key) { aheadOfOwn[item] = .some(applied) }
         }
         aheadOfOwnApplies = aheadOfOwn
         return Set(aheadKeys.keys)
-    }
-
-    /// Notes the item of `key` in ``sentAhead`` when `tag`, a version the keychain recorded as sent
-    /// or pushed, is the item's pending version in `state`.
-    private mutating func noteSent(_ key: PrimaryKey, tag: [UInt8], in state: ZoneSyncState) {
-        let item = itemID(of: key)
-        if let record = state.records[item], record.isPending, record.version.vector.canonicalEncoding == tag { sentAhead.insert(item) }
     }
 
     /// Nothing is ahead of a state whose count of applies is the keychain's (decision 0279) while

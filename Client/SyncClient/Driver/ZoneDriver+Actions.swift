@@ -35,8 +35,7 @@ extension ZoneDriver {
                     zip(batch.items, sealed.items).map { ($0.item, (blob: $1.version.payload, version: $0.version)) }, uniquingKeysWith: { $1 })
                 sealAhead(machine.followingBatch)
                 effects = answeredBefore
-                let server = server
-                let response = try await committingWhileOut { try await server.push(sealed) }
+                let response = try await committingWhileOut { [server] in try await server.push(sealed) }
                 if response.status == .committed {
                     report.pushed += batch.items.count
                     // Only a version that is still the local one: a batch resent after its
@@ -57,8 +56,7 @@ extension ZoneDriver {
                 // so a crash before the commit leaves the server an acknowledgement the state file
                 // lacks, which a collection may pass: the device then resyncs, and the deletions
                 // collected meanwhile are listed to it (R10a).
-                let server = server
-                let page = try await committingWhileOut { try await server.pull(request) }
+                let page = try await committingWhileOut { [server] in try await server.pull(request) }
                 if !recordsLoaded, !page.isEmptyPage { try adoptRecords() }
                 if case .feedRestored = page { restoreAnnounced() }
                 let opened = open(page, writers: try writers(), report: &report)
@@ -106,10 +104,11 @@ extension ZoneDriver {
                 report.inStep = true
             }
         }
-        // The round stopped after a page without a further request (pushes ran out), or after a
-        // push whose predecessor's answer was recorded while it was out: committed with the state.
-        try applyEffects()
-        try commit()
+        if !effects.isEmpty {
+            // The round stopped after a page without a further request (pushes ran out).
+            try applyEffects()
+            try commit()
+        }
     }
 
     /// Sends `request` and, while it is out, applies and commits what the round decided so far. A

@@ -139,13 +139,7 @@ struct StateCommitCrashTests {
             _ = try a.keychain.importItems(items, keepingDates: false)
             // Applies: the first batch's sent records, the second's, then the first's answer
             // while the second is out.
-            let applies = Counter()
-            await a.driver.setApplyHooks(after: {
-                if applies.increment() == 3 { throw CancellationError() }
-            })
-            await #expect(throws: (any Error).self) { try await a.sync() }
-            #expect(applies.value == 3)
-            try a.restart()
+            try await dieAfterApply(3, of: a)
             let pending = try await a.driver.records.values.filter(\.isPending)
             #expect(pending.count == 520)
             #expect(pending.allSatisfy { $0.mayBeOnServer }, "a version that went out is not marked as perhaps on the server")
@@ -167,13 +161,7 @@ struct StateCommitCrashTests {
                 try await a.sync(store: "s")
             }
             for index in 0..<520 { try a.setValue("value \(index)", forKey: "k\(index)", store: "s") }
-            let applies = Counter()
-            await try a.driver(ofStore: "s").setApplyHooks(after: {
-                if applies.increment() == 3 { throw CancellationError() }
-            })
-            await #expect(throws: (any Error).self) { try await a.sync(store: "s") }
-            #expect(applies.value == 3)
-            try a.restart()
+            try await dieAfterApply(3, of: a, store: "s")
             let pending = try await a.driver(ofStore: "s").records.values.filter(\.isPending)
             #expect(pending.count == 520)
             #expect(pending.allSatisfy { $0.mayBeOnServer }, "a version that went out is not marked as perhaps on the server")
@@ -198,12 +186,23 @@ struct StateCommitCrashTests {
     /// Runs one sync of `device` that dies right after the keychain committed the pulled page,
     /// before the sync state is committed, and restarts the device from its files.
     private func dieAfterTheKeychainCommit(_ device: LoopbackDevice) async throws {
-        let died = Counter()
-        await device.driver.setApplyHooks(after: {
-            if died.increment() == 1 { throw CancellationError() }
-        })
-        await #expect(throws: (any Error).self) { try await device.sync() }
-        #expect(died.value == 1)
+        try await dieAfterApply(1, of: device)
+    }
+
+    /// Runs one sync of `device`'s keychain zone, or of its key-value store `store`, that dies
+    /// right after its `number`th local apply, before the sync state is committed, and restarts the
+    /// device from its files.
+    private func dieAfterApply(_ number: Int, of device: LoopbackDevice, store: String? = nil) async throws {
+        let applies = Counter()
+        let dies: @Sendable () throws -> Void = { if applies.increment() == number { throw CancellationError() } }
+        if let store {
+            await try device.driver(ofStore: store).setApplyHooks(after: dies)
+            await #expect(throws: (any Error).self) { try await device.sync(store: store) }
+        } else {
+            await device.driver.setApplyHooks(after: dies)
+            await #expect(throws: (any Error).self) { try await device.sync() }
+        }
+        #expect(applies.value == number)
         try device.restart()
     }
 }
