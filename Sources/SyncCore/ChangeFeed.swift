@@ -17,6 +17,11 @@ public struct RequestID: Hashable, Comparable, Sendable, Codable, CustomStringCo
     }
 
     public var description: String { "\(epoch).\(number)" }
+
+    /// The ID an answer gets that answers no request this device made: a page that names another
+    /// question than the one asked (``PullRequest/idOfPage(after:resync:collected:)``). No request
+    /// has it, so the machine ignores the answer and the driver asks again.
+    public static let unasked = RequestID(epoch: .max, number: .max)
 }
 
 /// "Changes since cursor": one page of a zone's change feed.
@@ -55,6 +60,16 @@ public struct PullRequest: Hashable, Sendable, Codable {
         self.isFullResync = isFullResync
         self.limit = limit
         self.includesCollectedDeletions = includesCollectedDeletions
+    }
+
+    /// The request a page answers that names the question it answers (its `after`, `resync` and
+    /// `collected`, which say what its cursor and collection time mean): this one when it asks the
+    /// same, else ``RequestID/unasked`` (R22 of docs/sync-rules.md). An answer held back and handed
+    /// to a later call (a replaying proxy, a desynchronised connection) is so never read as the
+    /// answer to another question: an incremental page taken for a resync's page claims the
+    /// server lists nothing and reads its collection time as a forgotten deletion's.
+    public func idOfPage(after: UInt64, resync: Bool, collected: Bool) -> RequestID {
+        after == cursor && resync == isFullResync && collected == includesCollectedDeletions ? requestID : .unasked
     }
 }
 

@@ -101,9 +101,16 @@ public struct FeedItem: Hashable, Sendable, Codable {
     }
 }
 
-/// The answer to `GET /v1/zones/{zone}/changes?after=N&limit=M[&resync=true]`. A cursor that can no
-/// longer be served gets `410` with code `cursor_expired` instead.
+/// The answer to `GET /v1/zones/{zone}/changes?after=N&limit=M[&resync=true][&collected=true]`. A
+/// cursor that can no longer be served gets `410` with code `cursor_expired` instead.
 public struct ChangesResponse: Hashable, Sendable, Codable {
+    /// The question answered, as asked: the cursor after which changes are listed, and whether the
+    /// page belongs to a full resync and lists collected deletions. They say what `cursor` and
+    /// `deletionsCollectedAt` mean, so a device takes a page only for the question it asked
+    /// (an answer handed to a later request is never read as another question's).
+    public var after: UInt64
+    public var resync: Bool
+    public var collected: Bool
     /// Items changed after the cursor, oldest change first.
     public var items: [FeedItem]
     /// The cursor for the next request.
@@ -111,11 +118,18 @@ public struct ChangesResponse: Hashable, Sendable, Codable {
     /// Whether more changes follow.
     public var hasMore: Bool
     /// When the server last collected the zone's tombstones (milliseconds since 1970, its clock);
-    /// absent when it never did (decision 0175).
+    /// on a page that lists collected deletions, when it last forgot one without keeping it.
+    /// Absent when it never did (decision 0175).
     public var deletionsCollectedAt: Int64?
 
     /// Creates a response.
-    public init(items: [FeedItem], cursor: UInt64, hasMore: Bool, deletionsCollectedAt: Int64? = nil) {
+    public init(
+        after: UInt64, resync: Bool = false, collected: Bool = false, items: [FeedItem], cursor: UInt64, hasMore: Bool,
+        deletionsCollectedAt: Int64? = nil
+    ) {
+        self.after = after
+        self.resync = resync
+        self.collected = collected
         self.items = items
         self.cursor = cursor
         self.hasMore = hasMore

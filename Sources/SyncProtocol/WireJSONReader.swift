@@ -57,16 +57,21 @@ extension UploadResponse: WireJSONReadable {
 extension ChangesResponse: WireJSONReadable {
     public init?(wireJSON json: UnsafeBufferPointer<UInt8>) {
         var reader = WireJSONReader(json)
-        guard reader.take("{\"cursor\":"), let cursor = reader.unsigned(), reader.take(",") else { return nil }
+        guard reader.take("{\"after\":"), let after = reader.unsigned(), reader.take(",\"collected\":"), let collected = reader.bool(),
+            reader.take(",\"cursor\":"), let cursor = reader.unsigned(), reader.take(",")
+        else { return nil }
         var collectedAt: Int64?
         if reader.take("\"deletionsCollectedAt\":") {
             guard let at = reader.signed(), reader.take(",") else { return nil }
             collectedAt = at
         }
         guard reader.take("\"hasMore\":"), let hasMore = reader.bool(), reader.take(",\"items\":"),
-            let items = reader.list("[", "]", Self.item), reader.take("}"), reader.isAtEnd
+            let items = reader.list("[", "]", Self.item), reader.take(",\"resync\":"), let resync = reader.bool(), reader.take("}"),
+            reader.isAtEnd
         else { return nil }
-        self.init(items: items, cursor: cursor, hasMore: hasMore, deletionsCollectedAt: collectedAt)
+        self.init(
+            after: after, resync: resync, collected: collected, items: items, cursor: cursor, hasMore: hasMore,
+            deletionsCollectedAt: collectedAt)
     }
 
     private static func item(_ reader: inout WireJSONReader) -> FeedItem? {

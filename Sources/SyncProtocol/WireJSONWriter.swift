@@ -55,7 +55,7 @@ extension ChangesResponse: WireJSONWritable {
     public var wireJSON: [UInt8] {
         var json = WireJSONWriter()
         json.bytes.reserveCapacity(items.reduce(96) { $0 + $1.versions.reduce(64) { $0 + 96 + ($1.blob.bytes.count + 2) / 3 * 4 } })
-        json.raw("{\"cursor\":\(cursor),")
+        json.raw("{\"after\":\(after),\"collected\":\(collected),\"cursor\":\(cursor),")
         if let deletionsCollectedAt { json.raw("\"deletionsCollectedAt\":\(deletionsCollectedAt),") }
         json.raw("\"hasMore\":\(hasMore),\"items\":")
         json.list("[", "]", items) { json, item in
@@ -71,7 +71,7 @@ extension ChangesResponse: WireJSONWritable {
             }
             json.raw("}")
         }
-        json.raw("}")
+        json.raw(",\"resync\":\(resync)}")
         return json.bytes
     }
 }

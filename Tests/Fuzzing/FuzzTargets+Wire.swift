@@ -62,7 +62,7 @@ extension FuzzTargets {
         let wire = WireVersion(vector: vector, deleted: false, blob: blob)
         return [
             answer("wire-changes", ChangesResponse(
-                items: [FeedItem(id: ItemID("aXRlbQ"), sequence: 4, versions: [wire, WireVersion(vector: VersionVector([otherDevice: 2]), deleted: true, blob: blob)])],
+                after: 3, resync: true, collected: true, items: [FeedItem(id: ItemID("aXRlbQ"), sequence: 4, versions: [wire, WireVersion(vector: VersionVector([otherDevice: 2]), deleted: true, blob: blob)])],
                 cursor: 4, hasMore: true, deletionsCollectedAt: 1_700_000_000_000)),
             answer("wire-upload-answer", UploadResponse(
                 results: [.init(id: ItemID("aXRlbQ"), outcome: .applied, sequence: 5), .init(id: ItemID("dG9tYg"), outcome: .conflictKept, sequence: nil)], latestSequence: 5)),

@@ -88,11 +88,18 @@ package struct LoopbackZoneServer: ZoneServer {
     private final class InFlight: Sendable {
         struct Messages {
             var pushAnswer: PushResponse?
-            var pullAnswer: PullResponse<SealedVersion>?
+            var pullAnswer: HeldPage?
             var requests: [@Sendable () async -> Void] = []
         }
 
         let messages = Mutex(Messages())
+    }
+
+    /// An answer to a pull held back, with the request it answered: a page names that request's
+    /// question on the wire (`after`, `resync`, `collected`).
+    private struct HeldPage: Sendable {
+        var request: PullRequest
+        var response: PullResponse<SealedVersion>
     }
 
     package let storage: any ServerStorage
@@ -230,14 +237,20 @@ package struct LoopbackZoneServer: ZoneServer {
         if delivery == .twice { response = try await page(request) }
         await deliverLateRequests()
         try fault(.pull, .answer)
-        return try exchange(response, late: delivery == .lateAnswer || delivery == .lateRequest, held: \.pullAnswer) { earlier in
-            switch earlier {
+        let held = HeldPage(request: request, response: response)
+        return try exchange(held, late: delivery == .lateAnswer || delivery == .lateRequest, held: \.pullAnswer) { earlier in
+            // The transport takes a page for the request whose question it names, and an expired
+            // or restored answer (an error, naming none) for the current call.
+            let asked = earlier.request
+            return switch earlier.response {
             case .changes(_, let items, let nextCursor, let hasMore, let collectedAt):
-                .changes(requestID: request.requestID, items: items, nextCursor: nextCursor, hasMore: hasMore, deletionsCollectedAt: collectedAt)
-            case .cursorExpired: .cursorExpired(requestID: request.requestID)
-            case .feedRestored: .feedRestored(requestID: request.requestID)
+                HeldPage(request: request, response: .changes(
+                    requestID: request.idOfPage(after: asked.cursor, resync: asked.isFullResync, collected: asked.includesCollectedDeletions),
+                    items: items, nextCursor: nextCursor, hasMore: hasMore, deletionsCollectedAt: collectedAt))
+            case .cursorExpired: HeldPage(request: request, response: .cursorExpired(requestID: request.requestID))
+            case .feedRestored: HeldPage(request: request, response: .feedRestored(requestID: request.requestID))
             }
-        }
+        }.response
     }
 
     private func page(_ request: PullRequest) async throws -> PullResponse<SealedVersion> {

@@ -74,7 +74,7 @@ package struct ZoneTransport: Sendable {
                     versions: changed.versions.map { SealedVersion(vector: $0.vector, isDeleted: $0.deleted, payload: $0.blob.bytes) })
             }
             return .changes(
-                requestID: request.requestID, items: items, nextCursor: page.cursor, hasMore: page.hasMore,
+                requestID: request.idOfPage(after: page.after, resync: page.resync, collected: page.collected), items: items, nextCursor: page.cursor, hasMore: page.hasMore,
                 deletionsCollectedAt: page.deletionsCollectedAt)
         } catch where ServerFailure.code(of: error) == ErrorCode.cursorExpired {
             return .cursorExpired(requestID: request.requestID)

@@ -51,7 +51,7 @@ struct ZoneRoutes {
                     versions: item.versions.map { WireVersion(vector: $0.vector, deleted: $0.isDeleted, blob: Base64Bytes($0.payload)) })
             }
             return JSONBody.response(ChangesResponse(
-                items: items, cursor: page.cursor, hasMore: page.hasMore, deletionsCollectedAt: page.deletionsCollectedAtMilliseconds))
+                after: after, resync: resync, collected: collected, items: items, cursor: page.cursor, hasMore: page.hasMore, deletionsCollectedAt: page.deletionsCollectedAtMilliseconds))
         }
     }
 

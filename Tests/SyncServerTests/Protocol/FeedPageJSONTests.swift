@@ -9,8 +9,8 @@ import Testing
 @Suite("A feed page's JSON written by hand")
 struct FeedPageJSONTests {
     static let pages: [ChangesResponse] = [
-        ChangesResponse(items: [], cursor: 0, hasMore: false),
-        ChangesResponse(items: [
+        ChangesResponse(after: 0, items: [], cursor: 0, hasMore: false),
+        ChangesResponse(after: 6, resync: true, collected: true, items: [
             FeedItem(id: "a/b+c=", sequence: 7, versions: [
                 WireVersion(vector: UploadJSONTests.vector(["laptop": 3, "Desk-2": 1]), deleted: false, blob: [1, 2, 3, 250]),
                 WireVersion(vector: UploadJSONTests.vector(["phone": .max]), deleted: false, blob: [9]),
@@ -18,10 +18,10 @@ struct FeedPageJSONTests {
             FeedItem(id: "x", sequence: 8, versions: [WireVersion(vector: UploadJSONTests.vector(["d": 2]), deleted: true, blob: [])]),
             FeedItem(id: "unheld", sequence: 9, versions: []),
         ], cursor: 9, hasMore: true, deletionsCollectedAt: 1_764_000_000_000),
-        ChangesResponse(items: [], cursor: .max, hasMore: false, deletionsCollectedAt: -5),
-        ChangesResponse(items: [], cursor: 1, hasMore: false, deletionsCollectedAt: .min),
-        ChangesResponse(items: [], cursor: 1, hasMore: false, deletionsCollectedAt: 0),
-        ChangesResponse(items: [
+        ChangesResponse(after: .max, resync: true, items: [], cursor: .max, hasMore: false, deletionsCollectedAt: -5),
+        ChangesResponse(after: 1, collected: true, items: [], cursor: 1, hasMore: false, deletionsCollectedAt: .min),
+        ChangesResponse(after: 0, items: [], cursor: 1, hasMore: false, deletionsCollectedAt: 0),
+        ChangesResponse(after: 0, items: [
             FeedItem(id: ItemID("quote\" back\\slash \n\t\u{1} é ☃"), sequence: 1, versions: [
                 WireVersion(vector: UploadJSONTests.vector(["d": 1]), deleted: false, blob: Base64Bytes(Array(0...255))),
             ]),
