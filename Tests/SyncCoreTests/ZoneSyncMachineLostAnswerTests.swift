@@ -39,6 +39,30 @@ struct ZoneSyncMachineLostAnswerTests {
         #expect(!record.isPending && !record.mayBeOnServer && record.version == version)
     }
 
+    /// An incremental page held back and handed to the resync that follows names another question
+    /// than the resync asked: it answers no request (R22), is ignored, and the resync is asked
+    /// again. Taken, it would read as "the server lists nothing" with its collection time as a
+    /// forgotten deletion's, and R49 C2 would keep the write the server never had, never to push
+    /// it (honest seed 531 at 400 operations, item 18).
+    @Test func anIncrementalPageHandedToAResyncIsNotTakenForItsAnswer() throws {
+        var (machine, version) = try pushedOnce(at: 1_000)
+        #expect(machine.retry() == [F.push(a, batch: 1, cursor: 4, [(x, version)])])
+        let resync = F.pull(a, 2, after: 0, full: true)
+        #expect(machine.receive(tooOld(1)) == [resync])
+        guard case .pull(let asked) = resync else { return }
+        #expect(asked.idOfPage(after: 4, resync: false, collected: false) == .unasked)
+        #expect(asked.idOfPage(after: 0, resync: true, collected: false) == .unasked)
+        let late = PullResponse<ItemVersion>.changes(
+            requestID: asked.idOfPage(after: 4, resync: false, collected: false), items: [], nextCursor: 9, hasMore: false,
+            deletionsCollectedAt: 5_000)
+        #expect(machine.receive(late) == [])
+        #expect(machine.retry() == [F.pull(a, 3, after: 0, full: true)])
+        let answer = F.pull(a, 3, after: 0, full: true)
+        guard case .pull(let askedAgain) = answer else { return }
+        #expect(askedAgain.idOfPage(after: 0, resync: true, collected: true) == askedAgain.requestID)
+        #expect(machine.receive(lastPage(3, next: 9, collectedAt: nil)) == [F.push(a, batch: 2, cursor: 9, [(x, version)])])
+    }
+
     /// A batch restored from the durable state after a restart may have gone out before it.
     @Test func aBatchRestoredAfterARestartCountsAsResent() throws {
         let (before, version) = try pushedOnce(at: 1_000)

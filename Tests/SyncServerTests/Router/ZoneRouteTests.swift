@@ -28,13 +28,16 @@ struct ZoneRouteTests {
     }
 
     @Test(arguments: Backend.all)
-    func feedIsPagedWithTheGivenLimit(_ backend: Backend) async throws {
+    func feedIsPagedWithTheGivenLimitAndEachPageNamesItsQuestion(_ backend: Backend) async throws {
         try await TestAPI.with(backend) { _, client in
             let token = try await client.enroll("alice")
             _ = try await client.upload((0..<5).map { APIClient.item("i\($0)", ["laptop": 1]) }, token: token)
             let page = try await client.changes(after: 1, extra: "&limit=2", token: token).decode(ChangesResponse.self)
             #expect(page.items.map(\.id) == ["i1", "i2"])
             #expect(page.cursor == 3 && page.hasMore)
+            #expect(page.after == 1 && !page.resync && !page.collected)
+            let resync = try await client.changes(after: 0, extra: "&limit=2&resync=true&collected=true", token: token).decode(ChangesResponse.self)
+            #expect(resync.after == 0 && resync.resync && resync.collected)
         }
     }
 
