@@ -28,6 +28,9 @@ import Testing
             let device = devices[0]
             try await device.add(service: "s", account: "a", password: "p")
             try await server.kill9()
+            // Held, so that no server another test starts meanwhile takes the killed one's port.
+            let port = try RefusingPort(number: server.port)
+            defer { withExtendedLifetime(port) {} }
             for command in [["sync"], ["devices"]] {
                 let result = try await device.syncClient(command)
                 #expect(result.status == 1, "\(command): exit \(result.status): \(result.stderr)")
@@ -52,12 +55,17 @@ private final class RefusingPort {
     let number: Int
     private let descriptor: Int32
 
-    init() throws {
+    /// - Parameter number: The port to hold (0: any free one), e.g. a killed server's, whose
+    ///   closed connections may wait in TIME_WAIT (bound with `SO_REUSEADDR`).
+    init(number requested: Int = 0) throws {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         self.descriptor = descriptor
+        var reuse: Int32 = 1
+        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(requested).bigEndian
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
