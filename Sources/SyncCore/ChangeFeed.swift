@@ -47,6 +47,11 @@ public struct PullRequest: Hashable, Sendable, Codable {
     /// authenticated tombstone (rule R10a of docs/sync-rules.md). A device with nothing to reconcile
     /// does not ask.
     public var includesCollectedDeletions: Bool
+    /// The account's latest sequence this device was told (its state's `latestSequence`: by a
+    /// push's answer or a last page; its cursor may lag behind), which the driver adds as it
+    /// sends the request: a server restored from a backup that ended below it lost what the
+    /// device saw (R9).
+    public var told: UInt64 = 0
 
     /// Creates a pull request.
     public init(

@@ -11,8 +11,8 @@ public enum FeedRule {
         /// resync from 0 first (`cursor_expired`, R8).
         case expired
         /// The account was restored from a backup that ended at sequence `through`, and the
-        /// cursor is ahead of it, below the restore's jump: the device has seen changes the server
-        /// lost (`feed_restored`, R9).
+        /// cursor, or the latest sequence the device was told, is ahead of it, and the cursor below
+        /// the restore's jump: the device has seen changes the server lost (`feed_restored`, R9).
         case restored(through: UInt64)
     }
 
@@ -21,15 +21,21 @@ public enum FeedRule {
     public static let restoredSequenceJump: UInt64 = 1 << 40
 
     /// The answer to a pull after `after` (a full resync's pages, `fullResync`, are positions in
-    /// the resync, not cursors) by a device marked `mustResync` or not, in a zone whose horizon is
-    /// `horizon`, of an account restored from a backup that ended at `restoredThrough` (nil: never).
+    /// the resync, not cursors) by a device marked `mustResync` or not, that was told of the
+    /// account's sequences up to `told` (a push's answer, a last page; its cursor may lag behind),
+    /// in a zone whose horizon is `horizon`, of an account restored from a backup that ended at
+    /// `restoredThrough` (nil: never).
     public static func admission(
-        after: UInt64, fullResync: Bool, mustResync: Bool, horizon: UInt64, restoredThrough: UInt64?
+        after: UInt64, told: UInt64 = 0, fullResync: Bool, mustResync: Bool, horizon: UInt64, restoredThrough: UInt64?
     ) -> Admission {
         if mustResync { return fullResync && after == 0 ? .serve(startsResync: true) : .expired }
         guard !fullResync else { return .serve(startsResync: false) }
         if after < horizon { return .expired }
-        if let backup = restoredThrough, after > backup, after < backup &+ restoredSequenceJump { return .restored(through: backup) }
+        // A device whose push past the backup's end was answered, and whose pull after it was not,
+        // has a cursor the backup covers: what it was told says it saw what the restore lost.
+        if let backup = restoredThrough, after < backup &+ restoredSequenceJump, max(after, told) > backup {
+            return .restored(through: backup)
+        }
         return .serve(startsResync: false)
     }
 

@@ -5,8 +5,10 @@ import Testing
 /// contract runs them on the memory, SQLite and PostgreSQL storages.
 @Suite struct FeedRuleTests {
     @Test func aPullIsServedExpiredOrRestored() {
-        func admit(_ after: UInt64, full: Bool = false, mark: Bool = false, horizon: UInt64 = 10, restored: UInt64? = nil) -> FeedRule.Admission {
-            FeedRule.admission(after: after, fullResync: full, mustResync: mark, horizon: horizon, restoredThrough: restored)
+        func admit(
+            _ after: UInt64, told: UInt64 = 0, full: Bool = false, mark: Bool = false, horizon: UInt64 = 10, restored: UInt64? = nil
+        ) -> FeedRule.Admission {
+            FeedRule.admission(after: after, told: told, fullResync: full, mustResync: mark, horizon: horizon, restoredThrough: restored)
         }
         #expect(admit(10) == .serve(startsResync: false))
         #expect(admit(9) == .expired)
@@ -21,6 +23,13 @@ import Testing
         #expect(admit(20, restored: 20) == .serve(startsResync: false))
         #expect(admit(20 + FeedRule.restoredSequenceJump, restored: 20) == .serve(startsResync: false))
         #expect(admit(25, full: true, restored: 20) == .serve(startsResync: false))
+        // A cursor the backup covers, from a device told of a later sequence (its push past the
+        // backup's end was answered, its pull after it was not): it saw what the restore lost.
+        #expect(admit(15, told: 25, restored: 20) == .restored(through: 20))
+        #expect(admit(15, told: 20, restored: 20) == .serve(startsResync: false))
+        // Told of the restored account's sequences: its cursor past the jump, it was served since.
+        #expect(admit(20 + FeedRule.restoredSequenceJump, told: 30 + FeedRule.restoredSequenceJump, restored: 20) == .serve(startsResync: false))
+        #expect(admit(15, told: 25, full: true, restored: 20) == .serve(startsResync: false))
     }
 
     @Test func aPageHandsBackItsLastItemOrTheLatestSequence() {

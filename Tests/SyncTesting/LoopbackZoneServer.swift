@@ -255,7 +255,7 @@ package struct LoopbackZoneServer: ZoneServer {
 
     private func page(_ request: PullRequest) async throws -> PullResponse<SealedVersion> {
         let feed = try await served.changes(ChangeQuery(
-            account: account, zone: zone, after: request.cursor, limit: min(request.limit, pageItems), maximumBytes: pageBytes,
+            account: account, zone: zone, after: request.cursor, told: request.told, limit: min(request.limit, pageItems), maximumBytes: pageBytes,
             fullResync: request.isFullResync, includesCollectedDeletions: request.includesCollectedDeletions, device: device, now: serverNow()))
         let answer: PullResponse<SealedVersion>
         switch feed {

@@ -102,7 +102,7 @@ extension PostgresStorage {
             }
         }
         let admission = FeedRule.admission(
-            after: query.after, fullResync: query.fullResync, mustResync: mustResync, horizon: UInt64(horizon),
+            after: query.after, told: query.told, fullResync: query.fullResync, mustResync: mustResync, horizon: UInt64(horizon),
             restoredThrough: restoredThrough.flatMap { $0 >= 0 ? UInt64($0) : nil })
         if let refusal = ChangeFeed.refusal(admission, horizon: UInt64(horizon)) { return refusal }
         if admission == .serve(startsResync: true) { try await startingResync() }

@@ -31,11 +31,12 @@ struct ZoneRoutes {
             .map { min($0, limits.maximumPageItems) } ?? limits.maximumPageItems
         let resync = try Self.parameter(query.get("resync"), "resync must be true or false") { Bool($0) } ?? false
         let collected = try Self.parameter(query.get("collected"), "collected must be true or false") { Bool($0) } ?? false
+        let told = try Self.parameter(query.get("told"), "told must be a sequence") { UInt64($0).flatMap { $0 <= UInt64(Int64.max) ? $0 : nil } } ?? 0
         // Asking for changes after a cursor says everything up to it is applied: the storage records
         // it in the transaction that serves the page (decision 0102).
         let feed = try await storage.changes(
             ChangeQuery(
-                account: device.account, zone: zone, after: after, limit: limit, maximumBytes: limits.maximumPageBytes, fullResync: resync,
+                account: device.account, zone: zone, after: after, told: told, limit: limit, maximumBytes: limits.maximumPageBytes, fullResync: resync,
                 includesCollectedDeletions: collected, device: device.id, now: clock.now()))
         switch feed {
         case .cursorExpired:

@@ -8,6 +8,9 @@ package struct ChangeQuery: Sendable, Equatable {
     /// The cursor: the sequence number of the last change already seen (0: the beginning). Asking
     /// from 0 after tombstones were collected expires too: a new device asks with `fullResync`.
     package var after: UInt64
+    /// The account's latest sequence the device was told (its cursor may lag behind): a restore
+    /// from a backup that ended below it is announced as below the cursor (R9).
+    package var told: UInt64
     /// The most items in the page (at least 1).
     package var limit: Int
     /// The byte budget of the page (blob bytes of every version): items are added while the bytes
@@ -29,13 +32,14 @@ package struct ChangeQuery: Sendable, Equatable {
     package var now: Date
 
     package init(
-        account: AccountID, zone: ZoneID, after: UInt64, limit: Int, maximumBytes: Int = .max, fullResync: Bool = false,
+        account: AccountID, zone: ZoneID, after: UInt64, told: UInt64 = 0, limit: Int, maximumBytes: Int = .max, fullResync: Bool = false,
         includesCollectedDeletions: Bool = false, device: DeviceID? = nil, now: Date = Date(timeIntervalSince1970: 0)
     ) {
         self.includesCollectedDeletions = includesCollectedDeletions
         self.account = account
         self.zone = zone
         self.after = after
+        self.told = told
         self.limit = limit
         self.maximumBytes = maximumBytes
         self.fullResync = fullResync

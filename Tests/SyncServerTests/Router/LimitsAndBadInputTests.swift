@@ -60,6 +60,9 @@ struct LimitsAndBadInputTests {
         BadRequest(name: "cursor that is not a number", status: .badRequest, code: ErrorCode.invalidField) { client, token in
             try await client.send(.get, "/v1/zones/keychain/changes?after=-1", token: token)
         },
+        BadRequest(name: "told sequence out of range", status: .badRequest, code: ErrorCode.invalidField) { client, token in
+            try await client.send(.get, "/v1/zones/keychain/changes?after=0&told=9223372036854775808", token: token)
+        },
         BadRequest(name: "zero page limit", status: .badRequest, code: ErrorCode.invalidField) { client, token in
             try await client.send(.get, "/v1/zones/keychain/changes?limit=0", token: token)
         },

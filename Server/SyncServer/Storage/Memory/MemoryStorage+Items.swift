@@ -25,7 +25,7 @@ extension MemoryStorage {
             let horizon = model.zones[zone]?.horizon ?? 0
             guard let device = query.device else {
                 let admission = FeedRule.admission(
-                    after: query.after, fullResync: query.fullResync, mustResync: false, horizon: horizon, restoredThrough: nil)
+                    after: query.after, told: query.told, fullResync: query.fullResync, mustResync: false, horizon: horizon, restoredThrough: nil)
                 if let refusal = ChangeFeed.refusal(admission, horizon: horizon) { return refusal }
                 let listsCollected = FeedRule.listsCollectedDeletions(fullResync: query.fullResync, asked: query.includesCollectedDeletions)
                 let page = model.page(
