@@ -8,8 +8,11 @@ import SyncProtocol
 /// - `pass`: forward (the first non-empty keychain page is recorded);
 /// - `wipe`: an incremental pull is answered `410 cursor_expired`, and the full resync that
 ///   follows gets the server's answer with every item taken out;
-/// - `replay`: the next incremental pull is answered with the recorded page, once; then `pass`;
-/// - `replayAlways`: every incremental pull is answered with the recorded page;
+/// - `replay`: the next incremental pull is answered with the recorded page, once, naming the
+///   question asked (`after`, `resync`, `collected`) as a server replaying on purpose does; then `pass`;
+/// - `replayAlways`: every incremental pull is answered with the recorded page, naming the question asked;
+/// - `replayVerbatim`: every incremental pull is answered with the recorded page as it was, naming
+///   the question it answered then;
 /// - `hide`, `hideLast`: every non-empty page is served with its first (last) item taken out, the
 ///   rest (cursor, `hasMore`) as the server answered: the device is told it is in step without it;
 /// - `hideLastAndStatements`: as `hideLast`, and the keychain zone's statements are served as
@@ -37,7 +40,7 @@ import SyncProtocol
 /// (``serveForgedGroup(_:entries:)``) and group logs rolled back (``serveGroupLogs(cutTo:)``).
 final class RewritingProxy: Sendable {
     enum Mode: String, Sendable {
-        case pass, wipe, replay, replayAlways, hide, hideLast, hideLastAndStatements, hideKeyValue, hideGroup, shiftAndHide
+        case pass, wipe, replay, replayAlways, replayVerbatim, hide, hideLast, hideLastAndStatements, hideKeyValue, hideGroup, shiftAndHide
     }
 
     let url: String
@@ -409,11 +412,17 @@ final class RewritingProxy: Sendable {
                     self.forward()
                     body = json.dumps({"error": {"code": "cursor_expired", "message": "the cursor can no longer be served"}}).encode()
                     return self.answer(410, [("Content-Type", "application/json")], body)
-                if feed and current in ("replay", "replayAlways") and not resync and recorded is not None:
+                if feed and current in ("replay", "replayAlways", "replayVerbatim") and not resync and recorded is not None:
                     if current == "replay":
                         set_mode("pass")
                     self.forward()
-                    return self.answer(200, [("Content-Type", "application/json")], recorded)
+                    body = recorded
+                    if current != "replayVerbatim":
+                        page = json.loads(recorded)
+                        page["after"] = int(query.get("after", ["0"])[0])
+                        page["collected"] = query.get("collected", ["false"])[0] == "true"
+                        body = json.dumps(page).encode()
+                    return self.answer(200, [("Content-Type", "application/json")], body)
                 status, headers, data = self.forward()
                 if current == "hideLastAndStatements" and self.command == "GET" and url.path == "/v1/zones/keychain/statements" and status == 200:
                     data = json.dumps({"statements": []}).encode()

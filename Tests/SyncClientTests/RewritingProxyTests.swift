@@ -50,6 +50,14 @@ struct RewritingProxyTests {
             #expect(once.stderr.contains("resending"), "\(once.stderr)")
             #expect(try await b.password(service: "x", account: "max") == "new")
 
+            // The recorded page as it was names the question it answered then: it answers no
+            // request (R22), every resend too, and the sync fails saying so, the value kept.
+            try proxy.set(.replayVerbatim)
+            let verbatim = try await b.syncClient(["sync"])
+            #expect(verbatim.status != 0)
+            #expect(verbatim.stderr.contains("kept answering other requests"), "\(verbatim.stderr)")
+            #expect(try await b.password(service: "x", account: "max") == "new")
+
             // Again and again: the server insists, so the page is taken, and its older version
             // of x is refused (its vector goes backwards) and reported.
             try proxy.set(.replayAlways)
