@@ -355,6 +355,9 @@ package struct KeychainZone: ZoneLocalStore {
                 guard let key else { continue }
                 changes.append(.delete(key))
                 tags[key] = apply.state.records[item]?.seen.canonicalEncoding
+                // The deletion the store took bounds later listings as a stored version does (R54):
+                // a restored server's older version is refused, not stored over it.
+                if let server = apply.serversVersions(of: item) { serverVersions[key] = server.canonicalEncoding }
                 pushed.forget(key)
                 replaced.forget(key)
                 sent.forget(key)
