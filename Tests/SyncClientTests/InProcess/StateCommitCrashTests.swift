@@ -117,6 +117,35 @@ struct StateCommitCrashTests {
         }
     }
 
+    /// As above for a deletion: the keychain removed x in the dying sync, its state still holds
+    /// v1. The removal records the server's versions it was decided from (R54), so a replay of v1
+    /// (or a restored server's older listing) is refused as going backwards rather than stored
+    /// over the removal: before, only a stored version recorded them, and v1 came back on b
+    /// (`sync-simulate --restores` seed 857).
+    @Test func aReplayAfterDyingDoesNotUndoADeletionTheKeychainTook() async throws {
+        try await LoopbackAccount.with { account in
+            let (a, b) = (try await account.device("a"), try await account.device("b"))
+            let server = ReplayingServer()
+            try b.restart(servedBy: server.tampering)
+            try a.add(service: "x", account: "kim", password: "v1")
+            try a.add(service: "y", account: "kim", password: "in step")
+            try await a.sync()
+            try await b.sync()
+            try a.delete(service: "x", account: "kim")
+            try await a.sync()
+            try await dieAfterTheKeychainCommit(b)
+            #expect(try b.password(service: "x", account: "kim") == nil)
+
+            server.act.withLock { $0 = .serveFirst }
+            await #expect(throws: (any Error).self) { try await b.sync() }
+            #expect(try b.password(service: "x", account: "kim") == nil, "a replayed version undid the deletion b's keychain took")
+
+            server.act.withLock { $0 = .record }
+            try await b.sync()
+            for device in [a, b] { #expect(try device.password(service: "x", account: "kim") == nil, "on \(device.name)") }
+        }
+    }
+
     /// A batch goes out before the state naming it is committed (R32): the answer to the batch
     /// before is recorded and committed while it is out. A first push of 520 items dies after its
     /// second batch went out, before that commit: the state names the first batch unanswered and
