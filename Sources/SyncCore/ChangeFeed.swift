@@ -48,9 +48,9 @@ public struct PullRequest: Hashable, Sendable, Codable {
     /// does not ask.
     public var includesCollectedDeletions: Bool
     /// The account's latest sequence this device was told (its state's `latestSequence`: by a
-    /// push's answer or a last page; its cursor may lag behind), which the driver adds as it
-    /// sends the request: a server restored from a backup that ended below it lost what the
-    /// device saw (R9).
+    /// push's answer or a last page), named by an incremental pull when its cursor lags behind
+    /// it; 0 otherwise: a server restored from a backup that ended below it lost what the device
+    /// saw (R9).
     public var told: UInt64 = 0
 
     /// Creates a pull request.

@@ -398,11 +398,14 @@ public struct ZoneSyncMachine: Sendable {
         requestNumber += 1
         // A resync of a device that holds items asks for the deletions the server collected too:
         // the evidence on which it removes an unchanged copy the account deleted (rule R10a).
-        let request = PullRequest(
+        var request = PullRequest(
             requestID: RequestID(epoch: state.epoch, number: requestNumber), device: state.device,
             zone: state.zone, cursor: cursor, isFullResync: mentioned != nil, limit: configuration.pageSize,
             includesCollectedDeletions: mentioned != nil && !(state.records.isEmpty && localStore.valueUnknown.isEmpty)
         )
+        // What the device was told beyond its cursor: a server restored from a backup that ended
+        // below it says so even to a cursor the backup covers (R9). A full resync is always served.
+        if mentioned == nil, state.latestSequence > cursor { request.told = state.latestSequence }
         phase = .pulling(request, mentioned: mentioned)
         return [.pull(request)]
     }

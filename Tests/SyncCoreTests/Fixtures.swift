@@ -22,14 +22,18 @@ enum Fixtures {
     }
 
     /// A pull; a full resync asks for the collected deletions unless `collected` says otherwise (a
-    /// device with nothing to reconcile does not, rule R10a).
+    /// device with nothing to reconcile does not, rule R10a). `told`: the latest sequence the
+    /// device was told, named by an incremental pull when past its cursor (R9).
     static func pull(
-        _ device: DeviceID, epoch: UInt64 = 1, _ number: UInt64, after cursor: UInt64, full: Bool = false, collected: Bool? = nil
+        _ device: DeviceID, epoch: UInt64 = 1, _ number: UInt64, after cursor: UInt64, full: Bool = false, collected: Bool? = nil,
+        told: UInt64 = 0
     ) -> SyncAction {
-        .pull(PullRequest(
+        var request = PullRequest(
             requestID: RequestID(epoch: epoch, number: number), device: device, zone: .keychain,
             cursor: cursor, isFullResync: full, limit: 200, includesCollectedDeletions: collected ?? full
-        ))
+        )
+        request.told = told
+        return .pull(request)
     }
 
     static func push(_ device: DeviceID, batch: UInt64, cursor: UInt64, _ items: [(ItemID, ItemVersion)]) -> SyncAction {

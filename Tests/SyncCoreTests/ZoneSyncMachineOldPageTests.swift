@@ -19,7 +19,7 @@ struct ZoneSyncMachineOldPageTests {
         #expect(machine.startSync() == [F.push(a, batch: 1, cursor: 0, [(x, mine)])])
         let answer = PushResponse(
             batchID: 1, status: .committed, results: [.init(item: x, outcome: outcome, sequence: sequence)], latestSequence: latest)
-        #expect(machine.receive(answer) == [F.pull(a, 1, after: 0)])
+        #expect(machine.receive(answer) == [F.pull(a, 1, after: 0, told: latest)])
         #expect(machine.state.records[x]?.sequence == sequence)
         #expect(machine.state.latestSequence == latest)
         return (machine, mine)
@@ -31,7 +31,7 @@ struct ZoneSyncMachineOldPageTests {
         #expect(machine.receive(F.page(1, [], next: 5)) == [])
         #expect(machine.state.cursor == 0)
         #expect(!machine.isIdle)
-        #expect(machine.retry() == [F.pull(a, 2, after: 0)])
+        #expect(machine.retry() == [F.pull(a, 2, after: 0, told: 7)])
         #expect(machine.receive(F.page(2, [(x, 7, [mine])], next: 7)) == [.synced])
         #expect(machine.state.cursor == 7)
     }
@@ -46,7 +46,7 @@ struct ZoneSyncMachineOldPageTests {
         #expect(machine.state.records[x]?.isPending == false)
         #expect(machine.state.cursor == 0)
         // The resent pull gets the server's state: both siblings; A resolves them.
-        #expect(machine.retry() == [F.pull(a, 2, after: 0)])
+        #expect(machine.retry() == [F.pull(a, 2, after: 0, told: 9)])
         let actions = machine.receive(F.page(2, [(x, 9, [theirs, mine])], next: 9))
         #expect(!actions.isEmpty)
         #expect(machine.state.cursor == 9)
@@ -58,7 +58,7 @@ struct ZoneSyncMachineOldPageTests {
         var (machine, mine) = pushedOnce(sequence: 9, latest: 12)
         let theirs = F.write(3, by: b, [b: 1], at: 1_100)
         // A page that is not the last may end below the latest sequence; the item at its own.
-        #expect(machine.receive(F.page(1, [(x, 9, [mine])], next: 9, hasMore: true)) == [F.pull(a, 2, after: 9)])
+        #expect(machine.receive(F.page(1, [(x, 9, [mine])], next: 9, hasMore: true)) == [F.pull(a, 2, after: 9, told: 12)])
         #expect(machine.receive(F.page(2, [(y, 11, [theirs])], next: 12)) == [.store(y, theirs), .synced])
         #expect(machine.state.cursor == 12)
         #expect(machine.state.records[y]?.sequence == 11)
@@ -74,7 +74,7 @@ struct ZoneSyncMachineOldPageTests {
         // E.g. restored from a backup without the sequence jump of 0153: its feed ends at 5 now.
         var (machine, mine) = pushedOnce(sequence: 7, latest: 7)
         #expect(machine.receive(F.page(1, [], next: 5)) == [])
-        #expect(machine.retry() == [F.pull(a, 2, after: 0)])
+        #expect(machine.retry() == [F.pull(a, 2, after: 0, told: 7)])
         #expect(machine.receive(F.page(2, [], next: 5)) == [.synced])
         #expect(machine.state.cursor == 5)
         #expect(machine.state.latestSequence == 5)

@@ -32,12 +32,12 @@ struct ZoneSyncMachineTranscriptTests {
         #expect(machine.state.cursor == 1)
         // Another device wrote in between: the answer's latest sequence is past this batch.
         let second = PushResponse(batchID: 2, status: .committed, results: [.init(item: y, outcome: .applied, sequence: 3)], latestSequence: 3)
-        #expect(machine.receive(second) == [F.pull(a, 1, after: 1)])
+        #expect(machine.receive(second) == [F.pull(a, 1, after: 1, told: 3)])
         #expect(machine.receive(F.page(1, [(w, 2, [F.write(4, by: b, [b: 1], at: 900)]), (y, 3, [vy])], next: 3)).contains(.push(
             PushBatch(device: a, zone: .keychain, batchID: 3, cursor: 3, items: [PushedItem(item: z, version: vz)]))))
         // The round's last batch is pulled back.
         let third = PushResponse(batchID: 3, status: .committed, results: [.init(item: z, outcome: .applied, sequence: 4)], latestSequence: 4)
-        #expect(machine.receive(third) == [F.pull(a, 2, after: 3)])
+        #expect(machine.receive(third) == [F.pull(a, 2, after: 3, told: 4)])
         #expect(machine.receive(F.page(2, [(z, 4, [vz])], next: 4)) == [.synced])
         #expect(machine.state.cursor == 4)
     }

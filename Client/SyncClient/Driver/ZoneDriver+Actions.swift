@@ -56,11 +56,7 @@ extension ZoneDriver {
                 // so a crash before the commit leaves the server an acknowledgement the state file
                 // lacks, which a collection may pass: the device then resyncs, and the deletions
                 // collected meanwhile are listed to it (R10a).
-                // With what the state was told: a server restored from a backup that ended below it
-                // says so even to a cursor the backup covers (R9).
-                var sent = request
-                sent.told = machine.state.latestSequence
-                let page = try await committingWhileOut { [server, sent] in try await server.pull(sent) }
+                let page = try await committingWhileOut { [server] in try await server.pull(request) }
                 if !recordsLoaded, !page.isEmptyPage { try adoptRecords() }
                 if case .feedRestored = page { restoreAnnounced() }
                 let opened = open(page, writers: try writers(), report: &report)

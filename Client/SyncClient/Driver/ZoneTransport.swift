@@ -66,7 +66,7 @@ package struct ZoneTransport: Sendable {
         var path = base + "/changes?after=\(request.cursor)&limit=\(request.limit)"
         if request.isFullResync { path += "&resync=true" }
         if request.includesCollectedDeletions { path += "&collected=true" }
-        if request.told > request.cursor { path += "&told=\(request.told)" }
+        if request.told > 0 { path += "&told=\(request.told)" }
         do {
             let page = try await connection.send(.GET, path, body: nil, as: ChangesResponse.self)
             let items = page.items.map { changed in

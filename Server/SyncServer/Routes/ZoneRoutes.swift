@@ -26,12 +26,12 @@ struct ZoneRoutes {
         let device = try await context.zoneCaller(storage: storage, now: clock.now())
         let zone = try context.zone()
         let query = request.uri.queryParameters
-        let after = try Self.parameter(query.get("after"), "after must be a cursor") { UInt64($0).flatMap { $0 <= UInt64(Int64.max) ? $0 : nil } } ?? 0
+        let after = try Self.parameter(query.get("after"), "after must be a cursor", Self.sequence) ?? 0
         let limit = try Self.parameter(query.get("limit"), "limit must be a positive integer") { Int($0).flatMap { $0 >= 1 ? $0 : nil } }
             .map { min($0, limits.maximumPageItems) } ?? limits.maximumPageItems
         let resync = try Self.parameter(query.get("resync"), "resync must be true or false") { Bool($0) } ?? false
         let collected = try Self.parameter(query.get("collected"), "collected must be true or false") { Bool($0) } ?? false
-        let told = try Self.parameter(query.get("told"), "told must be a sequence") { UInt64($0).flatMap { $0 <= UInt64(Int64.max) ? $0 : nil } } ?? 0
+        let told = try Self.parameter(query.get("told"), "told must be a sequence", Self.sequence) ?? 0
         // Asking for changes after a cursor says everything up to it is applied: the storage records
         // it in the transaction that serves the page (decision 0102).
         let feed = try await storage.changes(
@@ -54,6 +54,11 @@ struct ZoneRoutes {
             return JSONBody.response(ChangesResponse(
                 after: after, resync: resync, collected: collected, items: items, cursor: page.cursor, hasMore: page.hasMore, deletionsCollectedAt: page.deletionsCollectedAtMilliseconds))
         }
+    }
+
+    /// A sequence number as the storages keep it (a signed 64-bit integer, never negative).
+    private static func sequence(_ text: String) -> UInt64? {
+        UInt64(text).flatMap { $0 <= UInt64(Int64.max) ? $0 : nil }
     }
 
     /// A query parameter parsed by `parse`: nil when absent, `400 invalid_field` when unparsable.
